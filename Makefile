@@ -1,0 +1,36 @@
+# xlsearch — two commands on a fresh machine: `make run` (main job) and `make test` (test suite).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# CPU build by default; a torch already in the venv (e.g. a CUDA build) is kept as it is.
+TORCH_SPEC ?= torch==2.13.0
+STAMP := $(VENV)/.installed
+
+.PHONY: help venv run test check bench clean
+
+help:  ## list targets
+	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q "$(TORCH_SPEC)"
+	$(PY) -m pip install -q -e ".[dev]"
+	@touch $(STAMP)
+
+venv: $(STAMP)  ## create the virtual environment and install xlsearch
+
+run: $(STAMP)  ## first run builds the demo student + index, then opens the TUI
+	$(VENV)/bin/xlsearch demo $(ARGS)
+
+test: $(STAMP)  ## run the test suite (offline)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+check: $(STAMP)  ## lint
+	$(VENV)/bin/ruff check xlsearch tests bench
+	$(VENV)/bin/ruff format --check xlsearch tests bench
+
+bench: $(STAMP)  ## run the benchmarks (needs ../shared/data or XLSEARCH_BENCH_DATA)
+	$(PY) bench/encode.py
+
+clean:  ## remove the virtual environment
+	rm -rf $(VENV)

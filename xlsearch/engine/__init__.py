@@ -1,0 +1,47 @@
+"""The headless engine: models, distillation, store, index, search, mining, evaluation.
+
+Never imports textual or rich. Heavy modules (torch, transformers, faiss) load lazily.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from xlsearch.engine.errors import (
+    CancelledError,
+    ConfigError,
+    DataError,
+    IndexMismatchError,
+    ModelError,
+    StoreError,
+    XLSearchError,
+)
+from xlsearch.engine.progress import CancelToken, Progress
+
+if TYPE_CHECKING:
+    from xlsearch.engine.encoder import Encoder, load_encoder
+
+__all__ = [
+    "CancelToken",
+    "CancelledError",
+    "ConfigError",
+    "DataError",
+    "Encoder",
+    "IndexMismatchError",
+    "ModelError",
+    "Progress",
+    "StoreError",
+    "XLSearchError",
+    "load_encoder",
+]
+
+_LAZY = {"Encoder": "xlsearch.engine.encoder", "load_encoder": "xlsearch.engine.encoder"}
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562 lazy attributes, so ``import xlsearch.engine`` stays light."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(name)

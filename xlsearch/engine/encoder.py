@@ -1,0 +1,173 @@
+"""Fast sentence encoder: ``load_encoder(spec).encode(texts)`` → L2-normalised float32 rows.
+
+Matches ``SentenceTransformer(path).encode(texts, normalize_embeddings=True)`` to < 1e-4 in
+fp32. It is faster because it tokenizes every text once, sorts by *token* count (no padding
+waste), pads each batch from the pre-tokenized ids and runs under ``torch.inference_mode``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xlsearch.engine.modelio import model_id, offline, read_card, resolve_model_path
+from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+
+
+def pick_device(device: str = "auto") -> str:
+    """``auto`` → cuda, then mps, then cpu; anything else is returned unchanged."""
+    import torch
+
+    if device != "auto":
+        return device
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def device_description(device: str = "auto") -> str:
+    """Human-readable device name (GPU model or ``CPU (n threads)``)."""
+    import torch
+
+    dev = pick_device(device)
+    if dev.startswith("cuda"):
+        return f"GPU: {torch.cuda.get_device_name(torch.device(dev))}"
+    if dev == "mps":
+        return "GPU: Apple MPS"
+    return f"CPU ({torch.get_num_threads()} threads)"
+
+
+class Encoder:
+    """Inference wrapper around a ``SentenceModel``."""
+
+    def __init__(
+        self,
+        model: Any,
+        *,
+        path: Path | None = None,
+        device: str = "auto",
+        batch_size: int = 32,
+        quantize: bool = False,
+    ) -> None:
+        import torch
+
+        self.path = path
+        self.id = model_id(path) if path is not None else "in-memory"
+        self.card: dict[str, Any] = read_card(path) if path is not None else {}
+        self.device = pick_device(device)
+        self.batch_size = batch_size
+        self.quantized = False
+        model = model.eval()
+        self.dtype = torch.float32
+        if self.device != "cpu":
+            model = model.to(self.device)
+            if model.kind == "transformer":
+                if self.device.startswith("cuda") and torch.cuda.is_bf16_supported():
+                    self.dtype = torch.bfloat16
+                else:
+                    self.dtype = torch.float16
+                model = model.to(self.dtype)
+        elif quantize and model.kind == "transformer":
+            from torch.ao.quantization import quantize_dynamic
+
+            model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+            self.quantized = True
+        self.model = model
+
+    @property
+    def dim(self) -> int:
+        """Embedding width."""
+        return int(self.model.dim)
+
+    @property
+    def kind(self) -> str:
+        """``transformer`` or ``static``."""
+        return str(self.model.kind)
+
+    @property
+    def max_seq_length(self) -> int:
+        return int(self.model.max_seq_length)
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> np.ndarray:
+        """Embed ``texts`` → ``(len(texts), dim)`` float32, each row L2-normalised."""
+        import torch
+
+        on_progress = on_progress or no_progress
+        texts = [t if isinstance(t, str) else str(t) for t in texts]
+        n = len(texts)
+        out = np.zeros((n, self.dim), dtype=np.float32)
+        if n == 0:
+            return out
+        bs = batch_size or self.batch_size
+        if self.kind == "static":
+            bs = max(bs, 1024)  # a bag of embeddings is cheap: big batches amortise overhead
+        with torch.inference_mode():
+            if self.kind == "transformer":
+                ids = self.model.tokenize(texts, pad=False)
+                lengths = np.fromiter((len(x) for x in ids["input_ids"]), dtype=np.int64)
+                order = np.argsort(-lengths, kind="stable")
+            else:
+                ids = None
+                order = np.arange(n)
+            for start in range(0, n, bs):
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+                idx = order[start : start + bs]
+                if ids is not None:
+                    features = self._pad(ids, idx)
+                else:
+                    features = self.model.tokenize([texts[i] for i in idx])
+                features = {k: v.to(self.device) for k, v in features.items()}
+                emb = self.model(features).float()
+                emb = torch.nn.functional.normalize(emb, p=2, dim=-1)
+                out[idx] = emb.cpu().numpy()
+                on_progress(Progress("encode", min(start + bs, n), n))
+        return out
+
+    def _pad(self, ids: dict[str, Any], idx: np.ndarray) -> dict[str, Any]:
+        tok = self.model.body.tokenizer
+        batch = {k: [v[i] for i in idx] for k, v in ids.items()}
+        return dict(tok.pad(batch, padding=True, return_tensors="pt"))
+
+    def similarity(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        """Cosine similarity matrix between two lists of texts."""
+        return self.encode(a) @ self.encode(b).T
+
+
+def load_encoder(
+    spec: str | os.PathLike[str] = "bundled:teacher",
+    *,
+    device: str = "auto",
+    batch_size: int = 32,
+    max_seq_length: int | None = None,
+    quantize: bool = False,
+    threads: int = 0,
+) -> Encoder:
+    """Load a local model (``bundled:teacher``, a folder, or a name under ``./models``).
+
+    Never downloads: ``HF_HUB_OFFLINE=1`` is set and a missing folder is a ``ModelError``.
+    """
+    offline()
+    path = resolve_model_path(spec)
+    import torch
+
+    from xlsearch.engine.model import load_model
+
+    if threads:
+        torch.set_num_threads(threads)
+    model = load_model(path, max_seq_length=max_seq_length)
+    return Encoder(model, path=path, device=device, batch_size=batch_size, quantize=quantize)

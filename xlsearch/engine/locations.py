@@ -1,0 +1,70 @@
+"""Where xlsearch keeps its data, cache and config (platformdirs, or ``XLSEARCH_HOME``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP = "xlsearch"
+
+
+def home() -> Path | None:
+    """The ``XLSEARCH_HOME`` override (tests always set it), or None."""
+    value = os.environ.get("XLSEARCH_HOME")
+    return Path(value).expanduser() if value else None
+
+
+def _dir(kind: str) -> Path:
+    root = home()
+    if root is not None:
+        path = root / kind
+    else:
+        import platformdirs
+
+        getter = {
+            "data": platformdirs.user_data_path,
+            "cache": platformdirs.user_cache_path,
+            "config": platformdirs.user_config_path,
+        }[kind]
+        path = getter(APP, appauthor=False)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def data_dir() -> Path:
+    """Persistent user data: the store, indexes and distilled models."""
+    return _dir("data")
+
+
+def cache_dir() -> Path:
+    """Re-computable files: teacher-embedding caches."""
+    return _dir("cache")
+
+
+def config_dir() -> Path:
+    """Settings file folder."""
+    return _dir("config")
+
+
+def models_dir() -> Path:
+    """Models xlsearch distilled or the user copied in."""
+    path = data_dir() / "models"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def store_path() -> Path:
+    """The SQLite store."""
+    return data_dir() / "xlsearch.db"
+
+
+def indexes_dir() -> Path:
+    """One folder per (collection, model) vector index."""
+    path = data_dir() / "indexes"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def repo_models_dir() -> Path:
+    """``./models/`` of the current working directory (a searched model folder)."""
+    return Path.cwd() / "models"

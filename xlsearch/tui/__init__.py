@@ -1,0 +1,1 @@
+"""The Textual UI: thin screens over the engine, which runs in thread workers."""
