@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "xlsearch.commands.models",
     "xlsearch.commands.distill",
     "xlsearch.commands.corpus",
+    "xlsearch.commands.search",
     "xlsearch.commands.evaluate",
 )
 
