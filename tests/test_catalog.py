@@ -1,0 +1,33 @@
+"""Model catalog: listing and choosing the active model; shared metrics."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from xlsearch.engine import catalog, locations
+from xlsearch.engine.evaluation.metrics import mse_x100, translation_accuracy
+from xlsearch.engine.modelio import update_card
+
+
+def test_active_model_defaults_to_teacher_then_newest_student(tiny_static_model: Path) -> None:
+    assert catalog.active_model() == "bundled:teacher"
+    older = Path(shutil.copytree(tiny_static_model, locations.models_dir() / "older"))
+    newer = Path(shutil.copytree(tiny_static_model, locations.models_dir() / "newer"))
+    update_card(older, created="2026-01-01T00:00:00+00:00")
+    update_card(newer, created="2026-02-01T00:00:00+00:00")
+    names = [m.name for m in catalog.list_models()]
+    assert names[0].startswith("teacher") and {"older", "newer"} <= set(names)
+    assert catalog.active_model() == str(newer.resolve())
+    catalog.set_active_model(str(older))
+    assert catalog.active_model() == str(older.resolve())
+
+
+def test_translation_accuracy_and_mse() -> None:
+    eye = np.eye(4, dtype=np.float32)
+    swapped = eye[[1, 0, 2, 3]]
+    assert translation_accuracy(eye, eye) == (100.0, 100.0)
+    assert translation_accuracy(eye, swapped, block=3) == (50.0, 50.0)
+    assert abs(mse_x100(eye, swapped) - 100 * 4 / 16) < 1e-9

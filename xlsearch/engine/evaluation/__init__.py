@@ -1,0 +1,1 @@
+"""Evaluation: the literature's measures (MSE, translation accuracy, STS, mining F1, bias)."""
