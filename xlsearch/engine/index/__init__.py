@@ -1,0 +1,3 @@
+"""Vector indexes over the store: FAISS wrapper, vector cache, build/open/repair."""
+
+from __future__ import annotations

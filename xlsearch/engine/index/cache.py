@@ -1,0 +1,215 @@
+"""The vector cache in the store: each distinct text is embedded once per model.
+
+Table ``embeddings(model_id, text_hash, vector BLOB float32, PK(model_id, text_hash))``; the
+model id used here is :func:`model_key` (model id + a fingerprint of its weights), so a model
+retrained in place never serves old vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+
+BATCH = 2048
+"""Segments embedded (and committed to the cache) per step."""
+
+
+def model_key(encoder: Any) -> str:
+    """``<model id>#<fingerprint>``: the fingerprint hashes the card's ``created`` stamp and
+    the size + mtime of the weight files, so re-trained weights get a new key."""
+    base = str(getattr(encoder, "id", None) or type(encoder).__name__)
+    path = getattr(encoder, "path", None)
+    parts: list[str] = [str(getattr(encoder, "dim", ""))]
+    if path is not None and Path(path).is_dir():
+        card = getattr(encoder, "card", None) or {}
+        parts.append(str(card.get("created", "")))
+        for f in sorted(Path(path).rglob("*")):
+            if f.suffix in (".safetensors", ".bin", ".pt", ".onnx") and f.is_file():
+                st = f.stat()
+                parts.append(f"{f.relative_to(path)}:{st.st_size}:{st.st_mtime_ns}")
+    else:
+        parts.append(str(getattr(encoder, "fingerprint", "")))
+    fp = hashlib.sha1("|".join(parts).encode()).hexdigest()[:12]
+    return f"{base}#{fp}"
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE … COMMIT (ROLLBACK on error); nests inside an open transaction."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def hash64(text_hashes: Sequence[str]) -> np.ndarray:
+    """A 64-bit integer per text hash (the first 16 hex digits, else blake2b of the string)."""
+    out = np.zeros(len(text_hashes), dtype=np.uint64)
+    for i, h in enumerate(text_hashes):
+        try:
+            out[i] = int(h[:16], 16)
+        except (ValueError, TypeError):
+            out[i] = int.from_bytes(hashlib.blake2b(str(h).encode(), digest_size=8).digest())
+    return out.view(np.int64)
+
+
+def _filters(
+    collection: str | None, langs: Sequence[str] | None, documents: Sequence[int] | None
+) -> tuple[str, list[Any]]:
+    where, args = [], []
+    if collection is not None:
+        where.append("d.collection_id = (SELECT id FROM collections WHERE name = ?)")
+        args.append(collection)
+    if langs:
+        where.append(f"s.lang IN ({','.join('?' * len(langs))})")
+        args.extend(langs)
+    if documents:
+        where.append(f"s.document_id IN ({','.join('?' * len(documents))})")
+        args.extend(int(d) for d in documents)
+    return (" WHERE " + " AND ".join(where)) if where else "", args
+
+
+def segment_rows(
+    db: Any,
+    *,
+    collection: str | None = None,
+    langs: Sequence[str] | None = None,
+    documents: Sequence[int] | None = None,
+) -> dict[str, np.ndarray]:
+    """``{"id": int64[], "text_hash": object[], "h64": int64[]}`` of matching segments, by id."""
+    where, args = _filters(collection, langs, documents)
+    sql = (
+        "SELECT s.id, s.text_hash FROM segments s JOIN documents d ON d.id = s.document_id"
+        f"{where} ORDER BY s.id"
+    )
+    rows = db.execute(sql, args).fetchall()
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    hashes = np.array([r[1] for r in rows], dtype=object)
+    return {"id": ids, "text_hash": hashes, "h64": hash64(list(hashes))}
+
+
+def register_model(db: Any, key: str, encoder: Any) -> None:
+    """Upsert the ``models`` row for ``key`` (folder, dim, card)."""
+    import json
+
+    path = getattr(encoder, "path", None)
+    card = getattr(encoder, "card", None) or {}
+    with transaction(db.conn):
+        db.conn.execute(
+            "INSERT INTO models (id, folder, dim, card) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(id) DO UPDATE SET folder=excluded.folder, dim=excluded.dim, "
+            "card=excluded.card",
+            (key, str(path) if path else None, int(encoder.dim), json.dumps(card, default=str)),
+        )
+
+
+def iter_vectors(
+    db: Any,
+    encoder: Any,
+    key: str,
+    ids: np.ndarray,
+    *,
+    batch: int = BATCH,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Yield ``(ids, vectors)`` in batches, embedding and caching texts not cached yet.
+
+    Ids that no longer exist in the store are skipped. Each batch's new vectors are
+    committed before it is yielded, so a killed job keeps what it embedded.
+    """
+    on_progress = on_progress or no_progress
+    dim = int(encoder.dim)
+    total, done, embedded = len(ids), 0, 0
+    for start in range(0, total, batch):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        chunk = [int(i) for i in ids[start : start + batch]]
+        rows = db.execute(
+            "SELECT s.id, s.text_hash, e.vector, CASE WHEN e.vector IS NULL THEN s.text END "
+            "FROM segments s LEFT JOIN embeddings e ON e.model_id = ? AND e.text_hash = "
+            f"s.text_hash WHERE s.id IN ({','.join('?' * len(chunk))})",
+            [key, *chunk],
+        ).fetchall()
+        by_id = {r[0]: r for r in rows}
+        order = [i for i in chunk if i in by_id]
+        missing: dict[str, str] = {}
+        for i in order:
+            _, th, blob, text = by_id[i]
+            if blob is None:
+                missing.setdefault(th, text or "")
+        fresh: dict[str, np.ndarray] = {}
+        if missing:
+            texts = list(missing.values())
+            vecs = np.asarray(encoder.encode(texts), dtype=np.float32).reshape(len(texts), dim)
+            fresh = dict(zip(missing.keys(), vecs, strict=True))
+            with transaction(db.conn):
+                db.conn.executemany(
+                    "INSERT OR IGNORE INTO embeddings (model_id, text_hash, vector) VALUES (?,?,?)",
+                    [(key, th, v.tobytes()) for th, v in fresh.items()],
+                )
+            embedded += len(fresh)
+        out = np.empty((len(order), dim), dtype=np.float32)
+        for n, i in enumerate(order):
+            _, th, blob, _ = by_id[i]
+            out[n] = fresh[th] if blob is None else np.frombuffer(blob, dtype=np.float32)
+        done += len(chunk)
+        on_progress(
+            Progress(
+                "embed", done, total, metrics={"embedded": embedded, "cached": done - embedded}
+            )
+        )
+        yield np.asarray(order, dtype=np.int64), out
+
+
+def ensure_vectors(
+    db: Any,
+    encoder: Any,
+    key: str,
+    ids: np.ndarray,
+    *,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> np.ndarray:
+    """Vectors for ``ids`` (rows aligned; ids missing from the store get zero rows)."""
+    out = np.zeros((len(ids), int(encoder.dim)), dtype=np.float32)
+    pos = {int(i): n for n, i in enumerate(ids)}
+    for got, vecs in iter_vectors(db, encoder, key, ids, on_progress=on_progress, cancel=cancel):
+        out[[pos[int(i)] for i in got]] = vecs
+    return out
+
+
+def cache_size(db: Any, key: str) -> int:
+    """How many vectors the cache holds for ``key``."""
+    return int(
+        db.execute("SELECT count(*) FROM embeddings WHERE model_id = ?", [key]).fetchone()[0]
+    )
+
+
+def fsync_dir(path: Path) -> None:
+    """fsync a directory so a rename inside it is durable (no-op where unsupported)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
