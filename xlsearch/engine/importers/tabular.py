@@ -1,0 +1,76 @@
+"""TSV/CSV: a header of language codes, or the distillation format (languages given)."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+
+from xlsearch.engine.importers.base import (
+    ReadContext,
+    Record,
+    check_text,
+    is_lang_code,
+    iter_lines,
+    normalize,
+    normalize_lang,
+)
+
+
+def _rows(ctx: ReadContext, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    lines = iter_lines(ctx)
+    if delimiter == "\t":
+        for number, line in lines:
+            yield number, line.split("\t")
+        return
+    state = {"line": 0}
+
+    def feed() -> Iterator[str]:
+        for number, line in lines:
+            state["line"] = number
+            yield line + "\n"
+
+    reader = csv.reader(feed(), delimiter=delimiter)
+    try:
+        start = 1
+        for row in reader:
+            yield start, row
+            start = state["line"] + 1
+    except csv.Error as exc:
+        raise ctx.error(f"malformed CSV: {exc}", line=state["line"]) from exc
+
+
+def read_tabular(ctx: ReadContext, delimiter: str = "\t") -> Iterator[Record]:
+    """Yield one translation unit per row.
+
+    Column languages: a first row of language codes (``en<TAB>de``) wins; else ``ctx.langs``
+    (the distillation format: column 1 is the teacher's language, then translations); else
+    each cell's language is identified. Rows with another column count are skipped with a
+    warning naming the line; blank rows are ignored.
+    """
+    columns: list[str | None] | None = None
+    tu_no = 0
+    for number, row in _rows(ctx, delimiter):
+        if not any(cell.strip() for cell in row):
+            continue
+        if columns is None:
+            if all(is_lang_code(c) and normalize_lang(c) for c in row):
+                columns = [normalize_lang(c) for c in row]
+                continue
+            if ctx.langs:
+                if len(ctx.langs) != len(row):
+                    raise ctx.error(
+                        f"{len(row)} columns but {len(ctx.langs)} languages given "
+                        f"({','.join(ctx.langs)})",
+                        line=number,
+                    )
+                columns = list(ctx.langs)
+            else:
+                columns = [None] * len(row)
+        if len(row) != len(columns):
+            ctx.warn(f"{len(row)} columns instead of {len(columns)}; row skipped", line=number)
+            continue
+        for lang, cell in zip(columns, row, strict=True):
+            text = normalize(cell)
+            if check_text(ctx, text, number):
+                yield Record(tu_no, lang, text, number)
+        tu_no += 1

@@ -1,0 +1,440 @@
+"""The corpus store: collections, documents, segments, FTS, embeddings and index records."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sqlite_utils
+
+from xlsearch.engine.errors import DataError, StoreError
+from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.engine.store.schema import migrate
+
+if TYPE_CHECKING:
+    from xlsearch.engine.store.ingest import ImportReport
+
+SEGMENT_COLUMNS = "s.id, s.document_id, s.position, s.lang, s.text, s.text_hash, s.tu_id"
+
+
+def _placeholders(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values))
+
+
+class Store:
+    """One SQLite store (WAL mode, migrated on open).
+
+    A ``Store`` and its connection belong to the thread that opened it; open one store per
+    worker thread. Readers never block the single writer (WAL); writers wait up to 30 s for
+    the write lock. Use as a context manager or call ``close()``.
+    """
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        from xlsearch.engine import locations
+
+        self.path = Path(path) if path is not None else locations.store_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA busy_timeout=30000")
+            migrate(conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
+        self.conn = conn
+        self.db = sqlite_utils.Database(conn)
+        self._thread = threading.get_ident()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        conn = getattr(self, "conn", None)
+        if conn is not None:
+            conn.close()
+            self.conn = None  # type: ignore[assignment]
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on any exception); nests as savepoint."""
+        conn = self.conn
+        if conn.in_transaction:
+            conn.execute("SAVEPOINT nested")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK TO nested")
+                conn.execute("RELEASE nested")
+                raise
+            conn.execute("RELEASE nested")
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    # -- generation --------------------------------------------------------------------------
+    def generation(self) -> int:
+        """A counter bumped by every committed import or delete that changed segments."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _bump_generation(self) -> int:
+        self.conn.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'"
+        )
+        return self.generation()
+
+    # -- collections and documents -----------------------------------------------------------
+    def ensure_collection(self, name: str) -> int:
+        """The id of collection ``name``, created if missing."""
+        name = name.strip()
+        if not name:
+            raise DataError("a collection name cannot be empty")
+        row = self.conn.execute("SELECT id FROM collections WHERE name=?", (name,)).fetchone()
+        if row:
+            return int(row[0])
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO collections (name, created_at) "
+                "VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ','now'))",
+                (name,),
+            )
+            row = conn.execute("SELECT id FROM collections WHERE name=?", (name,)).fetchone()
+        return int(row[0])
+
+    def collection_id(self, name: str) -> int | None:
+        """The id of an existing collection, or None."""
+        row = self.conn.execute("SELECT id FROM collections WHERE name=?", (name,)).fetchone()
+        return int(row[0]) if row else None
+
+    def collections(self) -> list[dict[str, Any]]:
+        """Every collection: id, name, created_at, documents, segments, languages {lang: n}."""
+        out: dict[int, dict[str, Any]] = {}
+        for cid, name, created, ndocs in self.conn.execute(
+            "SELECT c.id, c.name, c.created_at, COUNT(d.id) FROM collections c "
+            "LEFT JOIN documents d ON d.collection_id = c.id GROUP BY c.id ORDER BY c.name"
+        ):
+            out[cid] = {
+                "id": cid,
+                "name": name,
+                "created_at": created,
+                "documents": ndocs,
+                "segments": 0,
+                "languages": {},
+            }
+        for cid, lang, n in self.conn.execute(
+            "SELECT d.collection_id, s.lang, COUNT(*) FROM segments s "
+            "JOIN documents d ON d.id = s.document_id GROUP BY d.collection_id, s.lang "
+            "ORDER BY COUNT(*) DESC"
+        ):
+            out[cid]["languages"][lang] = n
+            out[cid]["segments"] += n
+        return list(out.values())
+
+    def documents(self, collection: str | None = None) -> list[dict[str, Any]]:
+        """Documents (of one collection, or all): id, collection, path, format, sha256, …"""
+        sql = (
+            "SELECT d.id, c.name, d.path, d.format, d.sha256, d.imported_at, d.segment_count, "
+            "d.languages, d.options, d.size FROM documents d "
+            "JOIN collections c ON c.id = d.collection_id"
+        )
+        params: list[Any] = []
+        if collection is not None:
+            sql += " WHERE c.name = ?"
+            params.append(collection)
+        keys = (
+            "id collection path format sha256 imported_at segment_count languages options size"
+        ).split()
+        rows = []
+        for row in self.conn.execute(sql + " ORDER BY c.name, d.path", params):
+            item = dict(zip(keys, row, strict=True))
+            item["languages"] = json.loads(item["languages"] or "{}")
+            item["options"] = json.loads(item["options"] or "{}")
+            rows.append(item)
+        return rows
+
+    def delete_document(self, document_id: int) -> int:
+        """Delete one document and its segments; return the number of segments removed."""
+        with self.transaction() as conn:
+            if not conn.execute("SELECT 1 FROM documents WHERE id=?", (document_id,)).fetchone():
+                raise DataError(f"no document with id {document_id}")
+            n = conn.execute("DELETE FROM segments WHERE document_id=?", (document_id,)).rowcount
+            conn.execute("DELETE FROM documents WHERE id=?", (document_id,))
+            self._bump_generation()
+        return n
+
+    def delete_collection(self, name: str) -> int:
+        """Delete a collection with its documents and segments; return segments removed.
+
+        Index records of the collection stay (the index layer sees the new generation and
+        rebuilds or refuses them).
+        """
+        with self.transaction() as conn:
+            cid = self.collection_id(name)
+            if cid is None:
+                raise DataError(f"no collection named {name!r}")
+            n = conn.execute(
+                "DELETE FROM segments WHERE document_id IN "
+                "(SELECT id FROM documents WHERE collection_id=?)",
+                (cid,),
+            ).rowcount
+            conn.execute("DELETE FROM documents WHERE collection_id=?", (cid,))
+            conn.execute("DELETE FROM collections WHERE id=?", (cid,))
+            self._bump_generation()
+        return n
+
+    # -- import ------------------------------------------------------------------------------
+    def import_file(
+        self,
+        path: Path | str,
+        collection: str = "default",
+        fmt: str | None = None,
+        langs: Sequence[str] | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+        **options: Any,
+    ) -> ImportReport:
+        """Import (or re-import) one file in one transaction; see ``store.ingest``."""
+        from xlsearch.engine.store.ingest import import_file
+
+        return import_file(self, path, collection, fmt, langs, on_progress, cancel, **options)
+
+    def import_files(
+        self,
+        paths: Iterable[Path | str],
+        collection: str = "default",
+        fmt: str | None = None,
+        langs: Sequence[str] | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+        **options: Any,
+    ) -> list[ImportReport]:
+        """Import several files, each in its own transaction (a failure stops the run)."""
+        return [
+            self.import_file(p, collection, fmt, langs, on_progress, cancel, **options)
+            for p in paths
+        ]
+
+    # -- segment queries ---------------------------------------------------------------------
+    def _filters(
+        self,
+        collection: str | None = None,
+        langs: Sequence[str] | None = None,
+        documents: Sequence[int] | None = None,
+    ) -> tuple[str, list[Any]]:
+        """A WHERE clause over ``segments s`` and its parameters."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if collection is not None:
+            clauses.append(
+                "s.document_id IN (SELECT d.id FROM documents d JOIN collections c "
+                "ON c.id = d.collection_id WHERE c.name = ?)"
+            )
+            params.append(collection)
+        if langs:
+            langs = list(langs)
+            clauses.append(f"s.lang IN ({_placeholders(langs)})")
+            params.extend(langs)
+        if documents is not None:
+            docs = [int(d) for d in documents]
+            clauses.append(f"s.document_id IN ({_placeholders(docs)})" if docs else "0")
+            params.extend(docs)
+        return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+    def segments(self, ids: Iterable[int]) -> list[dict[str, Any]]:
+        """Segments by id, in the order given (unknown ids are left out).
+
+        Keys: id, document_id, position, lang, text, text_hash, tu_id, meta, path, collection.
+        """
+        wanted = [int(i) for i in ids]
+        found: dict[int, dict[str, Any]] = {}
+        keys = "id document_id position lang text text_hash tu_id meta path collection".split()
+        for start in range(0, len(wanted), 900):
+            chunk = wanted[start : start + 900]
+            for row in self.conn.execute(
+                f"SELECT {SEGMENT_COLUMNS}, s.meta, d.path, c.name FROM segments s "
+                "JOIN documents d ON d.id = s.document_id "
+                "JOIN collections c ON c.id = d.collection_id "
+                f"WHERE s.id IN ({_placeholders(chunk)})",
+                chunk,
+            ):
+                item = dict(zip(keys, row, strict=True))
+                item["meta"] = json.loads(item["meta"]) if item["meta"] else {}
+                found[item["id"]] = item
+        return [found[i] for i in wanted if i in found]
+
+    def segment_ids(
+        self,
+        collection: str | None = None,
+        langs: Sequence[str] | None = None,
+        documents: Sequence[int] | None = None,
+    ) -> np.ndarray:
+        """Ids (int64, ascending) of the segments passing the filters."""
+        where, params = self._filters(collection, langs, documents)
+        cur = self.conn.execute(f"SELECT s.id FROM segments s{where} ORDER BY s.id", params)
+        return np.fromiter((r[0] for r in cur), dtype=np.int64)
+
+    def count_segments(
+        self,
+        collection: str | None = None,
+        langs: Sequence[str] | None = None,
+        documents: Sequence[int] | None = None,
+    ) -> int:
+        """How many segments pass the filters."""
+        where, params = self._filters(collection, langs, documents)
+        return int(
+            self.conn.execute(f"SELECT COUNT(*) FROM segments s{where}", params).fetchone()[0]
+        )
+
+    def iter_segments(
+        self,
+        collection: str | None = None,
+        langs: Sequence[str] | None = None,
+        batch: int = 5000,
+        documents: Sequence[int] | None = None,
+    ) -> Iterator[list[dict[str, Any]]]:
+        """Batches of {id, text, text_hash, lang} in id order (keyset pagination)."""
+        where, params = self._filters(collection, langs, documents)
+        where = where + (" AND " if where else " WHERE ") + "s.id > ?"
+        last = -1
+        while True:
+            rows = self.conn.execute(
+                f"SELECT s.id, s.text, s.text_hash, s.lang FROM segments s{where} "
+                "ORDER BY s.id LIMIT ?",
+                [*params, last, batch],
+            ).fetchall()
+            if not rows:
+                return
+            yield [{"id": r[0], "text": r[1], "text_hash": r[2], "lang": r[3]} for r in rows]
+            last = rows[-1][0]
+
+    def translations(self, tu_ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+        """The aligned segments of each translation unit: {tu_id: [{id, lang, text, …}]}."""
+        wanted = list(dict.fromkeys(tu_ids))
+        out: dict[str, list[dict[str, Any]]] = {t: [] for t in wanted}
+        keys = "id document_id position lang text text_hash tu_id".split()
+        for start in range(0, len(wanted), 900):
+            chunk = wanted[start : start + 900]
+            for row in self.conn.execute(
+                f"SELECT {SEGMENT_COLUMNS} FROM segments s "
+                f"WHERE s.tu_id IN ({_placeholders(chunk)}) ORDER BY s.position",
+                chunk,
+            ):
+                item = dict(zip(keys, row, strict=True))
+                out[item["tu_id"]].append(item)
+        return out
+
+    def context(self, segment_id: int, window: int = 2) -> list[dict[str, Any]]:
+        """The segment with up to ``window`` neighbours before and after it (same document
+        and language, document order); the segment itself has ``"current": True``."""
+        row = self.conn.execute(
+            "SELECT document_id, position, lang FROM segments WHERE id=?", (segment_id,)
+        ).fetchone()
+        if row is None:
+            return []
+        doc, pos, lang = row
+        keys = "id document_id position lang text text_hash tu_id".split()
+        before = self.conn.execute(
+            f"SELECT {SEGMENT_COLUMNS} FROM segments s WHERE s.document_id=? AND s.lang=? "
+            "AND s.position < ? ORDER BY s.position DESC LIMIT ?",
+            (doc, lang, pos, window),
+        ).fetchall()
+        after = self.conn.execute(
+            f"SELECT {SEGMENT_COLUMNS} FROM segments s WHERE s.document_id=? AND s.lang=? "
+            "AND s.position >= ? ORDER BY s.position LIMIT ?",
+            (doc, lang, pos, window + 1),
+        ).fetchall()
+        out = [dict(zip(keys, r, strict=True)) for r in [*reversed(before), *after]]
+        for item in out:
+            item["current"] = item["id"] == segment_id
+        return out
+
+    def languages(self, collection: str | None = None) -> dict[str, int]:
+        """Segment counts per language, most frequent first."""
+        where, params = self._filters(collection)
+        return dict(
+            self.conn.execute(
+                f"SELECT s.lang, COUNT(*) FROM segments s{where} GROUP BY s.lang "
+                "ORDER BY COUNT(*) DESC, s.lang",
+                params,
+            ).fetchall()
+        )
+
+    def fts_search(
+        self,
+        query: str,
+        k: int = 10,
+        collection: str | None = None,
+        langs: Sequence[str] | None = None,
+        mode: str = "match",
+        case_sensitive: bool = False,
+        documents: Sequence[int] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Lexical search: [(segment id, score)], best first; see ``store.lexical``."""
+        from xlsearch.engine.store.lexical import fts_search
+
+        return fts_search(self, query, k, collection, langs, mode, case_sensitive, documents)
+
+    # -- models and embeddings (shared with the index layer) ---------------------------------
+    def upsert_model(self, model_id: str, folder: str, dim: int, card: dict[str, Any]) -> None:
+        """Record a model (id, folder, dim, card)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO models (id, folder, dim, card) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET folder=excluded.folder, dim=excluded.dim, "
+                "card=excluded.card",
+                (model_id, folder, int(dim), json.dumps(card, ensure_ascii=False)),
+            )
+
+    def put_embeddings(self, model_id: str, hashes: Sequence[str], vectors: np.ndarray) -> None:
+        """Store float32 vectors for text hashes (existing ones are replaced)."""
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        if len(hashes) != len(vecs):
+            raise ValueError("hashes and vectors differ in length")
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO embeddings (model_id, text_hash, vector) VALUES (?,?,?)",
+                ((model_id, h, v.tobytes()) for h, v in zip(hashes, vecs, strict=True)),
+            )
+
+    def get_embeddings(
+        self, model_id: str, hashes: Sequence[str], dim: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(vectors (n, dim) float32, found mask (n,) bool) for text hashes; missing rows 0."""
+        out = np.zeros((len(hashes), dim), dtype=np.float32)
+        found = np.zeros(len(hashes), dtype=bool)
+        where: dict[str, list[int]] = {}
+        for i, h in enumerate(hashes):
+            where.setdefault(h, []).append(i)
+        keys = list(where)
+        for start in range(0, len(keys), 900):
+            chunk = keys[start : start + 900]
+            for h, blob in self.conn.execute(
+                "SELECT text_hash, vector FROM embeddings WHERE model_id=? AND text_hash IN "
+                f"({_placeholders(chunk)})",
+                [model_id, *chunk],
+            ):
+                vec = np.frombuffer(blob, dtype=np.float32)
+                if vec.shape[0] != dim:
+                    continue
+                for i in where[h]:
+                    out[i] = vec
+                    found[i] = True
+        return out, found

@@ -1,0 +1,246 @@
+"""Importing files into the store: one transaction per file, unchanged files skipped, changed
+files diffed so unchanged segments keep their ids (and their vectors/index entries)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xlsearch.engine.errors import DataError
+from xlsearch.engine.importers import ReadContext, Record, detect_format, langs_option, read_records
+from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
+
+if TYPE_CHECKING:
+    from xlsearch.engine.store.core import Store
+
+BATCH = 2000
+
+
+@dataclass
+class ImportReport:
+    """What importing one file did."""
+
+    path: str
+    status: str
+    """"imported" (new document), "updated" (changed file re-imported) or "unchanged"."""
+    added: int = 0
+    removed: int = 0
+    skipped: int = 0
+    warnings: list[str] = field(default_factory=list)
+    """Skippable problems, each naming file and line/element (capped; see warning_count)."""
+    collection: str = "default"
+    document_id: int | None = None
+    format: str = ""
+    segments: int = 0
+    """Segments of the document after the import."""
+    warning_count: int = 0
+    seconds: float = 0.0
+
+
+def text_hash(text: str) -> str:
+    """The key of a text's vector in ``embeddings`` (blake2b-128, hex)."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def file_sha256(path: Path, cancel: CancelToken) -> tuple[str, int]:
+    """(sha256 hex, size in bytes) of a file, streamed."""
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+            cancel.raise_if_cancelled()
+    return digest.hexdigest(), size
+
+
+def _batches(records: Iterator[Record], doc_id: int) -> Iterator[list[tuple[Any, ...]]]:
+    """Rows (position, lang, text, text_hash, tu_id, meta) in batches, languages filled in."""
+    from xlsearch.engine.langid import identify
+
+    position = 0
+    batch: list[Record] = []
+
+    def flush() -> list[tuple[Any, ...]]:
+        nonlocal position
+        unknown = [r for r in batch if not r.lang]
+        if unknown:
+            for rec, lang in zip(unknown, identify([r.text for r in unknown]), strict=True):
+                rec.lang = lang
+        rows = []
+        for rec in batch:
+            meta = json.dumps(rec.meta, ensure_ascii=False, sort_keys=True) if rec.meta else None
+            rows.append(
+                (position, rec.lang, rec.text, text_hash(rec.text), f"{doc_id}:{rec.tu}", meta)
+            )
+            position += 1
+        return rows
+
+    for rec in records:
+        batch.append(rec)
+        if len(batch) >= BATCH:
+            yield flush()
+            batch = []
+    if batch:
+        yield flush()
+
+
+def import_file(
+    store: Store,
+    path: Path | str,
+    collection: str = "default",
+    fmt: str | None = None,
+    langs: Sequence[str] | str | None = None,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    *,
+    paragraphs: bool = False,
+    encoding: str | None = None,
+) -> ImportReport:
+    """Import one file into ``collection`` in a single transaction.
+
+    An unchanged file (same sha256 and options) is skipped. A changed one is diffed against
+    its stored segments by (language, text) in document order: unchanged segments keep their
+    ids (positions/tu ids are updated in place), vanished ones are deleted, new ones added.
+    Any error or cancellation rolls everything back. ``langs``: column languages (TSV/CSV
+    without a language header), the language of every segment (text, JSONL), or the
+    languages to keep (TMX, XLIFF). ``paragraphs``: split text paragraphs into sentences.
+    """
+    start = time.monotonic()
+    cancel = ensure_token(cancel)
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    path = path.resolve()
+    fmt = detect_format(path, fmt)
+    langs = langs_option(langs)
+    options = {"format": fmt, "langs": langs, "paragraphs": paragraphs, "encoding": encoding}
+    options_json = json.dumps(options, sort_keys=True)
+    sha, size = file_sha256(path, cancel)
+    report = ImportReport(str(path), "imported", collection=collection, format=fmt)
+    conn = store.conn
+    row = conn.execute(
+        "SELECT d.id, d.sha256, d.options, d.segment_count FROM documents d "
+        "JOIN collections c ON c.id = d.collection_id WHERE c.name=? AND d.path=?",
+        (collection, str(path)),
+    ).fetchone()
+    if row and row[1] == sha and row[2] == options_json:
+        report.status, report.document_id, report.segments = "unchanged", row[0], row[3]
+        report.seconds = time.monotonic() - start
+        return report
+
+    ctx = ReadContext(path, langs, paragraphs, encoding)
+    progress = on_progress or (lambda _: None)
+    with store.transaction():
+        cid = store.ensure_collection(collection)
+        if row:
+            doc_id, fresh = int(row[0]), row[3] == 0
+            report.status = "updated"
+        else:
+            doc_id, fresh = _new_document(conn, cid, str(path), fmt), True
+        batches = _batches(read_records(ctx, fmt), doc_id)
+        if not fresh:
+            conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS import_incoming (position INTEGER, lang TEXT, "
+                "text TEXT, text_hash TEXT, tu_id TEXT, meta TEXT)"
+            )
+            conn.execute("DELETE FROM temp.import_incoming")
+        table = "main.segments (document_id, " if fresh else "temp.import_incoming ("
+        sql = f"INSERT INTO {table}position, lang, text, text_hash, tu_id, meta) VALUES " + (
+            "(?, ?, ?, ?, ?, ?, ?)" if fresh else "(?, ?, ?, ?, ?, ?)"
+        )
+        total = 0
+        for rows in batches:
+            cancel.raise_if_cancelled()
+            conn.executemany(sql, [(doc_id, *r) for r in rows] if fresh else rows)
+            total += len(rows)
+            progress(Progress("import", ctx.bytes_read(), size, path.name, {"segments": total}))
+        cancel.raise_if_cancelled()
+        if fresh:
+            report.added = total
+        else:
+            report.added, report.removed, moved = _apply_diff(conn, doc_id)
+        langs_count = dict(
+            conn.execute(
+                "SELECT lang, COUNT(*) FROM segments WHERE document_id=? GROUP BY lang "
+                "ORDER BY COUNT(*) DESC",
+                (doc_id,),
+            ).fetchall()
+        )
+        report.segments = sum(langs_count.values())
+        if not row and report.segments == 0:
+            ctx.warn("no segments found; nothing imported", skip=False)
+            conn.execute("DELETE FROM documents WHERE id=?", (doc_id,))
+            doc_id = None  # type: ignore[assignment]
+        else:
+            conn.execute(
+                "UPDATE documents SET format=?, sha256=?, "
+                "imported_at=strftime('%Y-%m-%dT%H:%M:%SZ','now'), segment_count=?, "
+                "languages=?, options=?, size=? WHERE id=?",
+                (fmt, sha, report.segments, json.dumps(langs_count), options_json, size, doc_id),
+            )
+            if report.added or report.removed or (not fresh and moved):
+                store._bump_generation()
+    progress(Progress("import", size, size, path.name, {"segments": report.segments}))
+    report.document_id = doc_id
+    report.skipped, report.warnings = ctx.skipped, ctx.warnings
+    report.warning_count = ctx.warning_count
+    report.seconds = time.monotonic() - start
+    return report
+
+
+def _new_document(conn: Any, cid: int, path: str, fmt: str) -> int:
+    cur = conn.execute(
+        "INSERT INTO documents (collection_id, path, format, sha256, imported_at) "
+        "VALUES (?, ?, ?, '', strftime('%Y-%m-%dT%H:%M:%SZ','now'))",
+        (cid, path, fmt),
+    )
+    return int(cur.lastrowid)
+
+
+def _apply_diff(conn: Any, doc_id: int) -> tuple[int, int, int]:
+    """Turn the document's segments into ``temp.import_incoming``; (added, removed, moved).
+
+    Old and new segments are matched on (lang, text_hash, n-th occurrence); a match keeps
+    its id and only gets the new position, tu id and metadata.
+    """
+    conn.execute("DROP TABLE IF EXISTS temp.import_match")
+    conn.execute(
+        "CREATE TEMP TABLE import_match AS "
+        "WITH old AS (SELECT id, lang, text_hash, ROW_NUMBER() OVER "
+        "  (PARTITION BY lang, text_hash ORDER BY position, id) AS rn "
+        "  FROM main.segments WHERE document_id = ?), "
+        "new AS (SELECT rowid AS nid, position, lang, text_hash, tu_id, meta, ROW_NUMBER() OVER "
+        "  (PARTITION BY lang, text_hash ORDER BY position) AS rn FROM temp.import_incoming) "
+        "SELECT old.id AS id, new.nid AS nid, new.position AS position, new.tu_id AS tu_id, "
+        "new.meta AS meta FROM old JOIN new "
+        "ON old.lang = new.lang AND old.text_hash = new.text_hash AND old.rn = new.rn",
+        (doc_id,),
+    )
+    conn.execute("CREATE INDEX temp.import_match_id ON import_match (id)")
+    conn.execute("CREATE INDEX temp.import_match_nid ON import_match (nid)")
+    removed = conn.execute(
+        "DELETE FROM main.segments WHERE document_id = ? "
+        "AND id NOT IN (SELECT id FROM temp.import_match)",
+        (doc_id,),
+    ).rowcount
+    moved = conn.execute(
+        "UPDATE main.segments SET position = m.position, tu_id = m.tu_id, meta = m.meta "
+        "FROM temp.import_match AS m WHERE main.segments.id = m.id AND "
+        "(main.segments.position != m.position OR main.segments.tu_id != m.tu_id "
+        "OR main.segments.meta IS NOT m.meta)"
+    ).rowcount
+    added = conn.execute(
+        "INSERT INTO main.segments (document_id, position, lang, text, text_hash, tu_id, meta) "
+        "SELECT ?, position, lang, text, text_hash, tu_id, meta FROM temp.import_incoming "
+        "WHERE rowid NOT IN (SELECT nid FROM temp.import_match) ORDER BY position",
+        (doc_id,),
+    ).rowcount
+    conn.execute("DROP TABLE temp.import_match")
+    conn.execute("DELETE FROM temp.import_incoming")
+    return added, removed, moved

@@ -1,0 +1,159 @@
+"""The store's SQLite schema as numbered migrations, applied in order when a store opens."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from xlsearch.engine.errors import StoreError
+
+# Each entry: (version, SQL script). Never edit a released migration; append a new one.
+MIGRATIONS: list[tuple[int, str]] = [
+    (
+        1,
+        """
+        CREATE TABLE collections (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            collection_id INTEGER NOT NULL REFERENCES collections(id),
+            path TEXT NOT NULL,
+            format TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            imported_at TEXT NOT NULL,
+            segment_count INTEGER NOT NULL DEFAULT 0,
+            languages TEXT NOT NULL DEFAULT '{}',
+            options TEXT NOT NULL DEFAULT '{}',
+            size INTEGER,
+            UNIQUE (collection_id, path)
+        );
+        -- AUTOINCREMENT: a segment id is never reused, so a vector index entry can never
+        -- silently point at a different segment after deletions.
+        CREATE TABLE segments (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            document_id INTEGER NOT NULL REFERENCES documents(id),
+            position INTEGER NOT NULL,
+            lang TEXT NOT NULL,
+            text TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            tu_id TEXT NOT NULL,
+            meta TEXT
+        );
+        CREATE INDEX segments_document_position ON segments (document_id, position);
+        CREATE INDEX segments_text_hash ON segments (text_hash);
+        CREATE INDEX segments_lang ON segments (lang);
+        CREATE INDEX segments_tu_id ON segments (tu_id);
+        CREATE VIRTUAL TABLE segments_fts USING fts5 (
+            text, content='segments', content_rowid='id',
+            tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER segments_ai AFTER INSERT ON segments BEGIN
+            INSERT INTO segments_fts (rowid, text) VALUES (new.id, new.text);
+        END;
+        CREATE TRIGGER segments_ad AFTER DELETE ON segments BEGIN
+            INSERT INTO segments_fts (segments_fts, rowid, text)
+                VALUES ('delete', old.id, old.text);
+        END;
+        CREATE TRIGGER segments_au AFTER UPDATE OF text ON segments BEGIN
+            INSERT INTO segments_fts (segments_fts, rowid, text)
+                VALUES ('delete', old.id, old.text);
+            INSERT INTO segments_fts (rowid, text) VALUES (new.id, new.text);
+        END;
+        CREATE TABLE models (
+            id TEXT PRIMARY KEY,
+            folder TEXT,
+            dim INTEGER,
+            card TEXT
+        );
+        CREATE TABLE embeddings (
+            model_id TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (model_id, text_hash)
+        ) WITHOUT ROWID;
+        CREATE TABLE indexes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            collection TEXT NOT NULL,
+            model_id TEXT NOT NULL,
+            kind TEXT,
+            params TEXT,
+            count INTEGER,
+            generation INTEGER,
+            built_at TEXT,
+            path TEXT,
+            UNIQUE (collection, model_id)
+        );
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY,
+            value TEXT
+        );
+        INSERT INTO meta (key, value) VALUES ('generation', '0');
+        """,
+    ),
+]
+
+LATEST = MIGRATIONS[-1][0]
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    """The highest applied migration (0 for a fresh database)."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY, applied_at TEXT)"
+    )
+    row = conn.execute("SELECT MAX(version) FROM _migrations").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(conn: sqlite3.Connection) -> list[int]:
+    """Apply every pending migration, each in its own transaction; return the versions applied.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``). A database written by a
+    newer xlsearch (a version above ``LATEST``) is refused rather than misread.
+    """
+    applied: list[int] = []
+    version = current_version(conn)
+    if version > LATEST:
+        raise StoreError(
+            f"the store was written by a newer xlsearch (schema {version}, this one knows "
+            f"{LATEST})",
+            hint="upgrade xlsearch",
+        )
+    for number, script in MIGRATIONS:
+        if number <= version:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # re-check under the write lock: another process may have migrated meanwhile
+            if current_version(conn) >= number:
+                conn.execute("ROLLBACK")
+                continue
+            for statement in _statements(script):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO _migrations (version, applied_at) VALUES (?, datetime('now'))",
+                (number,),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        applied.append(number)
+    return applied
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into complete statements (``executescript`` would commit early)."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--"):
+            continue
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out
