@@ -1,9 +1,187 @@
-"""`xlsearch corpus` command group (filled in by its issue)."""
+"""``xlsearch import/collections/delete/export``: the corpus store from the command line."""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
+from pathlib import Path
 from typing import Any
+
+FORMATS = ("tmx", "xliff", "tsv", "csv", "text", "jsonl")
 
 
 def register(sub: Any) -> None:
-    """Add this group's commands."""
+    """Add the corpus commands."""
+    p = sub.add_parser(
+        "import",
+        help="import TMX, XLIFF, TSV/CSV, text or JSONL files into a collection",
+        description="Import files (or every known file under a folder). Re-importing an "
+        "unchanged file does nothing; a changed file updates only what changed.",
+    )
+    p.add_argument("files", nargs="+", type=Path, help="files or folders")
+    p.add_argument("--collection", "-c", default="default", help="collection (default: default)")
+    p.add_argument("--format", choices=FORMATS, help="input format (default: by extension)")
+    p.add_argument(
+        "--lang",
+        help="comma-separated languages: TSV/CSV columns without a header, the language of "
+        "every segment (text, JSONL), or the languages to keep (TMX, XLIFF)",
+    )
+    p.add_argument(
+        "--paragraphs", action="store_true", help="text: split paragraphs into sentences"
+    )
+    p.add_argument("--encoding", help="text formats: encoding when not UTF-8/UTF-16 with BOM")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar or warnings")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("collections", help="list collections, or the documents of one")
+    p.add_argument("name", nargs="?", help="show this collection's documents")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_collections)
+
+    p = sub.add_parser("delete", help="delete a collection or a document from the store")
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--collection", "-c", help="delete this collection")
+    group.add_argument("--document", type=int, help="delete the document with this id")
+    p.set_defaults(func=cmd_delete)
+
+    p = sub.add_parser("export", help="export a collection's translation units as TMX or TSV")
+    p.add_argument("out", type=Path, help="output file (.tmx or .tsv)")
+    p.add_argument("--collection", "-c", help="collection (default: all)")
+    p.add_argument("--lang", help="comma-separated languages (TSV: the columns, in order)")
+    p.add_argument("--format", choices=("tmx", "tsv"), help="default: by extension")
+    p.set_defaults(func=cmd_export)
+
+
+def _expand(paths: list[Path]) -> list[Path]:
+    from xlsearch.engine.importers.base import _SUFFIXES
+
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            for f in sorted(path.rglob("*")):
+                sfx = [s.lower() for s in f.suffixes]
+                if sfx and sfx[-1] == ".gz":
+                    sfx = sfx[:-1]
+                if f.is_file() and not f.name.startswith(".") and sfx and sfx[-1] in _SUFFIXES:
+                    out.append(f)
+        else:
+            out.append(path)
+    return out
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Import files; one line per file, warnings after it; exit 2 if any file failed."""
+    from xlsearch.cli import ProgressBar
+    from xlsearch.engine.errors import CancelledError, XLSearchError
+    from xlsearch.engine.store import Store
+
+    files = _expand(args.files)
+    if not files:
+        print("nothing to import", file=sys.stderr)
+        return 1
+    failed = 0
+    with Store() as store:
+        for path in files:
+            bar = None if args.quiet else ProgressBar()
+            try:
+                report = store.import_file(
+                    path,
+                    args.collection,
+                    args.format,
+                    args.lang,
+                    on_progress=bar,
+                    paragraphs=args.paragraphs,
+                    encoding=args.encoding,
+                )
+            except CancelledError:
+                raise
+            except XLSearchError as exc:
+                if bar:
+                    bar.close()
+                print(f"error: {exc.title}: {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            if bar:
+                bar.close()
+            change = f"+{report.added} -{report.removed}" if report.status != "unchanged" else "="
+            print(
+                f"{report.status:<9} {report.path}: {change} ({report.segments:,} segments, "
+                f"{report.seconds:.1f}s)"
+                + (f", {report.warning_count} warnings" if report.warning_count else "")
+            )
+            if not args.quiet:
+                for warning in report.warnings[:10]:
+                    print(f"  warning: {warning}", file=sys.stderr)
+                if report.warning_count > 10:
+                    print(f"  … {report.warning_count - 10} more warnings", file=sys.stderr)
+    return 2 if failed else 0
+
+
+def cmd_collections(args: argparse.Namespace) -> int:
+    """Print collections (or one collection's documents)."""
+    from xlsearch.engine.errors import DataError
+    from xlsearch.engine.store import Store
+
+    with Store() as store:
+        if args.name:
+            if store.collection_id(args.name) is None:
+                raise DataError(f"no collection named {args.name!r}")
+            docs = store.documents(args.name)
+            if args.json:
+                print(json.dumps(docs, ensure_ascii=False, indent=2))
+                return 0
+            for d in docs:
+                langs = ", ".join(f"{k} {v:,}" for k, v in d["languages"].items())
+                print(f"{d['id']:>5}  {d['format']:<6} {d['segment_count']:>9,}  {d['path']}")
+                print(f"{'':>13}{langs}  (imported {d['imported_at']})")
+            return 0
+        cols = store.collections()
+        if args.json:
+            print(json.dumps(cols, ensure_ascii=False, indent=2))
+            return 0
+        if not cols:
+            print("no collections yet: xlsearch import FILE… [--collection NAME]")
+            return 0
+        print(f"{'collection':<20} {'docs':>5} {'segments':>10}  languages")
+        for c in cols:
+            langs = ", ".join(f"{k} {v:,}" for k, v in list(c["languages"].items())[:8])
+            more = " …" if len(c["languages"]) > 8 else ""
+            print(f"{c['name']:<20} {c['documents']:>5} {c['segments']:>10,}  {langs}{more}")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    """Delete a collection or a document."""
+    from xlsearch.engine.store import Store
+
+    with Store() as store:
+        if args.collection:
+            n = store.delete_collection(args.collection)
+            print(f"deleted collection {args.collection!r} ({n:,} segments)")
+        else:
+            n = store.delete_document(args.document)
+            print(f"deleted document {args.document} ({n:,} segments)")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Export translation units of a collection."""
+    from xlsearch.cli import ProgressBar
+    from xlsearch.engine.export import iter_store_units, write_units
+    from xlsearch.engine.importers import langs_option
+    from xlsearch.engine.store import Store
+
+    langs = langs_option(args.lang) or None
+    with Store() as store:
+        bar = ProgressBar()
+        n = write_units(
+            args.out,
+            iter_store_units(store, args.collection, langs),
+            args.format,
+            langs,
+            on_progress=bar,
+        )
+        bar.close()
+    print(f"wrote {n:,} units to {args.out}")
+    return 0
