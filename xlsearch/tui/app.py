@@ -1,31 +1,137 @@
-"""The xlsearch Textual application (placeholder shell until the TUI issue lands)."""
+"""The xlsearch Textual application: one mode per screen, the engine behind an ``EngineAPI``."""
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-from textual.widgets import Footer, Header, Input
+import importlib
+import os
+import time
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from xlsearch.engine.facade import EngineAPI
+
+READY_ENV = "XLSEARCH_EXIT_WHEN_READY"
+"""When set to a file path, the app writes the wall-clock time the search screen became
+interactive into it and exits (used by ``bench/startup.py``)."""
+
+LIGHT_THEME = "textual-light"
+DARK_THEME = "textual-dark"
+
+# mode → (key, title, help, "module:Class"); screens are imported on first use.
+SCREENS: dict[str, tuple[str, str, str, str]] = {
+    "search": ("f2", "Search", "Search your corpus in any language", "search:SearchScreen"),
+    "compare": ("f3", "Compare", "Sentence similarity (STS), one vs many", "compare:CompareScreen"),
+    "corpus": ("f4", "Corpus", "Collections, import, index status", "corpus:CorpusScreen"),
+    "distill": ("f5", "Distill", "Train a multilingual student model", "distill:DistillScreen"),
+    "evaluate": ("f6", "Evaluate", "Benchmark a model", "evaluate:EvaluateScreen"),
+    "mine": ("f7", "Mine", "Find translation pairs in two languages", "mining:MiningScreen"),
+    "models": ("f8", "Models", "Model cards, choose the active model", "models:ModelsScreen"),
+    "help": ("f1", "Help", "Key bindings", "help:HelpScreen"),
+}
+
+
+def _loader(target: str) -> Callable[[], Screen]:
+    module, cls = target.split(":")
+
+    def load() -> Screen:
+        return getattr(importlib.import_module(f"xlsearch.tui.screens.{module}"), cls)()
+
+    return load
 
 
 class XLSearchApp(App[None]):
     """Cross-lingual search in the terminal."""
 
     TITLE = "xlsearch"
+    CSS_PATH = "xlsearch.tcss"
+    MODES = {mode: _loader(target) for mode, (_k, _t, _h, target) in SCREENS.items()}
+    BINDINGS = [
+        *(
+            Binding(key, f"switch_mode('{mode}')", title, priority=True)
+            for mode, (key, title, _h, _t) in SCREENS.items()
+        ),
+        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
+    ]
 
-    def __init__(self, query: str = "") -> None:
+    def __init__(
+        self,
+        engine: EngineAPI | None = None,
+        query: str = "",
+        theme: str | None = None,
+    ) -> None:
         super().__init__()
+        if engine is None:
+            from xlsearch.engine.facade import make_engine
+
+            engine = make_engine()
+        self.engine = engine
         self.initial_query = query
+        self._fixed_theme = theme is not None
+        wanted = theme or _saved_theme()
+        self.theme = wanted if wanted in self.available_themes else DARK_THEME
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Input(value=self.initial_query, placeholder="Search in any language…", id="query")
-        yield Footer()
+    def on_mount(self) -> None:
+        self.switch_mode("search")
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The built-in commands plus one "Open …" command per screen."""
+        yield from super().get_system_commands(screen)
+        for mode, (key, title, help_text, _t) in SCREENS.items():
+            yield SystemCommand(
+                f"Open {title}", f"{help_text} ({key})", partial(self.switch_mode, mode)
+            )
+        yield SystemCommand("Toggle light/dark theme", "ctrl+t", self.action_toggle_theme)
+        commands = getattr(screen, "commands", None)
+        if callable(commands):
+            for title, help_text, callback in commands():
+                yield SystemCommand(title, help_text, callback)
+
+    def action_toggle_theme(self) -> None:
+        """Switch between the light and the dark theme and remember the choice."""
+        self.theme = DARK_THEME if self.theme == LIGHT_THEME else LIGHT_THEME
+        if not self._fixed_theme:
+            try:
+                from xlsearch.engine.settings import Settings
+
+                settings = Settings.load()
+                settings.theme = self.theme
+                settings.save()
+            except Exception:  # noqa: BLE001 - a theme preference is not worth an error
+                pass
+
+    def screen_ready(self) -> None:
+        """Called by the search screen once it can take input (start-up benchmark hook)."""
+        target = os.environ.get(READY_ENV)
+        if target:
+            with open(target, "w", encoding="utf-8") as fh:
+                fh.write(f"{time.time():.6f}\n")
+            self.exit()
 
 
-def make_app(query: str = "") -> XLSearchApp:
-    """Build the app (tests reuse this factory)."""
-    return XLSearchApp(query=query)
+def _saved_theme() -> str:
+    try:
+        from xlsearch.engine.settings import Settings
+
+        theme = Settings.load().theme
+    except Exception:  # noqa: BLE001 - bad settings must not stop the app from opening
+        return DARK_THEME
+    return theme or DARK_THEME
 
 
-def run_app(query: str = "") -> None:
-    """Run the app in the terminal."""
-    make_app(query=query).run()
+def make_app(
+    engine: EngineAPI | None = None, query: str = "", theme: str | None = None
+) -> XLSearchApp:
+    """Build the app; tests pass a ``FakeEngine`` and a fixed theme."""
+    return XLSearchApp(engine=engine, query=query, theme=theme)
+
+
+def run_app(query: str = "", engine: EngineAPI | None = None) -> None:
+    """Run the app in the terminal (headless when ``XLSEARCH_EXIT_WHEN_READY`` is set)."""
+    app = make_app(engine=engine, query=query)
+    app.run(headless=bool(os.environ.get(READY_ENV)))

@@ -1,0 +1,56 @@
+"""The engine calls the TUI makes: ``EngineAPI`` and its implementations.
+
+The TUI talks only to an ``EngineAPI``: ``LocalEngine`` for real use (heavy modules imported
+inside each method, a fresh SQLite connection per call so each worker thread owns its own)
+and ``FakeEngine`` (deterministic, instant, cancellable) in tests. No textual import here.
+"""
+
+from __future__ import annotations
+
+from xlsearch.engine.facade.api import (
+    SEARCH_MODES,
+    CollectionInfo,
+    ContextView,
+    DistillConfig,
+    DistillResult,
+    DocumentInfo,
+    EngineAPI,
+    EvalReport,
+    Hit,
+    ImportReport,
+    IndexStatus,
+    MinedPair,
+    ModelEntry,
+    SearchMode,
+    StsScore,
+    TsvPreview,
+    write_export,
+)
+
+__all__ = [
+    "SEARCH_MODES",
+    "CollectionInfo",
+    "ContextView",
+    "DistillConfig",
+    "DistillResult",
+    "DocumentInfo",
+    "EngineAPI",
+    "EvalReport",
+    "Hit",
+    "ImportReport",
+    "IndexStatus",
+    "MinedPair",
+    "ModelEntry",
+    "SearchMode",
+    "StsScore",
+    "TsvPreview",
+    "make_engine",
+    "write_export",
+]
+
+
+def make_engine() -> EngineAPI:
+    """The real engine over the store, indexes and models (imports nothing heavy)."""
+    from xlsearch.engine.facade.local import LocalEngine
+
+    return LocalEngine()

@@ -1,0 +1,312 @@
+"""The engine calls the TUI makes (``EngineAPI``) and the plain data types they return."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from xlsearch.engine.progress import CancelToken, ProgressCallback
+
+SearchMode = Literal["semantic", "lexical", "hybrid", "regex"]
+SEARCH_MODES: tuple[SearchMode, ...] = ("semantic", "lexical", "hybrid", "regex")
+IndexState = Literal["fresh", "stale", "missing"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result: a stored segment and the translations aligned with it."""
+
+    segment_id: int
+    score: float
+    lang: str
+    text: str
+    document: str = ""
+    collection: str = ""
+    translations: dict[str, str] = field(default_factory=dict)
+    """Aligned segments of the same translation unit, by language."""
+
+
+@dataclass(frozen=True)
+class ContextView:
+    """A hit with its neighbouring segments (same document and language)."""
+
+    segment_id: int
+    lang: str
+    text: str
+    document: str = ""
+    before: list[str] = field(default_factory=list)
+    after: list[str] = field(default_factory=list)
+    translations: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StsScore:
+    """Similarity of ``text`` to the reference sentence."""
+
+    text: str
+    cosine: float
+
+    @property
+    def score(self) -> float:
+        """The cosine mapped onto the STS 0–5 scale (negative cosines count as 0)."""
+        return round(5.0 * max(0.0, min(1.0, self.cosine)), 2)
+
+
+@dataclass(frozen=True)
+class CollectionInfo:
+    name: str
+    documents: int = 0
+    segments: int = 0
+    units: int = 0
+    languages: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    id: int
+    collection: str
+    name: str
+    segments: int = 0
+    languages: list[str] = field(default_factory=list)
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What one imported file added and what it skipped."""
+
+    path: str
+    collection: str
+    units: int = 0
+    segments: int = 0
+    skipped: int = 0
+    problems: list[str] = field(default_factory=list)
+    """Human-readable ``FILE:LINE: reason`` lines for skipped or bad input."""
+    languages: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    collection: str
+    model: str
+    state: IndexState
+    vectors: int = 0
+    segments: int = 0
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """A model the user can pick, with its card."""
+
+    spec: str
+    name: str
+    kind: str = ""
+    dim: int | None = None
+    languages: list[str] = field(default_factory=list)
+    is_student: bool = False
+    active: bool = False
+    card: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TsvPreview:
+    """A look at distillation TSVs before training on them."""
+
+    files: list[str]
+    columns: int
+    languages: list[str]
+    pairs: int
+    bad_lines: list[str] = field(default_factory=list)
+    sample: list[list[str]] = field(default_factory=list)
+
+
+@dataclass
+class DistillConfig:
+    """What the distillation wizard asks for (``preset`` fills the numbers it leaves at 0)."""
+
+    data: list[str] = field(default_factory=list)
+    """TSV files (English first column); empty with ``use_collection`` set = use the TM."""
+    use_collection: str = ""
+    """Train on this imported collection's translation units (English pivot)."""
+    teacher: str = "bundled:teacher"
+    student: str = "static"
+    """``static``, ``teacher`` (multilingual copy of the teacher) or a checkpoint folder."""
+    preset: str = "quick"
+    epochs: int = 0
+    batch_size: int = 0
+    learning_rate: float = 0.0
+    max_pairs: int = 0
+    output: str = ""
+    """Folder name (under the models dir) or path; empty = derived from languages and time."""
+    resume: bool = False
+    device: str = "auto"
+
+
+@dataclass(frozen=True)
+class DistillResult:
+    path: str
+    card: dict[str, Any] = field(default_factory=dict)
+    cancelled: bool = False
+    checkpoint: str = ""
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    """Evaluation of one model: a table (list of row dicts) per benchmark, and bias points."""
+
+    model: str
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    summary: dict[str, float] = field(default_factory=dict)
+    bias_points: list[tuple[float, float, str]] = field(default_factory=list)
+    """2-D PCA coordinates of sentence embeddings and their language."""
+
+
+@dataclass(frozen=True)
+class MinedPair:
+    src_id: int
+    tgt_id: int
+    src_text: str
+    tgt_text: str
+    src_lang: str
+    tgt_lang: str
+    score: float
+    """The margin score (ratio margin, Artetxe & Schwenk 2019)."""
+
+
+class EngineAPI(Protocol):
+    """Exactly the calls the TUI makes. Long calls take ``on_progress`` and ``cancel``."""
+
+    def search(
+        self,
+        query: str,
+        mode: SearchMode = "semantic",
+        langs: Sequence[str] = (),
+        collection: str | None = None,
+        k: int = 50,
+    ) -> list[Hit]: ...
+
+    def context(self, segment_id: int, window: int = 2) -> ContextView: ...
+
+    def sts(self, a: str, b_list: Sequence[str]) -> list[StsScore]: ...
+
+    def collections(self) -> list[CollectionInfo]: ...
+
+    def documents(self, collection: str | None = None) -> list[DocumentInfo]: ...
+
+    def languages(self) -> list[str]: ...
+
+    def import_files(
+        self,
+        paths: Sequence[str],
+        collection: str,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[ImportReport]: ...
+
+    def index_status(self) -> list[IndexStatus]: ...
+
+    def build_index(
+        self,
+        collection: str,
+        model: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> IndexStatus: ...
+
+    def delete_collection(self, name: str) -> None: ...
+
+    def list_models(self) -> list[ModelEntry]: ...
+
+    def active_model(self) -> str: ...
+
+    def set_active_model(self, spec: str) -> str: ...
+
+    def model_card(self, spec: str) -> dict[str, Any]: ...
+
+    def preview_tsv(self, paths: Sequence[str]) -> TsvPreview: ...
+
+    def distill(
+        self,
+        config: DistillConfig,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> DistillResult: ...
+
+    def evaluate(
+        self,
+        model: str,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> EvalReport: ...
+
+    def mine(
+        self,
+        src: str,
+        tgt: str,
+        collection: str | None = None,
+        threshold: float = 1.0,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[MinedPair]: ...
+
+    def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int: ...
+
+    def device_description(self) -> str: ...
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity of two vectors (0 when either is all zeros)."""
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def write_export(items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
+    """Write hits or mined pairs as ``tsv`` or ``tmx``; returns the number of rows written.
+
+    A hit becomes one unit (its segment plus its aligned translations); a mined pair becomes
+    one two-language unit.
+    """
+    from xml.sax.saxutils import escape, quoteattr
+
+    units: list[dict[str, str]] = []
+    for item in items:
+        if isinstance(item, MinedPair):
+            units.append({item.src_lang: item.src_text, item.tgt_lang: item.tgt_text})
+        else:
+            units.append({item.lang: item.text, **item.translations})
+    fmt = fmt.lower().lstrip(".")
+    out = Path(path).expanduser()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "tsv":
+        langs: list[str] = []
+        for unit in units:
+            langs += [lang for lang in unit if lang not in langs]
+        lines = ["\t".join(langs)]
+        for unit in units:
+            cells = (unit.get(lang, "").replace("\t", " ").replace("\n", " ") for lang in langs)
+            lines.append("\t".join(cells))
+        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    elif fmt == "tmx":
+        parts = [
+            '<?xml version="1.0" encoding="UTF-8"?>',
+            '<tmx version="1.4"><header creationtool="xlsearch" segtype="sentence" '
+            'adminlang="en" srclang="*all*" datatype="plaintext" o-tmf="xlsearch"/><body>',
+        ]
+        for unit in units:
+            tuvs = "".join(
+                f"<tuv xml:lang={quoteattr(lang)}><seg>{escape(text)}</seg></tuv>"
+                for lang, text in unit.items()
+            )
+            parts.append(f"<tu>{tuvs}</tu>")
+        parts.append("</body></tmx>")
+        out.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    else:
+        from xlsearch.engine.errors import ConfigError
+
+        raise ConfigError(f"unknown export format {fmt!r}", hint="use tsv or tmx")
+    return len(units)

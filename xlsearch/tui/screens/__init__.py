@@ -1,0 +1,1 @@
+"""The app's screens, one per mode (imported lazily by the app)."""

@@ -1,0 +1,123 @@
+"""The base of every screen: engine access and thread workers that report through messages."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.screen import Screen
+from textual.worker import Worker, get_current_worker
+
+from xlsearch.engine.errors import CancelledError, XLSearchError
+from xlsearch.engine.progress import CancelToken, Progress
+from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
+
+if TYPE_CHECKING:
+    from xlsearch.engine.facade import EngineAPI
+
+log = logging.getLogger("xlsearch.tui")
+
+EngineCall = Callable[[Callable[[Progress], None], CancelToken], Any]
+"""``call(on_progress, cancel) -> result``: one engine call made inside a worker."""
+
+
+def execute(node: Screen, job: str, call: EngineCall, token: CancelToken) -> None:
+    """Run ``call`` in the current worker thread and post its outcome to ``node`` as messages.
+
+    The worker's cancellation (user cancel, or an exclusive newer worker) sets ``token`` at the
+    next progress event; a superseded worker's result is dropped. Errors never escape: they
+    travel as ``JobFailed`` with the error's title.
+    """
+    worker = get_current_worker()
+
+    def on_progress(progress: Progress) -> None:
+        if worker.is_cancelled:
+            token.cancel()
+            return
+        node.post_message(JobProgress(job, progress))
+
+    try:
+        result = call(on_progress, token)
+    except CancelledError as exc:
+        node.post_message(JobFailed(job, exc.title, str(exc), cancelled=True))
+        return
+    except XLSearchError as exc:
+        node.post_message(JobFailed(job, exc.title, str(exc)))
+        return
+    except Exception as exc:  # noqa: BLE001 - shown as a notification, never a traceback
+        log.exception("job %s failed", job)
+        node.post_message(JobFailed(job, "Unexpected error", f"{type(exc).__name__}: {exc}"))
+        return
+    if worker.is_cancelled and not token.cancelled:
+        return  # superseded by a newer exclusive worker
+    node.post_message(JobDone(job, result))
+
+
+class EngineScreen(Screen[None]):
+    """A screen whose engine calls run in exclusive thread workers.
+
+    ``run_job`` is for long, cancellable work (one at a time per screen); ``run_query`` for
+    quick reads such as refreshing a list (one at a time, independent of the long job).
+    Subclasses handle ``JobProgress`` / ``JobDone`` / ``JobFailed`` for their job names; this
+    base shows every failure as a titled notification and keeps a message log for tests.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tokens: dict[str, CancelToken] = {}
+        self.message_log: list[str] = []
+
+    @property
+    def engine(self) -> EngineAPI:
+        return self.app.engine  # type: ignore[attr-defined,no-any-return]
+
+    def run_job(self, job: str, call: EngineCall) -> Worker[None]:
+        """Start a long job (replacing this screen's running long job, if any)."""
+        token = CancelToken()
+        self.tokens[job] = token
+        return self._job_worker(job, call, token)
+
+    def run_query(self, job: str, call: Callable[[], Any]) -> Worker[None]:
+        """Start a quick engine read whose result arrives as ``JobDone(job, result)``."""
+        token = CancelToken()
+        return self._query_worker(job, lambda _p, _c: call(), token)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="job")
+    def _job_worker(self, job: str, call: EngineCall, token: CancelToken) -> None:
+        execute(self, job, call, token)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="query")
+    def _query_worker(self, job: str, call: EngineCall, token: CancelToken) -> None:
+        execute(self, job, call, token)
+
+    def cancel_job(self, job: str) -> bool:
+        """Ask job ``job`` to stop (the engine keeps what it can, e.g. a checkpoint)."""
+        token = self.tokens.get(job)
+        if token is None or token.cancelled or not self.job_running():
+            return False
+        token.cancel()
+        self.notify("Stopping at the next safe point…", title="Cancelling", timeout=3)
+        return True
+
+    def job_running(self) -> bool:
+        """True while this screen's long job is running."""
+        return any(w.node is self and w.group == "job" and w.is_running for w in self.workers)
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        message.stop()
+
+    def on_job_done(self, message: JobDone) -> None:
+        self.message_log.append(repr(message))
+        message.stop()
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        self.message_log.append(repr(message))
+        message.stop()
+        self.notify(
+            message.message,
+            title=message.title,
+            severity="warning" if message.cancelled else "error",
+            timeout=8,
+        )

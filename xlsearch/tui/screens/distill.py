@@ -1,0 +1,274 @@
+"""Distillation wizard: data, teacher, student, preset → live loss and dev-accuracy curves."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, Static
+from textual_plotext import PlotextPlot
+
+from xlsearch.engine.facade.api import DistillConfig, DistillResult, TsvPreview
+from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
+from xlsearch.tui.screens.base import EngineScreen
+from xlsearch.tui.widgets.progress import JobPanel
+
+STUDENTS = [
+    ("static (fastest, CPU minutes)", "static"),
+    ("teacher copy (transformer)", "teacher"),
+    ("checkpoint folder…", "checkpoint"),
+]
+PRESETS = [("quick (CPU)", "quick"), ("full (GPU)", "full")]
+PROGRESS_KEYS = ("loss", "dev_accuracy", "pairs_per_s", "eta_s", "epoch")
+
+
+def format_card(card: dict[str, Any]) -> Text:
+    """A model card as ``key: value`` lines (metrics one per line)."""
+    out = Text()
+    for key, value in card.items():
+        if isinstance(value, dict):
+            out.append(f"{key}:\n", style="bold")
+            for k, v in value.items():
+                shown = f"{v:.4g}" if isinstance(v, float) else str(v)
+                out.append(f"  {k}: {shown}\n")
+        else:
+            shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+            out.append(f"{key}: ", style="bold")
+            out.append(f"{shown}\n")
+    return out
+
+
+class DistillScreen(EngineScreen):
+    """Make a multilingual student from parallel sentences and watch it learn."""
+
+    BINDINGS = [
+        Binding("ctrl+r", "start", "Start"),
+        Binding("ctrl+u", "resume", "Resume"),
+        Binding("ctrl+x", "cancel", "Cancel"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.files: list[str] = []
+        self.preview: TsvPreview | None = None
+        self.losses: list[tuple[float, float]] = []
+        self.dev: list[tuple[float, float]] = []
+        self.result: DistillResult | None = None
+        self.last_config: DistillConfig | None = None
+        self.can_resume = False
+        self._last_plot = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="distill-form"):
+            yield Label(
+                "1 · Data: English<TAB>translation TSVs, or your imported TM",
+                classes="section-title",
+            )
+            with Horizontal(classes="row"):
+                yield Button("Pick TSV files…", id="pick", compact=True)
+                yield Checkbox("use my imported translation memory:", id="use-tm", compact=True)
+                yield Select([], prompt="collection", id="tm-collection", compact=True)
+            yield Static("no data chosen", id="tsv-preview")
+            yield Label("2 · Teacher and student", classes="section-title")
+            with Horizontal(classes="row"):
+                yield Input(value="bundled:teacher", id="teacher", compact=True)
+                yield Select(
+                    STUDENTS, value="static", allow_blank=False, id="student", compact=True
+                )
+                yield Input(placeholder="checkpoint folder", id="checkpoint", compact=True)
+            yield Label("3 · Preset (empty fields = preset value)", classes="section-title")
+            with Horizontal(classes="row"):
+                yield Select(PRESETS, value="quick", allow_blank=False, id="preset", compact=True)
+                yield Input(placeholder="epochs", id="epochs", compact=True, type="integer")
+                yield Input(placeholder="batch", id="batch", compact=True, type="integer")
+                yield Input(placeholder="max pairs", id="max-pairs", compact=True, type="integer")
+                yield Input(placeholder="output name", id="output", compact=True)
+            with Horizontal(classes="row"):
+                yield Button("Start (ctrl+r)", variant="primary", id="start", compact=True)
+                yield Button("Resume (ctrl+u)", id="resume", compact=True, disabled=True)
+                yield Button("Cancel (ctrl+x)", variant="error", id="cancel", compact=True)
+                yield Label("device: …", id="device")
+        yield JobPanel(id="distill-job")
+        with Horizontal(id="distill-plots"):
+            yield PlotextPlot(id="loss-plot")
+            yield PlotextPlot(id="dev-plot")
+        yield Static("", id="model-card")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._draw()
+        engine = self.engine
+        self.run_query("setup", lambda: (engine.collections(), engine.device_description()))
+
+    # -- data ----------------------------------------------------------------------
+    @on(Button.Pressed, "#pick")
+    def action_pick(self) -> None:
+        from xlsearch.tui.widgets.modals import FilePickerScreen
+
+        def picked(paths: list[str] | None) -> None:
+            if paths:
+                self.set_files(paths)
+
+        self.app.push_screen(
+            FilePickerScreen("Training TSVs (English first column)", ".", (".tsv", ".tsv.gz")),
+            picked,
+        )
+
+    def set_files(self, paths: list[str]) -> None:
+        """Use ``paths`` as training data and preview them."""
+        self.files = list(paths)
+        self.query_one("#use-tm", Checkbox).value = False
+        self.query_one("#tsv-preview", Static).update(f"reading {len(paths)} file(s)…")
+        engine = self.engine
+        self.run_query("preview", lambda: engine.preview_tsv(paths))
+
+    def _show_preview(self, p: TsvPreview) -> None:
+        self.preview = p
+        out = Text()
+        out.append(f"{len(p.files)} file(s) · {p.columns} columns · ", style="bold")
+        out.append(f"languages {', '.join(p.languages)} · {p.pairs:,} pairs · ")
+        out.append(f"{len(p.bad_lines)} bad lines\n", style="bold red" if p.bad_lines else "")
+        for row in p.sample[:3]:
+            out.append("  " + " | ".join(cell[:40] for cell in row) + "\n", style="dim")
+        for bad in p.bad_lines[:3]:
+            out.append(f"  {bad}\n", style="red")
+        self.query_one("#tsv-preview", Static).update(out)
+
+    # -- run -----------------------------------------------------------------------
+    def build_config(self, resume: bool = False) -> DistillConfig:
+        """The wizard's fields as a ``DistillConfig`` (raises ValueError on a bad field)."""
+
+        def number(selector: str) -> int:
+            value = self.query_one(selector, Input).value.strip()
+            return int(value) if value else 0
+
+        student = str(self.query_one("#student", Select).value)
+        if student == "checkpoint":
+            student = self.query_one("#checkpoint", Input).value.strip()
+            if not student:
+                raise ValueError("type the checkpoint folder for the student")
+        use_tm = self.query_one("#use-tm", Checkbox).value
+        collection = self.query_one("#tm-collection", Select).value
+        if use_tm and collection == Select.BLANK:
+            raise ValueError("choose the collection to train on")
+        return DistillConfig(
+            data=[] if use_tm else list(self.files),
+            use_collection=str(collection) if use_tm else "",
+            teacher=self.query_one("#teacher", Input).value.strip() or "bundled:teacher",
+            student=student,
+            preset=str(self.query_one("#preset", Select).value),
+            epochs=number("#epochs"),
+            batch_size=number("#batch"),
+            max_pairs=number("#max-pairs"),
+            output=self.query_one("#output", Input).value.strip(),
+            resume=resume,
+        )
+
+    @on(Button.Pressed, "#start")
+    def action_start(self, resume: bool = False) -> None:
+        if self.job_running():
+            self.notify("Training is running; cancel it first (ctrl+x)", title="Busy")
+            return
+        try:
+            config = self.build_config(resume)
+        except ValueError as exc:
+            self.notify(str(exc), title="Check the form", severity="error")
+            return
+        if resume and self.last_config is not None:
+            config.output = config.output or self.last_config.output
+        if not resume:
+            self.losses, self.dev = [], []
+        self.last_config, self.result, self.can_resume = config, None, False
+        self.query_one("#resume", Button).disabled = True
+        self.query_one("#model-card", Static).update("")
+        self._draw()
+        engine = self.engine
+        self.run_job("distill", lambda p, c: engine.distill(config, p, c))
+
+    @on(Button.Pressed, "#resume")
+    def action_resume(self) -> None:
+        if self.can_resume:
+            self.action_start(resume=True)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.cancel_job("distill")
+
+    # -- messages ------------------------------------------------------------------
+    def on_job_progress(self, message: JobProgress) -> None:
+        if message.job != "distill":
+            return
+        p = message.progress
+        self.query_one(JobPanel).show(p, PROGRESS_KEYS)
+        if "loss" in p.metrics:
+            self.losses.append((float(p.done), float(p.metrics["loss"])))
+        if "dev_accuracy" in p.metrics:
+            point = (float(p.done), float(p.metrics["dev_accuracy"]))
+            if not self.dev or self.dev[-1] != point:
+                self.dev.append(point)
+        now = time.monotonic()
+        if now - self._last_plot > 0.25 or p.done == p.total:
+            self._last_plot = now
+            self._draw()
+
+    def _draw(self) -> None:
+        for selector, points, title in (
+            ("#loss-plot", self.losses, "training loss (MSE)"),
+            ("#dev-plot", self.dev, "dev translation accuracy %"),
+        ):
+            plot = self.query_one(selector, PlotextPlot)
+            plt = plot.plt
+            plt.clear_data()
+            plt.clear_figure()
+            plt.title(title)
+            if points:
+                plt.plot([x for x, _ in points], [y for _, y in points], marker="braille")
+            plot.refresh()
+
+    def on_job_done(self, message: JobDone) -> None:
+        if message.job == "setup":
+            collections, device = message.result
+            self.query_one("#device", Label).update(f"device: {device}")
+            select = self.query_one("#tm-collection", Select)
+            select.set_options([(c.name, c.name) for c in collections])
+        elif message.job == "preview":
+            self._show_preview(message.result)
+        elif message.job == "distill":
+            self.result = message.result
+            self._draw()
+            self.query_one(JobPanel).finish(f"saved {self.result.path}")
+            card = Text(f"{self.result.path}\n", style="bold")
+            card.append_text(format_card(self.result.card))
+            card.append(
+                "Make it active in Models (f8), then re-index in Corpus (f4).", style="italic"
+            )
+            self.query_one("#model-card", Static).update(card)
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        if message.job == "preview":
+            self.query_one("#tsv-preview", Static).update(
+                Text(f"{message.title}: {message.message}", style="red")
+            )
+        elif message.job == "distill":
+            self._draw()
+            self.can_resume = message.cancelled
+            self.query_one("#resume", Button).disabled = not message.cancelled
+            self.query_one(JobPanel).finish(
+                f"{message.message} — resume with ctrl+u"
+                if message.cancelled
+                else f"{message.title}: {message.message}"
+            )
+
+    def commands(self) -> list[tuple[str, str, Any]]:
+        return [
+            ("Distill: pick training TSVs", "English<TAB>translation files", self.action_pick),
+            ("Distill: start training", "with the wizard's settings", self.action_start),
+            ("Distill: cancel training", "keeps a checkpoint", self.action_cancel),
+            ("Distill: resume training", "from the last checkpoint", self.action_resume),
+        ]

@@ -1,0 +1,142 @@
+"""Evaluation: run the suite on a model, tables per benchmark, models side by side, bias plot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, DataTable, Footer, Header, Select, Static
+from textual_plotext import PlotextPlot
+
+from xlsearch.engine.facade.api import EvalReport
+from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
+from xlsearch.tui.screens.base import EngineScreen
+from xlsearch.tui.widgets.progress import JobPanel
+
+
+def benchmark_table(name: str, rows: list[dict[str, Any]]) -> Table:
+    """One benchmark's rows as a rich table (floats to one decimal)."""
+    table = Table(title=name, title_justify="left", expand=False, padding=(0, 1))
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    for col in columns:
+        table.add_column(col, justify="right" if rows and _numeric(rows[0].get(col)) else "left")
+    for row in rows:
+        table.add_row(*(_fmt(row.get(col, "")) for col in columns))
+    return table
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.1f}" if isinstance(value, float) else str(value)
+
+
+class EvaluateScreen(EngineScreen):
+    """Evaluate models; every report of this session stays in the side-by-side table."""
+
+    BINDINGS = [Binding("ctrl+r", "run", "Run"), Binding("ctrl+x", "cancel", "Cancel")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reports: dict[str, EvalReport] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(classes="bar"):
+            yield Select([], prompt="model", id="eval-model", compact=True)
+            yield Button("Run (ctrl+r)", variant="primary", id="run", compact=True)
+            yield Button("Cancel (ctrl+x)", id="cancel", compact=True)
+        yield JobPanel(id="eval-job")
+        summary: DataTable[Any] = DataTable(id="eval-summary", cursor_type="row")
+        yield summary
+        with Horizontal(id="eval-body"):
+            with VerticalScroll(id="eval-tables"):
+                yield Static("Run the suite to see per-benchmark tables.", id="eval-detail")
+            yield PlotextPlot(id="bias-plot")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#eval-summary", DataTable).styles.height = 6
+        self._plot(None)
+        engine = self.engine
+        self.run_query("models", lambda: (engine.list_models(), engine.active_model()))
+
+    @on(Button.Pressed, "#run")
+    def action_run(self) -> None:
+        model = self.query_one("#eval-model", Select).value
+        if model == Select.BLANK:
+            self.notify("Choose a model first", title="No model")
+            return
+        if self.job_running():
+            self.notify("An evaluation is running (ctrl+x cancels)", title="Busy")
+            return
+        engine, spec = self.engine, str(model)
+        self.run_job("evaluate", lambda p, c: engine.evaluate(spec, p, c))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.cancel_job("evaluate")
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        self.query_one(JobPanel).show(message.progress)
+
+    def on_job_done(self, message: JobDone) -> None:
+        if message.job == "models":
+            models, active = message.result
+            select = self.query_one("#eval-model", Select)
+            select.set_options([(m.name, m.spec) for m in models])
+            if any(m.spec == active for m in models):
+                select.value = active
+        elif message.job == "evaluate":
+            report: EvalReport = message.result
+            self.reports[report.model] = report
+            self.query_one(JobPanel).finish(f"evaluated {report.model}")
+            self._show(report)
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        if message.job == "evaluate":
+            self.query_one(JobPanel).finish(f"{message.title}: {message.message}")
+
+    def _show(self, report: EvalReport) -> None:
+        summary = self.query_one("#eval-summary", DataTable)
+        summary.clear(columns=True)
+        models = list(self.reports)
+        summary.add_column("metric", width=24)
+        for spec in models:
+            name = spec.rstrip("/").split("/")[-1].split(":")[-1]
+            summary.add_column(name[:18], width=18)
+        metrics = list(dict.fromkeys(k for r in self.reports.values() for k in r.summary))
+        for metric in metrics:
+            summary.add_row(
+                metric,
+                *(_fmt(self.reports[m].summary.get(metric, "–")) for m in models),
+            )
+        tables = [benchmark_table(name, rows) for name, rows in report.tables.items()]
+        self.query_one("#eval-detail", Static).update(Group(*tables))
+        self._plot(report)
+
+    def _plot(self, report: EvalReport | None) -> None:
+        plot = self.query_one("#bias-plot", PlotextPlot)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        plt.title("language bias (PCA of embeddings)")
+        if report is not None and report.bias_points:
+            for lang in sorted({p[2] for p in report.bias_points}):
+                xs = [p[0] for p in report.bias_points if p[2] == lang]
+                ys = [p[1] for p in report.bias_points if p[2] == lang]
+                plt.scatter(xs, ys, label=lang, marker="dot")
+        plot.refresh()
+
+    def commands(self) -> list[tuple[str, str, Any]]:
+        return [
+            ("Evaluate: run suite", "on the chosen model", self.action_run),
+            ("Evaluate: cancel", "stop the running evaluation", self.action_cancel),
+        ]

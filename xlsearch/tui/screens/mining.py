@@ -1,0 +1,149 @@
+"""Mining: translation pairs between two languages, filtered live by a margin threshold."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select
+
+from xlsearch.engine.facade.api import MinedPair
+from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
+from xlsearch.tui.screens.base import EngineScreen
+from xlsearch.tui.widgets.progress import JobPanel
+from xlsearch.tui.widgets.slider import Slider
+
+ALL = "*"
+MIN_MARGIN, MAX_MARGIN = 1.0, 1.5
+
+
+class MiningScreen(EngineScreen):
+    """Mine once (margin ≥ 1.0), then move the threshold to see fewer, surer pairs."""
+
+    BINDINGS = [
+        Binding("ctrl+r", "mine", "Mine"),
+        Binding("ctrl+x", "cancel", "Cancel"),
+        Binding("e", "export", "Export"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pairs: list[MinedPair] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(classes="bar", id="mine-bar"):
+            yield Label("from")
+            yield Input(value="de", id="src-lang", compact=True)
+            yield Label("to")
+            yield Input(value="en", id="tgt-lang", compact=True)
+            yield Select(
+                [("all collections", ALL)],
+                value=ALL,
+                allow_blank=False,
+                id="mine-collection",
+                compact=True,
+            )
+            yield Button("Mine (ctrl+r)", variant="primary", id="mine", compact=True)
+        with Horizontal(id="threshold-bar"):
+            yield Label("margin ≥ ")
+            yield Label("1.05", id="threshold-value")
+            yield Slider(MIN_MARGIN, MAX_MARGIN, 1.05, 0.01, id="threshold")
+            yield Label("", id="mine-count")
+        yield JobPanel(id="mine-job")
+        table: DataTable[Any] = DataTable(id="pairs-table", cursor_type="row")
+        table.add_column("margin", width=6)
+        table.add_column("source", width=40)
+        table.add_column("target", width=40)
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        engine = self.engine
+        self.run_query("collections", engine.collections)
+
+    @property
+    def threshold(self) -> float:
+        return self.query_one("#threshold", Slider).value
+
+    def visible_pairs(self) -> list[MinedPair]:
+        """Mined pairs at or above the threshold."""
+        return [p for p in self.pairs if p.score >= self.threshold - 1e-9]
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#mine")
+    def action_mine(self) -> None:
+        src = self.query_one("#src-lang", Input).value.strip().lower()
+        tgt = self.query_one("#tgt-lang", Input).value.strip().lower()
+        if not src or not tgt or src == tgt:
+            self.notify("Give two different language codes", title="Check languages")
+            return
+        collection = self.query_one("#mine-collection", Select).value
+        coll = None if collection in (ALL, Select.BLANK) else str(collection)
+        engine = self.engine
+        self.run_job("mine", lambda p, c: engine.mine(src, tgt, coll, MIN_MARGIN, p, c))
+
+    def action_cancel(self) -> None:
+        self.cancel_job("mine")
+
+    @on(Slider.Changed, "#threshold")
+    def _threshold_changed(self, event: Slider.Changed) -> None:
+        self.query_one("#threshold-value", Label).update(f"{event.value:.2f}")
+        self._fill()
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        self.query_one(JobPanel).show(message.progress)
+
+    def on_job_done(self, message: JobDone) -> None:
+        if message.job == "collections":
+            select = self.query_one("#mine-collection", Select)
+            select.set_options(
+                [("all collections", ALL)] + [(c.name, c.name) for c in message.result]
+            )
+        elif message.job == "mine":
+            self.pairs = sorted(message.result, key=lambda p: -p.score)
+            self.query_one(JobPanel).finish(f"{len(self.pairs):,} candidate pairs")
+            self._fill()
+        elif message.job == "export":
+            self.notify(f"{message.result} pairs written", title="Exported")
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        if message.job == "mine":
+            self.query_one(JobPanel).finish(f"{message.title}: {message.message}")
+
+    def _fill(self) -> None:
+        table = self.query_one("#pairs-table", DataTable)
+        table.clear()
+        shown = self.visible_pairs()
+        for p in shown:
+            table.add_row(f"{p.score:.3f}", p.src_text, p.tgt_text)
+        self.query_one("#mine-count", Label).update(f" {len(shown):,}/{len(self.pairs):,} pairs")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "export":
+            return not isinstance(self.focused, Input)
+        return True
+
+    def action_export(self) -> None:
+        items = self.visible_pairs()
+        if not items:
+            self.notify("Mine first (ctrl+r)", title="Nothing to export")
+            return
+        from xlsearch.tui.widgets.modals import ExportScreen
+
+        def done(result: tuple[str, str] | None) -> None:
+            if result:
+                path, fmt = result
+                engine = self.engine
+                self.run_job("export", lambda _p, _c: engine.export(items, path, fmt))
+
+        self.app.push_screen(ExportScreen(f"{len(items)} pairs", "mined-pairs.tmx"), done)
+
+    def commands(self) -> list[tuple[str, str, Any]]:
+        return [
+            ("Mine: find pairs", "between the two languages", self.action_mine),
+            ("Mine: export pairs", "TMX or TSV, above the threshold", self.action_export),
+        ]

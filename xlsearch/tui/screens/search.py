@@ -1,0 +1,364 @@
+"""The home screen: search as you type, results with aligned translations, hit in context."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static
+
+from xlsearch.engine.facade.api import SEARCH_MODES, ContextView, Hit
+from xlsearch.engine.progress import CancelToken
+from xlsearch.tui.messages import JobDone, JobFailed
+from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
+
+DEBOUNCE_S = 0.25
+ALL = "*"
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's words (CJK split into characters), lower-cased, for highlighting."""
+    terms: list[str] = []
+    for token in re.findall(r"\w+", query.lower()):
+        if _CJK.search(token):
+            terms.extend(ch for ch in token if _CJK.match(ch))
+        elif len(token) > 1 or token.isdigit():
+            terms.append(token)
+    return list(dict.fromkeys(terms))
+
+
+def highlight(text: str, terms: list[str], style: str = "bold reverse") -> Text:
+    """``text`` with every whole-word (or CJK character) occurrence of ``terms`` styled."""
+    out = Text(text)
+    for term in terms:
+        pattern = re.escape(term) if _CJK.match(term) else rf"\b{re.escape(term)}\b"
+        out.highlight_regex(re.compile(pattern, re.IGNORECASE), style)
+    return out
+
+
+def pick_translation(hit: Hit, target: str) -> tuple[str, str]:
+    """The translation to show next to ``hit``: ``target`` if present, else English, else any."""
+    if target != ALL and target in hit.translations:
+        return target, hit.translations[target]
+    for lang in ("en", *sorted(hit.translations)):
+        if lang in hit.translations and lang != hit.lang:
+            return lang, hit.translations[lang]
+    return "", ""
+
+
+class SearchScreen(EngineScreen):
+    """Query box, filters, results table and a context preview of the highlighted hit."""
+
+    BINDINGS = [
+        Binding("ctrl+f", "focus_query", "Query", show=False),
+        Binding("c", "copy_hit", "Copy hit"),
+        Binding("t", "copy_translation", "Copy transl."),
+        Binding("space", "toggle_mark", "Mark", show=False),
+        Binding("e", "export", "Export"),
+        Binding("escape", "focus_query", "Query", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hits: list[Hit] = []
+        self.marked: set[int] = set()
+        self.context_view: ContextView | None = None
+        self.last_query = ""
+        self.searches = 0
+        self._debounce: Timer | None = None
+        self._explicit = False
+        self._started = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="search-bar", classes="bar"):
+            yield Input(
+                value=getattr(self.app, "initial_query", ""),
+                placeholder="Search in any language… (enter = now, ↓ = results)",
+                id="query",
+                compact=True,
+            )
+            yield Select(
+                [(m, m) for m in SEARCH_MODES],
+                value="semantic",
+                allow_blank=False,
+                id="mode",
+                compact=True,
+            )
+        with Horizontal(id="filters", classes="bar"):
+            yield Input(placeholder="langs: en,de", id="langs", compact=True)
+            yield Select(
+                [("all collections", ALL)],
+                value=ALL,
+                allow_blank=False,
+                id="collection",
+                compact=True,
+            )
+            yield Select(
+                [("transl: auto", ALL)], value=ALL, allow_blank=False, id="target", compact=True
+            )
+            yield Label("", id="search-status")
+        table: DataTable[Any] = DataTable(id="results", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="preview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._setup_columns()
+        self.query_one("#query", Input).focus()
+        self.run_query("filters", lambda: (self.engine.collections(), self.engine.languages()))
+        if self.query_one("#query", Input).value.strip():
+            self.start_search(explicit=True)
+        self.call_after_refresh(self.app.screen_ready)  # type: ignore[attr-defined]
+
+    def on_screen_resume(self) -> None:
+        if self.is_mounted:
+            self.run_query("filters", lambda: (self.engine.collections(), self.engine.languages()))
+
+    def _setup_columns(self) -> None:
+        table = self.query_one("#results", DataTable)
+        table.clear(columns=True)
+        free = max(30, self.size.width - 5 - 6 - 6 - 14 - 12)
+        table.add_column("", width=1, key="mark")
+        table.add_column("score", width=5, key="score")
+        table.add_column("lang", width=4, key="lang")
+        table.add_column("text", width=free // 2, key="text")
+        table.add_column("translation", width=free - free // 2, key="translation")
+        table.add_column("document", width=12, key="document")
+
+    def on_resize(self) -> None:
+        self._setup_columns()
+        self._fill_table()
+
+    # -- searching -----------------------------------------------------------------
+    @on(Input.Changed, "#query")
+    def _query_changed(self) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(DEBOUNCE_S, self.start_search)
+
+    @on(Input.Submitted, "#query")
+    def _query_submitted(self) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self.start_search(explicit=True)
+
+    @on(Input.Changed, "#langs")
+    @on(Select.Changed, "#mode")
+    @on(Select.Changed, "#collection")
+    def _filters_changed(self) -> None:
+        if self.is_mounted and self.query_one("#query", Input).value.strip():
+            self._query_changed()
+
+    @on(Select.Changed, "#target")
+    def _target_changed(self) -> None:
+        self._fill_table()
+
+    def search_args(self) -> dict[str, Any]:
+        """The current query and filters as ``EngineAPI.search`` keyword arguments."""
+        langs = re.split(r"[\s,;]+", self.query_one("#langs", Input).value.strip().lower())
+        collection = self.query_one("#collection", Select).value
+        return {
+            "query": self.query_one("#query", Input).value.strip(),
+            "mode": self.query_one("#mode", Select).value,
+            "langs": tuple(lang for lang in langs if lang),
+            "collection": None if collection in (ALL, Select.BLANK) else collection,
+        }
+
+    def start_search(self, explicit: bool = False) -> None:
+        """Run the current query in the exclusive search worker (a newer one replaces it)."""
+        args = self.search_args()
+        if not args["query"]:
+            self.hits = []
+            self._fill_table()
+            self.query_one("#search-status", Label).update("")
+            return
+        self._explicit = explicit
+        self._started = time.perf_counter()
+        self.query_one("#search-status", Label).update("searching…")
+        self._search_worker("search", lambda _p, _c: (args, self.engine.search(**args)))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
+    def _search_worker(self, job: str, call: EngineCall) -> None:
+        execute(self, job, call, CancelToken())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="preview")
+    def _preview_worker(self, job: str, call: EngineCall) -> None:
+        execute(self, job, call, CancelToken())
+
+    def on_job_done(self, message: JobDone) -> None:
+        if message.job == "search":
+            args, hits = message.result
+            self.searches += 1
+            self.last_query = args["query"]
+            self.hits = hits
+            self.marked.clear()
+            self._fill_table()
+            ms = (time.perf_counter() - self._started) * 1000
+            self.query_one("#search-status", Label).update(
+                f"{len(hits)} hits · {args['mode']} · {ms:.0f} ms"
+                if not self.app.is_headless
+                else f"{len(hits)} hits · {args['mode']}"
+            )
+            if not hits:
+                self.query_one("#preview", Static).update("No matches.")
+        elif message.job == "preview":
+            self.context_view = message.result
+            self._show_preview()
+        elif message.job == "filters":
+            collections, languages = message.result
+            self._set_options(
+                "#collection",
+                [("all collections", ALL)] + [(c.name, c.name) for c in collections],
+            )
+            self._set_options(
+                "#target", [("transl: auto", ALL)] + [(f"→ {lang}", lang) for lang in languages]
+            )
+        elif message.job == "export":
+            self.notify(f"{message.result} units written", title="Exported")
+
+    def _set_options(self, selector: str, options: list[tuple[str, str]]) -> None:
+        select = self.query_one(selector, Select)
+        current = select.value
+        with self.prevent(Select.Changed):
+            select.set_options(options)
+            if current in {value for _label, value in options}:
+                select.value = current
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        if message.job == "search":
+            self.query_one("#search-status", Label).update(f"⚠ {message.title}")
+            self.query_one("#preview", Static).update(
+                Text(f"{message.title}: {message.message}", style="bold red")
+            )
+            if not self._explicit:
+                self.message_log.append(repr(message))
+                message.prevent_default()
+                message.stop()
+
+    # -- results -------------------------------------------------------------------
+    def _fill_table(self) -> None:
+        table = self.query_one("#results", DataTable)
+        table.clear()
+        target = self.query_one("#target", Select).value
+        terms = query_terms(self.last_query)
+        for i, hit in enumerate(self.hits):
+            lang, translation = pick_translation(hit, str(target))
+            table.add_row(
+                "●" if i in self.marked else "",
+                f"{hit.score:.3f}"[:5],
+                hit.lang,
+                highlight(hit.text, terms, "bold"),
+                Text(f"{lang}: {translation}" if lang else "", style="italic"),
+                hit.document,
+                key=str(i),
+            )
+        if not self.hits:
+            self.context_view = None
+
+    def current_hit(self) -> Hit | None:
+        """The hit under the table cursor."""
+        table = self.query_one("#results", DataTable)
+        if not self.hits or table.cursor_row < 0 or table.cursor_row >= len(self.hits):
+            return None
+        return self.hits[table.cursor_row]
+
+    @on(DataTable.RowHighlighted, "#results")
+    def _row_highlighted(self) -> None:
+        hit = self.current_hit()
+        if hit is not None:
+            seg = hit.segment_id
+            self._preview_worker("preview", lambda _p, _c: self.engine.context(seg))
+
+    def _show_preview(self) -> None:
+        view = self.context_view
+        if view is None:
+            return
+        terms = query_terms(self.last_query)
+        out = Text()
+        out.append(f"{view.document} · {view.lang}\n", style="bold")
+        for line in view.before:
+            out.append(f"  {line}\n", style="dim")
+        out.append("▶ ")
+        out.append_text(highlight(view.text, terms))
+        out.append("\n")
+        for line in view.after:
+            out.append(f"  {line}\n", style="dim")
+        for lang, text in sorted(view.translations.items()):
+            out.append(f"  {lang}: ", style="bold")
+            out.append_text(highlight(text, terms))
+            out.append("\n")
+        self.query_one("#preview", Static).update(out)
+
+    def on_key(self, event: Any) -> None:
+        if event.key == "down" and self.focused is self.query_one("#query", Input) and self.hits:
+            self.query_one("#results", DataTable).focus()
+            event.stop()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("copy_hit", "copy_translation", "toggle_mark", "export"):
+            return isinstance(self.focused, DataTable)
+        return True
+
+    def action_focus_query(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    def action_copy_hit(self) -> None:
+        hit = self.current_hit()
+        if hit is not None:
+            self.app.copy_to_clipboard(hit.text)
+            self.notify(hit.text[:60], title="Copied hit", timeout=2)
+
+    def action_copy_translation(self) -> None:
+        hit = self.current_hit()
+        if hit is None:
+            return
+        lang, text = pick_translation(hit, str(self.query_one("#target", Select).value))
+        if not text:
+            self.notify("This hit has no aligned translation", title="Nothing to copy")
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(text[:60], title=f"Copied {lang} translation", timeout=2)
+
+    def action_toggle_mark(self) -> None:
+        table = self.query_one("#results", DataTable)
+        row = table.cursor_row
+        if not self.hits or row < 0:
+            return
+        self.marked.symmetric_difference_update({row})
+        table.update_cell(str(row), "mark", "●" if row in self.marked else "")
+
+    def action_export(self) -> None:
+        if not self.hits:
+            self.notify("Search first, then export the hits", title="Nothing to export")
+            return
+        items = [self.hits[i] for i in sorted(self.marked)] or list(self.hits)
+        what = f"{len(items)} {'marked' if self.marked else ''} hits".replace("  ", " ")
+        from xlsearch.tui.widgets.modals import ExportScreen
+
+        def done(result: tuple[str, str] | None) -> None:
+            if result:
+                path, fmt = result
+                self.run_job("export", lambda _p, _c: self.engine.export(items, path, fmt))
+
+        self.app.push_screen(ExportScreen(what), done)
+
+    def commands(self) -> list[tuple[str, str, Any]]:
+        """Screen-specific command palette entries."""
+        return [
+            ("Search: export hits", "TMX or TSV (marked hits, else all)", self.action_export),
+            ("Search: copy hit", "copy the highlighted hit", self.action_copy_hit),
+            (
+                "Search: copy translation",
+                "copy its aligned translation",
+                self.action_copy_translation,
+            ),
+        ]

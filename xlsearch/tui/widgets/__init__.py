@@ -1,0 +1,1 @@
+"""Reusable widgets: job progress panel, modal dialogs (confirm, export, file picker)."""
