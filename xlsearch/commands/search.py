@@ -1,9 +1,214 @@
-"""`xlsearch index/search/sts/mine` commands (filled in by the index & search issue)."""
+"""``xlsearch index``, ``search``, ``sts`` and ``mine``: the vector index and its uses."""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 from typing import Any
+
+KIND_CHOICES = ("auto", "flat", "hnsw", "ivf", "sq8", "ivfpq")
+MODE_CHOICES = ("semantic", "lexical", "hybrid", "phrase", "regex")
 
 
 def register(sub: Any) -> None:
-    """Add this group's commands."""
+    """Add the index/search/sts/mine commands."""
+    p = sub.add_parser("index", help="build or update the vector index of collections")
+    p.add_argument("--collection", action="append", help="collection (repeatable; default: all)")
+    p.add_argument("--model", help="model folder or bundled:teacher (default: the active model)")
+    p.add_argument(
+        "--kind",
+        choices=KIND_CHOICES,
+        default="auto",
+        help="index kind: auto (flat < 50k, ivf, ivfpq beyond RAM), flat (exact), "
+        "hnsw, ivf, sq8 (IVF + 8-bit codes), ivfpq (IVF + product quantiser)",
+    )
+    p.add_argument("--rebuild", action="store_true", help="rebuild from scratch (vectors cached)")
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda, mps")
+    p.add_argument("--batch-size", type=int, default=64)
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("search", help="search the corpus in any language")
+    p.add_argument("query")
+    p.add_argument("--lang", action="append", help="target language(s), repeatable or a,b")
+    p.add_argument("--k", type=int, default=10, help="number of hits (default 10)")
+    p.add_argument("--mode", choices=MODE_CHOICES, default="semantic")
+    p.add_argument("--case-sensitive", action="store_true", help="lexical/phrase/regex modes")
+    p.add_argument("--collection", help="search one collection (default: all)")
+    p.add_argument("--document", type=int, action="append", help="restrict to document id(s)")
+    p.add_argument("--model", help="model (default: the active model)")
+    p.add_argument("--json", action="store_true", help="one JSON object per hit")
+    p.add_argument("--no-repair", action="store_true", help="refuse a stale index, don't fix it")
+    p.add_argument("--out", help="also export the hits as .tmx or .tsv")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("sts", help="semantic similarity of two sentences (cosine and 0-5)")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--model", help="model (default: the active model)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_sts)
+
+    p = sub.add_parser("mine", help="mine parallel sentences between two languages (LASER margin)")
+    p.add_argument("--src", required=True, help="source language code")
+    p.add_argument("--tgt", required=True, help="target language code")
+    p.add_argument("--collection", help="collection to mine (default: all)")
+    p.add_argument("--tgt-collection", help="mine targets from another collection")
+    p.add_argument("--threshold", type=float, default=1.06, help="minimum margin score")
+    p.add_argument("--k", type=int, default=4, help="neighbourhood size (default 4)")
+    p.add_argument("--margin", choices=("ratio", "distance", "absolute"), default="ratio")
+    p.add_argument("--retrieval", choices=("max", "fwd", "bwd", "intersect"), default="max")
+    p.add_argument("--model", help="model (default: the active model)")
+    p.add_argument("--out", help="write pairs to .tmx or .tsv (TSV = distillation input)")
+    p.add_argument("--show", type=int, default=20, help="pairs to print (default 20)")
+    p.set_defaults(func=cmd_mine)
+
+
+def _langs(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [x.strip() for v in values for x in v.split(",") if x.strip()]
+
+
+def _encoder(spec: str | None, **kw: Any) -> Any:
+    from xlsearch.engine.catalog import active_model
+    from xlsearch.engine.encoder import load_encoder
+
+    return load_encoder(spec or active_model(), **kw)
+
+
+class _Bar:
+    """ProgressBar that prints ``plan`` events (index kind and memory estimate) as lines."""
+
+    def __init__(self) -> None:
+        from xlsearch.cli import ProgressBar
+
+        self.bar = ProgressBar()
+
+    def __call__(self, event: Any) -> None:
+        if event.stage == "plan":
+            self.bar.close()
+            print(f"plan: {event.message} for {event.total:,} segments", file=sys.stderr)
+            return
+        self.bar(event)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    """Build or update indexes; embeds only texts without a cached vector."""
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.store import Store
+
+    enc = _encoder(args.model, device=args.device, batch_size=args.batch_size)
+    with Store() as store:
+        names = args.collection or [c["name"] for c in store.collections() if c["segments"]]
+        if not names:
+            print("nothing to index: import files first (xlsearch import FILE…)", file=sys.stderr)
+            return 1
+        for name in names:
+            bar = _Bar()
+            try:
+                oi = build_index(
+                    store, enc, name, kind=args.kind, rebuild=args.rebuild, on_progress=bar
+                )
+            finally:
+                bar.close()
+            st = oi.stats
+            print(
+                f"{name}: {oi.count:,} vectors ({oi.vi.kind}), +{st['added']:,} "
+                f"-{st['removed']:,}{' rebuilt' if st['rebuilt'] else ''} → {oi.folder}"
+            )
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    """Print the top hits (text or JSON lines)."""
+    from xlsearch.engine.search import Searcher
+    from xlsearch.engine.store import Store
+
+    with Store() as store:
+        needs_model = args.mode in ("semantic", "hybrid")
+        enc = _encoder(args.model) if needs_model else None
+        bar = _Bar()
+        searcher = Searcher(store, enc, repair=not args.no_repair, on_progress=bar)
+        try:
+            hits = searcher.search(
+                args.query,
+                args.k,
+                mode=args.mode,
+                langs=_langs(args.lang),
+                collection=args.collection,
+                documents=args.document,
+                case_sensitive=args.case_sensitive,
+            )
+        finally:
+            bar.close()
+    if args.out:
+        from xlsearch.engine.mining import write_hits
+
+        path = write_hits(hits, args.out)
+        print(f"wrote {len(hits)} hits to {path}", file=sys.stderr)
+    if args.json:
+        for h in hits:
+            print(json.dumps(h.to_dict(), ensure_ascii=False))
+        return 0
+    if not hits:
+        print("no hits")
+    for rank, h in enumerate(hits, 1):
+        print(f"{rank:>3}. {h.score:.3f} [{h.lang}] {h.text}")
+        print(f"       {h.collection}:{h.path}")
+        for t in h.translations:
+            print(f"       ↳ {t['lang']}: {t['text']}")
+    return 0
+
+
+def cmd_sts(args: argparse.Namespace) -> int:
+    """Print cosine and the 0–5 score (5 × clip(cosine, 0, 1))."""
+    from xlsearch.engine.search import sts
+
+    res = sts(args.a, args.b, _encoder(args.model))
+    if args.json:
+        print(json.dumps({"cosine": res.cosine, "score": res.score}))
+    else:
+        print(f"cosine {res.cosine:.4f}  score {res.score:.2f}/5  (5 × clip(cosine, 0, 1))")
+    return 0
+
+
+def cmd_mine(args: argparse.Namespace) -> int:
+    """Mine pairs and print or export them."""
+    from xlsearch.engine.mining import mine_store, write_pairs
+    from xlsearch.engine.store import Store
+
+    enc = _encoder(args.model)
+    bar = _Bar()
+    with Store() as store:
+        try:
+            res = mine_store(
+                store,
+                enc,
+                args.src,
+                args.tgt,
+                collection=args.collection,
+                tgt_collection=args.tgt_collection,
+                k=args.k,
+                margin=args.margin,
+                retrieval=args.retrieval,
+                threshold=args.threshold,
+                on_progress=bar,
+            )
+        finally:
+            bar.close()
+    s = res.stats
+    print(
+        f"{s['pairs']:,} pairs from {s['src']:,} {args.src} × {s['tgt']:,} {args.tgt} "
+        f"segments (margin {args.margin} ≥ {args.threshold}, k={args.k})",
+        file=sys.stderr,
+    )
+    if args.out:
+        path = write_pairs(res.pairs, args.out, args.src, args.tgt)
+        print(f"wrote {len(res.pairs):,} pairs to {path}", file=sys.stderr)
+    for p in res.pairs[: args.show]:
+        print(f"{p['score']:.4f}\t{p['src_text']}\t{p['tgt_text']}")
+    return 0

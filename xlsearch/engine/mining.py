@@ -242,38 +242,40 @@ def write_pairs(
     src_lang: str,
     tgt_lang: str,
 ) -> Path:
-    """Write pairs as TMX 1.4 (``.tmx``) or TSV ``src<TAB>tgt`` (valid distillation input)."""
-    rows = [(p["src_text"], p["tgt_text"]) if isinstance(p, dict) else tuple(p) for p in pairs]
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    if path.suffix.lower() == ".tmx":
-        _write_tmx(rows, tmp, src_lang, tgt_lang)
-    else:
-        with tmp.open("w", encoding="utf-8", newline="\n") as fh:
-            for a, b in rows:
-                fh.write(f"{_one_line(a)}\t{_one_line(b)}\n")
-    tmp.replace(path)
-    return path
+    """Write pairs as TMX 1.4 (``.tmx``) or TSV ``src<TAB>tgt`` (valid distillation input).
+
+    Pairs are ``(src, tgt)`` tuples or mined-pair dicts (their score goes into TMX ``x-score``).
+    """
+    from xlsearch.engine import export
+
+    rows = [
+        (p["src_text"], p["tgt_text"], p["score"]) if isinstance(p, dict) else tuple(p)
+        for p in pairs
+    ]
+    export.write_pairs(path, rows, src_lang, tgt_lang)
+    return Path(path)
 
 
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+def write_hits(hits: Sequence[Any], path: str | Path, langs: Sequence[str] | None = None) -> Path:
+    """Write search hits, each with its aligned translations, as TMX or TSV.
 
+    TSV columns: ``langs``, else the hits' languages (most frequent first); a hit whose unit
+    lacks one of them is left out of the TSV (TMX keeps every segment).
+    """
+    from collections import Counter
 
-def _write_tmx(rows: Sequence[tuple[str, str]], path: Path, src: str, tgt: str) -> None:
-    from xml.sax.saxutils import escape, quoteattr
+    from xlsearch.engine import export
 
-    with path.open("w", encoding="utf-8") as fh:
-        fh.write('<?xml version="1.0" encoding="UTF-8"?>\n<tmx version="1.4">\n')
-        fh.write(
-            f'  <header creationtool="xlsearch" creationtoolversion="1" datatype="plaintext" '
-            f'segtype="sentence" adminlang="en" srclang={quoteattr(src)} o-tmf="xlsearch"/>\n'
+    units = [
+        export.ExportUnit(
+            [(h.lang, h.text)] + [(t["lang"], t["text"]) for t in h.translations],
+            {"x-score": f"{h.score:.4f}", "x-tu": str(h.tu_id)},
         )
-        fh.write("  <body>\n")
-        for a, b in rows:
-            fh.write("    <tu>\n")
-            for lang, text in ((src, a), (tgt, b)):
-                fh.write(f"      <tuv xml:lang={quoteattr(lang)}><seg>{escape(text)}</seg></tuv>\n")
-            fh.write("    </tu>\n")
-        fh.write("  </body>\n</tmx>\n")
+        for h in hits
+    ]
+    if not langs:
+        counts = Counter(lang for u in units for lang, _ in u.segments)
+        langs = [lang for lang, _ in counts.most_common()]
+    fmt = export.export_format(path)
+    export.write_units(path, units, fmt, list(langs) if fmt == "tsv" else None)
+    return Path(path)

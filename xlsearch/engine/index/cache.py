@@ -124,7 +124,7 @@ def iter_vectors(
     key: str,
     ids: np.ndarray,
     *,
-    batch: int = BATCH,
+    batch: int | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -136,6 +136,7 @@ def iter_vectors(
     on_progress = on_progress or no_progress
     dim = int(encoder.dim)
     total, done, embedded = len(ids), 0, 0
+    batch = batch or BATCH
     for start in range(0, total, batch):
         if cancel is not None:
             cancel.raise_if_cancelled()

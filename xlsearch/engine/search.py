@@ -1,0 +1,336 @@
+"""Cross-lingual search over the store: semantic (FAISS), lexical (FTS5), hybrid (RRF); STS.
+
+Filters (languages, collection, documents) are applied *before* ranking: small allowed sets
+are searched exactly, larger ones through a FAISS ``IDSelector`` (IVF probes widened by the
+filter's selectivity, then an exhaustive pass if fewer than k hits came back), so a rare
+language still gets k hits when k exist.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.progress import CancelToken, ProgressCallback
+
+MODES = ("semantic", "lexical", "hybrid", "phrase", "regex")
+EXACT_SUBSET = 20_000
+"""Filtered searches over at most this many allowed segments are exact (brute force)."""
+RRF_K = 60
+"""Reciprocal-rank-fusion constant (Cormack et al. 2009)."""
+
+
+@dataclass
+class SearchHit:
+    """One result: a stored segment, where it comes from and its aligned translations."""
+
+    id: int
+    score: float
+    lang: str
+    text: str
+    path: str = ""
+    collection: str = ""
+    document_id: int = 0
+    tu_id: str = ""
+    translations: list[dict[str, Any]] = field(default_factory=list)
+    """Other segments of the same translation unit: ``{"id", "lang", "text"}``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class StsResult:
+    """Cosine similarity and its STS-style score.
+
+    ``score = 5 × clip(cosine, 0, 1)``: a linear map of cosine onto the 0–5 STS scale with
+    negative cosines counted as 0 (unrelated). It is *not* calibrated against human labels.
+    """
+
+    cosine: float
+    score: float
+
+
+def sts(a: str, b: str, encoder: Any) -> StsResult:
+    """Semantic similarity of two texts (any languages) with ``encoder``."""
+    va, vb = np.asarray(encoder.encode([a, b]), dtype=np.float32)
+    cos = float(np.clip(va @ vb / max(np.linalg.norm(va) * np.linalg.norm(vb), 1e-12), -1, 1))
+    return StsResult(cos, round(5.0 * min(1.0, max(0.0, cos)), 3))
+
+
+def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:
+    """Reciprocal-rank fusion: ``score(d) = Σ 1 / (k + rank_d)`` (ranks from 1), best first."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, doc in enumerate(ranking, start=1):
+            scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+class Searcher:
+    """Search one store; keeps opened indexes and re-checks them against the store each call.
+
+    ``encoder`` (or ``model``, default the active model) is loaded lazily: lexical search
+    needs none. ``repair`` lets a stale index be brought up to date instead of refused.
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        encoder: Any = None,
+        *,
+        model: str | None = None,
+        repair: bool = True,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> None:
+        self.store = store
+        self._encoder = encoder
+        self.model = model
+        self.repair = repair
+        self.on_progress = on_progress
+        self.cancel = cancel
+        self._indexes: dict[str, Any] = {}
+        self._allowed: OrderedDict[tuple, np.ndarray] = OrderedDict()
+
+    @property
+    def encoder(self) -> Any:
+        if self._encoder is None:
+            from xlsearch.engine.catalog import active_model
+            from xlsearch.engine.encoder import load_encoder
+
+            self._encoder = load_encoder(self.model or active_model())
+        return self._encoder
+
+    # -- indexes -----------------------------------------------------------------------------
+    def index(self, collection: str) -> Any:
+        """The up-to-date ``OpenIndex`` of ``collection`` (reopened when the store changed)."""
+        from xlsearch.engine.index.manager import open_index, read_sidecar
+
+        cached = self._indexes.get(collection)
+        gen = self.store.generation()
+        if cached is not None and cached.meta.get("checked") == gen:
+            side = read_sidecar(cached.folder)
+            if side is not None and side.get("file") == cached.meta.get("file"):
+                return cached
+        oi = open_index(
+            self.store,
+            self.encoder,
+            collection,
+            repair=self.repair,
+            on_progress=self.on_progress,
+            cancel=self.cancel,
+        )
+        oi.meta["checked"] = gen
+        self._indexes[collection] = oi
+        return oi
+
+    def _collections(self, collection: str | None) -> list[str]:
+        if collection is not None:
+            if self.store.collection_id(collection) is None:
+                raise ConfigError(f"no collection named {collection!r}")
+            return [collection]
+        return [c["name"] for c in self.store.collections() if c["segments"]]
+
+    def _allowed_ids(
+        self, collection: str, langs: Sequence[str] | None, documents: Sequence[int] | None
+    ) -> np.ndarray | None:
+        if not langs and documents is None:
+            return None
+        key = (collection, tuple(langs or ()), tuple(documents or ()), self.store.generation())
+        if key not in self._allowed:
+            ids = self.store.segment_ids(collection=collection, langs=langs, documents=documents)
+            self._allowed[key] = ids
+            while len(self._allowed) > 32:
+                self._allowed.popitem(last=False)
+        self._allowed.move_to_end(key)
+        return self._allowed[key]
+
+    # -- semantic ----------------------------------------------------------------------------
+    def semantic(
+        self,
+        qvec: np.ndarray,
+        k: int,
+        *,
+        langs: Sequence[str] | None = None,
+        collection: str | None = None,
+        documents: Sequence[int] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Top-``k`` ``(segment id, cosine)`` for an embedded query, filters before ranking."""
+        found: list[tuple[int, float]] = []
+        for name in self._collections(collection):
+            allowed = self._allowed_ids(name, langs, documents)
+            if allowed is not None and len(allowed) == 0:
+                continue
+            found.extend(_search_one(self.index(name).vi, qvec, k, allowed))
+        found.sort(key=lambda t: (-t[1], t[0]))
+        return found[:k]
+
+    # -- all modes ---------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        mode: str = "semantic",
+        langs: Sequence[str] | None = None,
+        collection: str | None = None,
+        documents: Sequence[int] | None = None,
+        case_sensitive: bool = False,
+        translations: bool = True,
+    ) -> list[SearchHit]:
+        """Top-``k`` hits for ``query`` in ``mode`` (semantic, lexical, hybrid, phrase, regex)."""
+        if mode not in MODES:
+            raise ConfigError(f"unknown search mode {mode!r}; choose from {', '.join(MODES)}")
+        if not query.strip():
+            raise ConfigError("the query is empty")
+        if k < 1:
+            raise ConfigError("k must be at least 1")
+        langs = list(langs) if langs else None
+        if mode in ("lexical", "phrase", "regex"):
+            fts = {"lexical": "match", "phrase": "phrase", "regex": "regex"}[mode]
+            ranked = self.store.fts_search(
+                query,
+                k,
+                collection=collection,
+                langs=langs,
+                mode=fts,
+                case_sensitive=case_sensitive,
+                documents=documents,
+            )
+        else:
+            qvec = np.asarray(self.encoder.encode([query]), dtype=np.float32)
+            if mode == "semantic":
+                ranked = self.semantic(
+                    qvec, k, langs=langs, collection=collection, documents=documents
+                )
+            else:
+                deep = max(50, 3 * k)
+                sem = self.semantic(
+                    qvec, deep, langs=langs, collection=collection, documents=documents
+                )
+                lex = self.store.fts_search(
+                    query,
+                    deep,
+                    collection=collection,
+                    langs=langs,
+                    mode="match",
+                    case_sensitive=case_sensitive,
+                    documents=documents,
+                )
+                ranked = rrf([[i for i, _ in sem], [i for i, _ in lex]])[:k]
+        return self.hits(ranked, translations=translations)
+
+    def hits(
+        self, ranked: Sequence[tuple[int, float]], *, translations: bool = True
+    ) -> list[SearchHit]:
+        """Turn ``(id, score)`` pairs into ``SearchHit``s (ids deleted meanwhile are dropped)."""
+        rows = {r["id"]: r for r in self.store.segments([i for i, _ in ranked])}
+        units = self.store.translations({r["tu_id"] for r in rows.values()}) if translations else {}
+        out = []
+        for sid, score in ranked:
+            r = rows.get(int(sid))
+            if r is None:
+                continue
+            aligned = [
+                {"id": t["id"], "lang": t["lang"], "text": t["text"]}
+                for t in units.get(r["tu_id"], [])
+                if t["id"] != r["id"] and t["document_id"] == r["document_id"]
+            ]
+            out.append(
+                SearchHit(
+                    int(sid),
+                    float(score),
+                    r["lang"],
+                    r["text"],
+                    r.get("path", ""),
+                    r.get("collection", ""),
+                    r["document_id"],
+                    r["tu_id"],
+                    aligned,
+                )
+            )
+        return out
+
+
+def _search_one(
+    vi: Any, qvec: np.ndarray, k: int, allowed: np.ndarray | None
+) -> list[tuple[int, float]]:
+    """Top-``k`` of one index; ``allowed`` restricts ids before ranking (see module doc)."""
+    from xlsearch.engine.index.vectors import exact_topk
+
+    if vi.ntotal == 0:
+        return []
+    want = min(k, vi.ntotal if allowed is None else len(allowed))
+    if allowed is not None and len(allowed) <= EXACT_SUBSET:
+        if vi.ivf is None:
+            vecs = _reconstruct_present(vi, allowed)
+            if vecs is not None:
+                ids, mat = vecs
+                scores, labels = exact_topk(qvec, mat, ids, k)
+                return list(zip(labels[0].tolist(), scores[0].tolist(), strict=True))
+        scores, labels = vi.search(qvec, k, allowed=allowed, exhaustive=True)
+    else:
+        scores, labels = vi.search(qvec, k, allowed=allowed)
+        if int((labels[0] >= 0).sum()) < want:
+            scores, labels = vi.search(qvec, k, allowed=allowed, exhaustive=True)
+    keep = labels[0] >= 0
+    return list(zip(labels[0][keep].tolist(), scores[0][keep].tolist(), strict=True))
+
+
+def _reconstruct_present(vi: Any, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(ids, vectors) of the allowed ids the (flat/HNSW) index holds."""
+    import faiss
+
+    rev = faiss.vector_to_array(vi.index.id_map)
+    ids = np.intersect1d(allowed, rev)
+    if len(ids) == 0:
+        return ids, np.zeros((0, vi.dim), np.float32)
+    try:
+        return ids, vi.reconstruct(ids)
+    except RuntimeError:  # pragma: no cover - index without reconstruct
+        return None
+
+
+def search(
+    query: str,
+    k: int = 10,
+    *,
+    mode: str = "semantic",
+    langs: Sequence[str] | None = None,
+    collection: str | None = None,
+    documents: Sequence[int] | None = None,
+    case_sensitive: bool = False,
+    model: str | None = None,
+    encoder: Any = None,
+    store_path: str | None = None,
+) -> list[SearchHit]:
+    """One-shot search over the default store (opens and closes it)."""
+    from xlsearch.engine.store import Store
+
+    with Store(store_path) as store:
+        return Searcher(store, encoder, model=model).search(
+            query,
+            k,
+            mode=mode,
+            langs=langs,
+            collection=collection,
+            documents=documents,
+            case_sensitive=case_sensitive,
+        )
+
+
+__all__ = [
+    "MODES",
+    "SearchHit",
+    "Searcher",
+    "StsResult",
+    "rrf",
+    "search",
+    "sts",
+]
