@@ -1,0 +1,100 @@
+"""Distillation settings: one dataclass, a comment per hyperparameter, and presets."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from xlsearch.engine.errors import ConfigError
+
+
+@dataclass
+class DistillConfig:
+    """Everything a distillation run needs; saved with each checkpoint (self-describing)."""
+
+    # --- data
+    train: list[str] = field(default_factory=list)  # TSV files, optionally "path:weight"
+    dev: str | None = None  # a dev TSV; default: hold out dev_per_lang pairs per language
+    dev_per_lang: int = 1000  # held-out pairs per target language (≤ 10% of its pairs)
+    langs: list[str] | None = None  # keep only these target languages (codes)
+    max_seq_length: int = 128  # drop pairs longer than this (teacher tokens), either side
+    # --- models
+    teacher: str = "bundled:teacher"  # fixed teacher M (English sentence embeddings)
+    student: str = "auto"  # static | teacher | checkpoint:<folder>; auto: teacher on CUDA
+    out: str = ""  # output model folder; default models_dir()/<name>
+    name: str = ""  # model name (default: derived from student and languages)
+    vocab_size: int = 64000  # static: SentencePiece pieces
+    head: str = "mlp"  # static: mlp (Dense tanh + Dense identity), linear or none
+    init_from_teacher: bool = True  # static: start each piece at the teacher's embedding
+    sif: float = 1e-3  # static: init weight a/(a + p(piece)) — rarer pieces weigh more
+    extend_vocab: bool = False  # teacher: add tokens for what WordPiece maps to [UNK]
+    max_new_words: int = 20000  # teacher: at most this many new whole-word tokens
+    # --- optimisation
+    preset: str = "quick"  # quick (CPU, minutes) | full (GPU, hours); fills the None fields
+    batch_size: int | None = None  # pairs per micro-batch and process
+    accum: int = 1  # micro-batches per optimizer step (gradient accumulation)
+    lr: float | None = None  # AdamW peak learning rate (dense parameters)
+    emb_lr: float | None = None  # static: SparseAdam peak learning rate of the embedding table
+    weight_decay: float = 0.0  # AdamW weight decay
+    warmup: float = 0.05  # fraction of steps with a linear learning-rate warm-up
+    schedule: str = "linear"  # decay after warm-up: linear | cosine | constant
+    clip: float = 1.0  # gradient-norm clipping of dense parameters (0 = off)
+    epochs: float | None = None  # passes over the largest language (sets max_steps if None)
+    max_steps: int | None = None  # optimizer steps (overrides epochs)
+    time_limit_min: float = 0.0  # stop (and save) after this many minutes of training; 0 = off
+    seed: int = 0  # data order, vocabulary and initialisation
+    # --- EMA teacher (Ham & Kim 2021)
+    ema: bool = False  # teacher ξ ← τξ + (1−τ)θ each step, starting from the student
+    ema_tau_base: float = 0.99999  # τ_k = 1 − (1 − τ_base)(cos(πk/K) + 1)/2
+    # --- evaluation, checkpoints, logging
+    eval_steps: int | None = None  # dev evaluation every N steps (0 = only at the end)
+    eval_max_pairs: int = 1000  # dev pairs per language used by an evaluation
+    ckpt_steps: int | None = None  # resumable checkpoint every N steps (kill -9 loses < N)
+    log_steps: int = 10  # progress event + JSONL line every N steps
+    # --- hardware
+    device: str = "auto"  # auto | cpu | cuda | cuda:1 …
+    amp: bool = True  # bf16 autocast on CUDA
+    threads: int = 0  # torch CPU threads (0 = torch's default)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DistillConfig:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+# Preset values by (preset, student kind); only fields left as None are filled.
+PRESETS: dict[tuple[str, str], dict[str, Any]] = {
+    ("quick", "static"): dict(
+        batch_size=512, lr=3e-3, emb_lr=0.02, epochs=2.0, eval_steps=500, ckpt_steps=500
+    ),
+    ("full", "static"): dict(
+        batch_size=1024, lr=2e-3, emb_lr=0.02, epochs=20.0, eval_steps=2000, ckpt_steps=1000
+    ),
+    ("quick", "transformer"): dict(
+        batch_size=32, lr=5e-5, emb_lr=None, epochs=0.05, eval_steps=200, ckpt_steps=100
+    ),
+    ("full", "transformer"): dict(
+        batch_size=64, lr=2e-5, emb_lr=None, epochs=5.0, eval_steps=2000, ckpt_steps=1000
+    ),
+}
+
+
+def apply_preset(cfg: DistillConfig, model_kind: str) -> DistillConfig:
+    """Fill the None fields from the preset for this student's kind (static/transformer)."""
+    key = (cfg.preset, "static" if model_kind == "static" else "transformer")
+    if key not in PRESETS:
+        raise ConfigError(f"unknown preset {cfg.preset!r}", hint="quick or full")
+    for name, value in PRESETS[key].items():
+        if getattr(cfg, name) is None:
+            setattr(cfg, name, value)
+    if cfg.batch_size is None or cfg.batch_size < 1:
+        raise ConfigError("batch size must be ≥ 1")
+    if cfg.schedule not in ("linear", "cosine", "constant"):
+        raise ConfigError(f"unknown schedule {cfg.schedule!r}", hint="linear, cosine, constant")
+    if not 0.0 < cfg.ema_tau_base <= 1.0:
+        raise ConfigError("--ema-tau-base must be in (0, 1]")
+    return cfg

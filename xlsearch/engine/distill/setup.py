@@ -1,0 +1,132 @@
+"""Preparing a run: output folders, teacher, data, teacher cache and the initial student."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xlsearch.engine import locations
+from xlsearch.engine.distill.config import DistillConfig
+from xlsearch.engine.distill.data import ParallelData, load_parallel
+from xlsearch.engine.errors import ConfigError
+
+
+def resolve_kind(cfg: DistillConfig, device: str) -> str:
+    """The student spec, with ``auto`` → ``teacher`` on CUDA, else ``static``."""
+    if cfg.student == "auto":
+        return "teacher" if device.startswith("cuda") else "static"
+    return cfg.student
+
+
+def output_paths(cfg: DistillConfig, student: str) -> tuple[Path, Path]:
+    """(model folder, run folder ``<model>.run`` holding checkpoints and the metrics log)."""
+    if cfg.out:
+        out = Path(cfg.out).expanduser().resolve()
+    else:
+        name = cfg.name or re.sub(r"[^A-Za-z0-9_.-]+", "-", f"student-{student}").strip("-")
+        out = locations.models_dir() / name
+    return out, out.with_name(out.name + ".run")
+
+
+def token_filter(teacher: Any, limit: int) -> Any:
+    """``too_long(texts) -> list[bool]``: more than ``limit`` teacher tokens (specials incl.).
+
+    Only texts longer than ``limit - 2`` characters are tokenised: a WordPiece token covers
+    at least one character, so shorter texts cannot exceed the limit.
+    """
+    model = getattr(teacher, "model", None)
+    body = getattr(model, "body", None)
+
+    def too_long(texts: list[str]) -> list[bool]:
+        flags = [False] * len(texts)
+        idx = [i for i, t in enumerate(texts) if len(t) > limit - 2]
+        if not idx or body is None:
+            return flags
+        for start in range(0, len(idx), 4096):
+            part = idx[start : start + 4096]
+            if body.kind == "transformer":
+                enc = body.tokenizer([texts[i] for i in part], add_special_tokens=True)
+                lengths = [len(x) for x in enc["input_ids"]]
+            else:
+                lengths = body.tokenize([texts[i] for i in part])["lengths"].tolist()
+            for i, n in zip(part, lengths, strict=True):
+                flags[i] = n > limit
+        return flags
+
+    return too_long
+
+
+def read_data(cfg: DistillConfig, teacher: Any) -> ParallelData:
+    """Read and check every training file (DataError before any training)."""
+    if not cfg.train:
+        raise ConfigError("no training data", hint="--train a.tsv [b.tsv.gz:2 …]")
+    return load_parallel(
+        list(cfg.train),
+        dev_per_lang=cfg.dev_per_lang,
+        dev_file=cfg.dev,
+        langs=cfg.langs,
+        too_long=token_filter(teacher, cfg.max_seq_length),
+        seed=cfg.seed,
+    )
+
+
+def total_steps(cfg: DistillConfig, sizes: list[int], weights: list[int], world: int) -> int:
+    """``max_steps``, or ``epochs`` passes over the most-visited-last group, in steps."""
+    if cfg.max_steps:
+        return int(cfg.max_steps)
+    per_round = sum(weights)
+    rounds = max(s / w for s, w in zip(sizes, weights, strict=True))
+    examples = (cfg.epochs or 1.0) * rounds * per_round
+    return max(1, math.ceil(examples / (cfg.batch_size * cfg.accum * world)))
+
+
+def build_student(
+    cfg: DistillConfig,
+    student: str,
+    data: ParallelData,
+    teacher: Any,
+    cache: Any,
+    workdir: Path,
+    on_progress: Any,
+) -> tuple[Any, dict[str, Any]]:
+    """A fresh student of the requested kind (see ``students``)."""
+    from xlsearch.engine.distill import students
+
+    kind, folder = students.parse_student(student)
+    if kind == "static":
+        model = students.build_static(
+            data.all_texts(),
+            workdir,
+            dim=teacher.dim,
+            vocab_size=cfg.vocab_size,
+            head=cfg.head,
+            teacher=teacher if cfg.init_from_teacher else None,
+            cache=cache,
+            sif=cfg.sif,
+            seed=cfg.seed,
+            on_progress=on_progress,
+        )
+        return model, {"vocab_size": int(model.body.embedding.num_embeddings)}
+    if kind == "teacher":
+        return students.build_teacher_student(
+            Path(teacher.path),
+            data.all_texts() if cfg.extend_vocab else None,
+            workdir,
+            extend_vocab=cfg.extend_vocab,
+            max_new_words=cfg.max_new_words,
+            on_progress=on_progress,
+        )
+    assert folder is not None
+    return students.build_checkpoint_student(folder, teacher.dim), {"base": folder}
+
+
+def teacher_rows(cache: Any, texts: list[str]) -> np.ndarray:
+    """Cache rows of ``texts`` (all must be present)."""
+    rows = cache.rows(texts)
+    if (rows < 0).any():
+        raise RuntimeError(f"{int((rows < 0).sum())} source sentences missing from the cache")
+    return rows

@@ -1,0 +1,399 @@
+"""The distillation loop (Reimers & Gurevych 2020; EMA teacher of Ham & Kim 2021).
+
+Per batch: loss = MSE(M̂(s), M(s)) + MSE(M̂(t), M(s)) — ``loss_src`` and ``loss_tgt``.
+One entry point, ``distill(config, on_progress, cancel, resume)``; the CLI, the TUI and
+``torchrun`` all call it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xlsearch.engine.distill import checkpoint as ck
+from xlsearch.engine.distill import ddp
+from xlsearch.engine.distill import setup as su
+from xlsearch.engine.distill.config import DistillConfig, apply_preset
+from xlsearch.engine.distill.dev import evaluate_dev
+from xlsearch.engine.distill.sampler import PairStream
+from xlsearch.engine.distill.teacher_cache import TeacherCache
+from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+
+
+@dataclass
+class DistillResult:
+    """What a run produced: the model folder, how far it got and its dev metrics."""
+
+    out: Path
+    run_dir: Path
+    steps: int
+    max_steps: int
+    cancelled: bool = False
+    stopped_early: bool = False  # time limit reached
+    metrics: dict[str, Any] = field(default_factory=dict)  # best dev metrics (card metrics)
+    pairs_per_s: float = 0.0
+    train_seconds: float = 0.0
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _lr_lambda(cfg: DistillConfig, total: int) -> Any:
+    warm = int(cfg.warmup * total)
+
+    def f(step: int) -> float:
+        if step < warm:
+            return (step + 1) / (warm + 1)
+        if cfg.schedule == "constant":
+            return 1.0
+        frac = (step - warm) / max(1, total - warm)
+        if cfg.schedule == "cosine":
+            return 0.5 * (1.0 + math.cos(math.pi * min(frac, 1.0)))
+        return max(0.0, 1.0 - frac)
+
+    return f
+
+
+def _optimizers(model: Any, cfg: DistillConfig, sparse: bool) -> list[Any]:
+    import torch
+
+    if model.kind == "static":
+        emb = model.body.embedding.weight
+        rest = [p for p in model.parameters() if p is not emb]
+        if sparse:
+            opts = [torch.optim.SparseAdam([emb], lr=cfg.emb_lr)]
+            if rest:
+                opts.append(torch.optim.AdamW(rest, lr=cfg.lr, weight_decay=cfg.weight_decay))
+            return opts
+        groups = [{"params": [emb], "lr": cfg.emb_lr, "weight_decay": 0.0}]
+        if rest:
+            groups.append({"params": rest, "lr": cfg.lr})
+        return [torch.optim.AdamW(groups, lr=cfg.lr, weight_decay=cfg.weight_decay)]
+    return [torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)]
+
+
+def distill(
+    config: DistillConfig,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    *,
+    resume: bool = False,
+) -> DistillResult:
+    """Distil a multilingual student from ``config``; see ``DistillConfig`` for every knob.
+
+    Progress: stages ``read``, ``teacher`` (cache), ``vocab``, ``distill`` (per ``log_steps``
+    with metrics step, epoch, loss, loss_src, loss_tgt, lr, pairs_per_s, eta_s, and dev_acc,
+    dev_mse after each evaluation) and ``eval``. A cancel (or SIGINT in the CLI) saves a
+    checkpoint and a usable model and returns with ``cancelled=True``; ``resume=True``
+    continues the run in ``<out>.run`` at the same step with the same data order.
+    """
+    from xlsearch.engine.encoder import pick_device
+    from xlsearch.engine.modelio import offline
+
+    offline()
+    import torch
+
+    cfg = copy.deepcopy(config)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    device = pick_device(cfg.device)
+    dist = ddp.setup(device)
+    if dist.active and device.startswith("cuda"):
+        device = f"cuda:{dist.local_rank}"
+        torch.cuda.set_device(device)
+    try:
+        return _run(cfg, device, dist, on_progress or no_progress, cancel, resume)
+    finally:
+        ddp.teardown(dist)
+
+
+def _run(
+    cfg: DistillConfig,
+    device: str,
+    dist: ddp.Dist,
+    report: ProgressCallback,
+    cancel: CancelToken | None,
+    resume: bool,
+) -> DistillResult:
+    import torch
+
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.model import load_model
+
+    if not dist.main:
+        report = no_progress
+    student = su.resolve_kind(cfg, device)
+    out, run_dir = su.output_paths(cfg, student)
+    meta = ck.read_meta(run_dir)
+    if resume:
+        if meta is None:
+            raise ConfigError(f"nothing to resume: no checkpoint in {run_dir}")
+        limit = cfg.time_limit_min
+        cfg = DistillConfig.from_dict(meta["config"])
+        cfg.time_limit_min = limit
+        student = su.resolve_kind(cfg, device)
+    elif meta is not None:
+        raise ConfigError(
+            f"{run_dir} holds an unfinished or finished run",
+            hint="pass --resume to continue it, or choose another --out (or delete the folder)",
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    report(Progress("read", 0, None, "reading training data"))
+    teacher = load_encoder(cfg.teacher, device=device, batch_size=128)
+    data = su.read_data(cfg, teacher)
+    report(Progress("read", 1, 1, data.summary()))
+    cache = TeacherCache.for_encoder(teacher)
+    if cfg.ema and student == "static" and not resume:
+        raise ConfigError(
+            "--ema needs a student that starts as a good teacher",
+            hint="use --student teacher, or checkpoint:<a student distilled with the fixed "
+            "teacher> (Ham & Kim 2021 start the EMA teacher from the student)",
+        )
+    need = [s for g in data.dev for s in g.src[: cfg.eval_max_pairs]]
+    if not cfg.ema:
+        need = data.source_texts()
+    if dist.main:
+        cache_stats = cache.ensure(need, teacher, on_progress=report, cancel=cancel)
+        if cache_stats["encoded"]:
+            _log(run_dir / "metrics.jsonl", {"teacher_cache": cache_stats})
+    dist.barrier()
+    if not dist.main:
+        cache = TeacherCache.for_encoder(teacher)
+    info: dict[str, Any] = {}
+    if resume:
+        model = load_model(run_dir / ck.CKPT / "model")
+        info = meta.get("student_info", {}) if meta else {}
+    elif dist.active:
+        if dist.main:
+            model, info = su.build_student(
+                cfg, student, data, teacher, cache, run_dir / "init-work", report
+            )
+            model.save(run_dir / "init", card={"student_info": info})
+        dist.barrier()
+        model = load_model(run_dir / "init")
+    else:
+        model, info = su.build_student(
+            cfg, student, data, teacher, cache, run_dir / "init-work", report
+        )
+    apply_preset(cfg, model.kind)
+    sizes = [len(g.src) for g in data.groups]
+    weights = [data.files[g.file].weight for g in data.groups]
+    max_steps = su.total_steps(cfg, sizes, weights, dist.world)
+    cfg.max_steps = max_steps
+    stream = PairStream(sizes, weights, cfg.seed)
+    rows = [su.teacher_rows(cache, g.src) for g in data.groups] if not cfg.ema else []
+    dev_teacher = [cache.get(g.src[: cfg.eval_max_pairs]) for g in data.dev]
+
+    model.to(device).train()
+    sparse = model.kind == "static" and not dist.active and not device.startswith("cuda")
+    if model.kind == "static":
+        model.body.embedding.sparse = sparse
+    ema_model = None
+    if cfg.ema:
+        src = run_dir / ck.CKPT / "ema"
+        ema_model = load_model(src) if resume and src.is_dir() else copy.deepcopy(model)
+        ema_model.to(device).eval().requires_grad_(False)
+    opts = _optimizers(model, cfg, sparse)
+    scheds = [torch.optim.lr_scheduler.LambdaLR(o, _lr_lambda(cfg, max_steps)) for o in opts]
+    step = examples = 0
+    best: dict[str, Any] = {}
+    history: list[dict[str, Any]] = []
+    if resume and meta is not None:
+        ck.load_state(run_dir, opts, scheds)
+        step, examples = int(meta["step"]), int(meta["examples"])
+        best, history = meta.get("best", {}), meta.get("history", [])
+    net: Any = model
+    if dist.active:
+        from torch.nn.parallel import DistributedDataParallel
+
+        net = DistributedDataParallel(
+            model, find_unused_parameters=model.kind != "static", broadcast_buffers=False
+        )
+    log_path = run_dir / "metrics.jsonl"
+    if dist.main:
+        _trim_log(log_path, step)
+    languages = data.languages
+    card_base = {
+        "teacher": teacher.id,
+        "student": student,
+        "languages": languages,
+        "data": [
+            {"path": str(f.path), "pairs": r.pairs, "weight": f.weight}
+            for f, r in zip(data.files, data.reports, strict=False)
+        ],
+        "preset": cfg.preset,
+        "ema": cfg.ema,
+        "student_info": info,
+        "config": {k: v for k, v in cfg.to_dict().items() if k not in ("train",)},
+    }
+
+    def save_best(metrics: dict[str, Any]) -> None:
+        model.save(out, card={**card_base, "metrics": metrics})
+
+    def evaluate() -> dict[str, Any]:
+        report(Progress("eval", 0, None, "dev evaluation"))
+        res = evaluate_dev(
+            model, data.dev, dev_teacher, device=device, max_pairs=cfg.eval_max_pairs
+        )
+        res["step"] = step
+        return res
+
+    def checkpoint() -> None:
+        ck.save_checkpoint(
+            run_dir,
+            model=model,
+            ema=ema_model,
+            optimizers=opts,
+            schedulers=scheds,
+            step=step,
+            examples=examples,
+            config=cfg.to_dict(),
+            extra={"best": best, "history": history[-200:], "student_info": info},
+        )
+
+    use_amp = cfg.amp and device.startswith("cuda")
+    B, world = int(cfg.batch_size or 1), dist.world
+    pin = device.startswith("cuda")
+    dense_params = [
+        p for p in model.parameters() if not (sparse and p is model.body.embedding.weight)
+    ]
+    train_s, t_start, cancelled, early = 0.0, time.perf_counter(), False, False
+    window = [time.perf_counter(), step]
+    last_loss = (float("nan"), float("nan"))
+    while step < max_steps:
+        stop = cancel is not None and cancel.cancelled
+        limit_hit = cfg.time_limit_min > 0 and train_s > cfg.time_limit_min * 60
+        if dist.broadcast_flag(stop or limit_hit):
+            cancelled, early = stop, limit_hit and not stop
+            break
+        t0 = time.perf_counter()
+        ls = lt = 0.0
+        for micro in range(cfg.accum):
+            base = ((step * cfg.accum + micro) * world + dist.rank) * B
+            groups, idx = stream.take(base, B)
+            src = [data.groups[g].src[i] for g, i in zip(groups, idx, strict=True)]
+            tgt = [data.groups[g].tgt[i] for g, i in zip(groups, idx, strict=True)]
+            if ema_model is not None:
+                with torch.no_grad(), torch.autocast("cuda", torch.bfloat16, enabled=use_amp):
+                    feats = _to(ema_model.tokenize(src), device, pin)
+                    target = ema_model(feats).float()
+            else:
+                r = np.array([rows[g][i] for g, i in zip(groups, idx, strict=True)])
+                target = torch.from_numpy(np.asarray(cache.vectors[r], dtype=np.float32))
+                target = _to({"t": target}, device, pin)["t"]
+            feats = _to(model.tokenize(src + tgt), device, pin)
+            with torch.autocast("cuda", torch.bfloat16, enabled=use_amp):
+                emb = net(feats).float()
+            loss_src = torch.nn.functional.mse_loss(emb[: len(src)], target)
+            loss_tgt = torch.nn.functional.mse_loss(emb[len(src) :], target)
+            ((loss_src + loss_tgt) / cfg.accum).backward()
+            ls += loss_src.item() / cfg.accum
+            lt += loss_tgt.item() / cfg.accum
+        if cfg.clip > 0 and dense_params:
+            torch.nn.utils.clip_grad_norm_(dense_params, cfg.clip)
+        for o in opts:
+            o.step()
+        for s in scheds:
+            s.step()
+        for o in opts:
+            o.zero_grad(set_to_none=True)
+        step += 1
+        examples += B * cfg.accum * world
+        if ema_model is not None:
+            ck.ema_update(ema_model, model, ck.ema_tau(step, max_steps, cfg.ema_tau_base))
+        train_s += time.perf_counter() - t0
+        last_loss = (ls, lt)
+        if step % cfg.log_steps == 0 or step == max_steps:
+            now = time.perf_counter()
+            rate = (step - window[1]) * B * cfg.accum * world / max(now - window[0], 1e-9)
+            window[:] = [now, step]
+            m = {
+                "step": step,
+                "epoch": round(stream.epoch_of(examples), 4),
+                "loss": ls + lt,
+                "loss_src": ls,
+                "loss_tgt": lt,
+                "lr": scheds[-1].get_last_lr()[0],
+                "pairs_per_s": rate,
+                "eta_s": (max_steps - step) * B * cfg.accum * world / max(rate, 1e-9),
+            }
+            if dist.main:
+                _log(log_path, {**m, "train_s": round(train_s, 2)})
+            report(Progress("distill", step, max_steps, metrics=m))
+        if dist.main and cfg.eval_steps and step % cfg.eval_steps == 0 and step < max_steps:
+            res = evaluate()
+            history.append({k: v for k, v in res.items() if k != "per_lang"})
+            _log(log_path, {**res, "train_s": round(train_s, 2)})
+            if res["dev_acc"] > best.get("dev_acc", -1.0):
+                best = res
+                save_best(res)
+            report(
+                Progress(
+                    "distill",
+                    step,
+                    max_steps,
+                    metrics={"step": step, "dev_acc": res["dev_acc"], "dev_mse": res["dev_mse"]},
+                )
+            )
+        if cfg.ckpt_steps and step % cfg.ckpt_steps == 0 and step < max_steps:
+            if dist.main:
+                checkpoint()
+            dist.barrier()
+    if dist.main:
+        if data.dev and not cancelled:
+            res = evaluate()
+            history.append({k: v for k, v in res.items() if k != "per_lang"})
+            _log(log_path, {**res, "train_s": round(train_s, 2)})
+            if res["dev_acc"] > best.get("dev_acc", -1.0):
+                best = res
+                save_best(res)
+        if not (out / "modules.json").is_file() or (not data.dev and not cancelled):
+            save_best(best or {"step": step})
+        checkpoint()
+        if (run_dir / "init-work").exists():
+            import shutil
+
+            shutil.rmtree(run_dir / "init-work", ignore_errors=True)
+    dist.barrier()
+    total = time.perf_counter() - t_start
+    return DistillResult(
+        out=out,
+        run_dir=run_dir,
+        steps=step,
+        max_steps=max_steps,
+        cancelled=cancelled,
+        stopped_early=early,
+        metrics=best,
+        pairs_per_s=(examples / max(train_s, 1e-9)) if train_s else 0.0,
+        train_seconds=train_s,
+        history=history + [{"total_s": total, "last_loss": last_loss}],
+    )
+
+
+def _to(features: dict[str, Any], device: str, pin: bool) -> dict[str, Any]:
+    if device == "cpu":
+        return features
+    return {
+        k: (v.pin_memory() if pin else v).to(device, non_blocking=pin) for k, v in features.items()
+    }
+
+
+def _log(path: Path, record: dict[str, Any]) -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def _trim_log(path: Path, step: int) -> None:
+    """On resume, drop log lines written after the checkpoint's step."""
+    if not path.is_file():
+        return
+    keep = [
+        ln for ln in path.read_text("utf-8").splitlines() if json.loads(ln).get("step", 0) <= step
+    ]
+    path.write_text("".join(ln + "\n" for ln in keep), "utf-8")
