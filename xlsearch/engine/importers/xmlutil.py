@@ -72,8 +72,12 @@ def iter_xml(
     with open_binary(ctx) as stream:
         sniff(stream, ctx)
         try:
+            total = 0
             while True:
                 chunk = stream.read(CHUNK)
+                total += len(chunk)
+                if not total:
+                    raise ctx.error("the file is empty (no XML)", line=1)
                 try:
                     parser.Parse(chunk, not chunk)
                 except expat.ExpatError as exc:
