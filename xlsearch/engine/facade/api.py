@@ -80,12 +80,16 @@ class ImportReport:
 
     path: str
     collection: str
-    units: int = 0
+    added: int = 0
+    """Segments added by this import."""
     segments: int = 0
+    """Segments of the document after the import."""
     skipped: int = 0
     problems: list[str] = field(default_factory=list)
     """Human-readable ``FILE:LINE: reason`` lines for skipped or bad input."""
     languages: list[str] = field(default_factory=list)
+    status: str = "imported"
+    """``imported``, ``updated``, ``unchanged`` or ``failed`` (problems say why)."""
 
 
 @dataclass(frozen=True)

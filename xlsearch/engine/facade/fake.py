@@ -312,7 +312,7 @@ class FakeEngine:
                 ImportReport(
                     str(p),
                     collection,
-                    len(units),
+                    sum(len(u) for u in units),
                     sum(len(u) for u in units),
                     len(problems),
                     problems,

@@ -174,9 +174,14 @@ class CorpusScreen(EngineScreen):
         if message.job == "import":
             self.reports = message.result
             self._show_reports()
-            units = sum(r.units for r in self.reports)
+            units = sum(r.added for r in self.reports)
             skipped = sum(r.skipped for r in self.reports)
-            panel.finish(f"imported {units:,} units, skipped {skipped:,} — index next (x)")
+            failed = sum(r.status == "failed" for r in self.reports)
+            panel.finish(
+                f"added {units:,} segments, skipped {skipped:,} lines"
+                + (f", {failed} file(s) failed" if failed else "")
+                + " — index next (x)"
+            )
         elif message.job == "index":
             status: IndexStatus = message.result
             panel.finish(f"indexed {status.collection}: {status.vectors:,} vectors")
@@ -220,7 +225,7 @@ class CorpusScreen(EngineScreen):
         lines = []
         for r in self.reports:
             lines.append(
-                f"{r.path}: {r.units:,} units, {r.segments:,} segments "
+                f"{r.status} {r.path}: +{r.added:,}, {r.segments:,} segments "
                 f"({','.join(r.languages)}), {r.skipped:,} skipped"
             )
             lines += [f"  {problem}" for problem in r.problems[:20]]

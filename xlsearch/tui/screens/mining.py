@@ -17,7 +17,7 @@ from xlsearch.tui.widgets.progress import JobPanel
 from xlsearch.tui.widgets.slider import Slider
 
 ALL = "*"
-MIN_MARGIN, MAX_MARGIN = 1.0, 1.5
+MIN_MARGIN, MAX_MARGIN = 1.0, 2.0
 
 
 class MiningScreen(EngineScreen):

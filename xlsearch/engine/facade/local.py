@@ -1,0 +1,399 @@
+"""``LocalEngine``: the ``EngineAPI`` over the real store, indexes, models and jobs.
+
+Heavy modules are imported inside methods. Every call opens its own ``Store`` (a SQLite
+connection belongs to the thread that opened it; TUI calls run in worker threads). Loaded
+encoders and opened vector indexes are shared between calls, so search-as-you-type pays for
+loading only once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from xlsearch.engine.errors import XLSearchError
+from xlsearch.engine.facade.api import (
+    CollectionInfo,
+    ContextView,
+    DistillConfig,
+    DistillResult,
+    DocumentInfo,
+    EvalReport,
+    Hit,
+    ImportReport,
+    IndexStatus,
+    MinedPair,
+    ModelEntry,
+    SearchMode,
+    StsScore,
+    TsvPreview,
+)
+from xlsearch.engine.progress import CancelToken, ProgressCallback
+
+
+class LocalEngine:
+    """The real engine behind the TUI (``store_path`` None = the user's store)."""
+
+    def __init__(self, store_path: str | Path | None = None) -> None:
+        self.store_path = store_path
+        self._lock = threading.Lock()
+        self._encoders: dict[str, Any] = {}
+        self._index_cache: dict[str, dict[str, Any]] = {}
+
+    # -- plumbing ------------------------------------------------------------------
+    @contextmanager
+    def _store(self) -> Iterator[Any]:
+        from xlsearch.engine.store import Store
+
+        store = Store(self.store_path)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def encoder(self, spec: str | None = None) -> Any:
+        """The loaded encoder of ``spec`` (default: the active model), cached."""
+        spec = spec or self.active_model()
+        with self._lock:
+            enc = self._encoders.get(spec)
+            if enc is None:
+                from xlsearch.engine.encoder import load_encoder
+                from xlsearch.engine.settings import Settings
+
+                s = Settings.load()
+                enc = load_encoder(
+                    spec,
+                    device=s.device,
+                    batch_size=s.batch_size,
+                    max_seq_length=s.max_seq_length,
+                    quantize=s.quantize,
+                    threads=s.threads,
+                )
+                self._encoders[spec] = enc
+            return enc
+
+    def _searcher(self, store: Any, spec: str | None = None, **kwargs: Any) -> Any:
+        from xlsearch.engine.search import Searcher
+
+        spec = spec or self.active_model()
+        searcher = Searcher(store, self.encoder(spec), **kwargs)
+        # Share opened indexes across calls; the Searcher re-checks them against the store.
+        searcher._indexes = self._index_cache.setdefault(spec, {})
+        return searcher
+
+    def _model_stub(self, spec: str, card: dict[str, Any]) -> Any:
+        """What the index layer needs of an encoder (id, path, dim, card) without loading it."""
+        from xlsearch.engine.modelio import model_id, read_card, resolve_model_path
+
+        path = resolve_model_path(spec)
+        dim = card.get("dim")
+        if dim is None:
+            return self.encoder(spec)
+        return SimpleNamespace(id=model_id(path), path=path, dim=int(dim), card=read_card(path))
+
+    # -- search --------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        mode: SearchMode = "semantic",
+        langs: Sequence[str] = (),
+        collection: str | None = None,
+        k: int = 50,
+    ) -> list[Hit]:
+        if not query.strip():
+            return []
+        with self._store() as store:
+            raw = self._searcher(store).search(
+                query, k, mode=mode, langs=list(langs) or None, collection=collection
+            )
+        return [
+            Hit(
+                h.id,
+                float(h.score),
+                h.lang,
+                h.text,
+                Path(h.path).name if h.path else "",
+                h.collection,
+                {t["lang"]: t["text"] for t in reversed(h.translations)},
+            )
+            for h in raw
+        ]
+
+    def context(self, segment_id: int, window: int = 2) -> ContextView:
+        with self._store() as store:
+            rows = store.context(segment_id, window)
+            if not rows:
+                raise XLSearchError(f"segment {segment_id} is no longer in the store")
+            current = next(r for r in rows if r.get("current"))
+            seg = store.segments([segment_id])
+            doc = Path(seg[0]["path"]).name if seg else ""
+            units = store.translations([current["tu_id"]]) if current.get("tu_id") else {}
+        pos = rows.index(current)
+        translations = {
+            t["lang"]: t["text"]
+            for t in units.get(current.get("tu_id"), [])
+            if t["id"] != segment_id and t["document_id"] == current["document_id"]
+        }
+        return ContextView(
+            segment_id,
+            current["lang"],
+            current["text"],
+            doc,
+            [r["text"] for r in rows[:pos]],
+            [r["text"] for r in rows[pos + 1 :]],
+            translations,
+        )
+
+    def sts(self, a: str, b_list: Sequence[str]) -> list[StsScore]:
+        import numpy as np
+
+        vecs = np.asarray(self.encoder().encode([a, *b_list]), dtype=np.float32)
+        norms = np.maximum(np.linalg.norm(vecs, axis=1), 1e-12)
+        cos = (vecs[1:] @ vecs[0]) / (norms[1:] * norms[0])
+        scores = [
+            StsScore(t, float(np.clip(c, -1.0, 1.0))) for t, c in zip(b_list, cos, strict=True)
+        ]
+        return sorted(scores, key=lambda s: -s.cosine)
+
+    # -- corpus --------------------------------------------------------------------
+    def collections(self) -> list[CollectionInfo]:
+        with self._store() as store:
+            units = dict(
+                store.conn.execute(
+                    "SELECT d.collection_id, COUNT(DISTINCT s.tu_id) FROM segments s "
+                    "JOIN documents d ON d.id = s.document_id GROUP BY d.collection_id"
+                ).fetchall()
+            )
+            return [
+                CollectionInfo(
+                    c["name"],
+                    c["documents"],
+                    c["segments"],
+                    int(units.get(c["id"], 0)),
+                    list(c["languages"]),
+                )
+                for c in store.collections()
+            ]
+
+    def documents(self, collection: str | None = None) -> list[DocumentInfo]:
+        with self._store() as store:
+            return [
+                DocumentInfo(
+                    d["id"],
+                    d["collection"],
+                    Path(d["path"]).name,
+                    d["segment_count"] or 0,
+                    list(d["languages"]),
+                    d["path"],
+                )
+                for d in store.documents(collection)
+            ]
+
+    def languages(self) -> list[str]:
+        with self._store() as store:
+            return sorted(store.languages())
+
+    def import_files(
+        self,
+        paths: Sequence[str],
+        collection: str,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[ImportReport]:
+        """Import each file; a bad file is reported (and skipped), a cancel stops the run."""
+        from xlsearch.engine.errors import CancelledError
+
+        reports = []
+        with self._store() as store:
+            for path in paths:
+                try:
+                    r = store.import_file(path, collection, on_progress=on_progress, cancel=cancel)
+                except CancelledError:
+                    raise
+                except XLSearchError as exc:
+                    reports.append(
+                        ImportReport(str(path), collection, problems=[str(exc)], status="failed")
+                    )
+                    continue
+                problems = list(r.warnings)
+                if r.warning_count > len(problems):
+                    problems.append(f"… {r.warning_count - len(problems)} more")
+                langs: list[str] = []
+                if r.document_id is not None:
+                    doc = [d for d in store.documents(collection) if d["id"] == r.document_id]
+                    langs = list(doc[0]["languages"]) if doc else []
+                reports.append(
+                    ImportReport(
+                        str(path),
+                        collection,
+                        r.added,
+                        r.segments,
+                        r.skipped,
+                        problems,
+                        langs,
+                        r.status,
+                    )
+                )
+        return reports
+
+    def index_status(self) -> list[IndexStatus]:
+        """Per collection: the active model's index, plus other models that have one."""
+        from xlsearch.engine.catalog import list_models
+        from xlsearch.engine.index.cache import model_key
+        from xlsearch.engine.index.manager import index_status
+
+        active = self.active_model()
+        out = []
+        with self._store() as store:
+            recorded = set(store.conn.execute("SELECT collection, model_id FROM indexes"))
+            names = [c["name"] for c in store.collections()]
+            for info in list_models():
+                is_active = info.spec == active
+                try:
+                    stub = self._model_stub(info.spec, info.card)
+                except XLSearchError:
+                    continue
+                key = model_key(stub)
+                for name in names:
+                    if not is_active and (name, key) not in recorded:
+                        continue
+                    st = index_status(store, stub, name)
+                    state = "stale" if st["state"] == "mismatch" else st["state"]
+                    out.append(IndexStatus(name, info.spec, state, st["vectors"], st["segments"]))
+        return out
+
+    def build_index(
+        self,
+        collection: str,
+        model: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> IndexStatus:
+        from xlsearch.engine.index.manager import build_index
+
+        spec = model or self.active_model()
+        encoder = self.encoder(spec)
+        with self._store() as store:
+            oi = build_index(store, encoder, collection, on_progress=on_progress, cancel=cancel)
+            n = store.count_segments(collection=collection)
+        self._index_cache.get(spec, {}).pop(collection, None)
+        return IndexStatus(collection, spec, "fresh", int(oi.vi.ntotal), n)
+
+    def delete_collection(self, name: str) -> None:
+        with self._store() as store:
+            store.delete_collection(name)
+        for cache in self._index_cache.values():
+            cache.pop(name, None)
+
+    # -- models --------------------------------------------------------------------
+    def list_models(self) -> list[ModelEntry]:
+        from xlsearch.engine.catalog import list_models
+
+        active = self.active_model()
+        return [
+            ModelEntry(
+                m.spec,
+                m.name,
+                str(m.card.get("kind", "")),
+                m.card.get("dim"),
+                list(m.card.get("languages", [])),
+                m.is_student,
+                m.spec == active,
+                m.card,
+            )
+            for m in list_models()
+        ]
+
+    def active_model(self) -> str:
+        from xlsearch.engine.catalog import active_model
+
+        return active_model()
+
+    def set_active_model(self, spec: str) -> str:
+        from xlsearch.engine.catalog import set_active_model
+
+        return set_active_model(spec)
+
+    def model_card(self, spec: str) -> dict[str, Any]:
+        from xlsearch.engine.modelio import read_card, resolve_model_path
+
+        return read_card(resolve_model_path(spec))
+
+    # -- distillation, evaluation, mining -------------------------------------------
+    def preview_tsv(self, paths: Sequence[str]) -> TsvPreview:
+        raise XLSearchError("TSV preview is not available yet (distillation module pending)")
+
+    def distill(
+        self,
+        config: DistillConfig,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> DistillResult:
+        raise XLSearchError("distillation is not available yet in the app")
+
+    def evaluate(
+        self,
+        model: str,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> EvalReport:
+        raise XLSearchError("evaluation is not available yet in the app")
+
+    def mine(
+        self,
+        src: str,
+        tgt: str,
+        collection: str | None = None,
+        threshold: float = 1.0,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[MinedPair]:
+        from xlsearch.engine.mining import mine_store
+
+        encoder = self.encoder()
+        with self._store() as store:
+            mined = mine_store(
+                store,
+                encoder,
+                src,
+                tgt,
+                collection=collection,
+                threshold=threshold,
+                on_progress=on_progress,
+                cancel=cancel,
+            )
+        return [
+            MinedPair(
+                p["src_id"], p["tgt_id"], p["src_text"], p["tgt_text"], src, tgt, float(p["score"])
+            )
+            for p in mined.pairs
+        ]
+
+    def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
+        """Write hits (with their translations) or mined pairs as TMX or TSV."""
+        from xlsearch.engine.export import ExportUnit, write_units
+
+        units = []
+        for item in items:
+            if isinstance(item, MinedPair):
+                segments = [(item.src_lang, item.src_text), (item.tgt_lang, item.tgt_text)]
+            else:
+                segments = [(item.lang, item.text), *item.translations.items()]
+            units.append(ExportUnit(segments, {"x-score": f"{item.score:.4f}"}))
+        counts = Counter(lang for u in units for lang in {lg for lg, _ in u.segments})
+        # TSV columns: the languages every unit has (else the two most frequent).
+        langs = [lang for lang, n in counts.most_common() if n == len(units)]
+        if len(langs) < 2:
+            langs = [lang for lang, _ in counts.most_common(2)]
+        return write_units(Path(path).expanduser(), units, fmt, langs if fmt == "tsv" else None)
+
+    def device_description(self) -> str:
+        from xlsearch.engine.encoder import device_description
+        from xlsearch.engine.settings import Settings
+
+        return device_description(Settings.load().device)
