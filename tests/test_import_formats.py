@@ -29,7 +29,8 @@ TMX = """<?xml version="1.0" encoding="UTF-8"?>
 <header srclang="en" datatype="plaintext" segtype="sentence" adminlang="en"
  creationtool="t" creationtoolversion="1" o-tmf="t"/>
 <body>
-<tu tuid="a"><tuv xml:lang="en-US"><seg>Click <bpt i="1">&lt;b&gt;</bpt>Save<ept i="1">&lt;/b&gt;</ept>
+<tu tuid="a"><tuv xml:lang="en-US"><seg>Click <bpt i="1">&lt;b&gt;</bpt>Save<ept i="1">&lt;/b&gt;\
+</ept>
   now<ph>{0}</ph>.</seg></tuv>
 <tuv xml:lang="DE-de"><seg>Klicken Sie auf <hi>Speichern</hi>.</seg></tuv></tu>
 <tu srclang="fr"><tuv><seg>Bonjour</seg></tuv><tuv lang="it"><seg>Ciao</seg></tuv></tu>
@@ -63,7 +64,7 @@ def test_tmx_language_filter_and_utf16(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (TMX[: TMX.index("<tu srclang")] + "<tu><tuv xml:lang='en'><seg>cut", "bad.tmx:9: malformed XML"),
+        (TMX[: TMX.index("<tu srclang")] + "<tu><tuv><seg>cut", "bad.tmx:9: malformed XML"),
         ("", "bad.tmx:1: the file is empty"),
         ("<html><body/></html>", "not a TMX"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00", "binary"),
@@ -93,7 +94,8 @@ XLIFF12 = """<?xml version="1.0" encoding="UTF-8"?>
 XLIFF20 = """<?xml version="1.0"?>
 <xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="ja">
 <file id="f1"><unit id="u1">
-<segment><source>Hello <pc id="1">world</pc>.</source><target>こんにちは<pc id="1">世界</pc>。</target></segment>
+<segment><source>Hello <pc id="1">world</pc>.</source>
+<target>こんにちは<pc id="1">世界</pc>。</target></segment>
 <ignorable><source> </source></ignorable>
 <segment><source>Bye<ph id="2"/>!</source><target>さようなら！</target></segment>
 </unit></file></xliff>
@@ -190,7 +192,10 @@ def test_text_lines_paragraphs_and_huge_line(tmp_path: Path) -> None:
     assert ctx.warnings == [
         f"{tmp_path}/a.txt:4: segment of 100,001 characters skipped (limit 100,000)"
     ]
-    para = "Dr. Smith came. He left at 5 p.m. yesterday! Did he?\nYes.\n\n我爱猫。你呢？好的\n\nهل أنت بخير؟ نعم"
+    para = (
+        "Dr. Smith came. He left at 5 p.m. yesterday! Did he?\nYes.\n\n"
+        "我爱猫。你呢？好的\n\nهل أنت بخير؟ نعم"
+    )
     recs, _ = read(write(tmp_path, "p.txt", para), paragraphs=True)
     assert [r[2] for r in recs] == [
         "Dr. Smith came.",

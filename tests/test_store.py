@@ -147,7 +147,8 @@ def test_failed_import_leaves_store_untouched(store: Store, tmp_path: Path) -> N
     good = (
         '<tmx version="1.4"><header srclang="en"/><body>'
         + "".join(
-            f'<tu><tuv xml:lang="en"><seg>s{i}</seg></tuv><tuv xml:lang="fr"><seg>f{i}</seg></tuv></tu>'
+            f'<tu><tuv xml:lang="en"><seg>s{i}</seg></tuv>'
+            f'<tuv xml:lang="fr"><seg>f{i}</seg></tuv></tu>'
             for i in range(3000)
         )
         + "</body></tmx>"
