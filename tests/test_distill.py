@@ -1,0 +1,251 @@
+"""Distillation engine: end-to-end runs on tiny in-test TSVs and tiny random models."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xlsearch.engine.distill import DistillConfig, distill
+from xlsearch.engine.distill.checkpoint import ema_tau, ema_update
+from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.progress import CancelToken
+
+EN = (
+    "the cat sleeps|the dog runs|a big house|a small tree|good morning world|hello world|"
+    "the red house|a green tree|the big dog sleeps|the small cat runs"
+).split("|")
+DE = (
+    "die katze schläft|der hund läuft|ein großes haus|ein kleiner baum|guten morgen welt|"
+    "hallo welt|das rote haus|ein grüner baum|der große hund schläft|die kleine katze läuft"
+).split("|")
+FR = (
+    "le chat dort|le chien court|une grande maison|un petit arbre|bonjour monde|bonjour "
+    "le monde|la maison rouge|un arbre vert|le grand chien dort|le petit chat court"
+).split("|")
+
+
+def write_pairs(path: Path, tgt: list[str], n: int, seed: int = 0) -> Path:
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(n):
+            j, k = rng.randrange(len(EN)), rng.randrange(len(EN))
+            fh.write(f"{EN[j]} and {EN[k]} {i}\t{tgt[j]} & {tgt[k]} {i}\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("distill-data")
+    return {
+        "de": write_pairs(root / "en-de.tsv", DE, 240, 1),
+        "fr": write_pairs(root / "en-fr.tsv", FR, 160, 2),
+        "home": root / "home",
+    }
+
+
+@pytest.fixture()
+def shared_home(corpus: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Path:
+    """One XLSEARCH_HOME for this module so the teacher cache is built once."""
+    monkeypatch.setenv("XLSEARCH_HOME", str(corpus["home"]))
+    return corpus["home"]
+
+
+def config(corpus: dict[str, Path], teacher: Path, out: Path, **kw: object) -> DistillConfig:
+    base: dict[str, object] = dict(
+        train=[str(corpus["de"]), str(corpus["fr"]) + ":2"],
+        teacher=str(teacher),
+        student="static",
+        out=str(out),
+        vocab_size=120,
+        batch_size=16,
+        max_steps=24,
+        eval_steps=0,
+        ckpt_steps=0,
+        log_steps=1,
+        dev_per_lang=16,
+        device="cpu",
+    )
+    base.update(kw)
+    return DistillConfig(**base)  # type: ignore[arg-type]
+
+
+def log_lines(run_dir: Path) -> list[dict]:
+    lines = (run_dir / "metrics.jsonl").read_text().splitlines()
+    return [json.loads(x) for x in lines]
+
+
+def test_static_loss_falls_and_saved_student_loads_everywhere(
+    corpus: dict[str, Path], tiny_st_model: Path, shared_home: Path, tmp_path: Path
+) -> None:
+    events = []
+    res = distill(config(corpus, tiny_st_model, tmp_path / "s"), on_progress=events.append)
+    steps = [r for r in log_lines(res.run_dir) if "loss" in r]
+    assert len(steps) == 24 and res.steps == 24 and not res.cancelled
+    first, last = steps[0], steps[-1]
+    assert first["loss_src"] > 0 and first["loss_tgt"] > 0
+    assert first["loss"] == pytest.approx(first["loss_src"] + first["loss_tgt"])
+    assert np.mean([r["loss"] for r in steps[-4:]]) < 0.7 * np.mean([r["loss"] for r in steps[:4]])
+    assert last["loss"] < first["loss"]
+    ev = [e for e in events if e.stage == "distill" and "pairs_per_s" in e.metrics]
+    assert {"step", "epoch", "loss", "loss_src", "loss_tgt", "pairs_per_s", "eta_s"} <= set(
+        ev[-1].metrics
+    )
+    assert any(e.stage == "eval" for e in events)
+    card = json.loads((res.out / "xlsearch.json").read_text())
+    assert card["kind"] == "static" and card["teacher"].endswith("tiny-st")
+    assert set(card["languages"]) == {"de", "fr"}
+    assert [d["weight"] for d in card["data"]] == [1, 2]
+    assert 0 <= card["metrics"]["dev_acc"] <= 100 and card["metrics"]["dev_mse"] > 0
+
+    from sentence_transformers import SentenceTransformer
+
+    from xlsearch.engine import load_encoder
+
+    texts = ["the cat sleeps", "die katze schläft", "le chat dort"]
+    st = SentenceTransformer(str(res.out), device="cpu").encode(texts, normalize_embeddings=True)
+    ours = load_encoder(res.out, device="cpu").encode(texts)
+    assert ours.shape == (3, 32)
+    np.testing.assert_allclose(st, ours, atol=1e-5)
+
+
+def _weights(folder: Path) -> dict[str, np.ndarray]:
+    from safetensors.numpy import load_file
+
+    out: dict[str, np.ndarray] = {}
+    for f in sorted(folder.rglob("model.safetensors")):
+        for k, v in load_file(str(f)).items():
+            out[f"{f.parent.name}/{k}"] = v
+    return out
+
+
+def test_cancel_saves_and_resume_matches_uninterrupted_run(
+    corpus: dict[str, Path], tiny_st_model: Path, shared_home: Path, tmp_path: Path
+) -> None:
+    full = distill(config(corpus, tiny_st_model, tmp_path / "a", max_steps=14))
+    token = CancelToken()
+
+    def stop_at_6(p: object) -> None:
+        if getattr(p, "metrics", {}).get("step") == 6:
+            token.cancel()
+
+    cfg_b = config(corpus, tiny_st_model, tmp_path / "b", max_steps=14)
+    part = distill(cfg_b, on_progress=stop_at_6, cancel=token)
+    assert part.cancelled and part.steps == 6
+    assert (part.out / "modules.json").is_file()  # a usable model right away
+    meta = json.loads((part.run_dir / "checkpoint" / "meta.json").read_text())
+    assert meta["step"] == 6 and meta["config"]["max_steps"] == 14
+
+    with pytest.raises(ConfigError):  # an existing run is never silently overwritten
+        distill(cfg_b)
+    done = distill(DistillConfig(out=str(tmp_path / "b"), device="cpu"), resume=True)
+    assert done.steps == 14 and not done.cancelled
+    a = _weights(full.run_dir / "checkpoint" / "model")
+    b = _weights(done.run_dir / "checkpoint" / "model")
+    assert a.keys() == b.keys() and len(a) == 5
+    for k in a:
+        np.testing.assert_allclose(a[k], b[k], rtol=0, atol=1e-6, err_msg=k)
+    steps = [r["step"] for r in log_lines(done.run_dir) if "loss" in r]
+    assert steps == list(range(1, 15))
+
+
+def test_ema_tau_schedule_and_update() -> None:
+    import torch
+
+    assert ema_tau(0, 100, 0.99) == pytest.approx(0.99)
+    assert ema_tau(50, 100, 0.99) == pytest.approx(0.995)
+    assert ema_tau(100, 100, 0.99) == pytest.approx(1.0)
+    teacher, student = torch.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+    xi = [p.detach().clone() for p in teacher.parameters()]
+    theta = [p.detach().clone() for p in student.parameters()]
+    ema_update(teacher, student, 0.9)
+    for p, x, t in zip(teacher.parameters(), xi, theta, strict=True):
+        torch.testing.assert_close(p.detach(), 0.9 * x + 0.1 * t)
+
+
+def test_ema_teacher_run_and_static_refusal(
+    corpus: dict[str, Path], tiny_st_model: Path, shared_home: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(ConfigError, match="ema"):
+        distill(config(corpus, tiny_st_model, tmp_path / "x", ema=True))
+    first = distill(config(corpus, tiny_st_model, tmp_path / "s1", max_steps=6))
+    res = distill(
+        config(
+            corpus,
+            tiny_st_model,
+            tmp_path / "e",
+            student=f"checkpoint:{first.out}",
+            ema=True,
+            ema_tau_base=0.9,
+            max_steps=6,
+        )
+    )
+    steps = [r for r in log_lines(res.run_dir) if "loss" in r]
+    assert len(steps) == 6 and all(r["loss_tgt"] > 0 for r in steps)
+    assert json.loads((res.out / "xlsearch.json").read_text())["ema"] is True
+
+
+def test_teacher_student_with_vocab_extension(
+    corpus: dict[str, Path], tiny_st_model: Path, shared_home: Path, tmp_path: Path
+) -> None:
+    ja = write_pairs(tmp_path / "en-ja.tsv", [f"ねこ{w}ñ" for w in "あいうえおかきくけこ"], 80)
+    cfg = config(
+        corpus,
+        tiny_st_model,
+        tmp_path / "t",
+        train=[str(corpus["de"]), str(ja)],
+        student="teacher",
+        extend_vocab=True,
+        max_steps=4,
+        batch_size=8,
+    )
+    res = distill(cfg)
+    card = json.loads((res.out / "xlsearch.json").read_text())
+    info = card["student_info"]
+    assert info["new_tokens"] > 0 and "ね" in info["examples"]
+    from transformers import AutoTokenizer
+
+    old = AutoTokenizer.from_pretrained(str(tiny_st_model))
+    new = AutoTokenizer.from_pretrained(str(res.out))
+    assert old.tokenize("the big dog sleeps") == new.tokenize("the big dog sleeps")
+    assert "[UNK]" in old.tokenize("ねこ") and "[UNK]" not in new.tokenize("ねこ")
+    from sentence_transformers import SentenceTransformer
+
+    from xlsearch.engine import load_encoder
+
+    st = SentenceTransformer(str(res.out), device="cpu").encode(["ねこ"], normalize_embeddings=True)
+    np.testing.assert_allclose(st, load_encoder(res.out, device="cpu").encode(["ねこ"]), atol=1e-4)
+
+
+def test_checkpoint_student_gets_projection(
+    corpus: dict[str, Path],
+    tiny_st_model: Path,
+    tiny_static_model: Path,
+    shared_home: Path,
+    tmp_path: Path,
+) -> None:
+    cfg = config(
+        corpus,
+        tiny_st_model,
+        tmp_path / "c",
+        student=f"checkpoint:{tiny_static_model}",
+        max_steps=3,
+    )
+    res = distill(cfg)
+    from xlsearch.engine.model import load_model
+
+    m = load_model(res.out)
+    assert m.body.dim == 16 and m.dim == 32 and len(m.dense) == 1
+
+
+def test_bootstrap_and_unknown_students_are_refused() -> None:
+    from xlsearch.engine.distill.students import parse_student
+
+    with pytest.raises(ConfigError, match="removed"):
+        parse_student("bootstrap")
+    with pytest.raises(ConfigError):
+        parse_student("nonsense")
+    assert parse_student("checkpoint:/x/y") == ("checkpoint", "/x/y")
