@@ -139,10 +139,11 @@ class DistillConfig:
     student: str = "static"
     """``static``, ``teacher`` (multilingual copy of the teacher) or a checkpoint folder."""
     preset: str = "quick"
-    epochs: int = 0
+    epochs: float = 0.0
     batch_size: int = 0
-    learning_rate: float = 0.0
-    max_pairs: int = 0
+    max_steps: int = 0
+    time_limit_min: float = 0.0
+    """Stop (saving a usable model) after this many minutes; 0 = no limit."""
     output: str = ""
     """Folder name (under the models dir) or path; empty = derived from languages and time."""
     resume: bool = False

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xlsearch.engine.errors import CancelledError, ConfigError, DataError, ModelError
+from xlsearch.engine.errors import ConfigError, DataError, ModelError
 from xlsearch.engine.facade.api import (
     CollectionInfo,
     ContextView,
@@ -129,6 +129,14 @@ class _Doc:
     segments: list[int] = field(default_factory=list)
 
 
+def _wait(seconds: float, cancel: CancelToken) -> bool:
+    """Sleep up to ``seconds``; True if ``cancel`` was set meanwhile."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not cancel.cancelled:
+        time.sleep(0.005)
+    return cancel.cancelled
+
+
 class FakeEngine:
     """In-memory engine with one ``demo`` collection; see the module docstring."""
 
@@ -172,9 +180,7 @@ class FakeEngine:
         for i in range(total):
             cancel.raise_if_cancelled()
             if self.step_delay:
-                end = time.monotonic() + self.step_delay
-                while time.monotonic() < end and not cancel.cancelled:
-                    time.sleep(0.005)
+                _wait(self.step_delay, cancel)
                 cancel.raise_if_cancelled()
             yield i
             if on_progress:
@@ -216,8 +222,8 @@ class FakeEngine:
                 score = lexical
             elif mode == "hybrid":
                 score = 0.5 * unit_sem[s.unit] + 0.5 * lexical
-            else:
-                score = unit_sem[s.unit]
+            else:  # the unit's best match, the segment's own match breaking ties
+                score = 0.9 * unit_sem[s.unit] + 0.1 * max(0.0, cosine(qv, embed(s.text)))
             if score <= 0.0:
                 continue
             translations = {t.lang: t.text for t in self._unit_segments(s.unit) if t.lang != s.lang}
@@ -424,23 +430,20 @@ class FakeEngine:
             raise ConfigError("no training data", hint="pick TSV files or use the imported TM")
         steps = 8
         start = 4 if config.resume else 0
-        out = f"/models/{config.output or 'student'}"
+        out = f"/models/{config.output or 'student-' + config.student}"
         for i in range(start, steps):
-            try:
-                list(self._steps("train", 1, None, cancel))
-            except CancelledError:
-                raise CancelledError(
-                    f"cancelled at step {i}; checkpoint kept in {out}.ckpt"
-                ) from None
+            if cancel.cancelled or (self.step_delay and _wait(self.step_delay, cancel)):
+                return DistillResult(out, {}, cancelled=True, checkpoint=f"{out}.run")
             if on_progress:
-                metrics = {
+                metrics: dict[str, Any] = {
+                    "epoch": 1,
                     "loss": round(1.0 / (i + 1), 4),
-                    "dev_accuracy": round(40 + 7 * i, 1),
                     "pairs_per_s": 1200.0,
                     "eta_s": float(steps - i - 1),
-                    "epoch": 1,
                 }
-                on_progress(Progress("train", i + 1, steps, "", metrics))
+                if i % 2 == 1:
+                    metrics["dev_acc"] = round(40 + 7 * i, 1)
+                on_progress(Progress("distill", i + 1, steps, "", metrics))
         card = {
             "teacher": config.teacher,
             "kind": config.student,

@@ -326,7 +326,45 @@ class LocalEngine:
 
     # -- distillation, evaluation, mining -------------------------------------------
     def preview_tsv(self, paths: Sequence[str]) -> TsvPreview:
-        raise XLSearchError("TSV preview is not available yet (distillation module pending)")
+        """Read the TSVs as distillation will: columns, languages, pairs and bad lines."""
+        from xlsearch.engine.distill.data import TrainFile, read_tsv
+
+        columns, pairs, bad, sample, langs = 0, 0, [], [], ["en"]
+        for i, path in enumerate(paths):
+            groups, report = read_tsv(TrainFile.parse(path), i)
+            columns = max(columns, 1 + max((g.column for g in groups), default=0))
+            pairs += report.pairs
+            bad += report.examples
+            if report.bad > len(report.examples):
+                bad.append(f"{path}: {report.bad:,} bad lines in all")
+            langs += [g.lang for g in groups if g.lang not in langs]
+            if groups and len(sample) < 3:
+                g = groups[0]
+                sample += [[s, t] for s, t in zip(g.src[:3], g.tgt[:3], strict=True)]
+        return TsvPreview([str(p) for p in paths], columns, langs, pairs, bad, sample[:3])
+
+    def _tm_files(self, collection: str) -> list[str]:
+        """Write the collection's translation units as one English–XX TSV per language."""
+        from xlsearch.engine import locations
+        from xlsearch.engine.errors import ConfigError
+        from xlsearch.engine.export import iter_store_units, write_units
+
+        folder = locations.cache_dir() / "tm-training"
+        folder.mkdir(parents=True, exist_ok=True)
+        files = []
+        with self._store() as store:
+            langs = [lang for lang in store.languages(collection) if lang != "en"]
+            if "en" not in store.languages(collection) or not langs:
+                raise ConfigError(
+                    f"collection {collection!r} has no English–other translation units",
+                    hint="the teacher is English: the TM needs an English side",
+                )
+            for lang in langs:
+                path = folder / f"{collection}.en-{lang}.tsv"
+                units = iter_store_units(store, collection, ["en", lang])
+                if write_units(path, units, "tsv", ["en", lang]):
+                    files.append(str(path))
+        return files
 
     def distill(
         self,
@@ -334,7 +372,34 @@ class LocalEngine:
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> DistillResult:
-        raise XLSearchError("distillation is not available yet in the app")
+        """Train a student; a cancel returns with ``cancelled`` (a checkpoint is kept)."""
+        from xlsearch.engine.distill import DistillConfig as EngineConfig
+        from xlsearch.engine.distill import distill
+        from xlsearch.engine.modelio import read_card
+
+        train = list(config.data)
+        if config.use_collection:
+            train += self._tm_files(config.use_collection)
+        student = config.student
+        if student not in ("static", "teacher", "auto"):
+            student = f"checkpoint:{student}"
+        out = config.output if "/" in config.output else ""
+        cfg = EngineConfig(
+            train=train,
+            teacher=config.teacher,
+            student=student,
+            preset=config.preset,
+            out=out,
+            name="" if out else config.output,
+            epochs=config.epochs or None,
+            batch_size=config.batch_size or None,
+            max_steps=config.max_steps or None,
+            time_limit_min=config.time_limit_min,
+            device=config.device,
+        )
+        r = distill(cfg, on_progress, cancel, resume=config.resume)
+        card = read_card(r.out) if Path(r.out).is_dir() else {}
+        return DistillResult(str(r.out), card, r.cancelled, str(r.run_dir))
 
     def evaluate(
         self,

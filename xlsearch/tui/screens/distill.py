@@ -24,7 +24,7 @@ STUDENTS = [
     ("checkpoint folder…", "checkpoint"),
 ]
 PRESETS = [("quick (CPU)", "quick"), ("full (GPU)", "full")]
-PROGRESS_KEYS = ("loss", "dev_accuracy", "pairs_per_s", "eta_s", "epoch")
+PROGRESS_KEYS = ("epoch", "loss", "dev_acc", "pairs_per_s", "eta_s")
 
 
 def format_card(card: dict[str, Any]) -> Text:
@@ -85,9 +85,10 @@ class DistillScreen(EngineScreen):
             yield Label("3 · Preset (empty fields = preset value)", classes="section-title")
             with Horizontal(classes="row"):
                 yield Select(PRESETS, value="quick", allow_blank=False, id="preset", compact=True)
-                yield Input(placeholder="epochs", id="epochs", compact=True, type="integer")
+                yield Input(placeholder="epochs", id="epochs", compact=True, type="number")
                 yield Input(placeholder="batch", id="batch", compact=True, type="integer")
-                yield Input(placeholder="max pairs", id="max-pairs", compact=True, type="integer")
+                yield Input(placeholder="max steps", id="max-steps", compact=True, type="integer")
+                yield Input(placeholder="minutes", id="minutes", compact=True, type="number")
                 yield Input(placeholder="output name", id="output", compact=True)
             with Horizontal(classes="row"):
                 yield Button("Start (ctrl+r)", variant="primary", id="start", compact=True)
@@ -144,9 +145,9 @@ class DistillScreen(EngineScreen):
     def build_config(self, resume: bool = False) -> DistillConfig:
         """The wizard's fields as a ``DistillConfig`` (raises ValueError on a bad field)."""
 
-        def number(selector: str) -> int:
+        def number(selector: str, kind: type = int) -> Any:
             value = self.query_one(selector, Input).value.strip()
-            return int(value) if value else 0
+            return kind(value) if value else kind(0)
 
         student = str(self.query_one("#student", Select).value)
         if student == "checkpoint":
@@ -163,9 +164,10 @@ class DistillScreen(EngineScreen):
             teacher=self.query_one("#teacher", Input).value.strip() or "bundled:teacher",
             student=student,
             preset=str(self.query_one("#preset", Select).value),
-            epochs=number("#epochs"),
+            epochs=number("#epochs", float),
             batch_size=number("#batch"),
-            max_pairs=number("#max-pairs"),
+            max_steps=number("#max-steps"),
+            time_limit_min=number("#minutes", float),
             output=self.query_one("#output", Input).value.strip(),
             resume=resume,
         )
@@ -208,8 +210,8 @@ class DistillScreen(EngineScreen):
         self.query_one(JobPanel).show(p, PROGRESS_KEYS)
         if "loss" in p.metrics:
             self.losses.append((float(p.done), float(p.metrics["loss"])))
-        if "dev_accuracy" in p.metrics:
-            point = (float(p.done), float(p.metrics["dev_accuracy"]))
+        if "dev_acc" in p.metrics:
+            point = (float(p.done), float(p.metrics["dev_acc"]))
             if not self.dev or self.dev[-1] != point:
                 self.dev.append(point)
         now = time.monotonic()
@@ -242,7 +244,12 @@ class DistillScreen(EngineScreen):
         elif message.job == "distill":
             self.result = message.result
             self._draw()
-            self.query_one(JobPanel).finish(f"saved {self.result.path}")
+            if self.result.cancelled:
+                self._cancelled(f"cancelled; checkpoint kept in {self.result.checkpoint}")
+            self.query_one(JobPanel).finish(
+                f"saved {self.result.path}"
+                + (" (cancelled; resume with ctrl+u)" if self.result.cancelled else "")
+            )
             card = Text(f"{self.result.path}\n", style="bold")
             card.append_text(format_card(self.result.card))
             card.append(
@@ -257,13 +264,18 @@ class DistillScreen(EngineScreen):
             )
         elif message.job == "distill":
             self._draw()
-            self.can_resume = message.cancelled
-            self.query_one("#resume", Button).disabled = not message.cancelled
+            if message.cancelled:
+                self._cancelled(message.message)
             self.query_one(JobPanel).finish(
                 f"{message.message} — resume with ctrl+u"
                 if message.cancelled
                 else f"{message.title}: {message.message}"
             )
+
+    def _cancelled(self, why: str) -> None:
+        self.can_resume = True
+        self.query_one("#resume", Button).disabled = False
+        self.notify(f"{why} — resume with ctrl+u", title="Training stopped", timeout=6)
 
     def commands(self) -> list[tuple[str, str, Any]]:
         return [

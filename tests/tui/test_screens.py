@@ -1,0 +1,300 @@
+"""Pilot tests of every other screen's main flow against the fake engine."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button, DataTable, Input, Label, Static, TextArea
+
+from xlsearch.engine.errors import StoreError
+from xlsearch.engine.facade.fake import STUDENT, TEACHER, FakeEngine
+from xlsearch.tui.app import SCREENS, make_app
+from xlsearch.tui.messages import JobProgress
+from xlsearch.tui.screens.compare import CompareScreen
+from xlsearch.tui.screens.corpus import CorpusScreen
+from xlsearch.tui.screens.distill import DistillScreen
+from xlsearch.tui.screens.evaluate import EvaluateScreen
+from xlsearch.tui.screens.help import HelpScreen
+from xlsearch.tui.screens.mining import MiningScreen
+from xlsearch.tui.screens.models import ModelsScreen
+from xlsearch.tui.widgets.slider import Slider
+
+pytestmark = pytest.mark.anyio
+SIZE = (100, 30)
+
+
+def column(table: DataTable, name: str) -> list[str]:
+    index = [str(c.label) for c in table.columns.values()].index(name)
+    return [str(table.get_row_at(r)[index]) for r in range(table.row_count)]
+
+
+async def test_every_screen_opens_by_key_at_80x24(app, settle):
+    expected = {
+        "f3": CompareScreen,
+        "f4": CorpusScreen,
+        "f5": DistillScreen,
+        "f6": EvaluateScreen,
+        "f7": MiningScreen,
+        "f8": ModelsScreen,
+        "f1": HelpScreen,
+    }
+    async with app.run_test(size=(80, 24)) as pilot:
+        for key, screen_type in expected.items():
+            await pilot.press(key)
+            await settle(pilot, 1)
+            assert isinstance(app.screen, screen_type)
+        assert not app._notifications  # nothing failed on the way
+
+
+async def test_command_palette_opens_screens(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {f"Open {t}" for _k, t, _h, _c in SCREENS.values()} <= titles
+        assert "Search: export hits" in titles  # the screen's own commands too
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Open Corpus")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, CorpusScreen)
+
+
+async def test_compare_ranks_sentences(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await settle(pilot, 1)
+        screen = app.screen
+        screen.query_one("#sts-a", Input).value = "the train to Berlin"
+        screen.query_one("#sts-b", TextArea).text = "sunny weather\nthe train to Berlin leaves\n"
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        table = screen.query_one("#sts-results", DataTable)
+        assert column(table, "sentence B") == ["the train to Berlin leaves", "sunny weather"]
+        scores = [float(x) for x in column(table, "0–5")]
+        assert scores[0] > scores[1] and 0 <= scores[1] <= scores[0] <= 5
+
+
+async def test_corpus_import_report_index_and_delete(app, engine, settle, tsv_file: Path):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#import-collection", Input).value = "mine"
+        screen.query_one("#collections-table", DataTable).focus()
+        await pilot.press("i")  # the file picker
+        await pilot.pause()
+        picker = app.screen
+        picker.query_one("#picker-path", Input).value = str(tsv_file)
+        await pilot.press("enter", "ctrl+o")
+        await settle(pilot)
+        assert screen.reports[0].skipped == 1
+        report = str(screen.query_one("#import-report", Static).content)
+        assert "en-de.tsv:3: no TAB-separated translation" in report
+        assert column(screen.query_one("#collections-table", DataTable), "collection") == [
+            "demo",
+            "mine",
+        ]
+        states = {(s.collection, s.state) for s in screen.statuses}
+        assert ("mine", "missing") in states and ("demo", "fresh") in states
+        await pilot.press("down", "x")  # index the selected collection
+        await settle(pilot)
+        assert ("mine", "fresh") in {(s.collection, s.state) for s in screen.statuses}
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert [c.name for c in screen.collections] == ["demo"]
+        assert "JobDone('delete')" in screen.message_log
+
+
+async def test_distill_wizard_preview_run_and_card(app, settle, tsv_file: Path):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        assert "CPU (fake engine)" in str(screen.query_one("#device", Label).content)
+        screen.set_files([str(tsv_file)])
+        await settle(pilot)
+        preview = screen.query_one("#tsv-preview", Static).content.plain
+        assert "3 pairs" in preview and "1 bad lines" in preview
+        assert "en-de.tsv:3" in preview
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert len(screen.losses) >= 2 and screen.losses[0][1] > screen.losses[-1][1]
+        assert len(screen.dev) == 4  # no dev point lost to progress coalescing
+        assert screen.result is not None and not screen.result.cancelled
+        card = screen.query_one("#model-card", Static).content.plain
+        assert "teacher: bundled:teacher" in card and "dev_accuracy: 89" in card
+
+
+async def test_distill_uses_the_imported_tm(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#use-tm").value = True
+        screen.query_one("#tm-collection").value = "demo"
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert screen.last_config.use_collection == "demo" and screen.last_config.data == []
+        assert screen.result is not None
+
+
+async def test_distill_cancel_keeps_checkpoint_and_resumes(settle, tsv_file: Path):
+    engine = FakeEngine(step_delay=0.15)
+    app = make_app(engine=engine, theme="textual-dark")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        screen.files = [str(tsv_file)]
+        await pilot.press("ctrl+r")
+        await pilot.pause(0.4)
+        assert screen.job_running()
+        await pilot.press("ctrl+x")
+        await settle(pilot)
+        assert screen.result is not None and screen.result.cancelled
+        assert screen.can_resume and not screen.query_one("#resume", Button).disabled
+        assert screen.last_config.resume is False
+        await pilot.press("ctrl+u")
+        await settle(pilot)
+        assert screen.last_config.resume is True
+        assert screen.result is not None and not screen.result.cancelled
+
+
+async def test_ui_stays_responsive_while_a_long_job_runs(settle, tsv_file: Path):
+    engine = FakeEngine(step_delay=0.3)  # 8 steps: ~2.4 s of "training"
+    app = make_app(engine=engine, theme="textual-dark")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3", "f5")
+        await settle(pilot)
+        distill = app.screen
+        distill.files = [str(tsv_file)]
+        await pilot.press("ctrl+r")
+        await pilot.pause(0.1)
+        start = time.monotonic()
+        await pilot.press("f3")  # handled while the worker is busy
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        assert time.monotonic() - start < 1.0
+        await pilot.press(*"hello")
+        assert app.screen.query_one("#sts-a", Input).value == "hello"
+        assert distill.job_running()
+        distill.cancel_job("distill")
+        await settle(pilot)
+
+
+async def test_evaluate_models_side_by_side_and_bias_plot(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f6")
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one("#eval-model").value == STUDENT
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        screen.query_one("#eval-model").value = TEACHER
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        summary = screen.query_one("#eval-summary", DataTable)
+        assert [str(c.label) for c in summary.columns.values()] == [
+            "metric",
+            "demo-student",
+            "teacher",
+        ]
+        assert column(summary, "metric") == ["tatoeba", "sts"]
+        detail = screen.query_one("#eval-detail", Static).content
+        assert [t.title for t in detail.renderables] == ["tatoeba", "sts"]
+        assert screen.reports[TEACHER].bias_points
+
+
+async def test_mining_threshold_and_export(app, settle, tmp_path: Path):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f7")
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        table = screen.query_one("#pairs-table", DataTable)
+        everything = len(screen.pairs)
+        assert everything == 6 and table.row_count == len(screen.visible_pairs())
+        slider = screen.query_one("#threshold", Slider)
+        slider.focus()
+        before = table.row_count
+        for _ in range(30):
+            await pilot.press("right")
+        await pilot.pause()
+        assert slider.value == pytest.approx(1.35)
+        assert table.row_count == len(screen.visible_pairs()) < before
+        assert all(float(x) >= 1.35 for x in column(table, "margin"))
+        await pilot.press("e")
+        await pilot.pause()
+        out = tmp_path / "pairs.tsv"
+        app.screen.query_one("#export-path", Input).value = str(out)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert len(out.read_text(encoding="utf-8").splitlines()) == table.row_count + 1
+
+
+async def test_models_choose_active_and_flag_stale_indexes(app, engine, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f8")
+        await settle(pilot)
+        screen = app.screen
+        table = screen.query_one("#models-table", DataTable)
+        assert [str(x) for x in table.get_row_at(1)][:2] == ["●", "demo-student"]
+        card = screen.query_one("#card", Static).content.plain
+        assert "teacher (all-MiniLM-L6-v2)" in card  # the cursor starts on the teacher
+        await pilot.press("down")
+        await pilot.pause()
+        assert "demo_heldout_accuracy: 91.5" in screen.query_one("#card", Static).content.plain
+        await pilot.press("up", "a")
+        await settle(pilot)
+        assert engine.active == TEACHER
+        assert str(table.get_row_at(0)[0]) == "●"
+        assert "missing" in str(table.get_row_at(0)[4])  # no teacher index yet: flagged
+        card = screen.query_one("#card", Static).content.plain
+        assert "re-index needed: demo" in card
+
+
+async def test_engine_errors_become_titled_notifications(settle):
+    class Broken(FakeEngine):
+        def collections(self):  # type: ignore[override]
+            raise StoreError("the store is locked")
+
+    app = make_app(engine=Broken(), theme="textual-dark")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        assert {(n.title, n.message) for n in app._notifications} == {
+            ("Store error", "the store is locked")
+        }
+        assert "JobFailed('refresh', 'Store error', cancelled=False)" in app.screen.message_log
+
+
+async def test_help_and_theme_toggle(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        svg = app.export_screenshot()
+        assert "palette" in svg and "ctrl+t" in svg and "Distill" in svg
+        await pilot.press("ctrl+t")
+        assert app.theme == "textual-light"
+        await pilot.press("ctrl+t")
+        assert app.theme == "textual-dark"
+
+
+def test_progress_messages_replace_only_same_stage_and_metrics():
+    from xlsearch.engine.progress import Progress
+
+    a = JobProgress("distill", Progress("distill", 1, 9, metrics={"loss": 1.0}))
+    b = JobProgress("distill", Progress("distill", 2, 9, metrics={"loss": 0.9}))
+    dev = JobProgress("distill", Progress("distill", 2, 9, metrics={"loss": 0.9, "dev_acc": 50}))
+    other = JobProgress("index", Progress("distill", 2, 9, metrics={"loss": 0.9}))
+    assert a.can_replace(b) and a.can_replace(dev)
+    assert not dev.can_replace(b)  # the dev figure is kept
+    assert not a.can_replace(other)
+    assert not a.can_replace(JobProgress("distill", Progress("eval", 0)))

@@ -1,0 +1,127 @@
+"""Pilot tests of the search screen against the fake engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input, Label, Select, Static
+
+from xlsearch.tui.screens.search import SearchScreen, highlight, pick_translation, query_terms
+
+SIZE = (100, 30)
+
+pytestmark = pytest.mark.anyio
+
+
+def cell(table: DataTable, row: int, column: str) -> str:
+    return str(table.get_cell_at((row, table.get_column_index(column))))
+
+
+async def test_search_as_you_type_is_debounced_and_shows_translations(app, engine, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"Zug Berlin")
+        await settle(pilot)
+        await pilot.pause(0.4)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        searches = [c for c in engine.calls if c.startswith("search:")]
+        assert searches == ["search:semantic:Zug Berlin"]  # one call for ten key presses
+        table = screen.query_one("#results", DataTable)
+        assert table.row_count == len(screen.hits) > 0
+        assert screen.hits[0].text == "Der Zug nach Berlin fährt um neun ab."
+        assert cell(table, 0, "lang") == "de"
+        assert cell(table, 0, "translation") == "en: The train to Berlin leaves at nine."
+        assert str(screen.query_one("#search-status", Label).content).startswith(
+            f"{len(screen.hits)} hits"
+        )
+        assert "JobDone('search')" in screen.message_log
+
+
+async def test_enter_searches_at_once_and_preview_shows_context(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        screen.query_one("#query", Input).value = "train"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.hits
+        await pilot.press("down")  # from the query into the results
+        await settle(pilot)
+        assert isinstance(app.focused, DataTable)
+        preview = screen.query_one("#preview", Static).content
+        text = preview.plain
+        assert "▶ The train to Berlin leaves at nine." in text
+        assert "Where is the nearest pharmacy?" in text  # the next segment
+        assert "de: Der Zug nach Berlin" in text
+        styled = {text[s.start : s.end] for s in preview.spans if "reverse" in str(s.style)}
+        assert "train" in styled  # the query's word is highlighted
+
+
+async def test_language_filter_collection_and_mode(app, engine, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot)
+        screen.query_one("#langs", Input).value = "ru"
+        screen.query_one("#query", Input).value = "train"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.hits and {h.lang for h in screen.hits} == {"ru"}
+        assert screen.query_one("#collection", Select).value == "*"
+        assert "demo" in [
+            value for _label, value in screen.query_one("#collection", Select)._options
+        ]
+        screen.query_one("#mode", Select).value = "lexical"
+        await pilot.pause(0.4)
+        await settle(pilot)
+        assert engine.calls[-1] == "search:lexical:train"
+
+
+async def test_bad_regex_shows_the_error_not_a_traceback(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        screen.query_one("#mode", Select).value = "regex"
+        screen.query_one("#query", Input).value = "Zug("
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "Configuration error" in str(screen.query_one("#search-status", Label).content)
+        assert any("invalid regular expression" in n.message for n in app._notifications)
+        assert any(n.title == "Configuration error" for n in app._notifications)
+
+
+async def test_copy_mark_and_export(app, settle, tmp_path: Path):
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        screen.query_one("#query", Input).value = "train"
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("down")
+        await settle(pilot)
+        await pilot.press("c")
+        assert app.clipboard == "The train to Berlin leaves at nine."
+        await pilot.press("t")
+        assert app.clipboard == "Der Zug nach Berlin fährt um neun ab."
+        await pilot.press("space", "down", "space", "down", "space", "up", "space")
+        assert screen.marked == {0, 2}
+        await pilot.press("e")
+        await pilot.pause()
+        out = tmp_path / "hits.tsv"
+        app.screen.query_one("#export-path", Input).value = str(out)
+        await pilot.press("enter")
+        await settle(pilot)
+        rows = out.read_text(encoding="utf-8").splitlines()
+        assert len(rows) == 3  # header + the two marked hits
+        assert "The train to Berlin leaves at nine." in rows[1]
+        assert any(n.title == "Exported" for n in app._notifications)
+
+
+def test_helpers():
+    assert query_terms("The train, 去柏林") == ["the", "train", "去", "柏", "林"]
+    text = highlight("There is the train", ["the"])
+    assert [text.plain[s.start : s.end] for s in text.spans] == ["the"]  # whole words only
+    from xlsearch.engine.facade.api import Hit
+
+    hit = Hit(1, 0.5, "de", "Hund", translations={"ru": "собака", "en": "dog"})
+    assert pick_translation(hit, "*") == ("en", "dog")
+    assert pick_translation(hit, "ru") == ("ru", "собака")
