@@ -31,13 +31,18 @@ class FakeEncoder:
         self.fingerprint = fingerprint
         self.delay = delay
         self.calls: list[int] = []
+        self._words: dict[str, np.ndarray] = {}
 
     def word(self, w: str) -> np.ndarray:
         w = CONCEPTS.get(w, w)
+        if w in self._words:
+            return self._words[w]
         seed = int.from_bytes(
             hashlib.blake2b((self.fingerprint + w).encode(), digest_size=8).digest()
         )
-        return np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+        vec = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+        self._words[w] = vec
+        return vec
 
     def encode(self, texts: Sequence[str], **_: Any) -> np.ndarray:
         self.calls.append(len(texts))
