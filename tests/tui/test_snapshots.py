@@ -1,0 +1,102 @@
+"""Snapshot tests (pytest-textual-snapshot): every screen at 100×30 over the fake engine.
+
+Update after an intended UI change with ``pytest tests/tui/test_snapshots.py
+--snapshot-update`` and review the SVGs in ``__snapshots__``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, TextArea
+
+from xlsearch.engine.facade.fake import FakeEngine
+from xlsearch.tui.app import make_app
+
+SIZE = (100, 30)
+
+
+async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(2):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def _freeze(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Stop cursor blinking so the picture does not depend on timing."""
+    await _settle(pilot)
+    for widget in pilot.app.screen.query("Input, TextArea"):
+        if isinstance(widget, Input | TextArea):
+            widget.cursor_blink = False
+    await pilot.pause()
+
+
+def _app(query: str = "", theme: str = "textual-dark"):  # type: ignore[no-untyped-def]
+    return make_app(engine=FakeEngine(), query=query, theme=theme)
+
+
+def test_search_screen(snap_compare):
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _settle(pilot)
+        await pilot.press("down")  # into the results: the preview shows the hit in context
+        await _freeze(pilot)
+
+    assert snap_compare(_app("train"), terminal_size=SIZE, run_before=run_before)
+
+
+def test_search_screen_light_80x24(snap_compare):
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _freeze(pilot)
+
+    app = _app("Zug", theme="textual-light")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_compare_screen(snap_compare):
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("f3")
+        await _settle(pilot)
+        screen = pilot.app.screen
+        screen.query_one("#sts-a", Input).value = "the train to Berlin"
+        screen.query_one("#sts-b", TextArea).text = "the train to Berlin leaves\nsunny weather"
+        await pilot.press("ctrl+r")
+        await _freeze(pilot)
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("key", ["f4", "f8", "f1"])
+def test_corpus_models_help_screens(snap_compare, key: str):
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press(key)
+        await _freeze(pilot)
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_distill_screen_after_a_run(snap_compare, tmp_path: Path):
+    data = tmp_path / "en-de.tsv"
+    data.write_text("the dog\tder Hund\nbad line\na house\tein Haus\n", encoding="utf-8")
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("f5")
+        await _settle(pilot)
+        pilot.app.screen.set_files([str(data)])
+        await _settle(pilot)
+        await pilot.press("ctrl+r")
+        await _freeze(pilot)
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("key", ["f6", "f7"])
+def test_evaluate_and_mining_screens_after_a_run(snap_compare, key: str):
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press(key)
+        await _settle(pilot)
+        await pilot.press("ctrl+r")
+        await _freeze(pilot)
+
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
