@@ -82,17 +82,29 @@ def pairwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a * b).sum(axis=1) / denom
 
 
-def knn_mean_sim(queries: np.ndarray, keys: np.ndarray, k: int, *, block: int = 2048) -> np.ndarray:
-    """Mean cosine of each query row to its ``k`` nearest key rows (rows L2-normalised)."""
+def knn(
+    queries: np.ndarray, keys: np.ndarray, k: int, *, block: int = 2048
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cosine of each query row to its ``k`` nearest key rows, and their indices (unsorted).
+
+    Rows must be L2-normalised; computed in blocks of queries so memory stays bounded.
+    """
     queries = np.asarray(queries, dtype=np.float32)
     keys = np.asarray(keys, dtype=np.float32)
     k = max(1, min(k, keys.shape[0]))
-    out = np.empty(queries.shape[0], dtype=np.float64)
+    vals = np.empty((queries.shape[0], k), dtype=np.float32)
+    idx = np.empty((queries.shape[0], k), dtype=np.int64)
     for start in range(0, queries.shape[0], block):
         sims = queries[start : start + block] @ keys.T
-        top = np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:]
-        out[start : start + sims.shape[0]] = top.mean(axis=1)
-    return out
+        top = np.argpartition(sims, sims.shape[1] - k, axis=1)[:, -k:]
+        idx[start : start + sims.shape[0]] = top
+        vals[start : start + sims.shape[0]] = np.take_along_axis(sims, top, axis=1)
+    return vals, idx
+
+
+def knn_mean_sim(queries: np.ndarray, keys: np.ndarray, k: int, *, block: int = 2048) -> np.ndarray:
+    """Mean cosine of each query row to its ``k`` nearest key rows (rows L2-normalised)."""
+    return knn(queries, keys, k, block=block)[0].astype(np.float64).mean(axis=1)
 
 
 def margin_matrix(
