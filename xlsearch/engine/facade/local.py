@@ -243,7 +243,6 @@ class LocalEngine:
 
     def index_status(self) -> list[IndexStatus]:
         """Per collection: the active model's index, plus other models that have one."""
-        from xlsearch.engine.catalog import list_models
         from xlsearch.engine.index.cache import model_key
         from xlsearch.engine.index.manager import index_status
 
@@ -252,7 +251,7 @@ class LocalEngine:
         with self._store() as store:
             recorded = set(store.conn.execute("SELECT collection, model_id FROM indexes"))
             names = [c["name"] for c in store.collections()]
-            for info in list_models():
+            for info in self._catalog():
                 is_active = info.spec == active
                 try:
                     stub = self._model_stub(info.spec, info.card)
@@ -291,9 +290,22 @@ class LocalEngine:
             cache.pop(name, None)
 
     # -- models --------------------------------------------------------------------
-    def list_models(self) -> list[ModelEntry]:
-        from xlsearch.engine.catalog import list_models
+    def _catalog(self) -> list[Any]:
+        """The catalog's models, plus the active model when it lives elsewhere."""
+        from xlsearch.engine.catalog import ModelInfo, list_models
+        from xlsearch.engine.modelio import read_card, resolve_model_path
 
+        models = list_models()
+        active = self.active_model()
+        if all(m.spec != active for m in models):
+            try:
+                path = resolve_model_path(active)
+                models.append(ModelInfo(str(path), path, read_card(path)))
+            except XLSearchError:
+                pass
+        return models
+
+    def list_models(self) -> list[ModelEntry]:
         active = self.active_model()
         return [
             ModelEntry(
@@ -306,7 +318,7 @@ class LocalEngine:
                 m.spec == active,
                 m.card,
             )
-            for m in list_models()
+            for m in self._catalog()
         ]
 
     def active_model(self) -> str:
