@@ -111,3 +111,23 @@ def test_cli_errors_are_reported(
     assert "bad.tsv, line 2" in capsys.readouterr().err
     assert main(["eval", str(tiny_static_model)]) == 2
     assert "nothing to evaluate" in capsys.readouterr().err
+
+
+def test_mse_cross_lingual_sts_and_bias(tmp_path: Path) -> None:
+    tsv = tmp_path / "par.tsv"
+    tsv.write_text("cat\tkatze\ndog\thund\n", encoding="utf-8")
+    en = tmp_path / "stsb-en-test.csv"
+    en.write_text("cat,cat,5\ncat dog,dog,3\ncat,dog,0\n", encoding="utf-8")
+    de = tmp_path / "stsb-de-test.csv"
+    de.write_text("katze,katze,5\nkatze hund,hund,3\nkatze,hund,0\n", encoding="utf-8")
+    report = run_suite(
+        KeywordEncoder(), mse_file=tsv, teacher=KeywordEncoder(remap={"cat": "dog"}),
+        sts_files=[en, de], sts_cross=True, bias=True,
+    )  # fmt: skip
+    # the teacher embeds "cat" as dog: that row differs in 2 of 16 entries by 1
+    assert report.table("mse").value("par.tsv:1", "mse") == pytest.approx(100 * 2 / 16)
+    assert [lab for lab, _ in report.table("sts").rows] == ["stsb-en-test", "stsb-de-test", "en-de"]
+    assert report.table("sts").value("en-de", "spearman") == pytest.approx(100.0)
+    assert report.table("bias").value("all sets", "bias") == pytest.approx(0.0)
+    pca = report.details["bias"]["all sets"]["pca"]
+    assert pca["lang"] == ["en"] * 3 + ["de"] * 3
