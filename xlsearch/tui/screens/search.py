@@ -76,6 +76,7 @@ class SearchScreen(EngineScreen):
         self._debounce: Timer | None = None
         self._explicit = False
         self._started = 0.0
+        self._ready = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -114,14 +115,23 @@ class SearchScreen(EngineScreen):
     def on_mount(self) -> None:
         self._setup_columns()
         self.query_one("#query", Input).focus()
-        self.run_query("filters", lambda: (self.engine.collections(), self.engine.languages()))
+        self.call_after_refresh(self._first_paint_done)
+
+    def _first_paint_done(self) -> None:
+        """Interactive: now load the filters and run the initial query (off the start-up path)."""
+        self.app.screen_ready()  # type: ignore[attr-defined]
+        self._ready = True
+        self._load_filters()
         if self.query_one("#query", Input).value.strip():
             self.start_search(explicit=True)
-        self.call_after_refresh(self.app.screen_ready)  # type: ignore[attr-defined]
+
+    def _load_filters(self) -> None:
+        engine = self.engine
+        self.run_query("filters", lambda: (engine.collections(), engine.languages()))
 
     def on_screen_resume(self) -> None:
-        if self.is_mounted:
-            self.run_query("filters", lambda: (self.engine.collections(), self.engine.languages()))
+        if self._ready:
+            self._load_filters()
 
     def _setup_columns(self) -> None:
         table = self.query_one("#results", DataTable)
