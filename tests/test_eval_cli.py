@@ -47,6 +47,11 @@ def test_run_suite_report_rounding_and_progress(tatoeba_dir: Path, tmp_path: Pat
     data = json.loads(report.to_json())
     assert data["tables"][0]["rows"][0]["values"] == {"xx→en": 66.7, "en→xx": 100.0, "mean": 83.3}
     assert "66.7" in report.to_text() and "| deu | 66.7 | 100.0 | 83.3 |" in report.to_markdown()
+    assert report.row_dicts()["tatoeba"][0] == {
+        "label": "deu",
+        **data["tables"][0]["rows"][0]["values"],
+    }
+    assert report.summary() == {"tatoeba": 83.3, "sts": 100.0}
     done = [e for e in events if e.stage == "evaluate"]
     assert [(e.done, e.total) for e in done] == [(1, 2), (2, 2)]
 
@@ -131,3 +136,6 @@ def test_mse_cross_lingual_sts_and_bias(tmp_path: Path) -> None:
     assert report.table("bias").value("all sets", "bias") == pytest.approx(0.0)
     pca = report.details["bias"]["all sets"]["pca"]
     assert pca["lang"] == ["en"] * 3 + ["de"] * 3
+    points = report.bias_points()
+    assert [p[2] for p in points] == pca["lang"] and points[0][:2] == (pca["x"][0], pca["y"][0])
+    assert report.summary()["bias"] == 0.0 and report.summary()["mse"] == 12.5

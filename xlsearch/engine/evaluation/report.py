@@ -119,6 +119,38 @@ class Report:
                         out[f"{t.key}/{lab}/{col}"] = r
         return out
 
+    def row_dicts(self) -> dict[str, list[dict[str, Any]]]:
+        """``{table key: [{"label": row, column: figure (1 decimal), …}, …]}`` for UIs."""
+        return {
+            t.key: [
+                {"label": lab, **{c: round1(v) for c, v in zip(t.columns, vals, strict=True)}}
+                for lab, vals in t.rows
+            ]
+            for t in self.tables
+        }
+
+    def summary(self) -> dict[str, float]:
+        """One headline figure per table: its primary column (``mean`` for Tatoeba, ``bias``,
+        else the first) in the ``mean`` row if any, else averaged over the rows."""
+        out: dict[str, float] = {}
+        for t in self.tables:
+            col = next((c for c in ("mean", "bias") if c in t.columns), t.columns[0])
+            j = t.columns.index(col)
+            rows = [(lab, vals[j]) for lab, vals in t.rows if vals[j] is not None]
+            vals = [v for lab, v in rows if lab == "mean"] or [v for _, v in rows]
+            r = round1(sum(vals) / len(vals)) if vals else None
+            if r is not None:
+                out[t.key] = r
+        return out
+
+    def bias_points(self) -> list[tuple[float, float, str]]:
+        """The language-bias PCA as ``(x, y, language)`` points (empty when not computed)."""
+        for details in self.details.get("bias", {}).values():
+            pca = details.get("pca")
+            if pca:
+                return list(zip(pca["x"], pca["y"], pca["lang"], strict=True))
+        return []
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "model": self.model,
