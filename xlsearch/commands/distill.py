@@ -68,6 +68,7 @@ def register(sub: Any) -> None:
     p.add_argument("--ema-tau-base", type=float, default=0.99999, help="EMA τ_base")
     p.add_argument("--eval-steps", type=int, help="dev evaluation every N steps")
     p.add_argument("--ckpt-steps", type=int, help="checkpoint every N steps")
+    p.add_argument("--log-steps", type=int, default=10, help="log / progress every N steps")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N")
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0 = default)")
     p.add_argument("--seed", type=int, default=0)
@@ -114,6 +115,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
         ema_tau_base=args.ema_tau_base,
         eval_steps=args.eval_steps,
         ckpt_steps=args.ckpt_steps,
+        log_steps=args.log_steps,
         device=args.device,
         threads=args.threads,
     )

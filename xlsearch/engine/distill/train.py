@@ -134,9 +134,10 @@ def _run(
     if resume:
         if meta is None:
             raise ConfigError(f"nothing to resume: no checkpoint in {run_dir}")
-        limit = cfg.time_limit_min
+        limit, steps = cfg.time_limit_min, cfg.max_steps
         cfg = DistillConfig.from_dict(meta["config"])
         cfg.time_limit_min = limit
+        cfg.max_steps = steps or cfg.max_steps  # an explicit new total (changes the schedule)
         student = su.resolve_kind(cfg, device)
     elif meta is not None:
         raise ConfigError(
