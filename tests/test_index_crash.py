@@ -26,16 +26,16 @@ CHILD = """
 import sys, time
 sys.path.insert(0, {tests!r})
 from test_index_support import FakeEncoder
-from xlsearch.engine.index import cache, manager
+from xlsearch.engine.index import cache, files, manager
 from xlsearch.engine.store import Store
 cache.BATCH = 50
 stage = {stage!r}
-real_write = manager.write_index
+real_write = files.write_index
 def slow_write(vi, path):
     real_write(vi, path)
     open({marker!r}, "w").close()
     time.sleep(60)
-manager.write_index = slow_write
+files.write_index = slow_write
 def progress(ev):
     if stage == "embed" and ev.stage == "embed" and ev.done >= 300:
         open({marker!r}, "w").close()

@@ -192,9 +192,31 @@ class Searcher:
         if k < 1:
             raise ConfigError("k must be at least 1")
         langs = list(langs) if langs else None
-        if mode in ("lexical", "phrase", "regex"):
+        qvec = None
+        if mode in ("semantic", "hybrid"):
+            qvec = np.asarray(self.encoder.encode([query]), dtype=np.float32)
+        for _attempt in range(3):  # a concurrent import/delete: redo on the new snapshot
+            gen = self.store.generation()
+            ranked = self._rank(query, qvec, k, mode, langs, collection, documents, case_sensitive)
+            hits = self.hits(ranked, translations=translations)
+            if self.store.generation() == gen:
+                break
+        return hits
+
+    def _rank(
+        self,
+        query: str,
+        qvec: np.ndarray | None,
+        k: int,
+        mode: str,
+        langs: list[str] | None,
+        collection: str | None,
+        documents: Sequence[int] | None,
+        case_sensitive: bool,
+    ) -> list[tuple[int, float]]:
+        if qvec is None:
             fts = {"lexical": "match", "phrase": "phrase", "regex": "regex"}[mode]
-            ranked = self.store.fts_search(
+            return self.store.fts_search(
                 query,
                 k,
                 collection=collection,
@@ -203,28 +225,20 @@ class Searcher:
                 case_sensitive=case_sensitive,
                 documents=documents,
             )
-        else:
-            qvec = np.asarray(self.encoder.encode([query]), dtype=np.float32)
-            if mode == "semantic":
-                ranked = self.semantic(
-                    qvec, k, langs=langs, collection=collection, documents=documents
-                )
-            else:
-                deep = max(50, 3 * k)
-                sem = self.semantic(
-                    qvec, deep, langs=langs, collection=collection, documents=documents
-                )
-                lex = self.store.fts_search(
-                    query,
-                    deep,
-                    collection=collection,
-                    langs=langs,
-                    mode="match",
-                    case_sensitive=case_sensitive,
-                    documents=documents,
-                )
-                ranked = rrf([[i for i, _ in sem], [i for i, _ in lex]])[:k]
-        return self.hits(ranked, translations=translations)
+        if mode == "semantic":
+            return self.semantic(qvec, k, langs=langs, collection=collection, documents=documents)
+        deep = max(50, 3 * k)
+        sem = self.semantic(qvec, deep, langs=langs, collection=collection, documents=documents)
+        lex = self.store.fts_search(
+            query,
+            deep,
+            collection=collection,
+            langs=langs,
+            mode="match",
+            case_sensitive=case_sensitive,
+            documents=documents,
+        )
+        return rrf([[i for i, _ in sem], [i for i, _ in lex]])[:k]
 
     def hits(
         self, ranked: Sequence[tuple[int, float]], *, translations: bool = True

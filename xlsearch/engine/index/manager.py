@@ -1,40 +1,32 @@
 """Build, update, open and repair the vector index of one (collection, model).
 
-Folder ``indexes_dir()/<collection>--<model-slug>/`` holds ``index.json`` (the sidecar: model
-key, dim, count, kind, params, store generation, sha256 checksum and the names of the current
-files), ``index-<tag>.faiss`` and ``keys-<tag>.npz`` (segment id + text-hash of every vector).
-A save writes new files under a fresh tag, fsyncs them, then atomically replaces
-``index.json``; readers therefore always see a complete (sidecar, index) pair. Writers hold
-an exclusive ``flock`` on ``.lock``; a killed writer leaves the previous index intact and
-the vectors it embedded in the store's cache.
+The folder ``indexes_dir()/<collection>--<model-slug>/`` (see ``files``) holds the FAISS file,
+the ids + text hashes of its vectors and a JSON sidecar (model key, dim, count, kind, params,
+store generation, checksum). Writers hold an exclusive lock; a killed writer leaves the
+previous index intact and the vectors it embedded in the store's cache, so a rerun only
+finishes the work. Opening compares the index with the store: a stale index is repaired or
+refused, never served.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import fcntl
-import hashlib
 import json
-import os
-import re
-import time
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from xlsearch.engine import locations
 from xlsearch.engine.errors import IndexMismatchError
-from xlsearch.engine.index.cache import (
-    fsync_dir,
-    iter_vectors,
-    model_key,
-    register_model,
-    segment_rows,
+from xlsearch.engine.index.cache import iter_vectors, model_key, register_model, segment_rows
+from xlsearch.engine.index.files import (
+    FORMAT,
+    folder_lock,
+    index_folder,
+    keys_of,
+    load_current,
+    read_sidecar,
+    save,
 )
 from xlsearch.engine.index.vectors import (
     IVF_KINDS,
@@ -42,64 +34,9 @@ from xlsearch.engine.index.vectors import (
     choose_kind,
     estimate_memory,
     human_bytes,
-    read_index,
     tune_nprobe,
-    write_index,
 )
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
-
-SIDECAR = "index.json"
-FORMAT = 1
-CHECKSUM_MAX = 1 << 30
-"""Files up to this size are sha256-verified on every open; bigger ones by size only."""
-MMAP_MIN = 64 << 20
-"""IVF files at least this big are memory-mapped when opened for search."""
-
-
-def _slug(text: str) -> str:
-    clean = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:40] or "x"
-    return clean if clean == text else f"{clean}-{hashlib.sha1(text.encode()).hexdigest()[:6]}"
-
-
-def index_folder(collection: str, key: str) -> Path:
-    """``indexes_dir()/<collection>--<model-slug>`` for a collection and model key."""
-    model_id, _, fp = key.partition("#")
-    base = "bundled-teacher" if model_id == "bundled:teacher" else Path(model_id).name
-    return locations.indexes_dir() / f"{_slug(collection)}--{_slug(base)}-{fp[:8] or 'x'}"
-
-
-@contextmanager
-def folder_lock(folder: Path, *, wait: bool = True) -> Iterator[bool]:
-    """Exclusive writer lock on ``folder/.lock``; yields False when ``wait`` is off and busy."""
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
-
-
-def read_sidecar(folder: Path) -> dict[str, Any] | None:
-    """The folder's sidecar, or None when no index was saved there."""
-    try:
-        return json.loads((folder / SIDECAR).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        raise IndexMismatchError(f"{folder / SIDECAR}: unreadable index sidecar ({exc})") from exc
-
-
-def _sha256(path: Path) -> str:
-    with path.open("rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 @dataclass
@@ -119,47 +56,6 @@ class OpenIndex:
     @property
     def count(self) -> int:
         return self.vi.ntotal
-
-
-def _load(folder: Path, meta: dict[str, Any], *, mmap: bool) -> tuple[VectorIndex, dict]:
-    file = folder / meta["file"]
-    if not file.is_file():
-        raise FileNotFoundError(file)
-    size = file.stat().st_size
-    if size != meta.get("size"):
-        raise IndexMismatchError(
-            f"{file} has {size} bytes, its sidecar says {meta.get('size')}: the file is damaged",
-            hint="rebuild it: xlsearch index --rebuild",
-        )
-    if size <= CHECKSUM_MAX and _sha256(file) != meta.get("checksum"):
-        raise IndexMismatchError(
-            f"{file}: checksum mismatch, the index file is damaged",
-            hint="rebuild it: xlsearch index --rebuild",
-        )
-    with np.load(folder / meta["keys"]) as npz:
-        keys = {"id": npz["id"], "h64": npz["h64"]}
-    use_mmap = mmap and meta["kind"] in IVF_KINDS and size >= MMAP_MIN
-    vi = read_index(file, meta["kind"], int(meta["dim"]), meta.get("params", {}), mmap=use_mmap)
-    if vi.ntotal != int(meta["count"]) or len(keys["id"]) != vi.ntotal:
-        raise IndexMismatchError(
-            f"{file} holds {vi.ntotal} vectors, its sidecar says {meta['count']}",
-            hint="rebuild it: xlsearch index --rebuild",
-        )
-    return vi, keys
-
-
-def _load_current(folder: Path, *, mmap: bool) -> tuple[VectorIndex, dict, dict] | None:
-    """(index, keys, sidecar) of the folder; retries if a writer swapped files meanwhile."""
-    for attempt in range(5):
-        meta = read_sidecar(folder)
-        if meta is None:
-            return None
-        try:
-            vi, keys = _load(folder, meta, mmap=mmap)
-            return vi, keys, meta
-        except FileNotFoundError:
-            time.sleep(0.05 * (attempt + 1))
-    raise IndexMismatchError(f"{folder}: the index files keep changing; try again")
 
 
 def _check_model(meta: dict[str, Any], key: str, dim: int, folder: Path) -> None:
@@ -277,44 +173,6 @@ def _update(
     return vi, keys, fields, stats
 
 
-def _save(folder: Path, vi: VectorIndex, keys: dict, meta: dict[str, Any]) -> dict[str, Any]:
-    """Write files under a fresh tag, then atomically swap the sidecar; remove old files."""
-    tag = f"{meta['generation']}-{uuid.uuid4().hex[:8]}"
-    file, keyfile = f"index-{tag}.faiss", f"keys-{tag}.npz"
-    tmp = folder / (file + ".tmp")
-    write_index(vi, tmp)
-    tmp.replace(folder / file)
-    with (folder / (keyfile + ".tmp")).open("wb") as fh:
-        np.savez(fh, id=keys["id"], h64=keys["h64"])
-        fh.flush()
-        os.fsync(fh.fileno())
-    (folder / (keyfile + ".tmp")).replace(folder / keyfile)
-    meta = {
-        **meta,
-        "format": FORMAT,
-        "file": file,
-        "keys": keyfile,
-        "count": vi.ntotal,
-        "kind": vi.kind,
-        "dim": vi.dim,
-        "params": vi.params,
-        "size": (folder / file).stat().st_size,
-        "checksum": _sha256(folder / file),
-        "built_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-    }
-    side_tmp = folder / (SIDECAR + ".tmp")
-    with side_tmp.open("w", encoding="utf-8") as fh:
-        json.dump(meta, fh, indent=2)
-        fh.flush()
-        os.fsync(fh.fileno())
-    side_tmp.replace(folder / SIDECAR)
-    fsync_dir(folder)
-    for old in folder.iterdir():
-        if old.name.startswith(("index-", "keys-")) and old.name not in (file, keyfile):
-            old.unlink(missing_ok=True)
-    return meta
-
-
 def _record(store: Any, collection: str, key: str, meta: dict, folder: Path) -> None:
     """Upsert the store's ``indexes`` row for (collection, model)."""
     from xlsearch.engine.index.cache import transaction
@@ -362,7 +220,7 @@ def build_index(
         raise IndexMismatchError(f"no collection named {collection!r}", hint="xlsearch collections")
     register_model(store.db, key, encoder)
     with folder_lock(folder):
-        current = None if rebuild else _load_current(folder, mmap=False)
+        current = None if rebuild else load_current(folder, mmap=False)
         if current is not None:
             _check_model(current[2], key, int(encoder.dim), folder)
         vi, keys, fields, stats = _update(
@@ -381,7 +239,7 @@ def build_index(
             cancel.raise_if_cancelled()
         on_progress(Progress("save", 0, 1, str(folder)))
         head = {"collection": collection, "model_id": key, "model": str(getattr(encoder, "id", ""))}
-        meta = _save(folder, vi, keys, {**head, **fields})
+        meta = save(folder, vi, keys, {**head, **fields})
         _record(store, collection, key, meta, folder)
         on_progress(Progress("save", 1, 1, f"{vi.ntotal} vectors"))
     return OpenIndex(vi, meta, keys, folder, "built", stats["added"], stats["removed"], stats)
@@ -406,7 +264,7 @@ def open_index(
     on_progress = on_progress or no_progress
     key = model_key(encoder)
     folder = index_folder(collection, key)
-    current = _load_current(folder, mmap=mmap)
+    current = load_current(folder, mmap=mmap)
     if current is None:
         raise IndexMismatchError(
             f"collection {collection!r} has no index for model {key.partition('#')[0]}",
@@ -428,10 +286,10 @@ def open_index(
         )
     with folder_lock(folder, wait=False) as locked:
         if locked:  # re-read under the lock: a writer may have just saved a newer index
-            current = _load_current(folder, mmap=False)
+            current = load_current(folder, mmap=False)
             assert current is not None
         elif vi.ivf is not None and meta["kind"] in IVF_KINDS:
-            current = _load_current(folder, mmap=False)  # writable copy for in-memory repair
+            current = load_current(folder, mmap=False)  # writable copy for in-memory repair
             assert current is not None
         vi, keys, fields, stats = _update(
             store,
@@ -447,7 +305,7 @@ def open_index(
         )
         meta = {**current[2], **fields}
         if locked:
-            meta = _save(folder, vi, keys, meta)
+            meta = save(folder, vi, keys, meta)
             _record(store, collection, key, meta, folder)
     return OpenIndex(vi, meta, keys, folder, "repaired", stats["added"], stats["removed"], stats)
 
@@ -470,13 +328,5 @@ def index_status(store: Any, encoder: Any, collection: str) -> dict[str, Any]:
         return {**out, "state": "mismatch"}
     if meta.get("generation") == store.generation():
         return {**out, "state": "fresh"}
-    remove, add = _diff(_keys_of(folder, meta), segment_rows(store.db, collection=collection))
+    remove, add = _diff(keys_of(folder, meta), segment_rows(store.db, collection=collection))
     return {**out, "state": "stale" if len(remove) or len(add) else "fresh"}
-
-
-def _keys_of(folder: Path, meta: dict) -> dict[str, np.ndarray]:
-    try:
-        with np.load(folder / meta["keys"]) as npz:
-            return {"id": npz["id"], "h64": npz["h64"]}
-    except FileNotFoundError:
-        return {"id": np.zeros(0, np.int64), "h64": np.zeros(0, np.int64)}

@@ -1,0 +1,168 @@
+"""Index folder files: naming, writer lock, sidecar, atomic save and checked load.
+
+A save writes ``index-<tag>.faiss`` and ``keys-<tag>.npz`` under a fresh tag, fsyncs them,
+then atomically replaces ``index.json`` (the sidecar naming them), so a reader always sees a
+complete pair; older files are removed afterwards (a reader that lost the race retries).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import fcntl
+import hashlib
+import json
+import os
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xlsearch.engine import locations
+from xlsearch.engine.errors import IndexMismatchError
+from xlsearch.engine.index.cache import fsync_dir
+from xlsearch.engine.index.vectors import IVF_KINDS, VectorIndex, read_index, write_index
+
+SIDECAR = "index.json"
+FORMAT = 1
+CHECKSUM_MAX = 1 << 30
+"""Files up to this size are sha256-verified on every open; bigger ones by size only."""
+MMAP_MIN = 64 << 20
+"""IVF files at least this big are memory-mapped when opened for search."""
+
+
+def _slug(text: str) -> str:
+    clean = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:40] or "x"
+    return clean if clean == text else f"{clean}-{hashlib.sha1(text.encode()).hexdigest()[:6]}"
+
+
+def index_folder(collection: str, key: str) -> Path:
+    """``indexes_dir()/<collection>--<model-slug>`` for a collection and model key."""
+    model_id, _, fp = key.partition("#")
+    base = "bundled-teacher" if model_id == "bundled:teacher" else Path(model_id).name
+    return locations.indexes_dir() / f"{_slug(collection)}--{_slug(base)}-{fp[:8] or 'x'}"
+
+
+@contextmanager
+def folder_lock(folder: Path, *, wait: bool = True) -> Iterator[bool]:
+    """Exclusive writer lock on ``folder/.lock``; yields False when ``wait`` is off and busy."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def read_sidecar(folder: Path) -> dict[str, Any] | None:
+    """The folder's sidecar, or None when no index was saved there."""
+    try:
+        return json.loads((folder / SIDECAR).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise IndexMismatchError(f"{folder / SIDECAR}: unreadable index sidecar ({exc})") from exc
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def load(folder: Path, meta: dict[str, Any], *, mmap: bool) -> tuple[VectorIndex, dict]:
+    file = folder / meta["file"]
+    if not file.is_file():
+        raise FileNotFoundError(file)
+    size = file.stat().st_size
+    if size != meta.get("size"):
+        raise IndexMismatchError(
+            f"{file} has {size} bytes, its sidecar says {meta.get('size')}: the file is damaged",
+            hint="rebuild it: xlsearch index --rebuild",
+        )
+    if size <= CHECKSUM_MAX and _sha256(file) != meta.get("checksum"):
+        raise IndexMismatchError(
+            f"{file}: checksum mismatch, the index file is damaged",
+            hint="rebuild it: xlsearch index --rebuild",
+        )
+    with np.load(folder / meta["keys"]) as npz:
+        keys = {"id": npz["id"], "h64": npz["h64"]}
+    use_mmap = mmap and meta["kind"] in IVF_KINDS and size >= MMAP_MIN
+    vi = read_index(file, meta["kind"], int(meta["dim"]), meta.get("params", {}), mmap=use_mmap)
+    if vi.ntotal != int(meta["count"]) or len(keys["id"]) != vi.ntotal:
+        raise IndexMismatchError(
+            f"{file} holds {vi.ntotal} vectors, its sidecar says {meta['count']}",
+            hint="rebuild it: xlsearch index --rebuild",
+        )
+    return vi, keys
+
+
+def load_current(folder: Path, *, mmap: bool) -> tuple[VectorIndex, dict, dict] | None:
+    """(index, keys, sidecar) of the folder; retries if a writer swapped files meanwhile."""
+    for attempt in range(5):
+        meta = read_sidecar(folder)
+        if meta is None:
+            return None
+        try:
+            vi, keys = load(folder, meta, mmap=mmap)
+            return vi, keys, meta
+        except FileNotFoundError:
+            time.sleep(0.05 * (attempt + 1))
+    raise IndexMismatchError(f"{folder}: the index files keep changing; try again")
+
+
+def save(folder: Path, vi: VectorIndex, keys: dict, meta: dict[str, Any]) -> dict[str, Any]:
+    """Write files under a fresh tag, then atomically swap the sidecar; remove old files."""
+    tag = f"{meta['generation']}-{uuid.uuid4().hex[:8]}"
+    file, keyfile = f"index-{tag}.faiss", f"keys-{tag}.npz"
+    tmp = folder / (file + ".tmp")
+    write_index(vi, tmp)
+    tmp.replace(folder / file)
+    with (folder / (keyfile + ".tmp")).open("wb") as fh:
+        np.savez(fh, id=keys["id"], h64=keys["h64"])
+        fh.flush()
+        os.fsync(fh.fileno())
+    (folder / (keyfile + ".tmp")).replace(folder / keyfile)
+    meta = {
+        **meta,
+        "format": FORMAT,
+        "file": file,
+        "keys": keyfile,
+        "count": vi.ntotal,
+        "kind": vi.kind,
+        "dim": vi.dim,
+        "params": vi.params,
+        "size": (folder / file).stat().st_size,
+        "checksum": _sha256(folder / file),
+        "built_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    }
+    side_tmp = folder / (SIDECAR + ".tmp")
+    with side_tmp.open("w", encoding="utf-8") as fh:
+        json.dump(meta, fh, indent=2)
+        fh.flush()
+        os.fsync(fh.fileno())
+    side_tmp.replace(folder / SIDECAR)
+    fsync_dir(folder)
+    for old in folder.iterdir():
+        if old.name.startswith(("index-", "keys-")) and old.name not in (file, keyfile):
+            old.unlink(missing_ok=True)
+    return meta
+
+
+def keys_of(folder: Path, meta: dict) -> dict[str, np.ndarray]:
+    try:
+        with np.load(folder / meta["keys"]) as npz:
+            return {"id": npz["id"], "h64": npz["h64"]}
+    except FileNotFoundError:
+        return {"id": np.zeros(0, np.int64), "h64": np.zeros(0, np.int64)}
