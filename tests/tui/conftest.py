@@ -20,6 +20,12 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(autouse=True)
+def _fixed_bench_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Evaluate screen's default benchmark folder, fixed (snapshots must not vary)."""
+    monkeypatch.setenv("XLSEARCH_BENCH_DATA", "bench-data")
+
+
 @pytest.fixture()
 def engine() -> FakeEngine:
     """A fresh deterministic in-memory engine with the demo collection."""

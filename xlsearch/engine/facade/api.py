@@ -243,6 +243,7 @@ class EngineAPI(Protocol):
     def evaluate(
         self,
         model: str,
+        data_dir: str = "",
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> EvalReport: ...

@@ -458,6 +458,7 @@ class FakeEngine:
     def evaluate(
         self,
         model: str,
+        data_dir: str = "",
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> EvalReport:

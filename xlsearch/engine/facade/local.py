@@ -416,10 +416,52 @@ class LocalEngine:
     def evaluate(
         self,
         model: str,
+        data_dir: str = "",
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> EvalReport:
-        raise XLSearchError("evaluation is not available yet in the app")
+        """Tatoeba (the model's languages), STS-benchmark (+ multilingual, cross-lingual) and
+        language bias from a benchmark folder laid out as ``dev/tatoeba``, ``dev/stsbenchmark``
+        and ``dev/stsb-multi-mt``; results are stored in the model's card."""
+        from xlsearch.engine.errors import ConfigError
+        from xlsearch.engine.evaluation.readers import tatoeba_languages, to_iso3
+        from xlsearch.engine.evaluation.suite import run_suite, save_results
+        from xlsearch.engine.settings import Settings
+
+        root = Path(data_dir).expanduser()
+        dev = root / "dev" if (root / "dev").is_dir() else root
+        tatoeba = dev / "tatoeba"
+        sts_files = sorted((dev / "stsbenchmark").glob("sts-test.csv"))
+        sts_files += sorted((dev / "stsb-multi-mt").glob("stsb-*-test.csv"))
+        if not data_dir or not (tatoeba.is_dir() or sts_files):
+            raise ConfigError(
+                f"no benchmark data in {str(root)!r}",
+                hint="give a folder with dev/tatoeba, dev/stsbenchmark or dev/stsb-multi-mt",
+            )
+        card = self.model_card(model) if model else {}
+        langs: list[str] | None = None
+        if tatoeba.is_dir():
+            have = set(tatoeba_languages(tatoeba))
+            wanted = [lang for lang in card.get("languages", []) if lang != "en"]
+            wanted = wanted or ["de", "fr", "es", "ru", "zh", "ar", "ja"]
+            langs = [lang for lang in wanted if to_iso3(lang) in have] or None
+        s = Settings.load()
+        report = run_suite(
+            model,
+            tatoeba_dir=tatoeba if langs else None,
+            langs=langs,
+            sts_files=sts_files,
+            sts_cross=len(sts_files) > 1,
+            bias=len(sts_files) > 1,
+            device=s.device,
+            batch_size=s.batch_size,
+            on_progress=on_progress,
+            cancel=cancel,
+        )
+        save_results(report, model)
+        titles = {t.key: t.title for t in report.tables}
+        tables = {titles[k]: rows for k, rows in report.row_dicts().items()}
+        return EvalReport(model, tables, report.summary(), report.bias_points())
 
     def mine(
         self,

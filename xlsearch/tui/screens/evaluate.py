@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from rich.console import Group
@@ -10,13 +12,22 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, DataTable, Footer, Header, Select, Static
+from textual.widgets import Button, DataTable, Footer, Header, Input, Select, Static
 from textual_plotext import PlotextPlot
 
 from xlsearch.engine.facade.api import EvalReport
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen
 from xlsearch.tui.widgets.progress import JobPanel
+
+
+def default_data_dir() -> str:
+    """``$XLSEARCH_BENCH_DATA``, else ``../shared/data`` when it exists, else empty."""
+    env = os.environ.get("XLSEARCH_BENCH_DATA")
+    if env:
+        return env
+    guess = Path("..") / "shared" / "data"
+    return str(guess.resolve()) if guess.is_dir() else ""
 
 
 def benchmark_table(name: str, rows: list[dict[str, Any]]) -> Table:
@@ -51,6 +62,12 @@ class EvaluateScreen(EngineScreen):
         yield Header()
         with Horizontal(classes="bar"):
             yield Select([], prompt="model", id="eval-model", compact=True)
+            yield Input(
+                value=default_data_dir(),
+                placeholder="benchmark folder",
+                id="eval-data",
+                compact=True,
+            )
             yield Button("Run (ctrl+r)", variant="primary", id="run", compact=True)
             yield Button("Cancel (ctrl+x)", id="cancel", compact=True)
         yield JobPanel(id="eval-job")
@@ -78,7 +95,8 @@ class EvaluateScreen(EngineScreen):
             self.notify("An evaluation is running (ctrl+x cancels)", title="Busy")
             return
         engine, spec = self.engine, str(model)
-        self.run_job("evaluate", lambda p, c: engine.evaluate(spec, p, c))
+        data = self.query_one("#eval-data", Input).value.strip()
+        self.run_job("evaluate", lambda p, c: engine.evaluate(spec, data, p, c))
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
