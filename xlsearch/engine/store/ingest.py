@@ -209,18 +209,24 @@ def _apply_diff(conn: Any, doc_id: int) -> tuple[int, int, int]:
     Old and new segments are matched on (lang, text_hash, n-th occurrence); a match keeps
     its id and only gets the new position, tu id and metadata.
     """
-    conn.execute("DROP TABLE IF EXISTS temp.import_match")
+    for name in ("import_match", "import_old", "import_new"):
+        conn.execute(f"DROP TABLE IF EXISTS temp.{name}")
     conn.execute(
-        "CREATE TEMP TABLE import_match AS "
-        "WITH old AS (SELECT id, lang, text_hash, ROW_NUMBER() OVER "
-        "  (PARTITION BY lang, text_hash ORDER BY position, id) AS rn "
-        "  FROM main.segments WHERE document_id = ?), "
-        "new AS (SELECT rowid AS nid, position, lang, text_hash, tu_id, meta, ROW_NUMBER() OVER "
-        "  (PARTITION BY lang, text_hash ORDER BY position) AS rn FROM temp.import_incoming) "
-        "SELECT old.id AS id, new.nid AS nid, new.position AS position, new.tu_id AS tu_id, "
-        "new.meta AS meta FROM old JOIN new "
-        "ON old.lang = new.lang AND old.text_hash = new.text_hash AND old.rn = new.rn",
+        "CREATE TEMP TABLE import_old AS SELECT id, lang, text_hash, ROW_NUMBER() OVER "
+        "(PARTITION BY lang, text_hash ORDER BY position, id) AS rn "
+        "FROM main.segments WHERE document_id = ?",
         (doc_id,),
+    )
+    conn.execute("CREATE INDEX temp.import_old_key ON import_old (text_hash, lang, rn)")
+    conn.execute(
+        "CREATE TEMP TABLE import_new AS SELECT rowid AS nid, position, lang, text_hash, "
+        "tu_id, meta, ROW_NUMBER() OVER (PARTITION BY lang, text_hash ORDER BY position) AS rn "
+        "FROM temp.import_incoming"
+    )
+    conn.execute(
+        "CREATE TEMP TABLE import_match AS SELECT o.id AS id, n.nid AS nid, "
+        "n.position AS position, n.tu_id AS tu_id, n.meta AS meta FROM import_new AS n "
+        "JOIN import_old AS o ON o.text_hash = n.text_hash AND o.lang = n.lang AND o.rn = n.rn"
     )
     conn.execute("CREATE INDEX temp.import_match_id ON import_match (id)")
     conn.execute("CREATE INDEX temp.import_match_nid ON import_match (nid)")
@@ -241,6 +247,7 @@ def _apply_diff(conn: Any, doc_id: int) -> tuple[int, int, int]:
         "WHERE rowid NOT IN (SELECT nid FROM temp.import_match) ORDER BY position",
         (doc_id,),
     ).rowcount
-    conn.execute("DROP TABLE temp.import_match")
+    for name in ("import_match", "import_old", "import_new"):
+        conn.execute(f"DROP TABLE temp.{name}")
     conn.execute("DELETE FROM temp.import_incoming")
     return added, removed, moved
