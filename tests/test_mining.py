@@ -162,3 +162,16 @@ def test_mine_store_and_export_tmx_tsv(tmp_path: Path) -> None:
         lang = "{http://www.w3.org/XML/1998/namespace}lang"
         first = {tuv.get(lang): tuv.findtext("seg") for tuv in tus[0].findall("tuv")}
         assert set(first) == {"en", "de"}
+
+
+def test_approximate_knn_mines_the_same_planted_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from xlsearch.engine import mining
+
+    monkeypatch.setattr(mining, "ANN_MIN", 100)
+    rng = np.random.default_rng(1)
+    x = unit(rng.standard_normal((1500, 24)))
+    y = unit(x + 0.3 / np.sqrt(24) * rng.standard_normal((1500, 24)))
+    exact = {(p.src, p.tgt) for p in mine_vectors(x, y, threshold=1.06)}
+    approx = {(p.src, p.tgt) for p in mine_vectors(x, y, threshold=1.06, exact=False)}
+    truth = {(i, i) for i in range(1500)}
+    assert len(exact & truth) >= 1450 and len(approx & exact) >= 0.97 * len(exact)

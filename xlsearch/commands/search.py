@@ -59,6 +59,7 @@ def register(sub: Any) -> None:
     p.add_argument("--margin", choices=("ratio", "distance", "absolute"), default="ratio")
     p.add_argument("--retrieval", choices=("max", "fwd", "bwd", "intersect"), default="max")
     p.add_argument("--model", help="model (default: the active model)")
+    p.add_argument("--fast", action="store_true", help="approximate (IVF) k-NN for big sides")
     p.add_argument("--out", help="write pairs to .tmx or .tsv (TSV = distillation input)")
     p.add_argument("--show", type=int, default=20, help="pairs to print (default 20)")
     p.set_defaults(func=cmd_mine)
@@ -196,6 +197,7 @@ def cmd_mine(args: argparse.Namespace) -> int:
                 margin=args.margin,
                 retrieval=args.retrieval,
                 threshold=args.threshold,
+                exact=not args.fast,
                 on_progress=bar,
             )
         finally:

@@ -21,6 +21,8 @@ from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 
 MARGINS = ("ratio", "distance", "absolute")
+ANN_MIN = 50_000
+"""With ``exact=False``, sides larger than this are searched with an IVF index."""
 RETRIEVALS = ("max", "fwd", "bwd", "intersect")
 
 
@@ -51,20 +53,36 @@ def knn(
     k: int,
     *,
     batch: int = 8192,
+    exact: bool = True,
     stage: str = "knn",
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact inner-product k-NN of every query row in ``base`` (FAISS flat, query batches).
+    """Inner-product k-NN of every query row in ``base`` (FAISS, in query batches).
 
-    Memory: the base, plus ``batch × k`` results; FAISS blocks the distance matrix itself.
+    ``exact``: flat index (LASER's choice); otherwise, for bases over ``ANN_MIN`` rows, an
+    IVF index with nprobe tuned to recall@10 ≥ 0.97 (similarities of the neighbours found
+    are still exact). Memory: the base (+ IVF lists) plus ``batch × k`` results.
     """
     import faiss
 
     on_progress = on_progress or no_progress
     k = min(k, len(base))
-    index = faiss.IndexFlatIP(base.shape[1])
-    index.add(np.ascontiguousarray(base, dtype=np.float32))
+    base = np.ascontiguousarray(base, dtype=np.float32)
+    if exact or len(base) <= ANN_MIN:
+        index = faiss.IndexFlatIP(base.shape[1])
+        index.add(base)
+    else:
+        from xlsearch.engine.index.vectors import VectorIndex, tune_nprobe
+
+        vi = VectorIndex.create("ivf", base.shape[1], len(base))
+        rng = np.random.default_rng(0)
+        vi.train(base[rng.choice(len(base), min(len(base), 50 * vi.params["nlist"]), False)])
+        ids = np.arange(len(base), dtype=np.int64)
+        vi.add(ids, base)
+        pick = rng.choice(len(base), 200, replace=False)
+        tune_nprobe(vi, base[pick], ids[pick])
+        index = vi.index
     n = len(queries)
     sims = np.zeros((n, k), dtype=np.float32)
     inds = np.zeros((n, k), dtype=np.int64)
@@ -86,6 +104,7 @@ def mine_vectors(
     retrieval: str = "max",
     threshold: float | None = None,
     batch: int = 8192,
+    exact: bool = True,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> list[MinedPair]:
@@ -95,12 +114,12 @@ def mine_vectors(
     margin_fn(np.zeros(1), np.ones(1), margin)  # validates the name early
     if len(x) == 0 or len(y) == 0:
         return []
-    x2y_sim, x2y_ind = knn(
-        x, y, k, batch=batch, stage="mine fwd", on_progress=on_progress, cancel=cancel
-    )
-    y2x_sim, y2x_ind = knn(
-        y, x, k, batch=batch, stage="mine bwd", on_progress=on_progress, cancel=cancel
-    )
+    kw = {"batch": batch, "exact": exact, "on_progress": on_progress, "cancel": cancel}
+    x2y_sim, x2y_ind = knn(x, y, k, stage="mine fwd", **kw)
+    y2x_sim, y2x_ind = knn(y, x, k, stage="mine bwd", **kw)
+    # neighbours an approximate search could not fill (id -1) count as absent
+    x2y_sim[x2y_ind < 0], y2x_sim[y2x_ind < 0] = -1.0, -1.0
+    x2y_ind[x2y_ind < 0], y2x_ind[y2x_ind < 0] = 0, 0
     fwd_mean = x2y_sim.mean(axis=1)
     bwd_mean = y2x_sim.mean(axis=1)
     # candidate scores: the k-NN similarity is exactly cos(x_i, y_j) for a flat index
@@ -172,13 +191,14 @@ def mine_store(
     margin: str = "ratio",
     retrieval: str = "max",
     threshold: float | None = 1.06,
+    exact: bool = True,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> MinedBitext:
     """Mine ``src_lang`` → ``tgt_lang`` segments of a collection (or two collections).
 
     Vectors come from the store's vector cache (embedding only texts not cached yet);
-    identical texts are mined once.
+    identical texts are mined once. ``exact=False`` uses IVF k-NN for sides over 50k.
     """
     from xlsearch.engine.index.cache import ensure_vectors, model_key, segment_rows
 
@@ -201,6 +221,7 @@ def mine_store(
         margin=margin,
         retrieval=retrieval,
         threshold=threshold,
+        exact=exact,
         on_progress=on_progress,
         cancel=cancel,
     )
