@@ -6,6 +6,7 @@ import csv
 from collections.abc import Iterator
 
 from xlsearch.engine.importers.base import (
+    MAX_SEGMENT_CHARS,
     ReadContext,
     Record,
     check_text,
@@ -29,6 +30,8 @@ def _rows(ctx: ReadContext, delimiter: str) -> Iterator[tuple[int, list[str]]]:
             state["line"] = number
             yield line + "\n"
 
+    # long fields reach check_text (a warning) instead of failing the whole file
+    csv.field_size_limit(max(csv.field_size_limit(), 16 * MAX_SEGMENT_CHARS))
     reader = csv.reader(feed(), delimiter=delimiter)
     try:
         start = 1

@@ -95,12 +95,23 @@ def iter_xml(
 
 
 def inline_text(elem: ET.Element) -> str:
-    """The text of a segment element with inline markup stripped (codes dropped, text kept)."""
-    parts = [elem.text or ""]
-    for child in elem:
-        if child.tag not in CODE_TAGS:
-            parts.append(inline_text(child))
-        parts.append(child.tail or "")
+    """The text of a segment element with inline markup stripped (codes dropped, text kept).
+
+    Iterative, so absurdly deep nesting cannot overflow the stack.
+    """
+    parts: list[str] = []
+    stack: list[tuple[ET.Element, bool]] = [(elem, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:  # after the children: this node's tail belongs to its parent's text
+            if node is not elem:
+                parts.append(node.tail or "")
+            continue
+        stack.append((node, True))
+        if node.tag in CODE_TAGS and node is not elem:
+            continue
+        parts.append(node.text or "")
+        stack.extend((c, False) for c in reversed(node))
     return "".join(parts)
 
 
