@@ -11,6 +11,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("app", help="open the terminal UI (the default command)")
     p.add_argument("--query", default="", help="start the search screen with this query")
     p.set_defaults(func=cmd_app)
+    register_demo(sub)
 
 
 def cmd_app(args: argparse.Namespace) -> int:
@@ -18,4 +19,49 @@ def cmd_app(args: argparse.Namespace) -> int:
     from xlsearch.tui.app import run_app
 
     run_app(query=args.query)
+    return 0
+
+
+def register_demo(sub: Any) -> None:
+    """Add ``xlsearch demo``."""
+    p = sub.add_parser(
+        "demo",
+        help="first run: distill a demo student, import + index the demo corpus, open the app",
+        description="The embedded default (make run). The first run distills a static student "
+        "from assets/demo/demo-train.tsv on the CPU, imports assets/demo (TMX + documents) into "
+        "the 'demo' collection and indexes it; later runs reuse all of it.",
+    )
+    p.add_argument("--fresh", action="store_true", help="rebuild the demo student and index")
+    p.add_argument("--no-app", action="store_true", help="prepare the demo, do not open the app")
+    p.add_argument("--query", default=None, help="the example query shown first")
+    p.set_defaults(func=cmd_demo)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Prepare the demo (only what is missing) and open the app on the search screen."""
+    import sys
+    import time
+
+    from xlsearch.cli import ProgressBar
+    from xlsearch.engine.demo import EXAMPLE_QUERY, prepare_demo
+
+    start = time.monotonic()
+    bar = ProgressBar()
+    state = prepare_demo(fresh=args.fresh, on_progress=bar)
+    bar.close()
+    took = ", ".join(f"{k} {v:.1f}s" for k, v in state.timings.items())
+    print(f"demo ready in {time.monotonic() - start:.1f}s ({took})", file=sys.stderr)
+    if state.heldout:
+        student = state.heldout.get("student", {})
+        teacher = state.heldout.get("teacher", {})
+        print(
+            f"demo student, held-out translation accuracy: mean {student.get('mean')} "
+            f"(teacher {teacher.get('mean')}) on {state.heldout.get('units')} unseen units",
+            file=sys.stderr,
+        )
+    if args.no_app:
+        return 0
+    from xlsearch.tui.app import run_app
+
+    run_app(query=args.query if args.query is not None else EXAMPLE_QUERY)
     return 0

@@ -118,6 +118,9 @@ def write_units(
     cancel = ensure_token(cancel)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; exports are ordinary user files
     written = 0
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

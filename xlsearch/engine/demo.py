@@ -1,0 +1,175 @@
+"""The embedded demo: a student distilled from our demo TSV, the demo corpus imported and indexed.
+
+``prepare_demo()`` does each step only when its result is missing (``fresh=True`` redoes all),
+so the first ``make run`` takes a few minutes and later runs open at once.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xlsearch.engine import locations
+from xlsearch.engine.errors import DataError
+from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+
+DEMO_LANGS = ("en", "de", "fr", "es", "ru", "zh", "ar", "ja")
+DEMO_COLLECTION = "demo"
+DEMO_MODEL = "demo-student"
+EXAMPLE_QUERY = "Wann fährt der letzte Zug nach Wien?"
+
+
+def assets_dir() -> Path:
+    """``assets/demo`` of the source tree (xlsearch is installed editable from the repo)."""
+    return Path(__file__).resolve().parents[2] / "assets" / "demo"
+
+
+def is_heldout(unit_id: str) -> bool:
+    """Every tenth unit is held out of training, for the demo model's honest evaluation."""
+    return int(unit_id[1:]) % 10 == 0
+
+
+def load_units(source: Path | None = None) -> list[dict[str, str]]:
+    """The demo translation units from ``assets/demo/source/*.jsonl``."""
+    units: list[dict[str, str]] = []
+    for path in sorted((source or assets_dir() / "source").glob("*.jsonl")):
+        for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                unit = json.loads(line)
+            except ValueError as exc:
+                raise DataError(f"{path}:{no}: invalid JSON ({exc})") from exc
+            missing = [lang for lang in DEMO_LANGS if not unit.get(lang)]
+            if missing:
+                raise DataError(f"{path}:{no}: unit {unit.get('id')} lacks {missing}")
+            units.append(unit)
+    return units
+
+
+def build_assets(out: Path | None = None, source: Path | None = None) -> dict[str, int]:
+    """Write ``demo.tmx`` (all units), ``demo-train.tsv`` and ``demo-heldout.tsv``."""
+    from xlsearch.engine.export import ExportUnit, write_units
+
+    out = out or assets_dir()
+    units = load_units(source)
+
+    def export(selected: list[dict[str, str]]) -> Iterator[ExportUnit]:
+        for u in selected:
+            yield ExportUnit([(lang, u[lang]) for lang in DEMO_LANGS], {"x-topic": u["topic"]})
+
+    train = [u for u in units if not is_heldout(u["id"])]
+    held = [u for u in units if is_heldout(u["id"])]
+    return {
+        "demo.tmx": write_units(out / "demo.tmx", export(units), "tmx", DEMO_LANGS),
+        "demo-train.tsv": write_units(out / "demo-train.tsv", export(train), "tsv", DEMO_LANGS),
+        "demo-heldout.tsv": write_units(out / "demo-heldout.tsv", export(held), "tsv", DEMO_LANGS),
+    }
+
+
+@dataclass
+class DemoState:
+    """What the demo set up, and how long each step took (seconds; 0 = reused)."""
+
+    model: Path
+    collection: str = DEMO_COLLECTION
+    timings: dict[str, float] = field(default_factory=dict)
+    heldout: dict[str, Any] = field(default_factory=dict)
+
+
+def demo_model_path() -> Path:
+    """Where the demo student lives."""
+    return locations.models_dir() / DEMO_MODEL
+
+
+def heldout_accuracy(encoder: Any, assets: Path | None = None) -> dict[str, float]:
+    """Translation accuracy en↔xx (mean of both directions) on the held-out demo units."""
+    from xlsearch.engine.evaluation.metrics import translation_accuracy
+
+    held = [u for u in load_units((assets or assets_dir()) / "source") if is_heldout(u["id"])]
+    english = encoder.encode([u["en"] for u in held])
+    scores: dict[str, float] = {}
+    for lang in DEMO_LANGS[1:]:
+        fwd, bwd = translation_accuracy(encoder.encode([u[lang] for u in held]), english)
+        scores[lang] = round((fwd + bwd) / 2, 1)
+    scores["mean"] = round(sum(scores.values()) / len(scores), 1)
+    return scores
+
+
+def prepare_demo(
+    *,
+    fresh: bool = False,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> DemoState:
+    """Distill the demo student, import and index the demo corpus — each only if missing."""
+    from xlsearch.engine.catalog import active_model
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.modelio import read_card, update_card
+    from xlsearch.engine.store import Store
+
+    on_progress = on_progress or no_progress
+    assets = assets_dir()
+    model_dir = demo_model_path()
+    state = DemoState(model_dir)
+    if fresh:
+        shutil.rmtree(model_dir, ignore_errors=True)
+        with Store() as store:
+            if store.collection_id(DEMO_COLLECTION) is not None:
+                store.delete_collection(DEMO_COLLECTION)
+
+    start = time.monotonic()
+    if not (model_dir / "modules.json").is_file():
+        from xlsearch.engine.distill import DistillConfig, distill
+
+        on_progress(Progress("demo", 0, 3, "distilling the demo student (first run only)"))
+        cfg = DistillConfig(
+            train=[str(assets / "demo-train.tsv")],
+            dev=str(assets / "demo-heldout.tsv"),
+            student="static",
+            preset="quick",
+            out=str(model_dir),
+            name=DEMO_MODEL,
+            vocab_size=8000,
+            epochs=40.0,
+            batch_size=128,
+            eval_steps=100,
+            ckpt_steps=1000,
+        )
+        distill(cfg, on_progress=on_progress, cancel=cancel)
+        encoder = load_encoder(model_dir)
+        teacher = load_encoder("bundled:teacher")
+        state.heldout = {
+            "student": heldout_accuracy(encoder, assets),
+            "teacher": heldout_accuracy(teacher, assets),
+            "units": sum(1 for u in load_units(assets / "source") if is_heldout(u["id"])),
+        }
+        update_card(model_dir, demo_heldout=state.heldout, demo=True)
+    state.timings["distill"] = time.monotonic() - start
+    state.heldout = state.heldout or read_card(model_dir).get("demo_heldout", {})
+
+    start = time.monotonic()
+    on_progress(Progress("demo", 1, 3, "importing the demo corpus"))
+    with Store() as store:
+        store.import_file(assets / "demo.tmx", DEMO_COLLECTION, cancel=cancel)
+        for doc in sorted((assets / "docs").glob("*.txt")):
+            lang = doc.suffixes[-2].lstrip(".") if len(doc.suffixes) > 1 else None
+            store.import_file(
+                doc, DEMO_COLLECTION, langs=[lang] if lang else None, paragraphs=True, cancel=cancel
+            )
+        state.timings["import"] = time.monotonic() - start
+
+        start = time.monotonic()
+        on_progress(Progress("demo", 2, 3, "indexing the demo corpus"))
+        spec = active_model()
+        encoder = load_encoder(spec)
+        build_index(store, encoder, DEMO_COLLECTION, on_progress=on_progress, cancel=cancel)
+        state.timings["index"] = time.monotonic() - start
+    on_progress(Progress("demo", 3, 3, "ready"))
+    return state
