@@ -1,0 +1,54 @@
+"""CLI: import, collections, export, delete."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from xlsearch.cli import main
+
+
+def test_import_collections_export_delete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "a.tsv").write_text("en\tde\nHello\tHallo\nragged\n", encoding="utf-8")
+    (folder / "b.jsonl").write_text('{"text": "Bonjour", "lang": "fr"}\n', encoding="utf-8")
+    (folder / "notes.bin").write_bytes(b"\x00\x01")  # unknown extension: not picked up
+    bad = tmp_path / "bad.tmx"
+    bad.write_text("<tmx><body><tu>", encoding="utf-8")
+
+    assert main(["import", str(folder), str(bad), "--collection", "work", "-q"]) == 2
+    out, err = capsys.readouterr()
+    assert "imported" in out and "a.tsv: +2 -0 (2 segments" in out and "1 warnings" in out
+    assert "b.jsonl: +1 -0" in out
+    assert f"error: Bad input data: {bad}:1: malformed XML" in err
+
+    assert main(["import", str(folder / "a.tsv"), "-c", "work"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("unchanged") and "a.tsv:3: 1 columns instead of 2" not in err
+
+    assert main(["collections", "--json"]) == 0
+    (col,) = json.loads(capsys.readouterr().out)
+    assert (col["name"], col["documents"], col["segments"]) == ("work", 2, 3)
+    assert col["languages"] == {"de": 1, "en": 1, "fr": 1}
+    assert main(["collections", "work"]) == 0
+    assert "a.tsv" in capsys.readouterr().out
+
+    out_tsv = tmp_path / "pairs.tsv"
+    assert main(["export", str(out_tsv), "-c", "work", "--lang", "en,de"]) == 0
+    assert out_tsv.read_text(encoding="utf-8") == "Hello\tHallo\n"
+    out_tmx = tmp_path / "all.tmx"
+    assert main(["export", str(out_tmx)]) == 0
+    assert main(["import", str(out_tmx), "-c", "copy", "-q"]) == 0
+    capsys.readouterr()
+
+    assert main(["delete", "--collection", "work"]) == 0
+    assert "3 segments" in capsys.readouterr().out
+    assert main(["collections", "--json"]) == 0
+    assert [c["name"] for c in json.loads(capsys.readouterr().out)] == ["copy"]
+    assert main(["delete", "--collection", "work"]) == 2
+    assert "no collection named 'work'" in capsys.readouterr().err
