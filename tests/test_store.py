@@ -235,3 +235,21 @@ def test_embeddings_and_models_helpers(store: Store) -> None:
     got, found = store.get_embeddings("m1", ["h2", "zz", "h1"], 3)
     assert found.tolist() == [True, False, True]
     assert np.array_equal(got[0], vecs[1]) and np.array_equal(got[2], vecs[0]) and not got[1].any()
+
+
+def test_busy_and_corrupt_stores_raise_store_error(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    path = tsv(tmp_path, ROWS)
+    with Store(db) as a, Store(db) as b:
+        a.conn.execute("PRAGMA busy_timeout=0")
+        b.conn.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+        a.conn.execute("PRAGMA busy_timeout=50")
+        with pytest.raises(StoreError, match="busy"):
+            a.import_file(path)
+        b.conn.execute("ROLLBACK")
+        assert a.import_file(path).added == 10
+        assert b.segment_ids().size == 10  # the other connection sees the committed import
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match="cannot open"):
+        Store(junk)

@@ -69,7 +69,11 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on any exception); nests as savepoint."""
+        """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on any exception); nests as savepoint.
+
+        SQLite failures (store busy beyond the 30 s timeout, disk full, corruption) surface
+        as ``StoreError``; the transaction is rolled back first.
+        """
         conn = self.conn
         if conn.in_transaction:
             conn.execute("SAVEPOINT nested")
@@ -81,13 +85,22 @@ class Store:
                 raise
             conn.execute("RELEASE nested")
             return
-        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(
+                f"the store {self.path} is busy: {exc}",
+                hint="another import or index build is writing; try again when it is done",
+            ) from exc
         try:
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"writing the store {self.path} failed: {exc}") from exc
             raise
-        conn.execute("COMMIT")
 
     # -- generation --------------------------------------------------------------------------
     def generation(self) -> int:
