@@ -14,7 +14,12 @@ def register(sub: Any) -> None:
     p.add_argument("texts", nargs="*", help="sentences; read from stdin when none are given")
     p.add_argument("--model", default="bundled:teacher", help="model folder or bundled:teacher")
     p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--int8", action="store_true", help="int8 dynamic quantisation (CPU)")
+    p.add_argument(
+        "--precision",
+        default="auto",
+        choices=["auto", "fp32", "bf16", "int8"],
+        help="auto = fp32 on CPU, bf16/fp16 on GPU; bf16/int8 are faster on CPU, slightly lossy",
+    )
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N, mps")
     p.add_argument("--out", help="write a .npy file instead of JSON lines on stdout")
     p.set_defaults(func=cmd_encode)
@@ -27,7 +32,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
     texts = args.texts or [line.rstrip("\n") for line in sys.stdin]
     enc = load_encoder(
-        args.model, device=args.device, batch_size=args.batch_size, quantize=args.int8
+        args.model, device=args.device, batch_size=args.batch_size, precision=args.precision
     )
     bar = ProgressBar()
     vecs = enc.encode(texts, on_progress=bar if args.out else None)

@@ -1,8 +1,10 @@
 """Fast sentence encoder: ``load_encoder(spec).encode(texts)`` → L2-normalised float32 rows.
 
 Matches ``SentenceTransformer(path).encode(texts, normalize_embeddings=True)`` to < 1e-4 in
-fp32. It is faster because it tokenizes every text once, sorts by *token* count (no padding
-waste), pads each batch from the pre-tokenized ids and runs under ``torch.inference_mode``.
+fp32: it tokenizes every text once, sorts by *token* count (least padding), pads each batch
+from the pre-tokenized ids and runs under ``torch.inference_mode``. On CPU, ``precision``
+``bf16`` (autocast) and ``int8`` (dynamic quantisation) trade a little accuracy for speed;
+``docs/benchmarks.md`` has the measured trade-off.
 """
 
 from __future__ import annotations
@@ -14,8 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.modelio import model_id, offline, read_card, resolve_model_path
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+
+PRECISIONS = ("fp32", "bf16", "int8")
+"""fp32 (exact; the CPU default), bf16 (autocast on CPU; weights on GPU, the GPU default),
+int8 (dynamic quantisation, CPU). ``auto`` = fp32 on CPU, bf16/fp16 on GPU."""
 
 
 def pick_device(device: str = "auto") -> str:
@@ -55,30 +62,42 @@ class Encoder:
         device: str = "auto",
         batch_size: int = 32,
         quantize: bool = False,
+        precision: str = "auto",
     ) -> None:
         import torch
 
+        if quantize:
+            precision = "int8"
+        if precision not in ("auto", *PRECISIONS):
+            raise ConfigError(f"precision must be auto or one of {', '.join(PRECISIONS)}")
         self.path = path
         self.id = model_id(path) if path is not None else "in-memory"
         self.card: dict[str, Any] = read_card(path) if path is not None else {}
         self.device = pick_device(device)
         self.batch_size = batch_size
         self.quantized = False
+        self.autocast_bf16 = False
         model = model.eval()
         self.dtype = torch.float32
+        transformer = model.kind == "transformer"
         if self.device != "cpu":
+            # GPUs: half precision by default (bf16 where supported), fp32 on request.
             model = model.to(self.device)
-            if model.kind == "transformer":
-                if self.device.startswith("cuda") and torch.cuda.is_bf16_supported():
-                    self.dtype = torch.bfloat16
-                else:
-                    self.dtype = torch.float16
+            if transformer and precision != "fp32":
+                cuda = self.device.startswith("cuda")
+                bf16 = cuda and torch.cuda.is_bf16_supported()
+                self.dtype = torch.bfloat16 if bf16 else torch.float16
                 model = model.to(self.dtype)
-        elif quantize and model.kind == "transformer":
-            from torch.ao.quantization import quantize_dynamic
-
-            model = quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        elif transformer and precision == "int8":
+            model = _quantize_int8(model)
             self.quantized = True
+        elif transformer and precision == "bf16":
+            self.autocast_bf16 = True
+        self.precision = {torch.bfloat16: "bf16", torch.float16: "fp16"}.get(self.dtype, "fp32")
+        if self.quantized:
+            self.precision = "int8"
+        elif self.autocast_bf16:
+            self.precision = "bf16"
         self.model = model
 
     @property
@@ -115,7 +134,8 @@ class Encoder:
         bs = batch_size or self.batch_size
         if self.kind == "static":
             bs = max(bs, 1024)  # a bag of embeddings is cheap: big batches amortise overhead
-        with torch.inference_mode():
+        autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.autocast_bf16)
+        with torch.inference_mode(), autocast:
             if self.kind == "transformer":
                 ids = self.model.tokenize(texts, pad=False)
                 lengths = np.fromiter((len(x) for x in ids["input_ids"]), dtype=np.int64)
@@ -148,6 +168,24 @@ class Encoder:
         return self.encode(a) @ self.encode(b).T
 
 
+def _quantize_int8(model: Any) -> Any:
+    """Dynamic int8 quantisation of every Linear, with per-channel weight scales.
+
+    Per-channel scales keep MiniLM's outlier channels usable (per-tensor scales cost far more
+    accuracy); activations are quantised per batch at run time.
+    """
+    import warnings
+
+    import torch
+    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return quantize_dynamic(
+            model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8
+        )
+
+
 def load_encoder(
     spec: str | os.PathLike[str] = "bundled:teacher",
     *,
@@ -155,6 +193,7 @@ def load_encoder(
     batch_size: int = 32,
     max_seq_length: int | None = None,
     quantize: bool = False,
+    precision: str = "auto",
     threads: int = 0,
 ) -> Encoder:
     """Load a local model (``bundled:teacher``, a folder, or a name under ``./models``).
@@ -170,4 +209,11 @@ def load_encoder(
     if threads:
         torch.set_num_threads(threads)
     model = load_model(path, max_seq_length=max_seq_length)
-    return Encoder(model, path=path, device=device, batch_size=batch_size, quantize=quantize)
+    return Encoder(
+        model,
+        path=path,
+        device=device,
+        batch_size=batch_size,
+        quantize=quantize,
+        precision=precision,
+    )
