@@ -156,6 +156,8 @@ class DistillResult:
     card: dict[str, Any] = field(default_factory=dict)
     cancelled: bool = False
     checkpoint: str = ""
+    history: list[dict[str, Any]] = field(default_factory=list)
+    """Dev evaluations of the run (``step``, ``dev_acc``, ``dev_mse`` …)."""
 
 
 @dataclass(frozen=True)
@@ -209,6 +211,7 @@ class EngineAPI(Protocol):
         collection: str,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        langs: Sequence[str] | None = None,
     ) -> list[ImportReport]: ...
 
     def index_status(self) -> list[IndexStatus]: ...

@@ -294,6 +294,7 @@ class FakeEngine:
         collection: str,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        langs: Sequence[str] | None = None,
     ) -> list[ImportReport]:
         """Import TAB-separated lines (``en<TAB>de<TAB>ru…``); lines without a TAB are bad."""
         cancel = ensure_token(cancel)
@@ -453,7 +454,7 @@ class FakeEngine:
             "metrics": {"dev_accuracy": 89.0},
         }
         self.students[out] = card
-        return DistillResult(out, card)
+        return DistillResult(out, card, history=[{"step": steps, "dev_acc": 89.0}])
 
     def evaluate(
         self,

@@ -204,15 +204,20 @@ class LocalEngine:
         collection: str,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        langs: Sequence[str] | None = None,
     ) -> list[ImportReport]:
-        """Import each file; a bad file is reported (and skipped), a cancel stops the run."""
+        """Import each file; a bad file is reported (and skipped), a cancel stops the run.
+
+        ``langs``: the languages of TSV/CSV columns without a header (else detected)."""
         from xlsearch.engine.errors import CancelledError
 
         reports = []
         with self._store() as store:
             for path in paths:
                 try:
-                    r = store.import_file(path, collection, on_progress=on_progress, cancel=cancel)
+                    r = store.import_file(
+                        path, collection, langs=langs, on_progress=on_progress, cancel=cancel
+                    )
                 except CancelledError:
                     raise
                 except XLSearchError as exc:
@@ -411,7 +416,7 @@ class LocalEngine:
         )
         r = distill(cfg, on_progress, cancel, resume=config.resume)
         card = read_card(r.out) if Path(r.out).is_dir() else {}
-        return DistillResult(str(r.out), card, r.cancelled, str(r.run_dir))
+        return DistillResult(str(r.out), card, r.cancelled, str(r.run_dir), list(r.history))
 
     def evaluate(
         self,

@@ -18,6 +18,7 @@ from xlsearch.tui.screens.base import EngineScreen
 class CompareScreen(EngineScreen):
     """Sentence A (any language) vs sentences B (one per line)."""
 
+    AUTO_FOCUS = "#sts-a"
     BINDINGS = [Binding("ctrl+r", "compare", "Compare")]
 
     def __init__(self) -> None:

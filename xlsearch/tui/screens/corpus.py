@@ -23,8 +23,10 @@ STATE_STYLE = {"fresh": "green", "stale": "yellow", "missing": "bold red"}
 class CorpusScreen(EngineScreen):
     """What is stored and indexed, and the jobs that change it."""
 
+    AUTO_FOCUS = "#collections-table"
     BINDINGS = [
         Binding("i", "import", "Import"),
+        Binding("n", "name", "Collection name", show=False),
         Binding("x", "index", "Index"),
         Binding("X", "index_all", "Index all", show=False),
         Binding("d", "delete", "Delete"),
@@ -44,6 +46,7 @@ class CorpusScreen(EngineScreen):
         with Horizontal(classes="bar", id="corpus-actions"):
             yield Label("Import into:")
             yield Input(value="default", id="import-collection", compact=True)
+            yield Input(placeholder="langs e.g. en,de", id="import-langs", compact=True)
             yield Button("Import (i)", id="import", compact=True)
             yield Button("Index (x)", id="index", compact=True)
             yield Button("Delete (d)", id="delete", compact=True)
@@ -75,7 +78,7 @@ class CorpusScreen(EngineScreen):
             self.action_refresh()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("import", "index", "index_all", "delete", "refresh") and isinstance(
+        if action in ("import", "index", "index_all", "delete", "refresh", "name") and isinstance(
             self.focused, Input
         ):
             return False  # letters go to the input
@@ -94,6 +97,12 @@ class CorpusScreen(EngineScreen):
         return self.collections[table.cursor_row].name
 
     # -- actions -------------------------------------------------------------------
+    def action_name(self) -> None:
+        """Focus the collection-name field (enter there opens the file picker)."""
+        self.query_one("#import-collection", Input).focus()
+
+    @on(Input.Submitted, "#import-collection")
+    @on(Input.Submitted, "#import-langs")
     @on(Button.Pressed, "#import")
     def action_import(self) -> None:
         if self.job_running():
@@ -102,21 +111,27 @@ class CorpusScreen(EngineScreen):
         from xlsearch.tui.widgets.modals import FilePickerScreen
 
         collection = self.query_one("#import-collection", Input).value.strip() or "default"
+        langs = [x for x in self.query_one("#import-langs", Input).value.replace(",", " ").split()]
+        self.query_one("#collections-table", DataTable).focus()  # focus returns here
 
         def picked(paths: list[str] | None) -> None:
             if paths:
-                self.start_import(paths, collection)
+                self.start_import(paths, collection, langs or None)
 
         self.app.push_screen(
             FilePickerScreen(f"Import into collection '{collection}'", ".", IMPORT_SUFFIXES),
             picked,
         )
 
-    def start_import(self, paths: list[str], collection: str) -> None:
-        """Import ``paths`` into ``collection`` in the job worker."""
+    def start_import(
+        self, paths: list[str], collection: str, langs: list[str] | None = None
+    ) -> None:
+        """Import ``paths`` into ``collection`` in the job worker (``langs``: TSV columns)."""
         engine = self.engine
         self.query_one("#import-report", Static).update(f"importing {len(paths)} file(s)…")
-        self.run_job("import", lambda p, c: engine.import_files(paths, collection, p, c))
+        self.run_job(
+            "import", lambda p, c: engine.import_files(paths, collection, p, c, langs=langs)
+        )
 
     @on(Button.Pressed, "#index")
     def action_index(self) -> None:

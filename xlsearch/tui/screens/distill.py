@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -14,6 +15,7 @@ from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Sele
 from textual_plotext import PlotextPlot
 
 from xlsearch.engine.facade.api import DistillConfig, DistillResult, TsvPreview
+from xlsearch.engine.progress import Progress
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen
 from xlsearch.tui.widgets.progress import JobPanel
@@ -46,6 +48,7 @@ def format_card(card: dict[str, Any]) -> Text:
 class DistillScreen(EngineScreen):
     """Make a multilingual student from parallel sentences and watch it learn."""
 
+    AUTO_FOCUS = "#pick"
     BINDINGS = [
         Binding("ctrl+r", "start", "Start"),
         Binding("ctrl+u", "resume", "Resume"),
@@ -191,7 +194,15 @@ class DistillScreen(EngineScreen):
         self.query_one("#model-card", Static).update("")
         self._draw()
         engine = self.engine
-        self.run_job("distill", lambda p, c: engine.distill(config, p, c))
+
+        def call(post: Callable[[Progress], None], cancel: Any) -> DistillResult:
+            def on_progress(event: Progress) -> None:
+                self._record(event)  # every point, even when queued messages coalesce
+                post(event)
+
+            return engine.distill(config, on_progress, cancel)
+
+        self.run_job("distill", call)
 
     @on(Button.Pressed, "#resume")
     def action_resume(self) -> None:
@@ -208,16 +219,20 @@ class DistillScreen(EngineScreen):
             return
         p = message.progress
         self.query_one(JobPanel).show(p, PROGRESS_KEYS)
-        if "loss" in p.metrics:
-            self.losses.append((float(p.done), float(p.metrics["loss"])))
-        if "dev_acc" in p.metrics:
-            point = (float(p.done), float(p.metrics["dev_acc"]))
-            if not self.dev or self.dev[-1] != point:
-                self.dev.append(point)
         now = time.monotonic()
         if now - self._last_plot > 0.25 or p.done == p.total:
             self._last_plot = now
             self._draw()
+
+    def _record(self, p: Progress) -> None:
+        """Keep the curves' points (called in the worker thread for every event)."""
+        step = float(p.metrics.get("step", p.done))
+        if "loss" in p.metrics:
+            self.losses.append((step, float(p.metrics["loss"])))
+        if "dev_acc" in p.metrics:
+            point = (step, float(p.metrics["dev_acc"]))
+            if point not in self.dev:
+                self.dev.append(point)
 
     def _draw(self) -> None:
         for selector, points, title in (
@@ -228,8 +243,12 @@ class DistillScreen(EngineScreen):
             plt = plot.plt
             plt.clear_data()
             plt.clear_figure()
-            plt.title(title)
             if points:
+                title += f" · last {points[-1][1]:.4g}"
+            plt.title(title)
+            if len(points) == 1:
+                plt.scatter([points[0][0]], [points[0][1]], marker="●")
+            elif points:
                 plt.plot([x for x, _ in points], [y for _, y in points], marker="braille")
             plot.refresh()
 
@@ -243,6 +262,9 @@ class DistillScreen(EngineScreen):
             self._show_preview(message.result)
         elif message.job == "distill":
             self.result = message.result
+            for h in self.result.history:
+                if "dev_acc" in h:
+                    self._record(Progress("eval", int(h.get("step", 0)), metrics=h))
             self._draw()
             if self.result.cancelled:
                 self._cancelled(f"cancelled; checkpoint kept in {self.result.checkpoint}")

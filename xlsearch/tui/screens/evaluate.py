@@ -52,6 +52,7 @@ def _fmt(value: Any) -> str:
 class EvaluateScreen(EngineScreen):
     """Evaluate models; every report of this session stays in the side-by-side table."""
 
+    AUTO_FOCUS = "#eval-model"
     BINDINGS = [Binding("ctrl+r", "run", "Run"), Binding("ctrl+x", "cancel", "Cancel")]
 
     def __init__(self) -> None:

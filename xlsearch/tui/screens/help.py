@@ -33,7 +33,7 @@ SCREEN_KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     (
         "Corpus",
         [
-            ("i", "import files into a collection"),
+            ("n / i", "name the target collection / import files into it (file picker)"),
             ("x / X", "(re)index the selected collection / all stale and missing"),
             ("d", "delete the selected collection (asks first)"),
             ("r", "refresh"),

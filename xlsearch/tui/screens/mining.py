@@ -23,6 +23,7 @@ MIN_MARGIN, MAX_MARGIN = 1.0, 2.0
 class MiningScreen(EngineScreen):
     """Mine once (margin ≥ 1.0), then move the threshold to see fewer, surer pairs."""
 
+    AUTO_FOCUS = "#pairs-table"
     BINDINGS = [
         Binding("ctrl+r", "mine", "Mine"),
         Binding("ctrl+x", "cancel", "Cancel"),

@@ -33,6 +33,7 @@ def index_summary(spec: str, statuses: list[IndexStatus]) -> Text:
 class ModelsScreen(EngineScreen):
     """Pick the active model (search and indexing use it); read each model's card."""
 
+    AUTO_FOCUS = "#models-table"
     BINDINGS = [
         Binding("a", "activate", "Make active"),
         Binding("r", "refresh", "Refresh"),

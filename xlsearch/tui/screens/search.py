@@ -57,6 +57,7 @@ def pick_translation(hit: Hit, target: str) -> tuple[str, str]:
 class SearchScreen(EngineScreen):
     """Query box, filters, results table and a context preview of the highlighted hit."""
 
+    AUTO_FOCUS = "#query"
     BINDINGS = [
         Binding("ctrl+f", "focus_query", "Query", show=False),
         Binding("c", "copy_hit", "Copy hit"),
