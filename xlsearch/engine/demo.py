@@ -101,6 +101,27 @@ def heldout_accuracy(encoder: Any, assets: Path | None = None) -> dict[str, floa
     return scores
 
 
+def index_is_fresh(store: Any, spec: str, collection: str) -> bool:
+    """True when the store records an index of ``collection`` for this model at the store's
+    current generation — checked from the model's card alone, without loading torch."""
+    from types import SimpleNamespace
+
+    from xlsearch.engine.index.cache import model_key
+    from xlsearch.engine.modelio import BUNDLED_TEACHER, model_id, read_card, resolve_model_path
+
+    path = resolve_model_path(spec)
+    card = read_card(path)
+    dim = card.get("dim") or (384 if model_id(path) == BUNDLED_TEACHER else None)
+    if dim is None:
+        return False
+    stub = SimpleNamespace(id=model_id(path), path=path, card=card, dim=dim)
+    row = store.db.conn.execute(
+        "SELECT generation, path FROM indexes WHERE collection=? AND model_id=?",
+        (collection, model_key(stub)),
+    ).fetchone()
+    return bool(row) and int(row[0]) == store.generation() and Path(row[1]).is_dir()
+
+
 def prepare_demo(
     *,
     fresh: bool = False,
@@ -166,10 +187,11 @@ def prepare_demo(
         state.timings["import"] = time.monotonic() - start
 
         start = time.monotonic()
-        on_progress(Progress("demo", 2, 3, "indexing the demo corpus"))
         spec = active_model()
-        encoder = load_encoder(spec)
-        build_index(store, encoder, DEMO_COLLECTION, on_progress=on_progress, cancel=cancel)
+        if not index_is_fresh(store, spec, DEMO_COLLECTION):
+            on_progress(Progress("demo", 2, 3, "indexing the demo corpus"))
+            encoder = load_encoder(spec)
+            build_index(store, encoder, DEMO_COLLECTION, on_progress=on_progress, cancel=cancel)
         state.timings["index"] = time.monotonic() - start
     on_progress(Progress("demo", 3, 3, "ready"))
     return state
