@@ -24,6 +24,11 @@ def register(sub: Any) -> None:
     p.add_argument("--out", help="write a .npy file instead of JSON lines on stdout")
     p.set_defaults(func=cmd_encode)
 
+    m = sub.add_parser("models", help="list models (teacher, students, folders); choose the active")
+    m.add_argument("--use", metavar="MODEL", help="make MODEL the active model (indexes follow)")
+    m.add_argument("--json", action="store_true", help="print JSON")
+    m.set_defaults(func=cmd_models)
+
 
 def cmd_encode(args: argparse.Namespace) -> int:
     """Embed texts and print JSON lines (or save .npy)."""
@@ -45,4 +50,36 @@ def cmd_encode(args: argparse.Namespace) -> int:
     else:
         for text, vec in zip(texts, vecs, strict=True):
             print(json.dumps({"text": text, "embedding": [round(float(x), 6) for x in vec]}))
+    return 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    """List known models with their cards; optionally set the active model."""
+    from xlsearch.engine import catalog
+
+    if args.use:
+        print(f"active model: {catalog.set_active_model(args.use)}", file=sys.stderr)
+    active = catalog.active_model()
+    models = catalog.list_models()
+    if args.json:
+        rows = [
+            {"spec": m.spec, "name": m.name, "active": m.spec == active, "card": m.card}
+            for m in models
+        ]
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    for m in models:
+        card = m.card
+        langs = ",".join(card.get("languages", [])[:12])
+        metrics = card.get("metrics", {})
+        acc = metrics.get("dev_acc") or metrics.get("tatoeba_mean")
+        mark = "*" if m.spec == active else " "
+        extra = f"  dev acc {float(acc):.1f}" if acc is not None else ""
+        print(
+            f"{mark} {m.name:32s} {card.get('kind', '?'):11s} dim {card.get('dim', '?'):>4}"
+            f"  langs {langs or '?'}{extra}"
+        )
+        if m.spec != "bundled:teacher":
+            print(f"    {m.spec}")
+    print("(* = active model)", file=sys.stderr)
     return 0
