@@ -254,3 +254,33 @@ def test_format_detection_and_language_tags(tmp_path: Path) -> None:
         None,
         None,
     ]
+
+
+@pytest.mark.parametrize("fmt", ["tmx", "xliff"])
+def test_xml_streaming_memory_is_flat(tmp_path: Path, fmt: str) -> None:
+    import tracemalloc
+
+    def build(n: int) -> Path:
+        path = tmp_path / f"{n}.{fmt}"
+        with open(path, "w", encoding="utf-8") as fh:
+            if fmt == "tmx":
+                fh.write('<tmx version="1.4"><header srclang="en"/><body>\n')
+                unit = '<tu><tuv xml:lang="en"><seg>s {i} <ph>x</ph></seg></tuv></tu>\n'
+                end = "</body></tmx>"
+            else:
+                fh.write('<xliff version="1.2"><file source-language="en"><body>\n')
+                unit = '<trans-unit id="{i}"><source>s {i}</source></trans-unit>\n'
+                end = "</body></file></xliff>"
+            fh.writelines(unit.format(i=i) for i in range(n))
+            fh.write(end)
+        return path
+
+    peaks = []
+    for n in (1_000, 15_000):
+        path = build(n)
+        tracemalloc.start()
+        count = sum(1 for _ in read_records(ReadContext(path), fmt))
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert count == n
+    assert peaks[1] < 1.3 * peaks[0] + 256 * 1024, peaks  # 15× the units, ~same memory

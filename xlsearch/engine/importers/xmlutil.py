@@ -34,7 +34,8 @@ def iter_xml(
     parser.buffer_size = CHUNK
     stack: list[ET.Element] = []
     lines: list[int] = []
-    pending: deque[tuple[str, ET.Element, int]] = deque()
+    # (event, element, line, parent at the time the element ended)
+    pending: deque[tuple[str, ET.Element, int, ET.Element | None]] = deque()
 
     def start(name: str, attrs: dict[str, str]) -> None:
         tag = _local(name)
@@ -43,14 +44,14 @@ def iter_xml(
         stack.append(elem)
         lines.append(line)
         if tag in starts:
-            pending.append(("start", elem, line))
+            pending.append(("start", elem, line, None))
 
     def end(name: str) -> None:
         elem = builder.end(_local(name))
         stack.pop()
         line = lines.pop()
         if elem.tag in ends:
-            pending.append(("end", elem, line))
+            pending.append(("end", elem, line, stack[-1] if stack else None))
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
@@ -58,16 +59,12 @@ def iter_xml(
 
     def drain() -> Iterator[tuple[str, ET.Element, int]]:
         while pending:
-            event = pending.popleft()
-            yield event
-            if event[0] == "end":
-                elem = event[1]
+            kind, elem, line, parent = pending.popleft()
+            yield kind, elem, line
+            if kind == "end":
                 elem.clear()
-                if stack:
-                    try:
-                        stack[-1].remove(elem)
-                    except ValueError:
-                        pass
+                if parent is not None:
+                    parent.remove(elem)
 
     with open_binary(ctx) as stream:
         sniff(stream, ctx)
