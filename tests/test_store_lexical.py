@@ -125,3 +125,13 @@ def test_scripts_without_spaces_use_substrings(store: Store) -> None:
 )
 def test_required_words_are_safe_prefilters(pattern: str, words: list[str]) -> None:
     assert required_words(pattern) == words
+
+
+def test_punctuation_joined_words_are_phrases(tmp_path: Path) -> None:
+    with Store(tmp_path / "p.db") as s:
+        path = tmp_path / "p.txt"
+        path.write_text("Send an e-mail today.\nThe mail came from e to f.\n", encoding="utf-8")
+        s.import_file(path, langs="en")
+        assert texts(s, s.fts_search("e-mail")) == ["Send an e-mail today."]
+        assert texts(s, s.fts_search("e-ma*")) == ["Send an e-mail today."]
+        assert len(s.fts_search("e mail")) == 2

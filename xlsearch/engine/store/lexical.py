@@ -63,7 +63,7 @@ def fts_search(
     if mode == "phrase":
         fts_queries = ['"' + " ".join(w.rstrip("*") for w in words) + '"']
     else:
-        quoted = [_quote(w) for w in words]
+        quoted = [_chunk(c) for c in query.split() if _WORD.search(c)]
         fts_queries = [" AND ".join(quoted)] + ([" OR ".join(quoted)] if len(quoted) > 1 else [])
     out: list[tuple[int, float]] = []
     seen: set[int] = set()
@@ -77,6 +77,16 @@ def fts_search(
             if len(out) >= k:
                 return out
     return out
+
+
+def _chunk(chunk: str) -> str:
+    """One whitespace-separated query chunk as FTS5: a word, or a phrase when punctuation
+    joins several words (``e-mail`` → ``"e mail"``); a trailing ``*`` makes a prefix."""
+    tokens = _WORD.findall(chunk)
+    if len(tokens) == 1:
+        return _quote(tokens[0])
+    prefix = tokens[-1].endswith("*")
+    return '"' + " ".join(t.rstrip("*") for t in tokens) + '"' + ("*" if prefix else "")
 
 
 def _fts(
