@@ -253,3 +253,20 @@ def test_busy_and_corrupt_stores_raise_store_error(tmp_path: Path) -> None:
     junk.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StoreError, match="cannot open"):
         Store(junk)
+
+
+def test_langid_short_cells_follow_their_column(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "nohdr.tsv"
+    rows = [
+        (
+            "The committee approved the new budget yesterday.",
+            "Der Ausschuss hat gestern zugestimmt.",
+        ),
+        ("We will meet again next week in Berlin.", "Wir treffen uns nächste Woche wieder."),
+        ("Please send me the report by Friday.", "Bitte schicken Sie mir den Bericht."),
+        ("OK", "Gut"),
+    ]
+    path.write_text("".join(f"{a}\t{b}\n" for a, b in rows), encoding="utf-8")
+    store.import_file(path)
+    langs = store.conn.execute("SELECT lang FROM segments ORDER BY position").fetchall()
+    assert [r[0] for r in langs] == ["en", "de"] * 4

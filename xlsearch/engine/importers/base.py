@@ -104,6 +104,9 @@ class Record:
     """Normalised text (stripped, whitespace collapsed)."""
     line: int | None = None
     meta: dict[str, Any] | None = None
+    group: int | None = None
+    """Records sharing a group (e.g. a TSV column) probably share a language: an unsure
+    identification of a short text falls back to its group's majority."""
 
 
 @dataclass

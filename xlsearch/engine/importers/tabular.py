@@ -72,8 +72,8 @@ def read_tabular(ctx: ReadContext, delimiter: str = "\t") -> Iterator[Record]:
         if len(row) != len(columns):
             ctx.warn(f"{len(row)} columns instead of {len(columns)}; row skipped", line=number)
             continue
-        for lang, cell in zip(columns, row, strict=True):
+        for col, (lang, cell) in enumerate(zip(columns, row, strict=True)):
             text = normalize(cell)
             if check_text(ctx, text, number):
-                yield Record(tu_no, lang, text, number)
+                yield Record(tu_no, lang, text, number, group=col)
         tu_no += 1

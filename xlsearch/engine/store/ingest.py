@@ -68,8 +68,11 @@ def _batches(records: Iterator[Record], doc_id: int) -> Iterator[list[tuple[Any,
 
     def flush() -> list[tuple[Any, ...]]:
         nonlocal position
-        unknown = [r for r in batch if not r.lang]
-        if unknown:
+        groups: dict[int | None, list[Record]] = {}
+        for rec in batch:
+            if not rec.lang:
+                groups.setdefault(rec.group, []).append(rec)
+        for unknown in groups.values():  # per group: a short text falls back to its majority
             for rec, lang in zip(unknown, identify([r.text for r in unknown]), strict=True):
                 rec.lang = lang
         rows = []
