@@ -29,10 +29,17 @@ PRESETS = [("quick (CPU)", "quick"), ("full (GPU)", "full")]
 PROGRESS_KEYS = ("epoch", "loss", "dev_acc", "pairs_per_s", "eta_s")
 
 
+CARD_FIRST = ("kind", "student", "teacher", "languages", "dim", "created", "preset", "metrics")
+
+
 def format_card(card: dict[str, Any]) -> Text:
-    """A model card as ``key: value`` lines (metrics one per line)."""
+    """A model card as ``key: value`` lines: the essentials and metrics first, config last."""
     out = Text()
-    for key, value in card.items():
+    order = [k for k in CARD_FIRST if k in card]
+    order += [k for k in card if k not in order and k != "config"]
+    order += ["config"] if "config" in card else []
+    for key in order:
+        value = card[key]
         if isinstance(value, dict):
             out.append(f"{key}:\n", style="bold")
             for k, v in value.items():

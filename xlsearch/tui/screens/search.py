@@ -247,9 +247,10 @@ class SearchScreen(EngineScreen):
     def on_job_failed(self, message: JobFailed) -> None:
         if message.job == "search":
             self.query_one("#search-status", Label).update(f"⚠ {message.title}")
-            self.query_one("#preview", Static).update(
-                Text(f"{message.title}: {message.message}", style="bold red")
-            )
+            text = f"{message.title}: {message.message}"
+            if message.title == "Index mismatch":
+                text += "\n  in the app: Corpus (f4), select the collection, press x"
+            self.query_one("#preview", Static).update(Text(text, style="bold red"))
             if not self._explicit:
                 self.message_log.append(repr(message))
                 message.prevent_default()
