@@ -64,23 +64,13 @@ def _mixed_pairs(n: int) -> list[tuple[str, str, str]]:
 
 
 def _write_corpus(folder: Path, pairs: list[tuple[str, str, str]]) -> dict[str, Path]:
-    from xml.sax.saxutils import escape
+    from xlsearch.engine.export import ExportUnit, write_units
 
     tsv = folder / "pairs.tsv"  # the distillation format, languages given per file: use TMX
     tmx = folder / "pairs.tmx"
     nolang = folder / "nolang.tsv"
-    with open(tmx, "w", encoding="utf-8") as fh:
-        fh.write(
-            '<?xml version="1.0" encoding="UTF-8"?>\n<tmx version="1.4"><header '
-            'srclang="en" datatype="plaintext" segtype="sentence" adminlang="en" '
-            'creationtool="bench" creationtoolversion="1" o-tmf="bench"/><body>\n'
-        )
-        for lang, en, xx in pairs:
-            fh.write(
-                f'<tu><tuv xml:lang="en"><seg>{escape(en)}</seg></tuv>'
-                f'<tuv xml:lang="{lang}"><seg>{escape(xx)}</seg></tuv></tu>\n'
-            )
-        fh.write("</body></tmx>\n")
+    # the exporter drops characters XML cannot carry (the real data has a few, e.g. \x08)
+    write_units(tmx, (ExportUnit([("en", en), (lang, xx)]) for lang, en, xx in pairs), "tmx")
     de = [p for p in pairs if p[0] == "de"]
     tsv.write_text("en\tde\n" + "".join(f"{en}\t{xx}\n" for _, en, xx in de), encoding="utf-8")
     nolang.write_text("".join(f"{en}\t{xx}\n" for _, en, xx in de), encoding="utf-8")
