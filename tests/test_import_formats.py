@@ -88,6 +88,7 @@ XLIFF12 = """<?xml version="1.0" encoding="UTF-8"?>
 <alt-trans><source>Open</source><target>Suggestion MT</target></alt-trans></trans-unit>
 <trans-unit id="2"><source>Untranslated</source></trans-unit>
 <trans-unit id="3"><source>Empty target</source><target/></trans-unit>
+<trans-unit id="4"><source>Copied</source><target state="new">Copied</target></trans-unit>
 </group></body></file></xliff>
 """
 
@@ -98,6 +99,7 @@ XLIFF20 = """<?xml version="1.0"?>
 <target>こんにちは<pc id="1">世界</pc>。</target></segment>
 <ignorable><source> </source></ignorable>
 <segment><source>Bye<ph id="2"/>!</source><target>さようなら！</target></segment>
+<segment state="initial"><source>Later</source><target>Later</target></segment>
 </unit></file></xliff>
 """
 
@@ -109,8 +111,10 @@ def test_xliff_12(tmp_path: Path) -> None:
         (0, "fr", "Ouvrez le menu fichier"),
         (1, "en", "Untranslated"),
         (2, "en", "Empty target"),
+        (3, "en", "Copied"),
     ]
-    assert len(ctx.warnings) == 1 and "target of trans-unit 3" in ctx.warnings[0]
+    assert len(ctx.warnings) == 2 and "target of trans-unit 3" in ctx.warnings[0]
+    assert "trans-unit 4, line 10): untranslated target (state=new)" in ctx.warnings[1]
 
 
 def test_xliff_20_segments_are_units(tmp_path: Path) -> None:
@@ -120,6 +124,7 @@ def test_xliff_20_segments_are_units(tmp_path: Path) -> None:
         (0, "ja", "こんにちは世界。"),
         (1, "en", "Bye!"),
         (1, "ja", "さようなら！"),
+        (2, "en", "Later"),
     ]
 
 

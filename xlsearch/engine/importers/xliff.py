@@ -14,6 +14,8 @@ from xlsearch.engine.importers.base import (
 from xlsearch.engine.importers.xmlutil import child, inline_text, iter_xml
 
 _STARTS = frozenset({"xliff", "file"})
+# target states meaning "not translated yet" (1.2 state attribute, 2.x segment state)
+_UNTRANSLATED = frozenset({"new", "needs-translation", "initial"})
 _ENDS = frozenset({"trans-unit", "unit"})
 
 
@@ -21,7 +23,8 @@ def read_xliff(ctx: ReadContext) -> Iterator[Record]:
     """Yield source and target of every unit; each 1.2 ``trans-unit`` or 2.x ``segment`` is
     one translation unit. Languages: ``file@source-language/target-language`` (1.2),
     ``xliff@srcLang/trgLang`` (2.x), or ``xml:lang`` on source/target. ``alt-trans``
-    suggestions are not imported; missing targets are not an error, empty ones are warned."""
+    suggestions are not imported; missing targets are not an error; empty and untranslated
+    (``state`` new/needs-translation/initial) targets are skipped with a warning."""
     src = trg = None
     tu_no = 0
     seen_root = False
@@ -43,6 +46,10 @@ def read_xliff(ctx: ReadContext) -> Iterator[Record]:
             for part, default in (("source", src), ("target", trg)):
                 node = child(unit, part)
                 if node is None:
+                    continue
+                state = node.get("state") or (unit.get("state") if unit is not elem else None)
+                if part == "target" and state in _UNTRANSLATED:
+                    ctx.warn(f"untranslated target (state={state}) skipped", element=where)
                     continue
                 lang = normalize_lang(node.get("lang") or default)
                 if ctx.langs and lang not in ctx.langs:
