@@ -9,7 +9,6 @@ loading only once.
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,23 +19,19 @@ from xlsearch.engine.errors import XLSearchError
 from xlsearch.engine.facade.api import (
     CollectionInfo,
     ContextView,
-    DistillConfig,
-    DistillResult,
     DocumentInfo,
-    EvalReport,
     Hit,
     ImportReport,
     IndexStatus,
-    MinedPair,
     ModelEntry,
     SearchMode,
     StsScore,
-    TsvPreview,
 )
+from xlsearch.engine.facade.jobs import JobsMixin
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 
 
-class LocalEngine:
+class LocalEngine(JobsMixin):
     """The real engine behind the TUI (``store_path`` None = the user's store)."""
 
     def __init__(self, store_path: str | Path | None = None) -> None:
@@ -340,181 +335,6 @@ class LocalEngine:
         from xlsearch.engine.modelio import read_card, resolve_model_path
 
         return read_card(resolve_model_path(spec))
-
-    # -- distillation, evaluation, mining -------------------------------------------
-    def preview_tsv(self, paths: Sequence[str]) -> TsvPreview:
-        """Read the TSVs as distillation will: columns, languages, pairs and bad lines."""
-        from xlsearch.engine.distill.data import TrainFile, read_tsv
-
-        columns, pairs, bad, sample, langs = 0, 0, [], [], ["en"]
-        for i, path in enumerate(paths):
-            groups, report = read_tsv(TrainFile.parse(path), i)
-            columns = max(columns, 1 + max((g.column for g in groups), default=0))
-            pairs += report.pairs
-            bad += report.examples
-            if report.bad > len(report.examples):
-                bad.append(f"{path}: {report.bad:,} bad lines in all")
-            langs += [g.lang for g in groups if g.lang not in langs]
-            if groups and len(sample) < 3:
-                g = groups[0]
-                sample += [[s, t] for s, t in zip(g.src[:3], g.tgt[:3], strict=True)]
-        return TsvPreview([str(p) for p in paths], columns, langs, pairs, bad, sample[:3])
-
-    def _tm_files(self, collection: str) -> list[str]:
-        """Write the collection's translation units as one English–XX TSV per language."""
-        from xlsearch.engine import locations
-        from xlsearch.engine.errors import ConfigError
-        from xlsearch.engine.export import iter_store_units, write_units
-
-        folder = locations.cache_dir() / "tm-training"
-        folder.mkdir(parents=True, exist_ok=True)
-        files = []
-        with self._store() as store:
-            langs = [lang for lang in store.languages(collection) if lang != "en"]
-            if "en" not in store.languages(collection) or not langs:
-                raise ConfigError(
-                    f"collection {collection!r} has no English–other translation units",
-                    hint="the teacher is English: the TM needs an English side",
-                )
-            for lang in langs:
-                path = folder / f"{collection}.en-{lang}.tsv"
-                units = iter_store_units(store, collection, ["en", lang])
-                if write_units(path, units, "tsv", ["en", lang]):
-                    files.append(str(path))
-        return files
-
-    def distill(
-        self,
-        config: DistillConfig,
-        on_progress: ProgressCallback | None = None,
-        cancel: CancelToken | None = None,
-    ) -> DistillResult:
-        """Train a student; a cancel returns with ``cancelled`` (a checkpoint is kept)."""
-        from xlsearch.engine.distill import DistillConfig as EngineConfig
-        from xlsearch.engine.distill import distill
-        from xlsearch.engine.modelio import read_card
-
-        train = list(config.data)
-        if config.use_collection:
-            train += self._tm_files(config.use_collection)
-        student = config.student
-        if student not in ("static", "teacher", "auto"):
-            student = f"checkpoint:{student}"
-        out = config.output if "/" in config.output else ""
-        cfg = EngineConfig(
-            train=train,
-            teacher=config.teacher,
-            student=student,
-            preset=config.preset,
-            out=out,
-            name="" if out else config.output,
-            epochs=config.epochs or None,
-            batch_size=config.batch_size or None,
-            max_steps=config.max_steps or None,
-            time_limit_min=config.time_limit_min,
-            device=config.device,
-        )
-        r = distill(cfg, on_progress, cancel, resume=config.resume)
-        card = read_card(r.out) if Path(r.out).is_dir() else {}
-        return DistillResult(str(r.out), card, r.cancelled, str(r.run_dir), list(r.history))
-
-    def evaluate(
-        self,
-        model: str,
-        data_dir: str = "",
-        on_progress: ProgressCallback | None = None,
-        cancel: CancelToken | None = None,
-    ) -> EvalReport:
-        """Tatoeba (the model's languages), STS-benchmark (+ multilingual, cross-lingual) and
-        language bias from a benchmark folder laid out as ``dev/tatoeba``, ``dev/stsbenchmark``
-        and ``dev/stsb-multi-mt``; results are stored in the model's card."""
-        from xlsearch.engine.errors import ConfigError
-        from xlsearch.engine.evaluation.readers import tatoeba_languages, to_iso3
-        from xlsearch.engine.evaluation.suite import run_suite, save_results
-        from xlsearch.engine.settings import Settings
-
-        root = Path(data_dir).expanduser()
-        dev = root / "dev" if (root / "dev").is_dir() else root
-        tatoeba = dev / "tatoeba"
-        sts_files = sorted((dev / "stsbenchmark").glob("sts-test.csv"))
-        sts_files += sorted((dev / "stsb-multi-mt").glob("stsb-*-test.csv"))
-        if not data_dir or not (tatoeba.is_dir() or sts_files):
-            raise ConfigError(
-                f"no benchmark data in {str(root)!r}",
-                hint="give a folder with dev/tatoeba, dev/stsbenchmark or dev/stsb-multi-mt",
-            )
-        card = self.model_card(model) if model else {}
-        langs: list[str] | None = None
-        if tatoeba.is_dir():
-            have = set(tatoeba_languages(tatoeba))
-            wanted = [lang for lang in card.get("languages", []) if lang != "en"]
-            wanted = wanted or ["de", "fr", "es", "ru", "zh", "ar", "ja"]
-            langs = [lang for lang in wanted if to_iso3(lang) in have] or None
-        s = Settings.load()
-        report = run_suite(
-            model,
-            tatoeba_dir=tatoeba if langs else None,
-            langs=langs,
-            sts_files=sts_files,
-            sts_cross=len(sts_files) > 1,
-            bias=len(sts_files) > 1,
-            device=s.device,
-            batch_size=s.batch_size,
-            on_progress=on_progress,
-            cancel=cancel,
-        )
-        save_results(report, model)
-        titles = {t.key: t.title for t in report.tables}
-        tables = {titles[k]: rows for k, rows in report.row_dicts().items()}
-        return EvalReport(model, tables, report.summary(), report.bias_points())
-
-    def mine(
-        self,
-        src: str,
-        tgt: str,
-        collection: str | None = None,
-        threshold: float = 1.0,
-        on_progress: ProgressCallback | None = None,
-        cancel: CancelToken | None = None,
-    ) -> list[MinedPair]:
-        from xlsearch.engine.mining import mine_store
-
-        encoder = self.encoder()
-        with self._store() as store:
-            mined = mine_store(
-                store,
-                encoder,
-                src,
-                tgt,
-                collection=collection,
-                threshold=threshold,
-                on_progress=on_progress,
-                cancel=cancel,
-            )
-        return [
-            MinedPair(
-                p["src_id"], p["tgt_id"], p["src_text"], p["tgt_text"], src, tgt, float(p["score"])
-            )
-            for p in mined.pairs
-        ]
-
-    def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
-        """Write hits (with their translations) or mined pairs as TMX or TSV."""
-        from xlsearch.engine.export import ExportUnit, write_units
-
-        units = []
-        for item in items:
-            if isinstance(item, MinedPair):
-                segments = [(item.src_lang, item.src_text), (item.tgt_lang, item.tgt_text)]
-            else:
-                segments = [(item.lang, item.text), *item.translations.items()]
-            units.append(ExportUnit(segments, {"x-score": f"{item.score:.4f}"}))
-        counts = Counter(lang for u in units for lang in {lg for lg, _ in u.segments})
-        # TSV columns: the languages every unit has (else the two most frequent).
-        langs = [lang for lang, n in counts.most_common() if n == len(units)]
-        if len(langs) < 2:
-            langs = [lang for lang, _ in counts.most_common(2)]
-        return write_units(Path(path).expanduser(), units, fmt, langs if fmt == "tsv" else None)
 
     def device_description(self) -> str:
         from xlsearch.engine.encoder import device_description
