@@ -215,9 +215,7 @@ class SearchScreen(EngineScreen):
             self._fill_table()
             ms = (time.perf_counter() - self._started) * 1000
             self.query_one("#search-status", Label).update(
-                f"{len(hits)} hits · {args['mode']} · {ms:.0f} ms"
-                if not self.app.is_headless
-                else f"{len(hits)} hits · {args['mode']}"
+                f"{len(hits)} hits" + ("" if self.app.is_headless else f" · {ms:.0f} ms")
             )
             if not hits:
                 self.query_one("#preview", Static).update("No matches.")
