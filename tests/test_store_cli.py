@@ -52,3 +52,18 @@ def test_import_collections_export_delete(
     assert [c["name"] for c in json.loads(capsys.readouterr().out)] == ["copy"]
     assert main(["delete", "--collection", "work"]) == 2
     assert "no collection named 'work'" in capsys.readouterr().err
+
+
+def test_import_options_reach_the_importer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes.data"
+    notes.write_bytes("Café au lait. Très bon!\n".encode("latin-1"))
+    args = ["import", str(notes), "--format", "text", "--lang", "fr", "-q"]
+    assert main(args) == 2
+    assert "notes.data:1: not valid utf-8" in capsys.readouterr().err
+    assert main([*args, "--encoding", "latin-1", "--paragraphs"]) == 0
+    assert "+2 -0 (2 segments" in capsys.readouterr().out
+    assert main(["collections", "default", "--json"]) == 0
+    (doc,) = json.loads(capsys.readouterr().out)
+    assert doc["languages"] == {"fr": 2} and doc["options"]["paragraphs"] is True
