@@ -51,6 +51,7 @@ class XLSearchApp(App[None]):
     TITLE = "xlsearch"
     CSS_PATH = "xlsearch.tcss"
     MODES = {mode: _loader(target) for mode, (_k, _t, _h, target) in SCREENS.items()}
+    DEFAULT_MODE = "search"
     BINDINGS = [
         *(
             Binding(key, f"switch_mode('{mode}')", title, priority=True)
@@ -75,9 +76,6 @@ class XLSearchApp(App[None]):
         self._fixed_theme = theme is not None
         wanted = theme or _saved_theme()
         self.theme = wanted if wanted in self.available_themes else DARK_THEME
-
-    def on_mount(self) -> None:
-        self.switch_mode("search")
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The built-in commands plus one "Open …" command per screen."""
