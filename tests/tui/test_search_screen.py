@@ -125,3 +125,5 @@ def test_helpers():
     hit = Hit(1, 0.5, "de", "Hund", translations={"ru": "собака", "en": "dog"})
     assert pick_translation(hit, "*") == ("en", "dog")
     assert pick_translation(hit, "ru") == ("ru", "собака")
+    assert pick_translation(hit, "*", query_lang="ru") == ("ru", "собака")  # the query's language
+    assert pick_translation(hit, "*", query_lang="de") == ("en", "dog")  # not the hit's own

@@ -162,6 +162,12 @@ class FakeEngine:
         hits.sort(key=lambda h: (-h.score, h.segment_id))
         return hits[:k]
 
+    def detect_language(self, text: str) -> str:
+        lang = script_lang(text)
+        if lang != "und":
+            return lang
+        return "de" if re.search(r"[äöüß]|\b(der|die|das|nach)\b", text.lower()) else "en"
+
     def context(self, segment_id: int, window: int = 2) -> ContextView:
         seg = self.segments[segment_id]
         doc = self.docs[seg.doc]

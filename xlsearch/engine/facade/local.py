@@ -119,6 +119,12 @@ class LocalEngine(JobsMixin):
             for h in raw
         ]
 
+    def detect_language(self, text: str) -> str:
+        """The language code of ``text`` (py3langid), e.g. to pick the translation shown."""
+        from xlsearch.engine.langid import classify
+
+        return classify(text)[0]
+
     def context(self, segment_id: int, window: int = 2) -> ContextView:
         with self._store() as store:
             rows = store.context(segment_id, window)

@@ -44,11 +44,12 @@ def highlight(text: str, terms: list[str], style: str = "bold reverse") -> Text:
     return out
 
 
-def pick_translation(hit: Hit, target: str) -> tuple[str, str]:
-    """The translation to show next to ``hit``: ``target`` if present, else English, else any."""
+def pick_translation(hit: Hit, target: str, query_lang: str = "") -> tuple[str, str]:
+    """The translation to show next to ``hit``: ``target`` if present, else the query's
+    language, else English, else any."""
     if target != ALL and target in hit.translations:
         return target, hit.translations[target]
-    for lang in ("en", *sorted(hit.translations)):
+    for lang in (query_lang, "en", *sorted(hit.translations)):
         if lang in hit.translations and lang != hit.lang:
             return lang, hit.translations[lang]
     return "", ""
@@ -73,6 +74,7 @@ class SearchScreen(EngineScreen):
         self.marked: set[int] = set()
         self.context_view: ContextView | None = None
         self.last_query = ""
+        self.query_lang = ""
         self.searches = 0
         self._debounce: Timer | None = None
         self._explicit = False
@@ -195,7 +197,13 @@ class SearchScreen(EngineScreen):
         self._explicit = explicit
         self._started = time.perf_counter()
         self.query_one("#search-status", Label).update("searching…")
-        self._search_worker("search", lambda _p, _c: (args, self.engine.search(**args)))
+        engine = self.engine
+
+        def call(_p: Any, _c: Any) -> tuple[dict[str, Any], list[Hit], str]:
+            hits = engine.search(**args)
+            return args, hits, engine.detect_language(args["query"]) if hits else ""
+
+        self._search_worker("search", call)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def _search_worker(self, job: str, call: EngineCall) -> None:
@@ -207,7 +215,7 @@ class SearchScreen(EngineScreen):
 
     def on_job_done(self, message: JobDone) -> None:
         if message.job == "search":
-            args, hits = message.result
+            args, hits, self.query_lang = message.result
             self.searches += 1
             self.last_query = args["query"]
             self.hits = hits
@@ -261,7 +269,7 @@ class SearchScreen(EngineScreen):
         target = self.query_one("#target", Select).value
         terms = query_terms(self.last_query)
         for i, hit in enumerate(self.hits):
-            lang, translation = pick_translation(hit, str(target))
+            lang, translation = pick_translation(hit, str(target), self.query_lang)
             table.add_row(
                 "●" if i in self.marked else "",
                 f"{hit.score:.3f}"[:5],
@@ -331,7 +339,8 @@ class SearchScreen(EngineScreen):
         hit = self.current_hit()
         if hit is None:
             return
-        lang, text = pick_translation(hit, str(self.query_one("#target", Select).value))
+        target = str(self.query_one("#target", Select).value)
+        lang, text = pick_translation(hit, target, self.query_lang)
         if not text:
             self.notify("This hit has no aligned translation", title="Nothing to copy")
             return
