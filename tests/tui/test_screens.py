@@ -298,3 +298,24 @@ def test_progress_messages_replace_only_same_stage_and_metrics():
     assert not dev.can_replace(b)  # the dev figure is kept
     assert not a.can_replace(other)
     assert not a.can_replace(JobProgress("distill", Progress("eval", 0)))
+
+
+def test_model_card_shows_held_out_results_as_a_table():
+    from xlsearch.tui.screens.distill import format_card
+
+    card = {
+        "config": {"lr": 0.003},
+        "kind": "static",
+        "demo_heldout": {
+            "student": {"de": 92.7, "ru": 70.2, "mean": 81.45},
+            "teacher": {"de": 66.1, "ru": 13.7, "mean": 39.9},
+            "units": 62,
+        },
+    }
+    lines = format_card(card).plain.splitlines()
+    assert lines[0] == "kind: static" and lines[-2:] == ["config:", "  lr: 0.003"]
+    i = lines.index("held-out demo accuracy (%):")
+    assert lines[i + 1] == "  units: 62"
+    assert lines[i + 2].split() == ["student", "teacher"]
+    assert lines[i + 3].split() == ["de", "92.7", "66.1"]
+    assert lines[i + 5].split() == ["mean", "81.5", "39.9"]

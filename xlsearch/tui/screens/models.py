@@ -49,10 +49,10 @@ class ModelsScreen(EngineScreen):
         with Horizontal(id="models-body"):
             table: DataTable[Any] = DataTable(id="models-table", cursor_type="row")
             table.add_column("", width=1)
-            table.add_column("model", width=22)
-            table.add_column("kind", width=11)
+            table.add_column("model", width=20)
+            table.add_column("kind", width=10)
             table.add_column("dim", width=4)
-            table.add_column("indexes", width=16)
+            table.add_column("indexes", width=12)
             yield table
             with VerticalScroll(id="card-view"):
                 yield Static("", id="card")
