@@ -108,6 +108,8 @@ class MiningScreen(EngineScreen):
             self.pairs = sorted(message.result, key=lambda p: -p.score)
             self.query_one(JobPanel).finish(f"{len(self.pairs):,} candidate pairs")
             self._fill()
+            if isinstance(self.focused, Input):  # results in: keys (e, arrows) act on them
+                self.query_one("#pairs-table", DataTable).focus()
         elif message.job == "export":
             self.notify(f"{message.result} pairs written", title="Exported")
 
