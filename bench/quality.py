@@ -9,6 +9,7 @@ Prints one markdown block: a summary (models side by side) and per-benchmark tab
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import sys
@@ -71,6 +72,17 @@ def summary_rows(rep: Report, langs: list[str]) -> dict[str, float | None]:
     return out
 
 
+def _get(rep: Report, key: str, label: str, column: str) -> float | None:
+    try:
+        return rep.table(key).value(label, column)
+    except (KeyError, ValueError):
+        return None
+
+
+def _name(spec: str) -> str:
+    return "teacher" if spec == "bundled:teacher" else Path(spec).name
+
+
 def _mean(vals: list[float | None]) -> float | None:
     vals = [v for v in vals if v is not None]
     return sum(vals) / len(vals) if vals else None
@@ -84,7 +96,7 @@ def md_table(header: list[str], rows: list[tuple[str, list[float | None]]]) -> s
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models", nargs="+", default=["bundled:teacher"])
+    ap.add_argument("--models", nargs="*", default=["bundled:teacher"])
     ap.add_argument("--langs", nargs="+", default=TRAINED + UNTRAINED, help="ISO 639-3 codes")
     ap.add_argument("--split", default="test", choices=["dev", "test"], help="STS split")
     ap.add_argument("--no-bucc", action="store_true", help="skip the BUCC-style mining task")
@@ -95,11 +107,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write one <model>.json report per model into this folder")
     ap.add_argument("--save", action="store_true", help="store results in model cards")
     ap.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    ap.add_argument(
+        "--reuse", nargs="+", default=[], metavar="JSON",
+        help="add earlier --json reports (e.g. the teacher's) as columns instead of re-running",
+    )  # fmt: skip
     args = ap.parse_args(argv)
 
     dev = data_dir() / "dev"
     reports: list[Report] = []
     seconds: list[float] = []
+    names: list[str] = []
+    for path in args.reuse:
+        reports.append(Report.from_dict(json.loads(Path(path).read_text(encoding="utf-8"))))
+        seconds.append(float(reports[-1].meta.get("seconds", 0.0)))
+        names.append(_name(reports[-1].model))
     for spec in args.models:
         t0 = time.monotonic()
         bar = None
@@ -124,19 +145,19 @@ def main(argv: list[str] | None = None) -> int:
             bar.close()
         seconds.append(time.monotonic() - t0)
         reports.append(rep)
+        names.append(_name(spec))
         print(f"{spec}: {seconds[-1]:.0f} s", file=sys.stderr)
         if args.json:
             Path(args.json).mkdir(parents=True, exist_ok=True)
-            name = "teacher" if spec == "bundled:teacher" else Path(spec).name
-            (Path(args.json) / f"{name}.json").write_text(rep.to_json(), encoding="utf-8")
+            (Path(args.json) / f"{_name(spec)}.json").write_text(rep.to_json(), encoding="utf-8")
         if args.save:
             save_results(rep, spec)
 
-    names = ["teacher" if s == "bundled:teacher" else Path(s).name for s in args.models]
     summaries = [summary_rows(r, args.langs) for r in reports]
     out = [
         f"`python bench/quality.py --models {' '.join(args.models)}"
         + (" --int8" if args.int8 else "")
+        + (f" --reuse {' '.join(args.reuse)}" if args.reuse else "")
         + f"` — {platform.machine()}, {os.cpu_count()} cores, "
         + f"{'int8' if args.int8 else 'fp32'}, {time.strftime('%Y-%m-%d')}; "
         + "seconds per model: "
@@ -157,16 +178,16 @@ def main(argv: list[str] | None = None) -> int:
     tat_rows = []
     for code in args.langs:
         label = f"{code} ({R.to_iso1(code)})" + ("*" if code not in TRAINED else "")
-        tat_rows.append((label, [r.table("tatoeba").value(code, "mean") for r in reports]))
+        tat_rows.append((label, [_get(r, "tatoeba", code, "mean") for r in reports]))
     out += [md_table(["lang", *names], tat_rows), ""]
     out += ["**STS Spearman ×100** (cosine vs gold)", ""]
     labels = [lab for lab, _ in reports[0].table("sts").rows]
-    rows = [(lab, [r.table("sts").value(lab, "spearman") for r in reports]) for lab in labels]
+    rows = [(lab, [_get(r, "sts", lab, "spearman") for r in reports]) for lab in labels]
     out += [md_table(["set", *names], rows), ""]
     if not args.no_bucc:
         out += ["**BUCC-style mining F1** (synthetic, from Tatoeba)", ""]
         rows = [
-            (lab, [r.table("bucc").value(lab, "F1") for r in reports])
+            (lab, [_get(r, "bucc", lab, "F1") for r in reports])
             for lab, _ in reports[0].table("bucc").rows
         ]
         out += [md_table(["pair", *names], rows), ""]  # fmt: skip

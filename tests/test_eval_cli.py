@@ -52,6 +52,8 @@ def test_run_suite_report_rounding_and_progress(tatoeba_dir: Path, tmp_path: Pat
         **data["tables"][0]["rows"][0]["values"],
     }
     assert report.summary() == {"tatoeba": 83.3, "sts": 100.0}
+    again = Report.from_dict(json.loads(report.to_json()))
+    assert again.metrics() == report.metrics() and again.model == report.model
     done = [e for e in events if e.stage == "evaluate"]
     assert [(e.done, e.total) for e in done] == [(1, 2), (2, 2)]
 

@@ -160,6 +160,17 @@ class Report:
             "details": _round_deep(self.details, 4),
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        """Rebuild a report from ``to_dict``/``to_json`` output (figures stay rounded)."""
+        tables = []
+        for t in data.get("tables", []):
+            table = Table(t["key"], t["title"], list(t["columns"]), note=t.get("note", ""))
+            for row in t["rows"]:
+                table.add(row["label"], [row["values"].get(c) for c in table.columns])
+            tables.append(table)
+        return cls(data["model"], tables, data.get("details", {}), data.get("meta", {}))
+
     def to_json(self, indent: int | None = 2) -> str:
         """JSON: table figures rounded to one decimal as printed (plot data to 4 decimals)."""
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
