@@ -2,8 +2,9 @@
 
 Source: sentence-embedding-like vectors (``query.Corpus``); target: noisy "translations" of
 half the sources (shuffled) plus as many unrelated sentences. Mining is exactly
-``xlsearch mine``'s core (``mining.mine_vectors``: exact k-NN both ways with FAISS in query
-batches, ratio margin, max retrieval, threshold 1.06). Peak memory is the process's peak
+``xlsearch mine``'s core (``mining.mine_vectors``: k-NN both ways with FAISS in query
+batches, ratio margin, max retrieval, threshold 1.06); ``exact`` = flat k-NN (LASER),
+``fast`` = IVF k-NN (``xlsearch mine --fast``). Peak memory is the process's peak
 RSS growth over the inputs, measured in a child process so nothing else is counted.
 
     .venv/bin/python bench/mine.py [--n 100000] [--dim 384] [--threads 2]
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -41,7 +43,7 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1000
 
 
-def child(n: int, dim: int, threads: int, batch: int) -> dict:
+def child(n: int, dim: int, threads: int, batch: int, exact: bool) -> dict:
     import faiss
     from query import Corpus
 
@@ -60,15 +62,19 @@ def child(n: int, dim: int, threads: int, batch: int) -> dict:
     truth = {(int(perm[i]), i) for i in range(half)}
     base = rss_mb()
     Path("/proc/self/clear_refs").write_text("5")  # reset the peak-RSS mark (VmHWM)
-    t0 = time.perf_counter()
-    pairs = mine_vectors(x, y, k=4, margin="ratio", retrieval="max", threshold=1.06, batch=batch)
-    elapsed = time.perf_counter() - t0
+    t0, c0 = time.perf_counter(), time.process_time()
+    pairs = mine_vectors(
+        x, y, k=4, margin="ratio", retrieval="max", threshold=1.06, batch=batch, exact=exact
+    )
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = peak_mb()
     found = {(p.src, p.tgt) for p in pairs}
     good = len(found & truth)
     return {
         "n": n,
         "seconds": elapsed,
+        "cpu": cpu,
+        "load": os.getloadavg()[0],
         "inputs_mb": (x.nbytes + y.nbytes) / 1e6,
         "base_mb": base,
         "peak_mb": peak,
@@ -84,40 +90,46 @@ def main() -> int:
     ap.add_argument("--dim", type=int, default=384)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch", type=int, default=8192)
+    ap.add_argument("--modes", nargs="+", default=["exact", "fast"], help="exact and/or fast")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child(args.n, args.dim, args.threads, args.batch)))
+        exact = args.modes[0] == "exact"
+        print(json.dumps(child(args.n, args.dim, args.threads, args.batch, exact)))
         return 0
     from _data import machine
 
-    cmd = [
-        sys.executable,
-        __file__,
-        "--child",
-        "--n",
-        str(args.n),
-        "--dim",
-        str(args.dim),
-        "--threads",
-        str(args.threads),
-        "--batch",
-        str(args.batch),
-    ]
-    r = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
     print(f"# bench/mine.py — {dt.date.today()} — {machine()} — {args.threads} FAISS threads")
     print(f"# {args.dim}-d synthetic; target = {args.n // 2:,} planted translations + distractors")
     print(
-        "| src × tgt | time s | pairs/s of input | inputs MB | peak RSS MB | over inputs MB "
-        "| pairs ≥ 1.06 | precision | recall |"
+        "| src × tgt | k-NN | time s | CPU s | inputs MB | peak RSS MB | over inputs MB "
+        "| pairs ≥ 1.06 | precision | recall | load avg |"
     )
-    print("|---" * 9 + "|")
-    over = r["peak_mb"] - r["base_mb"]
-    print(
-        f"| {r['n']:,} × {r['n']:,} | {r['seconds']:.1f} | {r['n'] / r['seconds']:,.0f} | "
-        f"{r['inputs_mb']:.0f} | {r['peak_mb']:.0f} | {over:.0f} | {r['pairs']:,} | "
-        f"{r['precision']:.3f} | {r['recall']:.3f} |"
-    )
+    print("|---" * 11 + "|", flush=True)
+    for mode in args.modes:
+        cmd = [
+            sys.executable,
+            __file__,
+            "--child",
+            "--n",
+            str(args.n),
+            "--dim",
+            str(args.dim),
+            "--threads",
+            str(args.threads),
+            "--batch",
+            str(args.batch),
+            "--modes",
+            mode,
+        ]
+        r = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+        over = r["peak_mb"] - r["base_mb"]
+        print(
+            f"| {r['n']:,} × {r['n']:,} | {mode} | {r['seconds']:.1f} | {r['cpu']:.1f} | "
+            f"{r['inputs_mb']:.0f} | {r['peak_mb']:.0f} | {over:.0f} | {r['pairs']:,} | "
+            f"{r['precision']:.3f} | {r['recall']:.3f} | {r['load']:.1f} |",
+            flush=True,
+        )
     return 0
 
 

@@ -50,7 +50,7 @@ def test_cross_lingual_hit_has_language_document_and_translations() -> None:
 def test_filter_before_ranking_returns_k_hits_for_a_rare_language(kind: str) -> None:
     enc = FakeEncoder()
     with Store() as store:
-        add_document(store, "c", "big.txt", random_units(2000, langs=("en",)))
+        add_document(store, "c", "big.txt", random_units(1200, langs=("en",)))
         rare = add_document(store, "c", "rare.txt", random_units(15, seed=7, langs=("is",)))
         build_index(store, enc, "c", kind=kind, params={"nprobe": 1} if kind == "ivf" else None)
         s = Searcher(store, enc)

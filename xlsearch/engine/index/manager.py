@@ -237,7 +237,7 @@ def build_index(
         )
         if cancel is not None:
             cancel.raise_if_cancelled()
-        on_progress(Progress("save", 0, 1, str(folder)))
+        on_progress(Progress("save", 0, 1))
         head = {"collection": collection, "model_id": key, "model": str(getattr(encoder, "id", ""))}
         meta = save(folder, vi, keys, {**head, **fields})
         _record(store, collection, key, meta, folder)
