@@ -22,20 +22,23 @@ def main() -> None:
     ap.add_argument("--teacher", default="bundled:teacher")
     ap.add_argument("--limit", type=int, default=0, help="only the first N unique sentences")
     ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--slice", type=int, default=16384, help="sentences per ensure() call")
     args = ap.parse_args()
 
     from xlsearch.engine import load_encoder
     from xlsearch.engine.distill.data import load_parallel
+    from xlsearch.engine.distill.setup import token_filter
     from xlsearch.engine.distill.teacher_cache import TeacherCache
 
     files = sorted((data_root() / "train").glob("*.tsv*"))
+    enc = load_encoder(args.teacher, device="auto", batch_size=args.batch_size)
     t0 = time.perf_counter()
-    data = load_parallel(files)
+    # the same filter as training (pairs over 128 teacher tokens are dropped, never encoded)
+    data = load_parallel(files, too_long=token_filter(enc, 128))
     texts = data.source_texts()
     if args.limit:
         texts = texts[: args.limit]
     t_read = time.perf_counter() - t0
-    enc = load_encoder(args.teacher, device="auto", batch_size=args.batch_size)
     cache = TeacherCache.for_encoder(enc)
     before = len(cache)
     last = [0.0]
@@ -46,7 +49,15 @@ def main() -> None:
             last[0] = now
             print(f"  {p.done:,}/{p.total:,} {p.metrics}", flush=True)  # type: ignore[attr-defined]
 
-    stats = cache.ensure(texts, enc, on_progress=show)
+    # shortest first, in slices: on a busy machine the cache is useful long before it is full
+    texts.sort(key=len)
+    stats = {"encoded": 0.0, "seconds": 0.0}
+    for start in range(0, len(texts), args.slice):
+        part = cache.ensure(texts[start : start + args.slice], enc, on_progress=show)
+        stats["encoded"] += part["encoded"]
+        stats["seconds"] += part["seconds"]
+        print(f"  slice {start:,}: {part}", flush=True)
+    stats["sent_per_s"] = stats["encoded"] / max(stats["seconds"], 1e-9)
     print(
         "| files | pairs | unique source sentences | read s | already cached | encoded "
         "| encode s | sentences/s |"

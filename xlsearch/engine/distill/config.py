@@ -26,7 +26,7 @@ class DistillConfig:
     name: str = ""  # model name (default: derived from student and languages)
     vocab_size: int = 64000  # static: SentencePiece pieces
     head: str = "mlp"  # static: mlp (Dense tanh + Dense identity), linear or none
-    init_from_teacher: bool = True  # static: start each piece at the teacher's embedding
+    init: str = "pairs"  # static: pairs (mean teacher vector of its sentences) | pieces | random
     sif: float = 1e-3  # static: init weight a/(a + p(piece)) — rarer pieces weigh more
     extend_vocab: bool = False  # teacher: add tokens for what WordPiece maps to [UNK]
     max_new_words: int = 20000  # teacher: at most this many new whole-word tokens

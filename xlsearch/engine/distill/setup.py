@@ -104,8 +104,10 @@ def build_student(
             dim=teacher.dim,
             vocab_size=cfg.vocab_size,
             head=cfg.head,
-            teacher=teacher if cfg.init_from_teacher else None,
+            teacher=teacher,
             cache=cache,
+            init=cfg.init,
+            pairs=_pairs_for_init(data, cache) if cfg.init == "pairs" else None,
             sif=cfg.sif,
             seed=cfg.seed,
             on_progress=on_progress,
@@ -122,6 +124,17 @@ def build_student(
         )
     assert folder is not None
     return students.build_checkpoint_student(folder, teacher.dim), {"base": folder}
+
+
+def _pairs_for_init(data: ParallelData, cache: Any) -> tuple[list[str], list[str], Any]:
+    src = [s for g in data.groups for s in g.src]
+    tgt = [t for g in data.groups for t in g.tgt]
+    rows = cache.rows(src)
+    keep = rows >= 0
+    if not keep.all():
+        src = [s for s, k in zip(src, keep, strict=True) if k]
+        tgt = [t for t, k in zip(tgt, keep, strict=True) if k]
+    return src, tgt, np.asarray(cache.vectors[rows[keep]], dtype=np.float32)
 
 
 def teacher_rows(cache: Any, texts: list[str]) -> np.ndarray:

@@ -109,15 +109,21 @@ def build_static(
     head: str = "mlp",
     teacher: Any = None,
     cache: Any = None,
+    init: str = "pairs",
+    pairs: tuple[list[str], list[str], Any] | None = None,
     sif: float = 1e-3,
     seed: int = 0,
     on_progress: ProgressCallback | None = None,
 ) -> Any:
     """A static student: SentencePiece vocab → EmbeddingBag(mean) → head → Normalize.
 
-    With a ``teacher`` encoder, each piece's row starts as the teacher's embedding of the
-    piece text scaled by a SIF weight ``sif / (sif + p(piece))`` (rarer pieces count more),
-    as in model2vec; otherwise rows are random. ``head``: ``mlp`` = Dense(tanh)+Dense(identity)
+    ``init``: ``pairs`` — each piece starts as the mean teacher embedding of the training
+    sentences (either side) it occurs in (``pairs`` = sources, translations, teacher rows of
+    the sources): a closed-form first guess at the distillation target that needs no extra
+    teacher call; ``pieces`` — the ``teacher``'s embedding of the piece text, as in model2vec
+    (one teacher call per piece: cheap on a GPU, slow on a busy CPU); ``random``. Both
+    teacher-based inits scale rows by a SIF weight ``sif / (sif + p(piece))``.
+    ``head``: ``mlp`` = Dense(tanh)+Dense(identity)
     initialised to (nearly) the identity, ``linear`` = one Dense(identity), ``none``.
     """
     import torch
@@ -132,7 +138,13 @@ def build_static(
     on_progress(Progress("vocab", n, n, f"{n:,} pieces"))
     gen = torch.Generator().manual_seed(seed)
     table = torch.randn(n, dim, generator=gen) * (0.1 / math.sqrt(dim))
-    if teacher is not None:
+    scores = np.array([sp.get_score(i) for i in range(n)], dtype=np.float64)
+    sif_w = torch.from_numpy((sif / (sif + np.exp(scores))).astype(np.float32))
+    if init == "pairs" and pairs is not None:
+        sums, counts = pair_sums(tok, pairs, n, dim)
+        seen = counts > 0
+        table[seen] = (sums[seen] / counts[seen, None]) * sif_w[seen, None]
+    elif init == "pieces" and teacher is not None:
         pieces = [sp.id_to_piece(i).replace("▁", " ").strip() for i in range(n)]
         known = [i for i, p in enumerate(pieces) if p and i != sp.unk_id()]
         words = [pieces[i] for i in known]
@@ -141,9 +153,7 @@ def build_static(
             vecs = cache.get(words)
         else:
             vecs = teacher.encode(words)
-        scores = np.array([sp.get_score(i) for i in known], dtype=np.float64)
-        weights = sif / (sif + np.exp(scores))
-        table[known] = torch.from_numpy((vecs * weights[:, None]).astype(np.float32))
+        table[known] = torch.from_numpy(vecs.astype(np.float32)) * sif_w[known, None]
         if teacher.dim != dim:
             raise ModelError(f"static dim {dim} must equal the teacher's {teacher.dim}")
     bag = torch.nn.EmbeddingBag.from_pretrained(table, freeze=False, mode="mean")
@@ -165,6 +175,30 @@ def build_static(
     elif head != "none":
         raise ConfigError(f"unknown head {head!r}", hint="mlp, linear or none")
     return SentenceModel(body, layers, normalize=True)
+
+
+def pair_sums(
+    tok: Any, pairs: tuple[list[str], list[str], Any], n: int, dim: int, chunk: int = 8192
+) -> tuple[Any, Any]:
+    """Per piece: the sum of the teacher vectors of the sentences containing it (weighted
+    1/len per occurrence) and that weight's total — both sides map to the source's vector."""
+    import torch
+
+    src, tgt, vectors = pairs
+    sums = torch.zeros(n, dim)
+    counts = torch.zeros(n)
+    for start in range(0, len(src), chunk):
+        t = torch.from_numpy(np.asarray(vectors[start : start + chunk], dtype=np.float32))
+        for texts in (src[start : start + chunk], tgt[start : start + chunk]):
+            encs = tok.encode_batch(texts, add_special_tokens=False)
+            ids = [e.ids for e in encs]
+            lens = torch.tensor([len(x) for x in ids], dtype=torch.long)
+            flat = torch.tensor([i for x in ids for i in x], dtype=torch.long)
+            sent = torch.repeat_interleave(torch.arange(len(ids)), lens)
+            w = (1.0 / lens.clamp(min=1).float())[sent]
+            sums.index_add_(0, flat, t[sent] * w[:, None])
+            counts.index_add_(0, flat, w)
+    return sums, counts
 
 
 # ---------------------------------------------------------------- teacher student
