@@ -270,3 +270,17 @@ def test_langid_short_cells_follow_their_column(store: Store, tmp_path: Path) ->
     store.import_file(path)
     langs = store.conn.execute("SELECT lang FROM segments ORDER BY position").fetchall()
     assert [r[0] for r in langs] == ["en", "de"] * 4
+
+
+def test_identify_same_language_groups_override_unsure_minorities() -> None:
+    from xlsearch.engine.langid import identify
+
+    texts = [
+        "The committee approved the new budget yesterday afternoon.",
+        "We will meet again next week to discuss the remaining issues.",
+        "Please send me the final report before the end of the month.",
+        "The weather was unusually warm for this time of the year.",
+        "See no evil, Hear no evil, Speak no evil.",
+    ]
+    assert identify(texts)[-1] != "en"  # on its own, langid is unsure and wrong here
+    assert identify(texts, same_language=True) == ["en"] * 5

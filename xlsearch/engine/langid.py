@@ -39,19 +39,29 @@ def classify(text: str) -> tuple[str, float]:
     return str(lang), float(prob)
 
 
-def identify(texts: Sequence[str], short: int = 24, min_prob: float = 0.5) -> list[str]:
+def identify(
+    texts: Sequence[str], short: int = 24, min_prob: float = 0.5, same_language: bool = False
+) -> list[str]:
     """Language codes for a batch of texts.
 
     A short text (< ``short`` characters) classified with probability below ``min_prob``
     takes the batch's majority language instead: a one-word line in a German file is far
-    more likely German than whatever its few characters suggest.
+    more likely German than whatever its few characters suggest. With ``same_language``
+    (the texts share a source, e.g. one TSV column) and a clear majority (≥ 80 % of the
+    confident labels), any minority label below 0.9 probability takes the majority too —
+    names, numbers and titles otherwise come out as Pidgin, Latin or Breton.
     """
     results = [classify(t) for t in texts]
     confident = Counter(lang for lang, prob in results if prob >= min_prob and lang != UNDETERMINED)
-    majority = confident.most_common(1)[0][0] if confident else None
+    majority, share = None, 0.0
+    if confident:
+        majority, count = confident.most_common(1)[0]
+        share = count / sum(confident.values())
+    strong = same_language and share >= 0.8
     out = []
     for text, (lang, prob) in zip(texts, results, strict=True):
-        if majority and lang != UNDETERMINED and prob < min_prob and len(text) < short:
-            lang = majority
+        if majority and lang != UNDETERMINED and lang != majority:
+            if (prob < min_prob and len(text) < short) or (strong and prob < 0.9):
+                lang = majority
         out.append(lang)
     return out

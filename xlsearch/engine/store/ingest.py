@@ -72,8 +72,9 @@ def _batches(records: Iterator[Record], doc_id: int) -> Iterator[list[tuple[Any,
         for rec in batch:
             if not rec.lang:
                 groups.setdefault(rec.group, []).append(rec)
-        for unknown in groups.values():  # per group: a short text falls back to its majority
-            for rec, lang in zip(unknown, identify([r.text for r in unknown]), strict=True):
+        for group, unknown in groups.items():  # unsure texts fall back to the group majority
+            found = identify([r.text for r in unknown], same_language=group is not None)
+            for rec, lang in zip(unknown, found, strict=True):
                 rec.lang = lang
         rows = []
         for rec in batch:
