@@ -32,9 +32,9 @@ class PairStream:
         return rng.permutation(int(self.sizes[group]))
 
     def epoch_of(self, examples: int) -> float:
-        """Examples drawn so far as a fraction of one pass over the largest group."""
+        """Passes made over the least-visited group (the largest relative to its weight)."""
         rounds = examples / self.round
-        return float((rounds * self.weights / self.sizes).max())
+        return float((rounds * self.weights / self.sizes).min())
 
     def take(self, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
         """(groups, indices) of examples ``start … start+count-1``."""
