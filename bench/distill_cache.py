@@ -21,6 +21,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--teacher", default="bundled:teacher")
     ap.add_argument("--limit", type=int, default=0, help="only the first N unique sentences")
+    ap.add_argument(
+        "--sample", type=int, default=0, help="a random sample of N sentences (a rate estimate)"
+    )
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--slice", type=int, default=16384, help="sentences per ensure() call")
     args = ap.parse_args()
@@ -36,6 +39,10 @@ def main() -> None:
     # the same filter as training (pairs over 128 teacher tokens are dropped, never encoded)
     data = load_parallel(files, too_long=token_filter(enc, 128))
     texts = data.source_texts()
+    if args.sample:
+        import random
+
+        texts = random.Random(0).sample(texts, min(args.sample, len(texts)))
     if args.limit:
         texts = texts[: args.limit]
     t_read = time.perf_counter() - t0

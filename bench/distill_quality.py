@@ -61,6 +61,9 @@ def main() -> None:
     ap.add_argument("--sif", type=float, default=1e-3)
     ap.add_argument("--extend-vocab", action="store_true")
     ap.add_argument("--ema", action="store_true")
+    ap.add_argument("--contrastive", type=float, help="InfoNCE weight (0 = off; preset default)")
+    ap.add_argument("--warmup", type=float, default=0.05)
+    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--ema-tau-base", type=float, default=0.99999)
     ap.add_argument("--schedule", default="linear")
     ap.add_argument("--max-per-lang", type=int, default=0, help="cap pairs per language")
@@ -96,6 +99,9 @@ def main() -> None:
         eval_steps=args.eval_steps,
         dev_per_lang=args.dev_per_lang,
         ema=args.ema,
+        contrastive=args.contrastive,
+        warmup=args.warmup,
+        seed=args.seed,
         ema_tau_base=args.ema_tau_base,
         log_steps=50,
         threads=args.threads,
@@ -110,8 +116,10 @@ def main() -> None:
             m = {k: round(v, 5) if isinstance(v, float) else v for k, v in p.metrics.items()}  # type: ignore[attr-defined]
             print(f"  [{now - t0:6.0f}s] {p.stage} {p.done}/{p.total} {p.message} {m}", flush=True)  # type: ignore[attr-defined]
 
+    c0 = time.process_time()
     res = distill(cfg, on_progress=show)
     wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0  # all threads of this process: vocab, init and training
     enc = load_encoder(res.out, device="cpu")
     t1 = time.perf_counter()
     tat = tatoeba(enc, TRAINED + UNTRAINED)
@@ -127,7 +135,7 @@ def main() -> None:
     print(
         f"steps {res.steps:,}/{res.max_steps:,}, training {res.train_seconds / 60:.1f} min, "
         f"{res.pairs_per_s:,.0f} pairs/s, run wall {wall / 60:.1f} min (incl. vocab/init), "
-        f"eval {t_eval:.0f}s"
+        f"eval {t_eval:.0f}s; process CPU {cpu / 60:.1f} min (all threads, incl. vocab/init)"
     )
     print("\n| " + " | ".join(TRAINED) + " | mean14 |")
     print("|" + "---|" * (len(TRAINED) + 1))
@@ -163,6 +171,8 @@ def main() -> None:
                     "curve": curve,
                     "steps": res.steps,
                     "train_s": res.train_seconds,
+                    "run_wall_s": wall,
+                    "run_cpu_s": cpu,
                     "pairs_per_s": res.pairs_per_s,
                     "pairs_used": used,
                     "pairs_total": total,

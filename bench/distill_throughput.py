@@ -52,6 +52,7 @@ def run_ours(folder: Path, tsv: Path, steps: int, batch: int, lr: float, home: P
         lr=lr,
         emb_lr=lr,
         max_steps=steps,
+        contrastive=0.0,  # the same objective as losses.MSELoss
         dev_per_lang=0,
         eval_steps=0,
         ckpt_steps=0,

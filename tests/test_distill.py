@@ -87,7 +87,11 @@ def test_static_loss_falls_and_saved_student_loads_everywhere(
     assert len(steps) == 24 and res.steps == 24 and not res.cancelled
     first, last = steps[0], steps[-1]
     assert first["loss_src"] > 0 and first["loss_tgt"] > 0
-    assert first["loss"] == pytest.approx(first["loss_src"] + first["loss_tgt"])
+    # the static presets add a small in-batch InfoNCE term (weight 0.01)
+    assert first["loss_ctr"] > 0
+    assert first["loss"] == pytest.approx(
+        first["loss_src"] + first["loss_tgt"] + 0.01 * first["loss_ctr"]
+    )
     assert np.mean([r["loss"] for r in steps[-4:]]) < 0.7 * np.mean([r["loss"] for r in steps[:4]])
     assert last["loss"] < first["loss"]
     ev = [e for e in events if e.stage == "distill" and "pairs_per_s" in e.metrics]
@@ -249,3 +253,37 @@ def test_bootstrap_and_unknown_students_are_refused() -> None:
     with pytest.raises(ConfigError):
         parse_student("nonsense")
     assert parse_student("checkpoint:/x/y") == ("checkpoint", "/x/y")
+
+
+def test_info_nce_masks_repeated_sources_and_ranks_pairs() -> None:
+    import torch
+
+    from xlsearch.engine.distill.train import info_nce
+
+    a = torch.eye(3)
+    # aligned rows: low loss; shuffled rows: high loss
+    good = info_nce(a, a, ["x", "y", "z"], 20.0)
+    bad = info_nce(a, a[[1, 2, 0]], ["x", "y", "z"], 20.0)
+    assert good.item() < 1e-3 < 5.0 < bad.item()
+    # rows 0 and 1 share a source: row 1's vector is no negative for row 0 (and vice versa)
+    b = torch.stack([a[0], a[0], a[2]])
+    masked = info_nce(b, b, ["x", "x", "z"], 20.0)
+    unmasked = info_nce(b, b, ["x", "y", "z"], 20.0)
+    assert masked.item() < 1e-3 and unmasked.item() > 0.4
+
+
+def test_contrastive_term_is_logged_and_added(
+    corpus: dict[str, Path], tiny_st_model: Path, shared_home: Path, tmp_path: Path
+) -> None:
+    cfg = config(corpus, tiny_st_model, tmp_path / "c", contrastive=0.5, max_steps=8)
+    res = distill(cfg)
+    steps = [r for r in log_lines(res.run_dir) if "loss" in r]
+    assert len(steps) == 8 and all(r["loss_ctr"] > 0 for r in steps)
+    r = steps[0]
+    assert r["loss"] == pytest.approx(r["loss_src"] + r["loss_tgt"] + 0.5 * r["loss_ctr"])
+    pure = distill(config(corpus, tiny_st_model, tmp_path / "p", contrastive=0.0, max_steps=2))
+    first = [r for r in log_lines(pure.run_dir) if "loss" in r][0]
+    assert "loss_ctr" not in first
+    assert first["loss"] == pytest.approx(first["loss_src"] + first["loss_tgt"])
+    with pytest.raises(ConfigError, match="contrastive"):
+        distill(config(corpus, tiny_st_model, tmp_path / "d", contrastive=-1.0))

@@ -65,6 +65,12 @@ def register(sub: Any) -> None:
     p.add_argument("--head", default="mlp", choices=["mlp", "linear", "none"], help="static")
     p.add_argument("--extend-vocab", action="store_true", help="teacher: add [UNK] tokens")
     p.add_argument("--ema", action="store_true", help="EMA teacher (Ham & Kim 2021)")
+    p.add_argument(
+        "--contrastive",
+        type=float,
+        help="weight of an in-batch InfoNCE term (0 = pure MSE; default: 0.01 static, 0 others)",
+    )
+    p.add_argument("--contrastive-scale", type=float, default=20.0, help="InfoNCE scale")
     p.add_argument("--ema-tau-base", type=float, default=0.99999, help="EMA τ_base")
     p.add_argument("--eval-steps", type=int, help="dev evaluation every N steps")
     p.add_argument("--ckpt-steps", type=int, help="checkpoint every N steps")
@@ -112,6 +118,8 @@ def cmd_distill(args: argparse.Namespace) -> int:
         time_limit_min=args.time_limit,
         seed=args.seed,
         ema=args.ema,
+        contrastive=args.contrastive,
+        contrastive_scale=args.contrastive_scale,
         ema_tau_base=args.ema_tau_base,
         eval_steps=args.eval_steps,
         ckpt_steps=args.ckpt_steps,

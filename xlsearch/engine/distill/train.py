@@ -1,6 +1,7 @@
 """The distillation loop (Reimers & Gurevych 2020; EMA teacher of Ham & Kim 2021).
 
-Per batch: loss = MSE(M̂(s), M(s)) + MSE(M̂(t), M(s)) — ``loss_src`` and ``loss_tgt``.
+Per batch: loss = MSE(M̂(s), M(s)) + MSE(M̂(t), M(s)) — ``loss_src`` and ``loss_tgt`` —
+plus, only when ``contrastive`` > 0, λ·InfoNCE(M̂(t), M̂(s)) with in-batch negatives.
 One entry point, ``distill(config, on_progress, cancel, resume)``; the CLI, the TUI and
 ``torchrun`` all call it.
 """
@@ -259,6 +260,7 @@ def _run(
         )
 
     use_amp = cfg.amp and device.startswith("cuda")
+    ctr = float(cfg.contrastive or 0.0)
     B, world = int(cfg.batch_size or 1), dist.world
     pin = device.startswith("cuda")
     dense_params = [
@@ -274,7 +276,7 @@ def _run(
             cancelled, early = stop, limit_hit and not stop
             break
         t0 = time.perf_counter()
-        ls = lt = 0.0
+        ls = lt = lc = 0.0
         for micro in range(cfg.accum):
             base = ((step * cfg.accum + micro) * world + dist.rank) * B
             groups, idx = stream.take(base, B)
@@ -293,7 +295,12 @@ def _run(
                 emb = net(feats).float()
             loss_src = torch.nn.functional.mse_loss(emb[: len(src)], target)
             loss_tgt = torch.nn.functional.mse_loss(emb[len(src) :], target)
-            ((loss_src + loss_tgt) / cfg.accum).backward()
+            loss = loss_src + loss_tgt
+            if ctr > 0:
+                loss_ctr = info_nce(emb[len(src) :], emb[: len(src)], src, cfg.contrastive_scale)
+                loss = loss + ctr * loss_ctr
+                lc += loss_ctr.item() / cfg.accum
+            (loss / cfg.accum).backward()
             ls += loss_src.item() / cfg.accum
             lt += loss_tgt.item() / cfg.accum
         if cfg.clip > 0 and dense_params:
@@ -317,9 +324,10 @@ def _run(
             m = {
                 "step": step,
                 "epoch": round(stream.epoch_of(examples), 4),
-                "loss": ls + lt,
+                "loss": ls + lt + ctr * lc,
                 "loss_src": ls,
                 "loss_tgt": lt,
+                **({"loss_ctr": lc} if ctr > 0 else {}),
                 "lr": scheds[-1].get_last_lr()[0],
                 "pairs_per_s": rate,
                 "eta_s": (max_steps - step) * B * cfg.accum * world / max(rate, 1e-9),
@@ -375,6 +383,22 @@ def _run(
         train_seconds=train_s,
         history=history + [{"total_s": total, "last_loss": last_loss}],
     )
+
+
+def info_nce(a: Any, b: Any, keys: list[str], scale: float) -> Any:
+    """In-batch InfoNCE between rows of ``a`` and ``b`` (row i of each is a pair), both
+    directions; rows whose ``keys`` are equal (the same source sentence) are not negatives."""
+    import torch
+
+    f = torch.nn.functional
+    logits = scale * f.normalize(a, dim=-1) @ f.normalize(b, dim=-1).T
+    ids: dict[str, int] = {}
+    key = torch.tensor([ids.setdefault(k, len(ids)) for k in keys], device=a.device)
+    same = key[:, None] == key[None, :]
+    same.fill_diagonal_(False)
+    logits = logits.masked_fill(same, float("-inf"))
+    labels = torch.arange(len(keys), device=a.device)
+    return (f.cross_entropy(logits, labels) + f.cross_entropy(logits.T, labels)) / 2
 
 
 def _to(features: dict[str, Any], device: str, pin: bool) -> dict[str, Any]:
