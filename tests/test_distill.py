@@ -287,3 +287,16 @@ def test_contrastive_term_is_logged_and_added(
     assert first["loss"] == pytest.approx(first["loss_src"] + first["loss_tgt"])
     with pytest.raises(ConfigError, match="contrastive"):
         distill(config(corpus, tiny_st_model, tmp_path / "d", contrastive=-1.0))
+
+
+def test_find_unknown_scans_every_language_beyond_the_limit(tiny_st_model: Path) -> None:
+    from transformers import AutoTokenizer
+
+    from xlsearch.engine.distill.students import find_unknown
+
+    tok = AutoTokenizer.from_pretrained(str(tiny_st_model))
+    # files come in order: many German-like lines first, the Japanese ones last
+    texts = ["die katze schläft"] * 900 + ["ねこ"] * 100
+    words, chars = find_unknown(tok, texts, limit=200)
+    assert "ね" in chars and "こ" in chars  # sampled evenly, not cut after the first 200
+    assert sum(chars.values()) < 100  # counts are per sample

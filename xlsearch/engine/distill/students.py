@@ -207,14 +207,18 @@ def pair_sums(
 def find_unknown(
     tokenizer: Any, texts: Iterable[str], *, limit: int = 300_000
 ) -> tuple[Counter[str], Counter[str]]:
-    """Words the teacher's WordPiece turns into [UNK] and the characters responsible."""
+    """Words the teacher's WordPiece turns into [UNK] and the characters responsible.
+
+    Above ``limit`` texts an evenly spaced sample is scanned, so every language (file) is
+    represented, not only the first files (counts are then per sample)."""
     backend = tokenizer.backend_tokenizer
     vocab = backend.get_vocab()
     unk_id = vocab.get(tokenizer.unk_token or "[UNK]")
+    items = list(texts)
+    if len(items) > limit:
+        items = [items[i * len(items) // limit] for i in range(limit)]
     word_counts: Counter[str] = Counter()
-    for i, t in enumerate(texts):
-        if i >= limit:
-            break
+    for t in items:
         norm = backend.normalizer.normalize_str(t) if backend.normalizer else t
         word_counts.update(w for w, _ in backend.pre_tokenizer.pre_tokenize_str(norm))
     unk_words: Counter[str] = Counter()
