@@ -287,6 +287,7 @@ def test_contrastive_term_is_logged_and_added(
     assert first["loss"] == pytest.approx(first["loss_src"] + first["loss_tgt"])
     with pytest.raises(ConfigError, match="contrastive"):
         distill(config(corpus, tiny_st_model, tmp_path / "d", contrastive=-1.0))
+    assert not (tmp_path / "d.run").exists()  # refused before any data was read
 
 
 def test_find_unknown_scans_every_language_beyond_the_limit(tiny_st_model: Path) -> None:

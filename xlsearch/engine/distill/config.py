@@ -122,6 +122,11 @@ def apply_preset(cfg: DistillConfig, model_kind: str) -> DistillConfig:
             setattr(cfg, name, value)
     if cfg.batch_size is None or cfg.batch_size < 1:
         raise ConfigError("batch size must be ≥ 1")
+    return check_config(cfg)
+
+
+def check_config(cfg: DistillConfig) -> DistillConfig:
+    """The checks that need no preset: run before any data is read or a vocabulary trained."""
     if cfg.schedule not in ("linear", "cosine", "constant"):
         raise ConfigError(f"unknown schedule {cfg.schedule!r}", hint="linear, cosine, constant")
     if (cfg.contrastive or 0.0) < 0 or cfg.contrastive_scale <= 0:
