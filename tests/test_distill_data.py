@@ -140,3 +140,16 @@ def test_teacher_cache_reuses_rows_and_survives_a_torn_append(tmp_path: Path) ->
     again.ensure(["pear"], enc)
     fresh = TeacherCache(tmp_path / "c", 4)
     np.testing.assert_allclose(fresh.get(["pear", "kiwi"]), enc.encode(["pear", "kiwi"]), atol=1e-3)
+
+
+def test_teacher_cache_creation_never_resets_a_filled_cache(tmp_path: Path) -> None:
+    """Two processes may open a new cache at once (DDP ranks): the late creator must not
+    overwrite the row count the other one already committed."""
+    enc = _FakeEncoder()
+    cache = TeacherCache(tmp_path / "c", 4, "fake")
+    cache.ensure(["banana", "apple"], enc)
+    late = object.__new__(TeacherCache)  # as if it had seen no meta.json a moment ago
+    late.folder, late.dim, late.meta_path = cache.folder, 4, cache.meta_path
+    late._create_meta("fake")
+    assert len(TeacherCache(tmp_path / "c", 4)) == 2
+    assert not list(cache.folder.glob("*.tmp"))  # no temporary file left behind

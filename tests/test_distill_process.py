@@ -60,7 +60,8 @@ def test_kill_9_then_resume_loses_at_most_ckpt_steps(tmp_path: Path, tiny_st_mod
     run_dir = out.with_name("k.run")
     killed_at = max(_steps(run_dir))
     saved = json.loads(meta.read_text())["step"]
-    assert saved % 5 == 0 and 0 <= killed_at - saved < 5
+    # "loses at most N steps": a kill during the step-25 checkpoint write falls back to 20
+    assert saved % 5 == 0 and 0 <= killed_at - saved <= 5
     os.environ["XLSEARCH_HOME"] = str(tmp_path / "home")  # restored by the autouse fixture
     res = distill(DistillConfig(out=str(out), max_steps=saved + 3, device="cpu"), resume=True)
     assert res.steps == saved + 3

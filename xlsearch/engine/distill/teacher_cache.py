@@ -46,7 +46,7 @@ class TeacherCache:
         folder.mkdir(parents=True, exist_ok=True)
         self.meta_path = folder / "meta.json"
         if not self.meta_path.is_file():
-            self._write_meta(0, teacher_id)
+            self._create_meta(teacher_id)
         self._load()
 
     @classmethod
@@ -56,10 +56,25 @@ class TeacherCache:
         key = teacher_key(Path(encoder.path), encoder.id, encoder.max_seq_length)
         return cls(root / key, encoder.dim, encoder.id)
 
+    def _create_meta(self, teacher_id: str) -> None:
+        """An empty cache's meta.json, created only if absent (another process may be
+        creating or filling the same cache: never overwrite its row count)."""
+        tmp = self.meta_path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"teacher": teacher_id, "dim": self.dim, "rows": 0}))
+        try:
+            os.link(tmp, self.meta_path)  # atomic create-if-absent
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links
+            if not self.meta_path.is_file():
+                os.replace(tmp, self.meta_path)
+        finally:
+            tmp.unlink(missing_ok=True)
+
     def _write_meta(self, rows: int, teacher_id: str | None = None) -> None:
         meta = {"teacher": teacher_id or self._meta.get("teacher", ""), "dim": self.dim}
         meta["rows"] = rows
-        tmp = self.meta_path.with_suffix(".tmp")
+        tmp = self.meta_path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(meta))
         os.replace(tmp, self.meta_path)
         self._meta = meta

@@ -21,7 +21,7 @@ import numpy as np
 from xlsearch.engine.distill import checkpoint as ck
 from xlsearch.engine.distill import ddp
 from xlsearch.engine.distill import setup as su
-from xlsearch.engine.distill.config import DistillConfig, apply_preset
+from xlsearch.engine.distill.config import DistillConfig, apply_preset, check_config
 from xlsearch.engine.distill.dev import evaluate_dev
 from xlsearch.engine.distill.sampler import PairStream
 from xlsearch.engine.distill.teacher_cache import TeacherCache
@@ -100,7 +100,7 @@ def distill(
     offline()
     import torch
 
-    cfg = copy.deepcopy(config)
+    cfg = check_config(copy.deepcopy(config))
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     device = pick_device(cfg.device)
@@ -150,7 +150,8 @@ def _run(
     teacher = load_encoder(cfg.teacher, device=device, batch_size=128)
     data = su.read_data(cfg, teacher)
     report(Progress("read", 1, 1, data.summary()))
-    cache = TeacherCache.for_encoder(teacher)
+    # only rank 0 opens (and may create) the cache before the barrier; the others after it
+    cache = TeacherCache.for_encoder(teacher) if dist.main else None
     if cfg.ema and student == "static" and not resume:
         raise ConfigError(
             "--ema needs a student that starts as a good teacher",
@@ -161,6 +162,7 @@ def _run(
     if not cfg.ema:
         need = data.source_texts()
     if dist.main:
+        assert cache is not None
         cache_stats = cache.ensure(need, teacher, on_progress=report, cancel=cancel)
         if cache_stats["encoded"]:
             _log(run_dir / "metrics.jsonl", {"teacher_cache": cache_stats})
