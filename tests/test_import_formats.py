@@ -172,8 +172,15 @@ def test_gzip_bom_and_encodings(tmp_path: Path) -> None:
     for path in (gz, bom, u16):
         assert read(path)[0] == expected, path
     latin = write(tmp_path, "l.tsv", body.encode("latin-1"))
-    with pytest.raises(DataError, match=r"l\.tsv:2: not valid utf-8 \(byte 0xe9 at column 11\)"):
-        read(latin)
+    recs, ctx = read(latin)  # no encoding declared: charset-normalizer decides
+    assert recs == expected and "pass --encoding if that is wrong" in ctx.warnings[0]
+    assert ctx.skipped == 0
+    tail = "Coffee\tCafé\n".encode("latin-1")
+    late = write(tmp_path, "m.tsv", b"en\tfr\n" + b"Tea\tThe\n" * 9000 + tail)
+    message = r"m\.tsv:9002: not valid utf-8 at column 11 \(byte 0xe9\)"
+    with pytest.raises(DataError, match=message) as info:
+        read(late)
+    assert "--encoding" in str(info.value)
     assert read(latin, encoding="latin-1")[0] == expected
     with pytest.raises(DataError, match="binary"):
         read(write(tmp_path, "z.tsv", b"a\tb\n\x00\x01\x02"))

@@ -25,6 +25,11 @@ SAMPLES: dict[str, bytes] = {
         b'<trans-unit id="1"><source>Hi <g id="1">there</g></source><target>Hola</target>'
         b"</trans-unit></body></file></xliff>"
     ),
+    "po": (
+        b'msgid ""\nmsgstr ""\n"Language: de\\n"\n\n#, fuzzy\nmsgctxt "m"\nmsgid "Open"\n'
+        b'msgstr "\xc3\x96ffnen"\n\nmsgid "a file"\nmsgid_plural "%d files"\n'
+        b'msgstr[0] "eine Datei"\nmsgstr[1] "%d Dateien"\n'
+    ),
     "tsv": b"en\tde\nHello\tHallo\nWorld\tWelt\n",
     "csv": b'en,fr\n"Yes, sir","Oui, monsieur"\nNo,Non\n',
     "text": b"Ein Satz.\n\nA second line. With two sentences!\n",

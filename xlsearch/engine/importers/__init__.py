@@ -36,6 +36,10 @@ def read_records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
         from xlsearch.engine.importers.xliff import read_xliff
 
         return read_xliff(ctx)
+    if fmt == "po":
+        from xlsearch.engine.importers.po import read_po
+
+        return read_po(ctx)
     if fmt in ("tsv", "csv"):
         from xlsearch.engine.importers.tabular import read_tabular
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import io
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -12,17 +13,31 @@ from pathlib import Path
 from typing import IO, Any
 
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.importers.encoding import (
+    GUESS_BYTES,
+    codec_name,
+    decode_error,
+    decodes_as_utf8,
+    from_bom,
+    guess_encoding,
+    is_wide,
+    utf16_without_bom,
+)
 
 MAX_SEGMENT_CHARS = 100_000
+MAX_LINE_BYTES = 16 * MAX_SEGMENT_CHARS
+"""Text/TSV/CSV lines longer than this are skipped while reading (memory stays flat)."""
 MAX_WARNINGS = 200
 
-FORMATS = ("tmx", "xliff", "tsv", "csv", "text", "jsonl")
+FORMATS = ("tmx", "xliff", "po", "tsv", "csv", "text", "jsonl")
 _SUFFIXES = {
     ".tmx": "tmx",
     ".xlf": "xliff",
     ".xliff": "xliff",
     ".sdlxliff": "xliff",
     ".mqxliff": "xliff",
+    ".po": "po",
+    ".pot": "po",
     ".tsv": "tsv",
     ".tab": "tsv",
     ".csv": "csv",
@@ -32,6 +47,7 @@ _SUFFIXES = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
 }
+_FORMAT_ALIASES = {"txt": "text", "xlf": "xliff", "json": "jsonl", "tab": "tsv", "pot": "po"}
 _LANG_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 # ISO 639-3/-2 codes seen in corpora (Tatoeba, OPUS) mapped to the 639-1 codes langid uses.
 _THREE = {
@@ -184,7 +200,7 @@ def is_lang_code(value: str) -> bool:
 def detect_format(path: Path, fmt: str | None = None) -> str:
     """The importer for ``path``: ``fmt`` if given, else by extension (``.gz`` looked through)."""
     if fmt:
-        fmt = {"txt": "text", "xlf": "xliff", "json": "jsonl", "tab": "tsv"}.get(fmt, fmt)
+        fmt = _FORMAT_ALIASES.get(fmt, fmt)
         if fmt not in FORMATS:
             raise DataError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
         return fmt
@@ -193,10 +209,19 @@ def detect_format(path: Path, fmt: str | None = None) -> str:
         suffixes = suffixes[:-1]
     if suffixes and suffixes[-1] in _SUFFIXES:
         return _SUFFIXES[suffixes[-1]]
+    what = f"'{suffixes[-1]}' files are" if suffixes else "a file without an extension is"
     raise DataError(
-        f"{path}: cannot tell the format from the file name",
-        hint=f"pass --format ({', '.join(FORMATS)})",
+        f"{path}: {what} not a supported format; supported: {supported_formats()}",
+        hint="convert the file, or pass --format if it is one of these under another name",
     )
+
+
+def supported_formats() -> str:
+    """``tmx (.tmx), xliff (.xlf .xliff …), …`` for messages."""
+    by_fmt: dict[str, list[str]] = {}
+    for suffix, name in _SUFFIXES.items():
+        by_fmt.setdefault(name, []).append(suffix)
+    return ", ".join(f"{name} ({' '.join(by_fmt.get(name, []))})" for name in FORMATS)
 
 
 def open_binary(ctx: ReadContext) -> IO[bytes]:
@@ -210,69 +235,123 @@ def open_binary(ctx: ReadContext) -> IO[bytes]:
     return raw
 
 
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
 def sniff(stream: IO[bytes], ctx: ReadContext) -> tuple[str | None, bytes]:
-    """(encoding from a BOM or None, first bytes); refuses binary files (NUL bytes)."""
+    """(encoding from a BOM or UTF-16/32 without BOM, else None; the first bytes).
+
+    Refuses binary files (NUL bytes that are not UTF-16/32).
+    """
     try:
         head = stream.peek(4096)[:4096] if hasattr(stream, "peek") else b""
     except (OSError, EOFError) as exc:
         raise ctx.error(f"cannot read: {exc}") from exc
-    for bom, enc in _BOMS:
-        if head.startswith(bom):
-            return enc, head
+    enc = from_bom(head) or utf16_without_bom(head)
+    if enc:
+        return enc, head
     if b"\x00" in head:
         raise ctx.error("looks like a binary file (NUL bytes), not text", line=1)
     return None, head
 
 
+def _raw_lines(stream: IO[bytes], ctx: ReadContext) -> Iterator[bytes | None]:
+    """Byte lines of at most ``MAX_LINE_BYTES``; a longer line is read through in pieces
+    (memory stays flat) and comes out as None."""
+    while True:
+        raw = stream.readline(MAX_LINE_BYTES)
+        if not raw:
+            return
+        if len(raw) < MAX_LINE_BYTES or raw.endswith(b"\n"):
+            yield raw
+            continue
+        while True:  # the rest of an over-long line
+            more = stream.readline(MAX_LINE_BYTES)
+            if not more or more.endswith(b"\n"):
+                break
+        yield None
+
+
+def _text_encoding(
+    ctx: ReadContext, stream: IO[bytes], bom_enc: str | None
+) -> tuple[str, list[bytes | None]]:
+    """(encoding, the lines read to decide it): ``--encoding``, a BOM, UTF-8 when the first
+    64 KiB are valid UTF-8, else charset-normalizer's guess (a warning says so)."""
+    if ctx.encoding:
+        return codec_name(ctx.encoding, str(ctx.path), "--encoding"), []
+    if bom_enc:
+        return bom_enc, []
+    head: list[bytes | None] = []
+    size = 0
+    for raw in _raw_lines(stream, ctx):
+        head.append(raw)
+        size += len(raw or b"")
+        if size >= GUESS_BYTES:
+            break
+    sample = b"".join(r for r in head if r)
+    if decodes_as_utf8(sample):
+        return "utf-8", head
+    guess = guess_encoding(sample) or "utf-8"
+    ctx.warn(
+        f"not UTF-8 and no encoding given: read as {guess} (detected); "
+        "pass --encoding if that is wrong",
+        skip=False,
+    )
+    return guess, head
+
+
 def iter_lines(ctx: ReadContext) -> Iterator[tuple[int, str]]:
     """(line number from 1, decoded line without its newline), streaming.
 
-    UTF-8 (with or without BOM) and UTF-16/32 with BOM are recognised; other encodings only
-    with ``ctx.encoding``. Undecodable bytes raise ``DataError`` naming line and column.
+    Encoding: ``ctx.encoding``, else a BOM (UTF-8/16/32), else UTF-16/32 without BOM, else
+    UTF-8 when the start of the file is valid UTF-8, else charset-normalizer's guess.
+    Undecodable bytes raise ``DataError`` naming line and column and suggesting
+    ``--encoding``. Lines over ``MAX_LINE_BYTES`` are skipped with a warning.
     """
     with open_binary(ctx) as stream:
         stream = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type]
         bom_enc, _ = sniff(stream, ctx)
         try:
-            if bom_enc in ("utf-16", "utf-32"):
-                text = io.TextIOWrapper(stream, encoding=bom_enc, newline="")
-                number = 0
-                try:
-                    for number, line in enumerate(text, 1):  # noqa: B007
-                        yield number, line.rstrip("\r\n")
-                except UnicodeDecodeError as exc:
-                    raise ctx.error(f"not valid {bom_enc}: {exc.reason}", line=number + 1) from exc
+            encoding, head = _text_encoding(ctx, stream, bom_enc)
+            if is_wide(encoding):
+                yield from _wide_lines(ctx, stream, encoding)
                 return
-            encoding = ctx.encoding or "utf-8"
+            decoder = codecs.getincrementaldecoder(encoding)()
             first = True
-            for number, raw in enumerate(stream, 1):
+            for number, raw in enumerate(itertools.chain(head, _raw_lines(stream, ctx)), 1):
+                if raw is None:
+                    ctx.warn(f"line of more than {MAX_LINE_BYTES:,} bytes skipped", line=number)
+                    continue
                 if first and raw.startswith(codecs.BOM_UTF8):
                     raw = raw[3:]
                 first = False
                 try:
-                    line = raw.decode(encoding)
+                    line = decoder.decode(raw)
                 except UnicodeDecodeError as exc:
-                    raise ctx.error(
-                        f"not valid {encoding} (byte 0x{raw[exc.start]:02x} at column "
-                        f"{exc.start + 1})",
-                        line=number,
+                    raise decode_error(
+                        f"{ctx.path}:{number}", encoding, exc, raw, f" at column {exc.start + 1}"
                     ) from exc
-                except LookupError as exc:
-                    raise DataError(f"unknown encoding {encoding!r}") from exc
                 if "\x00" in line:
                     raise ctx.error("NUL byte: a binary file or a wrong encoding", line=number)
                 yield number, line.rstrip("\r\n")
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise ctx.error(f"cannot read (corrupt or truncated file?): {exc}") from exc
+
+
+def _wide_lines(ctx: ReadContext, stream: IO[bytes], encoding: str) -> Iterator[tuple[int, str]]:
+    text = io.TextIOWrapper(stream, encoding=encoding, newline="")  # type: ignore[arg-type]
+    number = 0
+    try:
+        while True:
+            line = text.readline(MAX_LINE_BYTES // 2)
+            if not line:
+                return
+            number += 1
+            if not line.endswith(("\n", "\r")) and len(line) >= MAX_LINE_BYTES // 2:
+                while (more := text.readline(MAX_LINE_BYTES // 2)) and not more.endswith("\n"):
+                    pass
+                ctx.warn(f"line of more than {MAX_LINE_BYTES:,} bytes skipped", line=number)
+                continue
+            yield number, line.rstrip("\r\n")
+    except UnicodeDecodeError as exc:
+        raise decode_error(f"{ctx.path}:{number + 1}", encoding, exc, exc.object) from exc
 
 
 def check_text(ctx: ReadContext, text: str, line: int | None, element: str | None = None) -> bool:

@@ -2,61 +2,123 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import xml.etree.ElementTree as ET
+from collections.abc import Generator, Iterator
 
-from xlsearch.engine.importers.base import (
-    ReadContext,
-    Record,
-    check_text,
-    normalize,
-    normalize_lang,
-)
-from xlsearch.engine.importers.xmlutil import child, inline_text, iter_xml
+from xlsearch.engine.importers.base import ReadContext, Record, normalize_lang
+from xlsearch.engine.importers.inline import segment_text, sub_records
+from xlsearch.engine.importers.xmlutil import OVER, child, iter_xml
 
-_STARTS = frozenset({"xliff", "file"})
+_STARTS = frozenset({"xliff", "file", "group"})
 # target states meaning "not translated yet" (1.2 state attribute, 2.x segment state)
 _UNTRANSLATED = frozenset({"new", "needs-translation", "initial"})
-_ENDS = frozenset({"trans-unit", "unit"})
+_ENDS = frozenset({"trans-unit", "unit", "group", "file"})
+_CAPPED = frozenset({"source", "target", "seg-source", "note"})
 
 
 def read_xliff(ctx: ReadContext) -> Iterator[Record]:
     """Yield source and target of every unit; each 1.2 ``trans-unit`` or 2.x ``segment`` is
-    one translation unit. Languages: ``file@source-language/target-language`` (1.2),
+    one translation unit, and so is each ``<mrk mtype="seg">`` sentence of a 1.2/SDLXLIFF
+    ``seg-source``. Languages: ``file@source-language/target-language`` (1.2),
     ``xliff@srcLang/trgLang`` (2.x), or ``xml:lang`` on source/target. ``alt-trans``
     suggestions are not imported; missing targets are not an error; empty and untranslated
-    (``state`` new/needs-translation/initial) targets are skipped with a warning."""
+    (``state`` new/needs-translation/initial) targets are skipped with a warning; units
+    marked ``translate="no"`` (on the unit, its group or file) are not imported (counted)."""
     src = trg = None
     tu_no = 0
     seen_root = False
-    for event, elem, line in iter_xml(ctx, _STARTS, _ENDS):
+    no_stack = [False]  # translate="no" inherited from files and groups
+    untranslatable = 0
+    for event, elem, line in iter_xml(ctx, _STARTS, _ENDS, _CAPPED):
         if event == "start":
             if elem.tag == "xliff":
                 seen_root = True
                 src, trg = elem.get("srcLang"), elem.get("trgLang")
-            else:
+                continue
+            if elem.tag == "file":
                 src = elem.get("source-language") or src
                 trg = elem.get("target-language") or trg
+            no_stack.append(no_stack[-1] or elem.get("translate") == "no")
             continue
         if not seen_root:
             raise ctx.error(f"not an XLIFF file (<{elem.tag}> outside <xliff>)", line=line)
-        pairs = [elem] if elem.tag == "trans-unit" else [s for s in elem if s.tag == "segment"]
-        for unit in pairs:
-            where = f"{elem.tag} {elem.get('id') or tu_no + 1}, line {line}"
-            meta = {"unit": elem.get("id")} if elem.get("id") else None
-            for part, default in (("source", src), ("target", trg)):
-                node = child(unit, part)
-                if node is None:
-                    continue
-                state = node.get("state") or (unit.get("state") if unit is not elem else None)
-                if part == "target" and state in _UNTRANSLATED:
-                    ctx.warn(f"untranslated target (state={state}) skipped", element=where)
-                    continue
-                lang = normalize_lang(node.get("lang") or default)
-                if ctx.langs and lang not in ctx.langs:
-                    continue
-                text = normalize(inline_text(node))
-                if check_text(ctx, text, None, element=f"{part} of {where}"):
-                    yield Record(tu_no, lang, text, line, meta)
-            tu_no += 1
+        if elem.tag in ("file", "group"):
+            if len(no_stack) > 1:
+                no_stack.pop()
+            continue
+        if no_stack[-1] or elem.get("translate") == "no":
+            untranslatable += 1
+            continue
+        tu_no = yield from _unit(ctx, elem, line, tu_no, src, trg)
     if not seen_root:
         raise ctx.error("not an XLIFF file (no <xliff> root element)")
+    if untranslatable:
+        ctx.warn(f'{untranslatable:,} units marked translate="no" not imported', skip=False)
+        ctx.skipped += untranslatable
+
+
+def _pairs(
+    unit: ET.Element,
+) -> Iterator[tuple[str, ET.Element | None, ET.Element | None, str | None]]:
+    """(label, source, target, target state) of each segment of a unit."""
+    if unit.tag == "unit":  # XLIFF 2.x: segments
+        for n, seg in enumerate((s for s in unit if s.tag == "segment"), 1):
+            yield (
+                f"segment {seg.get('id') or n}",
+                child(seg, "source"),
+                child(seg, "target"),
+                (seg.get("state")),
+            )
+        return
+    target = child(unit, "target")
+    state = target.get("state") if target is not None else None
+    seg_source = child(unit, "seg-source")
+    marks = _seg_marks(seg_source) if seg_source is not None else []
+    if not marks:
+        yield "", child(unit, "source"), target, state
+        return
+    targets = {m.get("mid"): m for m in _seg_marks(target)} if target is not None else {}
+    for mark in marks:
+        yield f"mrk {mark.get('mid')}", mark, targets.get(mark.get("mid")), state
+
+
+def _seg_marks(container: ET.Element) -> list[ET.Element]:
+    """The ``<mrk mtype="seg">`` sentence segments in a seg-source/target (an over-long
+    container marks them all as over-long)."""
+    marks = [m for m in container.iter("mrk") if m.get("mtype") == "seg"]
+    if container.get(OVER):
+        for m in marks:
+            m.set(OVER, container.get(OVER) or "1")
+    return marks
+
+
+def _unit(
+    ctx: ReadContext, elem: ET.Element, line: int, tu_no: int, src: str | None, trg: str | None
+) -> Generator[Record, None, int]:
+    """The records of one trans-unit/unit (one unit per segment, then ``<sub>`` units);
+    returns the next unit number."""
+    meta = {"unit": elem.get("id")} if elem.get("id") else None
+    subs: list[tuple[str | None, list[str]]] = []
+    name = f"{elem.tag} {elem.get('id') or tu_no + 1}"
+    for label, source, target, state in _pairs(elem):
+        where = f"{name}{', ' + label if label else ''}, line {line}"
+        for part, node, default in (("source", source, src), ("target", target, trg)):
+            if node is None:
+                continue
+            if part == "target" and state in _UNTRANSLATED:
+                ctx.warn(f"untranslated target (state={state}) skipped", element=where)
+                continue
+            lang = normalize_lang(node.get("lang") or default)
+            if ctx.langs and lang not in ctx.langs:
+                continue
+            found: list[str] = []
+            text = segment_text(ctx, node, f"{part} of {where}", found)
+            if text:
+                yield Record(tu_no, lang, text, line, meta)
+            if found:
+                subs.append((lang, found))
+        tu_no += 1
+    if subs:
+        yield from sub_records(ctx, subs, tu_no, line, {**(meta or {}), "sub_of": tu_no - 1})
+        tu_no += max(len(texts) for _, texts in subs)
+    return tu_no

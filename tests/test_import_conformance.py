@@ -1,0 +1,308 @@
+"""Conformance: every inline construct, entity, encoding and segmentation rule of TMX 1.4,
+XLIFF 1.2 (incl. SDLXLIFF seg-source) and XLIFF 2.0 on small hand-written fixtures (written
+the way OmegaT, Trados, memoQ, Okapi and translate-toolkit write them), plus PO/POT."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xlsearch.engine.errors import DataError
+from xlsearch.engine.importers import ReadContext, detect_format, read_records
+
+
+def read(path: Path, fmt: str | None = None, **opts):  # type: ignore[no-untyped-def]
+    ctx = ReadContext(path, **opts)
+    records = list(read_records(ctx, detect_format(path, fmt)))
+    return [(r.tu, r.lang, r.text) for r in records], ctx
+
+
+def write(tmp_path: Path, name: str, data: str | bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+
+def tmx(body: str, doctype: bool = False, encoding: str = "UTF-8") -> str:
+    dt = '<!DOCTYPE tmx SYSTEM "tmx14.dtd">\n' if doctype else ""
+    return (
+        f'<?xml version="1.0" encoding="{encoding}"?>\n{dt}<tmx version="1.4">\n'
+        '<header creationtool="OmegaT" creationtoolversion="6" segtype="sentence" '
+        'o-tmf="OmegaT TMX" adminlang="EN-US" srclang="en" datatype="plaintext"/>\n'
+        f"<body>\n{body}\n</body>\n</tmx>\n"
+    )
+
+
+def tu(en: str, de: str = "Satz") -> str:
+    return (
+        f'<tu><tuv xml:lang="en"><seg>{en}</seg></tuv><tuv xml:lang="de"><seg>{de}</seg></tuv></tu>'
+    )
+
+
+@pytest.mark.parametrize(
+    ("seg", "text"),
+    [
+        ("close this<ph>&lt;br&gt;</ph>dialog box", "close this dialog box"),
+        ("close this<ph x='1'>&lt;br /&gt;</ph>dialog", "close this dialog"),
+        ("Elysian Collection<ph>\t</ph>Bahnhofstrasse", "Elysian Collection Bahnhofstrasse"),
+        ("A<ph>&amp;nbsp;</ph>B", "A B"),
+        ("end.<ept i='1'>&lt;/p&gt;</ept><bpt i='2'>&lt;p&gt;</bpt>Next", "end. Next"),
+        ("one<ph type='lb'/>two", "one two"),
+        ("one<it pos='begin'>&lt;li&gt;</it>two", "one two"),
+        ("one<ut>{\\par }</ut>two", "one two"),
+        ("Click <bpt i='1'>&lt;b&gt;</bpt>S<ept i='1'>&lt;/b&gt;</ept>ave", "Click Save"),
+        ("Press <hi type='bold'>Enter</hi> now<ph>{0}</ph>.", "Press Enter now."),
+        ('memo<ph>&lt;mq:ch val=" " /&gt;</ph>Q', "memo Q"),
+    ],
+    ids=[
+        "br",
+        "br-self-closing",
+        "tab",
+        "nbsp-code",
+        "block",
+        "type-lb",
+        "it-li",
+        "rtf-par",
+        "bold-inside-word",
+        "hi-and-placeholder",
+        "memoq-ch",
+    ],
+)
+def test_tmx_codes_that_stand_for_whitespace(tmp_path: Path, seg: str, text: str) -> None:
+    recs, _ = read(write(tmp_path, "a.tmx", tmx(tu(seg))))
+    assert recs[0] == (0, "en", text)
+
+
+def test_tmx_sub_text_becomes_its_own_unit(tmp_path: Path) -> None:
+    body = tu(
+        'See the picture<ph>&lt;img alt="<sub>A red car.</sub>"&gt;</ph> below.',
+        'Siehe Bild<ph>&lt;img alt="<sub>Ein rotes Auto.</sub>"&gt;</ph> unten.',
+    ) + tu("Next unit.", "Nächste Einheit.")
+    path = write(tmp_path, "s.tmx", tmx(body))
+    ctx = ReadContext(path)
+    recs = list(read_records(ctx, "tmx"))
+    assert [(r.tu, r.lang, r.text) for r in recs] == [
+        (0, "en", "See the picture below."),
+        (0, "de", "Siehe Bild unten."),
+        (1, "en", "A red car."),
+        (1, "de", "Ein rotes Auto."),
+        (2, "en", "Next unit."),
+        (2, "de", "Nächste Einheit."),
+    ]
+    assert recs[2].meta == {"sub_of": 0}
+
+
+def test_entities_from_an_external_doctype(tmp_path: Path) -> None:
+    body = tu("Press&nbsp;Enter &hellip; &copy; 2024 &amp; &#233;t&#xE9;") + tu("a&bogus;b")
+    for doctype in (True, False):
+        recs, ctx = read(write(tmp_path, "e.tmx", tmx(body, doctype=doctype)))
+        assert recs[0][2] == "Press Enter … © 2024 & été"
+        assert recs[2][2] == "a&bogus;b"  # kept as written, with a warning naming the line
+        assert ctx.warnings == [
+            f"{tmp_path}/e.tmx:{5 + doctype}: undefined entity &bogus; kept as written"
+        ]
+        assert ctx.skipped == 0
+
+
+@pytest.mark.parametrize(
+    "encoding",
+    [
+        "shift_jis",
+        "euc-jp",
+        "gb2312",
+        "gbk",
+        "euc-kr",
+        "big5",
+        "cp1251",
+        "iso-8859-7",
+        "utf-16-le",
+        "utf-16-be",
+    ],
+)
+def test_tmx_in_legacy_encodings(tmp_path: Path, encoding: str) -> None:
+    texts = {
+        "shift_jis": "日本語の文です。",
+        "euc-jp": "日本語の文です。",
+        "gb2312": "这是中文句子。",
+        "gbk": "這是中文句子。",
+        "euc-kr": "한국어 문장입니다.",
+        "big5": "這是中文句子。",
+        "cp1251": "Это русское предложение.",
+        "iso-8859-7": "Αυτή είναι μια πρόταση.",
+        "utf-16-le": "Ünïcödé ohne BOM",
+        "utf-16-be": "Ünïcödé ohne BOM",
+    }
+    text = texts[encoding]
+    declared = "UTF-16" if encoding.startswith("utf-16") else encoding.upper()
+    data = tmx(tu(text, "Satz"), encoding=declared).encode(encoding)
+    recs, _ = read(write(tmp_path, "l.tmx", data))
+    assert recs[0] == (0, "en", text)
+    # the XML declaration is overruled by --encoding
+    wrong = tmx(tu(text), encoding="ISO-8859-1").encode(encoding)
+    if not encoding.startswith("utf-16"):
+        assert read(write(tmp_path, "w.tmx", wrong), encoding=encoding)[0][0][2] == text
+
+
+def test_xml_encoding_errors_are_one_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "u.tmx", tmx(tu("x"), encoding="klingon-8"))
+    with pytest.raises(DataError, match=r"u\.tmx: unknown encoding 'klingon-8' \(declared"):
+        read(path)
+    with pytest.raises(DataError, match=r"u\.tmx: unknown encoding 'nope' \(--encoding\)"):
+        read(path, encoding="nope")
+    latin = write(tmp_path, "l.tmx", tmx("\n" * 3 + tu("Café")).encode("latin-1"))
+    with pytest.raises(DataError, match=r"l\.tmx:8: not valid utf-8 \(byte 0xe9\)") as info:
+        read(latin)
+    assert "--encoding" in str(info.value)
+    assert read(latin, encoding="latin-1")[0][0][2] == "Café"
+
+
+XLIFF12 = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"
+ xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0">
+<file original="ui.properties" source-language="en-US" target-language="de-DE"
+ datatype="javapropertyresourcebundle"><body>
+<trans-unit id="lb"><source>close this<x id="1" ctype="lb"/>dialog box</source>
+<target>Dialog<x id="1" ctype="lb"/>schließen</target></trans-unit>
+<trans-unit id="codes"><source>Open <g id="1" ctype="bold">the</g> <bx id="2"/>file<ex id="2"/>\
+<ph id="3">&lt;br/&gt;</ph>now<bpt id="4">&lt;i&gt;</bpt>!<ept id="4">&lt;/i&gt;</ept>\
+<it id="5" pos="open">&lt;u&gt;</it><mrk mtype="term">menu</mrk></source>
+<target>Öffnen</target></trans-unit>
+<trans-unit id="ph-sub"><source>Image<ph id="1">&lt;img alt="<sub>Logo</sub>"&gt;</ph>.</source>
+<target>Bild<ph id="1">&lt;img alt="<sub>Logo DE</sub>"&gt;</ph>.</target></trans-unit>
+<trans-unit id="no" translate="no"><source>DO_NOT_TRANSLATE</source></trans-unit>
+<group id="g" translate="no"><trans-unit id="in-no-group"><source>KEY</source></trans-unit>
+<group id="inner"><trans-unit id="deep"><source>DEEP</source></trans-unit></group></group>
+<trans-unit id="seg"><source>First sentence. Second one.</source>
+<seg-source><mrk mtype="seg" mid="1">First sentence.</mrk> <g id="9"><mrk mtype="seg" mid="2">\
+Second <x id="7" ctype="x-tab"/>one.</mrk></g></seg-source>
+<target><mrk mtype="seg" mid="1">Erster Satz.</mrk> <g id="9"><mrk mtype="seg" mid="2">\
+Zweiter <mrk mtype="x-sdl-deleted">alter </mrk>Satz.</mrk></g></target>
+<sdl:seg-defs><sdl:seg id="1" conf="Translated"/><sdl:seg id="2" conf="Draft"/></sdl:seg-defs>
+</trans-unit>
+<trans-unit id="after"><source>Last.</source></trans-unit>
+</body></file></xliff>
+"""
+
+
+def test_xliff_12_inline_codes_subs_translate_no_and_seg_source(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.sdlxliff", XLIFF12)
+    ctx = ReadContext(path)
+    recs = list(read_records(ctx, "xliff"))
+    assert [(r.tu, r.lang, r.text) for r in recs] == [
+        (0, "en", "close this dialog box"),
+        (0, "de", "Dialog schließen"),
+        (1, "en", "Open the file now!menu"),
+        (1, "de", "Öffnen"),
+        (2, "en", "Image."),
+        (2, "de", "Bild."),
+        (3, "en", "Logo"),
+        (3, "de", "Logo DE"),
+        (4, "en", "First sentence."),
+        (4, "de", "Erster Satz."),
+        (5, "en", "Second one."),
+        (5, "de", "Zweiter Satz."),
+        (6, "en", "Last."),
+    ]
+    assert recs[6].meta == {"unit": "ph-sub", "sub_of": 2}
+    assert ctx.warnings == [f'{path}: 3 units marked translate="no" not imported']
+    assert ctx.skipped == 3
+
+
+XLIFF20 = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="fr">
+<file id="f1"><unit id="u1"><originalData><data id="d1">&lt;br/&gt;</data></originalData>
+<segment><source>Elysian Collection<ph id="1" dataRef="d1" subType="xlf:lb" type="fmt"/>\
+Bahnhofstrasse</source>
+<target>Collection Elysian<ph id="1" dataRef="d1" subType="xlf:lb" type="fmt"/>\
+Bahnhofstrasse</target></segment></unit>
+<unit id="u2"><segment><source>Tab<cp hex="0009"/>here, <pc id="1">bold</pc> and \
+<sc id="2"/>span<ec startRef="2"/> <mrk id="m1" type="term">term</mrk> \
+<sm id="m2" type="comment"/>x<em startRef="m2"/> y<ph id="3" equiv=" "/>z</source>
+<target>Tab<cp hex="0009"/>ici</target></segment>
+<segment><source>Ctrl<cp hex="001F"/>char</source></segment></unit>
+<unit id="u3" translate="no"><segment><source>CODE</source></segment></unit>
+<group id="g1" translate="no"><unit id="u4"><segment><source>ALSO</source></segment></unit>
+</group></file></xliff>
+"""
+
+
+def test_xliff_20_codes_cp_and_translate_no(tmp_path: Path) -> None:
+    recs, ctx = read(write(tmp_path, "b.xlf", XLIFF20))
+    assert recs == [
+        (0, "en", "Elysian Collection Bahnhofstrasse"),
+        (0, "fr", "Collection Elysian Bahnhofstrasse"),
+        (1, "en", "Tab here, bold and span term x y z"),
+        (1, "fr", "Tab ici"),
+        (2, "en", "Ctrlchar"),  # a control character from <cp> is not text
+    ]
+    assert ctx.skipped == 2 and "2 units marked translate" in ctx.warnings[0]
+
+
+PO = r"""# Translator comment
+msgid ""
+msgstr ""
+"Project-Id-Version: demo 1.0\n"
+"Language: de_AT\n"
+"Content-Type: text/plain; charset=ISO-8859-1\n"
+"Plural-Forms: nplurals=2; plural=(n != 1);\n"
+
+#. extracted comment
+#: src/main.c:12
+#, fuzzy
+msgctxt "menu|file"
+msgid "Open"
+msgstr "Öffnen"
+
+msgid "One file"
+msgid_plural "%d files"
+msgstr[0] "Eine Datei"
+msgstr[1] "%d Dateien"
+
+msgid "Untranslated text"
+msgstr ""
+
+msgid ""
+"Multi-line "
+"entry"
+msgstr "Mehrzeiliger "
+"Eintrag"
+
+#~ msgid "Obsolete"
+#~ msgstr "Veraltet"
+"""
+
+
+def test_po_entries_plurals_context_fuzzy_obsolete(tmp_path: Path) -> None:
+    path = write(tmp_path, "de.po", PO.encode("latin-1"))
+    ctx = ReadContext(path)
+    recs = list(read_records(ctx, detect_format(path)))
+    assert [(r.tu, r.lang, r.text, r.line) for r in recs] == [
+        (0, None, "Open", 9),
+        (0, "de", "Öffnen", 9),
+        (1, None, "One file", 16),
+        (1, "de", "Eine Datei", 16),
+        (2, None, "%d files", 16),
+        (2, "de", "%d Dateien", 16),
+        (3, None, "Untranslated text", 21),
+        (4, None, "Multi-line entry", 24),
+        (4, "de", "Mehrzeiliger Eintrag", 24),
+    ]
+    assert recs[0].meta == {"context": "menu|file", "fuzzy": True}
+    assert recs[4].meta == {"plural": 1}
+    assert ctx.warnings == [f"{path}: 1 obsolete (#~) entries not imported"]
+    recs, _ = read(path, langs=["en", "de"])
+    assert recs[0] == (0, "en", "Open")
+    pot = write(tmp_path, "t.pot", PO.replace("ISO-8859-1", "CHARSET").replace("Öffnen", ""))
+    assert [r[2] for r in read(pot)[0]][:2] == ["Open", "One file"]
+
+
+def test_po_broken_and_unknown_formats(tmp_path: Path) -> None:
+    bad = write(tmp_path, "b.po", 'msgid "a"\nmsgstr "b\ngarbage here\n')
+    with pytest.raises(DataError, match=r"b\.po:3: not a valid PO file"):
+        read(bad)
+    with pytest.raises(DataError) as info:
+        detect_format(Path("memory.docx"))
+    message = str(info.value)
+    assert "'.docx' files are not a supported format" in message
+    assert "po (.po .pot)" in message and "tmx (.tmx)" in message

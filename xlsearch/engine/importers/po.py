@@ -1,0 +1,109 @@
+"""Gettext PO/POT catalogues, parsed with polib (the reference Python reader)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from xlsearch.engine.importers.base import (
+    ReadContext,
+    Record,
+    check_text,
+    normalize,
+    normalize_lang,
+    open_binary,
+    sniff,
+)
+from xlsearch.engine.importers.encoding import codec_name, decode_error
+
+_CHARSET = re.compile(rb"charset\s*=\s*([A-Za-z0-9_.:\-]+)")
+_SYNTAX_LINE = re.compile(r"\(line (\d+)\)")
+MAX_PO_BYTES = 1 << 30
+
+
+def _decode(ctx: ReadContext) -> str:
+    """The catalogue as text: ``--encoding``, else a BOM, else the header's charset, else
+    UTF-8 (``charset=CHARSET`` in templates means UTF-8)."""
+    with open_binary(ctx) as stream:
+        bom, head = sniff(stream, ctx)
+        data = stream.read(MAX_PO_BYTES + 1)
+    if len(data) > MAX_PO_BYTES:
+        raise ctx.error(f"a PO file over {MAX_PO_BYTES >> 30} GiB is refused")
+    where = str(ctx.path)
+    if ctx.encoding:
+        encoding = codec_name(ctx.encoding, where, "--encoding")
+    elif bom:
+        encoding = bom
+    else:
+        m = _CHARSET.search(data[:8192])
+        name = m.group(1).decode("ascii") if m else "utf-8"
+        encoding = "utf-8" if name.upper() == "CHARSET" else codec_name(name, where, "PO header")
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise decode_error(f"{where}:{line}", encoding, exc, data[exc.start - 200 :]) from exc
+
+
+def read_po(ctx: ReadContext) -> Iterator[Record]:
+    """One unit per entry: ``msgid`` (source) and ``msgstr`` (target). Plural entries give one
+    unit per plural form (form 0 pairs ``msgid``, the others ``msgid_plural``). ``msgctxt``
+    is kept as ``context``, fuzzy entries are imported flagged ``fuzzy``, obsolete (``#~``)
+    entries are skipped, untranslated ones give their source only. Languages: ``--lang
+    SRC[,TGT]``, else the header's ``X-Source-Language`` and ``Language``, else identified."""
+    import polib
+
+    text = _decode(ctx)
+    try:
+        catalogue = polib.pofile(text)
+    except (OSError, ValueError) as exc:
+        m = _SYNTAX_LINE.search(str(exc))
+        raise ctx.error(
+            f"not a valid PO file: {_SYNTAX_LINE.sub('', str(exc)).strip()}",
+            line=int(m.group(1)) if m else None,
+        ) from exc
+    meta_head = catalogue.metadata
+    src = normalize_lang(meta_head.get("X-Source-Language"))
+    tgt = normalize_lang(meta_head.get("Language"))
+    if ctx.langs:
+        src = ctx.langs[0]
+        tgt = ctx.langs[1] if len(ctx.langs) > 1 else tgt
+    tu = 0
+    obsolete = 0
+    for entry in catalogue:
+        if entry.obsolete:
+            obsolete += 1
+            continue
+        meta: dict[str, Any] = {}
+        if entry.msgctxt:
+            meta["context"] = entry.msgctxt
+        if entry.fuzzy:
+            meta["fuzzy"] = True
+        if entry.msgid_plural:
+            forms = sorted(entry.msgstr_plural.items()) or [(0, "")]
+            pairs = [
+                (entry.msgid if k == 0 else entry.msgid_plural, v, {**meta, "plural": k})
+                for k, v in forms
+            ]
+        else:
+            pairs = [(entry.msgid, entry.msgstr, meta)]
+        for source, target, unit_meta in pairs:
+            yield from _pair(ctx, tu, entry.linenum, (src, source), (tgt, target), unit_meta)
+            tu += 1
+    if obsolete:
+        ctx.warn(f"{obsolete:,} obsolete (#~) entries not imported", skip=False)
+
+
+def _pair(
+    ctx: ReadContext,
+    tu: int,
+    line: int,
+    source: tuple[str | None, str],
+    target: tuple[str | None, str],
+    meta: dict[str, Any],
+) -> Iterator[Record]:
+    for lang, raw in (source, target):
+        text = normalize(raw)
+        if text and check_text(ctx, text, line):
+            yield Record(tu, lang, text, line, meta or None)
