@@ -262,8 +262,8 @@ def _raw_lines(stream: IO[bytes], ctx: ReadContext) -> Iterator[bytes | None]:
         if len(raw) < MAX_LINE_BYTES or raw.endswith(b"\n"):
             yield raw
             continue
-        while True:  # the rest of an over-long line
-            more = stream.readline(MAX_LINE_BYTES)
+        while True:  # the rest of an over-long line, in small pieces
+            more = stream.readline(1 << 16)
             if not more or more.endswith(b"\n"):
                 break
         yield None
