@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-FORMATS = ("tmx", "xliff", "tsv", "csv", "text", "jsonl")
+FORMATS = ("tmx", "xliff", "po", "tsv", "csv", "text", "jsonl")
 
 
 def register(sub: Any) -> None:
     """Add the corpus commands."""
     p = sub.add_parser(
         "import",
-        help="import TMX, XLIFF, TSV/CSV, text or JSONL files into a collection",
+        help="import TMX, XLIFF, PO, TSV/CSV, text or JSONL files into a collection",
         description="Import files (or every known file under a folder). Re-importing an "
         "unchanged file does nothing; a changed file updates only what changed.",
     )
@@ -25,12 +25,16 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--lang",
         help="comma-separated languages: TSV/CSV columns without a header, the language of "
-        "every segment (text, JSONL), or the languages to keep (TMX, XLIFF)",
+        "every segment (text, JSONL), source,target (PO), or the languages to keep (TMX, XLIFF)",
     )
     p.add_argument(
         "--paragraphs", action="store_true", help="text: split paragraphs into sentences"
     )
-    p.add_argument("--encoding", help="text formats: encoding when not UTF-8/UTF-16 with BOM")
+    p.add_argument(
+        "--encoding",
+        help="the file's encoding (any Python codec, e.g. cp1252, shift_jis); overrides the "
+        "XML declaration or PO header; default: declared, else detected",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar or warnings")
     p.set_defaults(func=cmd_import)
 
@@ -45,11 +49,19 @@ def register(sub: Any) -> None:
     group.add_argument("--document", type=int, help="delete the document with this id")
     p.set_defaults(func=cmd_delete)
 
-    p = sub.add_parser("export", help="export a collection's translation units as TMX or TSV")
-    p.add_argument("out", type=Path, help="output file (.tmx or .tsv)")
+    p = sub.add_parser(
+        "export", help="export a collection's translation units as TMX, XLIFF or TSV"
+    )
+    p.add_argument("out", type=Path, help="output file (.tmx, .xlf/.xliff or .tsv)")
     p.add_argument("--collection", "-c", help="collection (default: all)")
-    p.add_argument("--lang", help="comma-separated languages (TSV: the columns, in order)")
-    p.add_argument("--format", choices=("tmx", "tsv"), help="default: by extension")
+    p.add_argument(
+        "--lang",
+        help="comma-separated languages (TSV: the columns, in order; XLIFF: source,target)",
+    )
+    p.add_argument("--format", choices=("tmx", "xliff", "tsv"), help="default: by extension")
+    p.add_argument(
+        "--xliff-version", choices=("1.2", "2.0"), default="1.2", help="XLIFF (default 1.2)"
+    )
     p.set_defaults(func=cmd_export)
 
 
@@ -168,12 +180,19 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     """Export translation units of a collection."""
     from xlsearch.cli import ProgressBar
-    from xlsearch.engine.export import iter_store_units, write_units
+    from xlsearch.engine.errors import ConfigError
+    from xlsearch.engine.export import export_format, iter_store_units, write_units
     from xlsearch.engine.importers import langs_option
     from xlsearch.engine.store import Store
 
     langs = langs_option(args.lang) or None
     with Store() as store:
+        if export_format(args.out, args.format) == "xliff" and (not langs or len(langs) != 2):
+            known = sorted({lg for c in store.collections() for lg in c["languages"]})
+            raise ConfigError(
+                "XLIFF is bilingual: pass --lang SOURCE,TARGET",
+                hint=f"languages in the store: {', '.join(known) or 'none'}",
+            )
         bar = ProgressBar()
         n = write_units(
             args.out,
@@ -181,6 +200,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             args.format,
             langs,
             on_progress=bar,
+            xliff_version=args.xliff_version,
         )
         bar.close()
     print(f"wrote {n:,} units to {args.out}")

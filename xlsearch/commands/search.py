@@ -39,7 +39,7 @@ def register(sub: Any) -> None:
     p.add_argument("--model", help="model (default: the active model)")
     p.add_argument("--json", action="store_true", help="one JSON object per hit")
     p.add_argument("--no-repair", action="store_true", help="refuse a stale index, don't fix it")
-    p.add_argument("--out", help="also export the hits as .tmx or .tsv")
+    p.add_argument("--out", help="also export the hits as .tmx, .xlf (XLIFF 1.2) or .tsv")
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("sts", help="semantic similarity of two sentences (cosine and 0-5)")
@@ -60,7 +60,9 @@ def register(sub: Any) -> None:
     p.add_argument("--retrieval", choices=("max", "fwd", "bwd", "intersect"), default="max")
     p.add_argument("--model", help="model (default: the active model)")
     p.add_argument("--fast", action="store_true", help="approximate (IVF) k-NN for big sides")
-    p.add_argument("--out", help="write pairs to .tmx or .tsv (TSV = distillation input)")
+    p.add_argument(
+        "--out", help="write pairs to .tmx, .xlf (XLIFF 1.2) or .tsv (TSV = distillation input)"
+    )
     p.add_argument("--show", type=int, default=20, help="pairs to print (default 20)")
     p.set_defaults(func=cmd_mine)
 

@@ -1,4 +1,5 @@
-"""Writing translation units as TMX 1.4 or TSV (the TSV is valid distillation input)."""
+"""Writing translation units as TMX 1.4, XLIFF 1.2/2.0 or TSV (the TSV is valid distillation
+input)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
+from xlsearch.engine import export_xliff as xliff
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
 
 if TYPE_CHECKING:
     from xlsearch.engine.store import Store
 
-EXPORT_FORMATS = ("tmx", "tsv")
+EXPORT_FORMATS = ("tmx", "xliff", "tsv")
 
 
 @dataclass
@@ -32,17 +34,23 @@ class ExportUnit:
 
 
 def export_format(path: Path | str, fmt: str | None = None) -> str:
-    """``fmt``, or the format implied by the file name (``.tmx``, ``.tsv``/``.txt``)."""
+    """``fmt``, or the format implied by the file name (``.tmx``, ``.xlf``/``.xliff``,
+    ``.tsv``/``.txt``)."""
     if fmt:
+        fmt = "xliff" if fmt == "xlf" else fmt
         if fmt not in EXPORT_FORMATS:
-            raise ConfigError(f"unknown export format {fmt!r}; choose tmx or tsv")
+            raise ConfigError(f"unknown export format {fmt!r}; choose tmx, xliff or tsv")
         return fmt
     suffix = Path(path).suffix.lower()
     if suffix == ".tmx":
         return "tmx"
+    if suffix in (".xlf", ".xliff"):
+        return "xliff"
     if suffix in (".tsv", ".tab", ".txt"):
         return "tsv"
-    raise ConfigError(f"{path}: cannot tell the export format", hint="use .tmx or .tsv")
+    raise ConfigError(
+        f"{path}: cannot tell the export format", hint="use .tmx, .xlf/.xliff or .tsv"
+    )
 
 
 def pairs_to_units(
@@ -104,17 +112,21 @@ def write_units(
     langs: Sequence[str] | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    xliff_version: str = "1.2",
 ) -> int:
-    """Write units atomically (temp file + rename) as TMX or TSV; return units written.
+    """Write units atomically (temp file + rename) as TMX, XLIFF or TSV; return units written.
 
     TSV: one row per unit with one column per language of ``langs`` (required; the first is
     the teacher's language for distillation), no header; units missing a language are left
     out and tabs/newlines inside texts become spaces. TMX: all segments of each unit.
+    XLIFF (``xliff_version`` 1.2 or 2.0): ``langs`` is source,target; units with both.
     """
     path = Path(path)
     fmt = export_format(path, fmt)
     if fmt == "tsv" and not langs:
         raise ConfigError("TSV export needs the column languages (e.g. en,de)")
+    if fmt == "xliff":
+        _check_xliff(langs, xliff_version)
     cancel = ensure_token(cancel)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -127,9 +139,13 @@ def write_units(
             if fmt == "tmx":
                 srclang = (langs or [None])[0]
                 _tmx_header(fh, srclang)
+            elif fmt == "xliff":
+                xliff.header(fh, xliff_version, langs[0], langs[1], path.name)  # type: ignore[index]
             for unit in units:
                 if fmt == "tmx":
                     ok = _tmx_unit(fh, unit, langs)
+                elif fmt == "xliff":
+                    ok = _xliff_unit(fh, unit, langs, xliff_version, written + 1)  # type: ignore[arg-type]
                 else:
                     ok = _tsv_row(fh, unit, langs)  # type: ignore[arg-type]
                 written += ok
@@ -139,6 +155,8 @@ def write_units(
                         on_progress(Progress("export", written, None, path.name))
             if fmt == "tmx":
                 fh.write("</body>\n</tmx>\n")
+            elif fmt == "xliff":
+                xliff.footer(fh, xliff_version)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -154,9 +172,11 @@ def write_pairs(
     src_lang: str,
     tgt_lang: str,
     fmt: str | None = None,
+    xliff_version: str = "1.2",
 ) -> int:
-    """Mined or selected pairs ((src, tgt[, score]) tuples) → TMX or TSV (src<TAB>tgt)."""
-    return write_units(path, pairs_to_units(pairs, src_lang, tgt_lang), fmt, [src_lang, tgt_lang])
+    """Mined or selected pairs ((src, tgt[, score]) tuples) → TMX, XLIFF or TSV (src<TAB>tgt)."""
+    units = pairs_to_units(pairs, src_lang, tgt_lang)
+    return write_units(path, units, fmt, [src_lang, tgt_lang], xliff_version=xliff_version)
 
 
 def _tmx_header(fh: Any, srclang: str | None) -> None:
@@ -192,6 +212,24 @@ def _tmx_unit(fh: Any, unit: ExportUnit, langs: Sequence[str] | None) -> bool:
     for lang, text in segs:
         fh.write(f"<tuv xml:lang={quoteattr(lang)}><seg>{escape(_clean(text))}</seg></tuv>")
     fh.write("</tu>\n")
+    return True
+
+
+def _check_xliff(langs: Sequence[str] | None, version: str) -> None:
+    if version not in xliff.XLIFF_VERSIONS:
+        raise ConfigError(f"unknown XLIFF version {version!r}; choose 1.2 or 2.0")
+    if not langs or len(langs) != 2:
+        raise ConfigError(
+            "XLIFF is bilingual: it needs exactly two languages, source then target",
+            hint="e.g. --lang en,de (export once per target language)",
+        )
+
+
+def _xliff_unit(fh: Any, unit: ExportUnit, langs: Sequence[str], version: str, number: int) -> bool:
+    source, target = unit.text(langs[0]), unit.text(langs[1])
+    if not source or not target:
+        return False
+    xliff.unit(fh, version, number, source, target, unit.props)
     return True
 
 

@@ -263,7 +263,8 @@ def write_pairs(
     src_lang: str,
     tgt_lang: str,
 ) -> Path:
-    """Write pairs as TMX 1.4 (``.tmx``) or TSV ``src<TAB>tgt`` (valid distillation input).
+    """Write pairs as TMX 1.4 (``.tmx``), XLIFF 1.2 (``.xlf``) or TSV ``src<TAB>tgt`` (valid
+    distillation input).
 
     Pairs are ``(src, tgt)`` tuples or mined-pair dicts (their score goes into TMX ``x-score``).
     """
@@ -278,10 +279,11 @@ def write_pairs(
 
 
 def write_hits(hits: Sequence[Any], path: str | Path, langs: Sequence[str] | None = None) -> Path:
-    """Write search hits, each with its aligned translations, as TMX or TSV.
+    """Write search hits, each with its aligned translations, as TMX, XLIFF 1.2 or TSV.
 
     TSV columns: ``langs``, else the hits' languages (most frequent first); a hit whose unit
-    lacks one of them is left out of the TSV (TMX keeps every segment).
+    lacks one of them is left out of the TSV (TMX keeps every segment). XLIFF: the first
+    two of those languages are source and target.
     """
     from collections import Counter
 
@@ -298,5 +300,6 @@ def write_hits(hits: Sequence[Any], path: str | Path, langs: Sequence[str] | Non
         counts = Counter(lang for u in units for lang, _ in u.segments)
         langs = [lang for lang, _ in counts.most_common()]
     fmt = export.export_format(path)
-    export.write_units(path, units, fmt, list(langs) if fmt == "tsv" else None)
+    cols = list(langs) if fmt == "tsv" else list(langs)[:2] if fmt == "xliff" else None
+    export.write_units(path, units, fmt, cols)
     return Path(path)

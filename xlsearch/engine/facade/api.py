@@ -276,8 +276,25 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / (na * nb) if na and nb else 0.0
 
 
+def _write_xliff(items: Sequence[Hit | MinedPair], path: str) -> int:
+    """XLIFF 1.2 through the engine's writer: the two most frequent languages."""
+    from collections import Counter
+
+    from xlsearch.engine.export import ExportUnit, write_units
+
+    units = [
+        ExportUnit([(i.src_lang, i.src_text), (i.tgt_lang, i.tgt_text)])
+        if isinstance(i, MinedPair)
+        else ExportUnit([(i.lang, i.text), *i.translations.items()])
+        for i in items
+    ]
+    counts = Counter(lang for u in units for lang in {lg for lg, _ in u.segments})
+    langs = [lang for lang, _ in counts.most_common(2)]
+    return write_units(Path(path).expanduser(), units, "xliff", langs)
+
+
 def write_export(items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
-    """Write hits or mined pairs as ``tsv`` or ``tmx``; returns the number of rows written.
+    """Write hits or mined pairs as ``tsv``, ``tmx`` or ``xliff``; returns rows written.
 
     A hit becomes one unit (its segment plus its aligned translations); a mined pair becomes
     one two-language unit.
@@ -291,6 +308,8 @@ def write_export(items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
         else:
             units.append({item.lang: item.text, **item.translations})
     fmt = fmt.lower().lstrip(".")
+    if fmt in ("xliff", "xlf"):
+        return _write_xliff(items, path)
     out = Path(path).expanduser()
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "tsv":
@@ -319,5 +338,5 @@ def write_export(items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
     else:
         from xlsearch.engine.errors import ConfigError
 
-        raise ConfigError(f"unknown export format {fmt!r}", hint="use tsv or tmx")
+        raise ConfigError(f"unknown export format {fmt!r}", hint="use tsv, tmx or xlf")
     return len(units)

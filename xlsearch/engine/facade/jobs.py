@@ -188,7 +188,7 @@ class JobsMixin:
         ]
 
     def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
-        """Write hits (with their translations) or mined pairs as TMX or TSV."""
+        """Write hits (with their translations) or mined pairs as TMX, XLIFF 1.2 or TSV."""
         from xlsearch.engine.export import ExportUnit, write_units
 
         units = []
@@ -203,4 +203,5 @@ class JobsMixin:
         langs = [lang for lang, n in counts.most_common() if n == len(units)]
         if len(langs) < 2:
             langs = [lang for lang, _ in counts.most_common(2)]
-        return write_units(Path(path).expanduser(), units, fmt, langs if fmt == "tsv" else None)
+        cols = langs if fmt == "tsv" else langs[:2] if fmt in ("xliff", "xlf") else None
+        return write_units(Path(path).expanduser(), units, fmt, cols)

@@ -43,7 +43,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class ExportScreen(ModalScreen["tuple[str, str] | None"]):
-    """Ask where to export; the format follows the extension (``.tmx`` or ``.tsv``)."""
+    """Ask where to export; the format follows the extension (``.tmx``, ``.xlf`` or ``.tsv``)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
@@ -54,7 +54,7 @@ class ExportScreen(ModalScreen["tuple[str, str] | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(f"Export {self.what} to (.tmx or .tsv):")
+            yield Label(f"Export {self.what} to (.tmx, .xlf or .tsv):")
             yield Input(value=self.default, id="export-path")
             yield Label("", id="export-error", classes="error")
             with Horizontal(classes="buttons"):
@@ -66,8 +66,11 @@ class ExportScreen(ModalScreen["tuple[str, str] | None"]):
     def _ok(self) -> None:
         path = self.query_one("#export-path", Input).value.strip()
         fmt = Path(path).suffix.lower().lstrip(".")
-        if fmt not in ("tmx", "tsv"):
-            self.query_one("#export-error", Label).update("The file name must end in .tmx or .tsv")
+        fmt = "xliff" if fmt in ("xlf", "xliff") else fmt
+        if fmt not in ("tmx", "tsv", "xliff"):
+            self.query_one("#export-error", Label).update(
+                "The file name must end in .tmx, .xlf/.xliff or .tsv"
+            )
             return
         self.dismiss((path, fmt))
 
