@@ -306,3 +306,38 @@ def test_po_broken_and_unknown_formats(tmp_path: Path) -> None:
     message = str(info.value)
     assert "'.docx' files are not a supported format" in message
     assert "po (.po .pot)" in message and "tmx (.tmx)" in message
+
+
+@pytest.mark.parametrize(
+    ("encoding", "text"),
+    [
+        ("shift_jis", "今日は良い天気ですね。明日も晴れるでしょう。"),
+        ("gb18030", "今天天气很好。我们去公园散步吧。"),
+        ("euc-kr", "오늘 날씨가 좋네요. 내일도 맑을 거예요."),
+        ("cp1251", "Сегодня хорошая погода. Завтра тоже будет солнечно."),
+        ("utf-16-le", "Grüße aus Köln, ohne BOM."),
+        ("utf-16-be", "Grüße aus Köln, ohne BOM."),
+    ],
+)
+def test_text_and_tsv_encodings_are_detected(tmp_path: Path, encoding: str, text: str) -> None:
+    body = "en\txx\n" + f"Good weather today.\t{text}\n" * 3
+    recs, ctx = read(write(tmp_path, "d.tsv", body.encode(encoding)))
+    assert recs[:2] == [(0, "en", "Good weather today."), (0, "xx", text)]
+    if not encoding.startswith("utf-16"):  # a guess: said so in the report
+        assert "(detected)" in ctx.warnings[0] and ctx.skipped == 0
+    lines, _ = read(write(tmp_path, "d.txt", ((text + "\n") * 3).encode(encoding)), langs=["xx"])
+    assert [r[2] for r in lines] == [text] * 3
+
+
+def test_cli_encoding_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from xlsearch.cli import main
+
+    sjis = write(
+        tmp_path, "ja.tmx", tmx(tu("日本語の文です。"), encoding="Shift_JIS").encode("cp932")
+    )
+    assert main(["import", str(sjis), "-q"]) == 0
+    assert "+2 -0" in capsys.readouterr().out
+    assert main(["import", str(sjis), "-q", "--encoding", "no-such-codec"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: Bad input data: {sjis}: unknown encoding 'no-such-codec'")
+    assert "Traceback" not in err

@@ -14,6 +14,7 @@ sentence: it is collected separately (the importers make it a unit of its own).
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import xml.etree.ElementTree as ET
@@ -46,19 +47,29 @@ _MAX_SUB_DEPTH = 8
 
 def _code_space(node: ET.Element) -> str:
     """The whitespace (or character) a code element stands for, else ""."""
-    for attr in ("ctype", "type", "subType"):
-        value = (node.get(attr) or "").lower()
-        if value in _BREAK:
-            return "\n"
-        if value in _TAB:
-            return "\t"
-    for attr in ("equiv-text", "equiv"):
-        value = node.get(attr)
-        if value and (value.isspace() or value in ("\\n", "\\t")):
-            return "\n" if value == "\\n" else "\t" if value == "\\t" else value
-    native = (node.text or "") + "".join(c.tail or "" for c in node)
-    if not native:
-        return ""
+    attrib = node.attrib
+    if attrib:
+        for attr in ("ctype", "type", "subType"):
+            value = attrib.get(attr)
+            if value:
+                value = value.lower()
+                if value in _BREAK:
+                    return "\n"
+                if value in _TAB:
+                    return "\t"
+        for attr in ("equiv-text", "equiv"):
+            value = attrib.get(attr)
+            if value and (value.isspace() or value in ("\\n", "\\t")):
+                return "\n" if value == "\\n" else "\t" if value == "\\t" else value
+    native = node.text or ""
+    if len(node):
+        native += "".join(c.tail or "" for c in node)
+    return _native_space(native) if native else ""
+
+
+@functools.lru_cache(maxsize=4096)
+def _native_space(native: str) -> str:
+    """What a code's native content stands for (cached: the same codes recur)."""
     if native.isspace():
         return native
     native = native.strip()

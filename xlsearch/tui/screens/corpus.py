@@ -16,7 +16,20 @@ from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen
 from xlsearch.tui.widgets.progress import JobPanel
 
-IMPORT_SUFFIXES = (".tmx", ".tsv", ".tsv.gz", ".xliff", ".xlf", ".jsonl", ".txt", ".csv")
+IMPORT_SUFFIXES = (
+    ".tmx",
+    ".tsv",
+    ".tsv.gz",
+    ".xliff",
+    ".xlf",
+    ".sdlxliff",
+    ".mqxliff",
+    ".po",
+    ".pot",
+    ".jsonl",
+    ".txt",
+    ".csv",
+)
 STATE_STYLE = {"fresh": "green", "stale": "yellow", "missing": "bold red"}
 
 
