@@ -341,3 +341,20 @@ def test_cli_encoding_errors_are_one_line(tmp_path: Path, capsys: pytest.Capture
     err = capsys.readouterr().err
     assert err.startswith(f"error: Bad input data: {sjis}: unknown encoding 'no-such-codec'")
     assert "Traceback" not in err
+
+
+def test_po_single_plural_form_and_bad_bytes(tmp_path: Path) -> None:
+    ja = (
+        'msgid ""\nmsgstr ""\n"Language: ja\\n"\n"Plural-Forms: nplurals=1; plural=0;\\n"\n\n'
+        'msgid "one file"\nmsgid_plural "%d files"\nmsgstr[0] "%d 個のファイル"\n'
+    )
+    recs, _ = read(write(tmp_path, "ja.po", ja))
+    assert [r[1:] for r in recs] == [
+        (None, "one file"),
+        ("ja", "%d 個のファイル"),
+        (None, "%d files"),  # the plural msgid is kept even with one plural form
+    ]
+    bad = write(tmp_path, "bad.po", ja.encode("utf-8") + b'\nmsgid "caf\xe9"\nmsgstr ""\n')
+    with pytest.raises(DataError, match=r"bad\.po:10: not valid utf-8 \(byte 0xe9\)") as info:
+        read(bad)
+    assert "--encoding" in str(info.value)

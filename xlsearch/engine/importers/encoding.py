@@ -119,11 +119,12 @@ def guess_encoding(sample: bytes) -> str | None:
 
 
 def decode_error(
-    where: str, encoding: str, exc: UnicodeDecodeError, data: bytes, origin: str = ""
+    where: str, encoding: str, exc: UnicodeDecodeError, sample: bytes, origin: str = ""
 ) -> DataError:
-    """A one-line error for undecodable bytes that suggests ``--encoding`` (with a guess)."""
-    bad = data[exc.start : exc.start + 1]
-    guess = guess_encoding(data) if encoding.replace("-", "").startswith("utf8") else None
+    """A one-line error for undecodable bytes that suggests ``--encoding`` (with a guess
+    from ``sample``, bytes around the error)."""
+    bad = bytes(exc.object[exc.start : exc.start + 1])
+    guess = guess_encoding(sample) if encoding.replace("-", "").startswith("utf8") else None
     hint = "pass --encoding NAME (the file's real encoding)"
     if guess and guess != codecs.lookup(encoding).name:
         hint = f"pass --encoding {guess} (it looks like {guess}), or the file's real encoding"

@@ -43,7 +43,8 @@ def _decode(ctx: ReadContext) -> str:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise decode_error(f"{where}:{line}", encoding, exc, data[exc.start - 200 :]) from exc
+        sample = data[max(0, exc.start - 200) : exc.start + 4096]
+        raise decode_error(f"{where}:{line}", encoding, exc, sample) from exc
 
 
 def read_po(ctx: ReadContext) -> Iterator[Record]:
@@ -82,6 +83,8 @@ def read_po(ctx: ReadContext) -> Iterator[Record]:
             meta["fuzzy"] = True
         if entry.msgid_plural:
             forms = sorted(entry.msgstr_plural.items()) or [(0, "")]
+            if len(forms) < 2:  # one plural form (ja, zh …): msgid_plural still kept
+                forms.append((1, ""))
             pairs = [
                 (entry.msgid if k == 0 else entry.msgid_plural, v, {**meta, "plural": k})
                 for k, v in forms
