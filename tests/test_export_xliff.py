@@ -164,6 +164,14 @@ def test_search_hits_to_xliff(tmp_path: Path) -> None:
     ]
     assert write_export(items, str(tmp_path / "tui.xlf"), "xlf") == 2
     validate(tmp_path / "tui.xlf", "1.2")
+    from xlsearch.engine.facade.jobs import JobsMixin  # LocalEngine's export (real engine)
+
+    assert JobsMixin().export(items, str(tmp_path / "local.xliff"), "xliff") == 2
+    validate(tmp_path / "local.xliff", "1.2")
+    assert units_of(tmp_path / "local.xliff", "xliff") == [
+        {"en": "Dog", "fr": "Chien"},
+        {"en": "Cat", "fr": "Chat"},
+    ]
     with pytest.raises(ConfigError, match="exactly two languages"):
         write_hits(hits[1:], tmp_path / "one-language.xlf")
 
