@@ -22,8 +22,12 @@ SAMPLES: dict[str, bytes] = {
     ),
     "xliff": (
         b'<xliff version="1.2"><file source-language="en" target-language="es"><body>'
-        b'<trans-unit id="1"><source>Hi <g id="1">there</g></source><target>Hola</target>'
-        b"</trans-unit></body></file></xliff>"
+        b'<trans-unit id="1"><source>Hi <g id="1">there</g><x id="2" ctype="lb"/>you</source>'
+        b"<seg-source><mrk mtype='seg' mid='1'>Hi there</mrk> <mrk mtype='seg' mid='2'>you</mrk>"
+        b"</seg-source><target><mrk mtype='seg' mid='1'>Hola</mrk> <mrk mtype='seg' mid='2'>"
+        b"t&nbsp;&#250;<ph id='3'>&lt;br/&gt;<sub>s</sub></ph></mrk></target></trans-unit>"
+        b'<trans-unit id="2" translate="no"><source>X</source></trans-unit>'
+        b"</body></file></xliff>"
     ),
     "po": (
         b'msgid ""\nmsgstr ""\n"Language: de\\n"\n\n#, fuzzy\nmsgctxt "m"\nmsgid "Open"\n'
