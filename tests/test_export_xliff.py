@@ -119,7 +119,9 @@ def test_xliff_export_needs_two_languages(tm: Path, capsys: pytest.CaptureFixtur
     err = capsys.readouterr().err
     assert "XLIFF is bilingual: pass --lang SOURCE,TARGET" in err and "de, en, fr" in err
     assert main(["export", str(tm / "x.xliff"), "--lang", "en,de,fr"]) == 2
-    assert not (tm / "x.xliff").exists()
+    assert main(["export", str(tm / "x.xliff"), "--lang", "en,ja"]) == 2
+    assert "no unit has text in both en and ja; nothing written" in capsys.readouterr().err
+    assert not (tm / "x.xliff").exists() and not list(tm.glob(".x.xliff*"))
 
 
 @pytest.mark.parametrize("version", ["1.2", "2.0"])

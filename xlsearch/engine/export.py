@@ -156,6 +156,11 @@ def write_units(
             if fmt == "tmx":
                 fh.write("</body>\n</tmx>\n")
             elif fmt == "xliff":
+                if not written:  # XLIFF 2.0 requires a unit; an empty 1.2 file helps nobody
+                    raise ConfigError(
+                        f"no unit has text in both {langs[0]} and {langs[1]}; nothing written",  # type: ignore[index]
+                        hint="check --lang (source,target) and --collection",
+                    )
                 xliff.footer(fh, xliff_version)
         os.replace(tmp, path)
     except BaseException:
