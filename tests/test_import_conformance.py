@@ -190,19 +190,19 @@ def test_xliff_12_inline_codes_subs_translate_no_and_seg_source(tmp_path: Path) 
     ctx = ReadContext(path)
     recs = list(read_records(ctx, "xliff"))
     assert [(r.tu, r.lang, r.text) for r in recs] == [
-        (0, "en", "close this dialog box"),
-        (0, "de", "Dialog schließen"),
-        (1, "en", "Open the file now!menu"),
-        (1, "de", "Öffnen"),
-        (2, "en", "Image."),
-        (2, "de", "Bild."),
-        (3, "en", "Logo"),
-        (3, "de", "Logo DE"),
-        (4, "en", "First sentence."),
-        (4, "de", "Erster Satz."),
-        (5, "en", "Second one."),
-        (5, "de", "Zweiter Satz."),
-        (6, "en", "Last."),
+        (0, "en-US", "close this dialog box"),
+        (0, "de-DE", "Dialog schließen"),
+        (1, "en-US", "Open the file now!menu"),
+        (1, "de-DE", "Öffnen"),
+        (2, "en-US", "Image."),
+        (2, "de-DE", "Bild."),
+        (3, "en-US", "Logo"),
+        (3, "de-DE", "Logo DE"),
+        (4, "en-US", "First sentence."),
+        (4, "de-DE", "Erster Satz."),
+        (5, "en-US", "Second one."),
+        (5, "de-DE", "Zweiter Satz."),
+        (6, "en-US", "Last."),
     ]
     assert recs[6].meta == {"unit": "ph-sub", "sub_of": 2}
     assert ctx.warnings == [f'{path}: 3 units marked translate="no" not imported']
@@ -279,14 +279,14 @@ def test_po_entries_plurals_context_fuzzy_obsolete(tmp_path: Path) -> None:
     recs = list(read_records(ctx, detect_format(path)))
     assert [(r.tu, r.lang, r.text, r.line) for r in recs] == [
         (0, None, "Open", 9),
-        (0, "de", "Öffnen", 9),
+        (0, "de-AT", "Öffnen", 9),
         (1, None, "One file", 16),
-        (1, "de", "Eine Datei", 16),
+        (1, "de-AT", "Eine Datei", 16),
         (2, None, "%d files", 16),
-        (2, "de", "%d Dateien", 16),
+        (2, "de-AT", "%d Dateien", 16),
         (3, None, "Untranslated text", 21),
         (4, None, "Multi-line entry", 24),
-        (4, "de", "Mehrzeiliger Eintrag", 24),
+        (4, "de-AT", "Mehrzeiliger Eintrag", 24),
     ]
     assert recs[0].meta == {"context": "menu|file", "fuzzy": True}
     assert recs[4].meta == {"plural": 1}

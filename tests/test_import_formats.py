@@ -43,8 +43,8 @@ TMX = """<?xml version="1.0" encoding="UTF-8"?>
 def test_tmx_inline_tags_languages_and_units(tmp_path: Path) -> None:
     recs, ctx = read(write(tmp_path, "a.tmx", TMX))
     assert recs == [
-        (0, "en", "Click Save now."),
-        (0, "de", "Klicken Sie auf Speichern."),
+        (0, "en-US", "Click Save now."),
+        (0, "de-DE", "Klicken Sie auf Speichern."),
         (1, "fr", "Bonjour"),
         (1, "it", "Ciao"),
         (2, "de", "Leer"),
@@ -107,11 +107,11 @@ XLIFF20 = """<?xml version="1.0"?>
 def test_xliff_12(tmp_path: Path) -> None:
     recs, ctx = read(write(tmp_path, "a.xlf", XLIFF12))
     assert recs == [
-        (0, "en", "Open the file menu"),
-        (0, "fr", "Ouvrez le menu fichier"),
-        (1, "en", "Untranslated"),
-        (2, "en", "Empty target"),
-        (3, "en", "Copied"),
+        (0, "en-GB", "Open the file menu"),
+        (0, "fr-FR", "Ouvrez le menu fichier"),
+        (1, "en-GB", "Untranslated"),
+        (2, "en-GB", "Empty target"),
+        (3, "en-GB", "Copied"),
     ]
     assert len(ctx.warnings) == 2 and "target of trans-unit 3" in ctx.warnings[0]
     assert "trans-unit 4, line 10): untranslated target (state=new)" in ctx.warnings[1]
@@ -138,7 +138,12 @@ def test_tsv_header_distillation_and_ragged(tmp_path: Path) -> None:
     recs, ctx = read(
         write(tmp_path, "h.tsv", "en\tde-AT\r\nHello\tServus\r\nonly one\n\nA\tB\tC\nX\tY\n")
     )
-    assert recs == [(0, "en", "Hello"), (0, "de", "Servus"), (1, "en", "X"), (1, "de", "Y")]
+    assert recs == [
+        (0, "en", "Hello"),
+        (0, "de-AT", "Servus"),
+        (1, "en", "X"),
+        (1, "de-AT", "Y"),
+    ]
     assert [w.split(": ")[0] for w in ctx.warnings] == [
         f"{tmp_path}/h.tsv:3",
         f"{tmp_path}/h.tsv:5",
@@ -259,8 +264,8 @@ def test_format_detection_and_language_tags(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="--format"):
         detect_format(Path("x.data"))
     assert [normalize_lang(t) for t in ("en-US", "zh_Hant_TW", "deu", "EN", "x y", None)] == [
-        "en",
-        "zh",
+        "en-US",
+        "zh-Hant-TW",
         "de",
         "en",
         None,

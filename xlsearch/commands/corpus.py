@@ -24,8 +24,10 @@ def register(sub: Any) -> None:
     p.add_argument("--format", choices=FORMATS, help="input format (default: by extension)")
     p.add_argument(
         "--lang",
-        help="comma-separated languages: TSV/CSV columns without a header, the language of "
-        "every segment (text, JSONL), source,target (PO), or the languages to keep (TMX, XLIFF)",
+        help="comma-separated BCP 47 tags: TSV/CSV columns without a header, the language of "
+        "every segment (text, JSONL), source,target (PO), or the languages to keep (TMX, "
+        "XLIFF; prefixes: en keeps en-GB) — which also name what a file leaves out (an XLIFF "
+        "without target-language, a tuv without xml:lang)",
     )
     p.add_argument(
         "--paragraphs", action="store_true", help="text: split paragraphs into sentences"
@@ -56,12 +58,16 @@ def register(sub: Any) -> None:
     p.add_argument("--collection", "-c", help="collection (default: all)")
     p.add_argument(
         "--lang",
-        help="comma-separated languages (TSV: the columns, in order; XLIFF: source,target)",
+        help="comma-separated BCP 47 prefixes (en = en, en-GB, en-US …; TSV: the columns, in "
+        "order; XLIFF: source,target)",
     )
     p.add_argument("--format", choices=("tmx", "xliff", "tsv"), help="default: by extension")
     p.add_argument(
         "--xliff-version", choices=("1.2", "2.0"), default="1.2", help="XLIFF (default 1.2)"
     )
+    from xlsearch.commands.search import add_unit_filters
+
+    add_unit_filters(p)
     p.set_defaults(func=cmd_export)
 
 
@@ -180,6 +186,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     """Export translation units of a collection."""
     from xlsearch.cli import ProgressBar
+    from xlsearch.commands.search import unit_filter
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.export import export_format, iter_store_units, write_units
     from xlsearch.engine.importers import langs_option
@@ -196,7 +203,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         bar = ProgressBar()
         n = write_units(
             args.out,
-            iter_store_units(store, args.collection, langs),
+            iter_store_units(store, args.collection, langs, unit_filter(args)),
             args.format,
             langs,
             on_progress=bar,

@@ -40,6 +40,7 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per hit")
     p.add_argument("--no-repair", action="store_true", help="refuse a stale index, don't fix it")
     p.add_argument("--out", help="also export the hits as .tmx, .xlf (XLIFF 1.2) or .tsv")
+    add_unit_filters(p)
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("sts", help="semantic similarity of two sentences (cosine and 0-5)")
@@ -65,6 +66,46 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--show", type=int, default=20, help="pairs to print (default 20)")
     p.set_defaults(func=cmd_mine)
+
+
+def add_unit_filters(p: Any) -> None:
+    """The translation-unit metadata filters (search, export)."""
+    g = p.add_argument_group("memory metadata filters (applied before ranking)")
+    g.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a unit field equals VALUE (case-insensitive, * = wildcard): a prop type "
+        "(client, project, domain …; x- and :Type dropped), tuid, note, created-by, "
+        "changed-by; repeat: different keys must all match, one key = any of its values",
+    )
+    g.add_argument("--created-after", metavar="DATE", help="created on or after DATE")
+    g.add_argument("--created-before", metavar="DATE", help="created before DATE")
+    g.add_argument(
+        "--changed-after", metavar="DATE", help="last changed (else created) on or after DATE"
+    )
+    g.add_argument("--changed-before", metavar="DATE", help="last changed before DATE")
+    g.add_argument("--created-by", action="append", default=[], metavar="USER", help="creator")
+    g.add_argument(
+        "--changed-by", action="append", default=[], metavar="USER", help="last changed by"
+    )
+
+
+def unit_filter(args: argparse.Namespace) -> Any:
+    """The ``UnitFilter`` of the parsed metadata options (None when none is given)."""
+    from xlsearch.engine.store.units import UnitFilter
+
+    f = UnitFilter.build(
+        args.where,
+        created_after=args.created_after,
+        created_before=args.created_before,
+        changed_after=args.changed_after,
+        changed_before=args.changed_before,
+        created_by=args.created_by,
+        changed_by=args.changed_by,
+    )
+    return f or None
 
 
 def _langs(values: list[str] | None) -> list[str] | None:
@@ -130,6 +171,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     """Print the top hits (text or JSON lines)."""
     from xlsearch.engine.search import Searcher
     from xlsearch.engine.store import Store
+    from xlsearch.engine.store.units import unit_lines
 
     with Store() as store:
         needs_model = args.mode in ("semantic", "hybrid")
@@ -145,6 +187,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 collection=args.collection,
                 documents=args.document,
                 case_sensitive=args.case_sensitive,
+                units=unit_filter(args),
             )
         finally:
             bar.close()
@@ -162,6 +205,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     for rank, h in enumerate(hits, 1):
         print(f"{rank:>3}. {h.score:.3f} [{h.lang}] {h.text}")
         print(f"       {h.collection}:{h.path}")
+        for line in unit_lines(h.unit):
+            print(f"       {line}")
         for t in h.translations:
             print(f"       ↳ {t['lang']}: {t['text']}")
     return 0

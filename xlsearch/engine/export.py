@@ -3,6 +3,7 @@ input)."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -13,10 +14,12 @@ from xml.sax.saxutils import escape, quoteattr
 
 from xlsearch.engine import export_xliff as xliff
 from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.langtags import tag_matches
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
 
 if TYPE_CHECKING:
     from xlsearch.engine.store import Store
+    from xlsearch.engine.store.units import UnitFilter
 
 EXPORT_FORMATS = ("tmx", "xliff", "tsv")
 
@@ -27,10 +30,31 @@ class ExportUnit:
 
     segments: list[tuple[str, str]]
     props: dict[str, str] = field(default_factory=dict)
+    meta: dict[str, Any] | None = None
+    """The unit's own metadata as imported (``attrs``, ``props``, ``notes``; see
+    ``store.units``): TMX writes it back exactly."""
+    segment_meta: list[dict[str, Any] | None] | None = None
+    """Per segment (aligned with ``segments``): its TMX ``tuv`` attributes, props, notes."""
 
     def text(self, lang: str) -> str | None:
-        """The first segment in ``lang``, or None."""
-        return next((t for lg, t in self.segments if lg == lang), None)
+        """The first segment whose tag ``lang`` selects (``en`` → an ``en-GB`` one), or None."""
+        exact = next((t for lg, t in self.segments if lg == lang), None)
+        if exact is not None:
+            return exact
+        return next((t for lg, t in self.segments if tag_matches(lang, lg)), None)
+
+    def pick(self, langs: Sequence[str] | None) -> list[int]:
+        """Indexes of the segments ``langs`` selects, in the order of ``langs`` (all if None)."""
+        if not langs:
+            return list(range(len(self.segments)))
+        out: list[int] = []
+        for want in langs:
+            out += [
+                i
+                for i, (lg, _) in enumerate(self.segments)
+                if i not in out and tag_matches(want, lg)
+            ]
+        return out
 
 
 def export_format(path: Path | str, fmt: str | None = None) -> str:
@@ -56,10 +80,12 @@ def export_format(path: Path | str, fmt: str | None = None) -> str:
 def pairs_to_units(
     pairs: Iterable[Sequence[Any]], src_lang: str, tgt_lang: str
 ) -> Iterator[ExportUnit]:
-    """(source, target) or (source, target, score) tuples → units (score as ``x-score``)."""
+    """(source, target[, score[, source tag, target tag]]) tuples → units (score as
+    ``x-score``; the tags, when given, are the segments' own, e.g. ``en-GB``)."""
     for item in pairs:
         props = {"x-score": f"{float(item[2]):.4f}"} if len(item) > 2 else {}
-        yield ExportUnit([(src_lang, str(item[0])), (tgt_lang, str(item[1]))], props)
+        src, tgt = (item[3], item[4]) if len(item) > 4 else (src_lang, tgt_lang)
+        yield ExportUnit([(src, str(item[0])), (tgt, str(item[1]))], props)
 
 
 def store_units(
@@ -70,39 +96,77 @@ def store_units(
     segs = store.segments(segment_ids)
     tu_ids = list(dict.fromkeys(s["tu_id"] for s in segs))
     units = store.translations(tu_ids)
+    metas = store.unit_meta(tu_ids)
     out = []
     for tu in tu_ids:
-        pairs = [(s["lang"], s["text"]) for s in units[tu]]
-        if langs:
-            pairs = [p for lang in langs for p in pairs if p[0] == lang]
-        if pairs:
-            out.append(ExportUnit(pairs, {"x-tu": tu}))
+        unit = ExportUnit([(s["lang"], s["text"]) for s in units[tu]], {"x-tu": tu})
+        unit.meta = _kept(metas.get(tu))
+        keep = unit.pick(langs)
+        if keep:
+            out.append(ExportUnit([unit.segments[i] for i in keep], unit.props, unit.meta))
     return out
 
 
+def _kept(meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The verbatim part of unit metadata (what a TMX export writes back)."""
+    if not meta:
+        return None
+    return {k: meta[k] for k in ("attrs", "props", "notes") if meta.get(k)} or None
+
+
 def iter_store_units(
-    store: Store, collection: str | None = None, langs: Sequence[str] | None = None
+    store: Store,
+    collection: str | None = None,
+    langs: Sequence[str] | None = None,
+    units: UnitFilter | None = None,
 ) -> Iterator[ExportUnit]:
-    """Every translation unit of a collection in document order (streamed)."""
-    where, params = store._filters(collection, langs)
+    """Every translation unit of a collection in document order (streamed), with its
+    metadata; ``langs`` are BCP 47 prefixes, ``units`` a metadata filter."""
+    where, params = store._filters(collection, langs, units=units)
     cur = store.conn.execute(
-        f"SELECT s.tu_id, s.lang, s.text FROM segments s{where} ORDER BY s.document_id, s.position",
+        "SELECT s.tu_id, s.lang, s.text, s.meta, u.meta FROM segments s "
+        f"LEFT JOIN units u ON u.tu_id = s.tu_id{where} ORDER BY s.document_id, s.position",
         params,
     )
     current: str | None = None
     segs: list[tuple[str, str]] = []
-    for tu, lang, text in cur:
+    seg_meta: list[dict[str, Any] | None] = []
+    unit_meta: str | None = None
+    for tu, lang, text, smeta, umeta in cur:
         if tu != current and segs:
-            yield ExportUnit(_ordered(segs, langs), {"x-tu": current or ""})
-            segs = []
-        current = tu
+            yield _unit(segs, seg_meta, unit_meta, langs)
+            segs, seg_meta = [], []
+        current, unit_meta = tu, umeta
         segs.append((lang, text))
+        seg_meta.append(_tuv_meta(smeta))
     if segs:
-        yield ExportUnit(_ordered(segs, langs), {"x-tu": current or ""})
+        yield _unit(segs, seg_meta, unit_meta, langs)
 
 
-def _ordered(segs: list[tuple[str, str]], langs: Sequence[str] | None) -> list[tuple[str, str]]:
-    return [p for lang in langs for p in segs if p[0] == lang] if langs else segs
+def _tuv_meta(raw: str | None) -> dict[str, Any] | None:
+    """The TMX ``tuv`` annotations kept in a segment's meta (other formats' meta: None)."""
+    if not raw:
+        return None
+    meta = json.loads(raw)
+    kept = {k: meta[k] for k in ("attrs", "props", "notes") if isinstance(meta, dict) and k in meta}
+    return kept or None
+
+
+def _unit(
+    segs: list[tuple[str, str]],
+    seg_meta: list[dict[str, Any] | None],
+    unit_meta: str | None,
+    langs: Sequence[str] | None,
+) -> ExportUnit:
+    """A unit with its segments in the order of ``langs`` and its metadata."""
+    unit = ExportUnit(segs)
+    keep = unit.pick(langs)
+    return ExportUnit(
+        [segs[i] for i in keep],
+        {},
+        _kept(json.loads(unit_meta)) if unit_meta else None,
+        [seg_meta[i] for i in keep],
+    )
 
 
 def write_units(
@@ -208,14 +272,22 @@ def _clean(text: str) -> str:
 
 
 def _tmx_unit(fh: Any, unit: ExportUnit, langs: Sequence[str] | None) -> bool:
-    segs = [p for p in unit.segments if not langs or p[0] in langs]
-    if not segs:
+    keep = unit.pick(langs)
+    if not keep:
         return False
-    fh.write("<tu>")
+    meta = unit.meta or {}
+    fh.write(f"<tu{_xml_attrs(meta.get('attrs'))}>")
+    _annotations(fh, meta)
     for key, value in unit.props.items():
         fh.write(f"<prop type={quoteattr(key)}>{escape(_clean(str(value)))}</prop>")
-    for lang, text in segs:
-        fh.write(f"<tuv xml:lang={quoteattr(lang)}><seg>{escape(_clean(text))}</seg></tuv>")
+    seg_meta = unit.segment_meta or [None] * len(unit.segments)
+    for i in keep:
+        lang, text = unit.segments[i]
+        smeta = seg_meta[i] or {}
+        attrs = {"xml:lang": lang, **(smeta.get("attrs") or {})}
+        fh.write(f"<tuv{_xml_attrs(attrs)}>")
+        _annotations(fh, smeta)
+        fh.write(f"<seg>{escape(_clean(text))}</seg></tuv>")
     fh.write("</tu>\n")
     return True
 
@@ -236,6 +308,20 @@ def _xliff_unit(fh: Any, unit: ExportUnit, langs: Sequence[str], version: str, n
         return False
     xliff.unit(fh, version, number, source, target, unit.props)
     return True
+
+
+def _xml_attrs(attrs: dict[str, Any] | None) -> str:
+    return "".join(f" {k}={quoteattr(_clean(str(v)))}" for k, v in (attrs or {}).items())
+
+
+def _annotations(fh: Any, meta: dict[str, Any]) -> None:
+    """TMX ``<note>``s then ``<prop>``s (the DTD's order), each with its own attributes."""
+    for note in meta.get("notes") or ():
+        attrs = {k: v for k, v in note.items() if k != "text"}
+        fh.write(f"<note{_xml_attrs(attrs)}>{escape(_clean(str(note.get('text', ''))))}</note>")
+    for prop in meta.get("props") or ():
+        attrs = {k: v for k, v in prop.items() if k != "text"}
+        fh.write(f"<prop{_xml_attrs(attrs)}>{escape(_clean(str(prop.get('text', ''))))}</prop>")
 
 
 def _tsv_row(fh: Any, unit: ExportUnit, langs: Sequence[str]) -> bool:

@@ -65,3 +65,98 @@ def identify(
                 lang = majority
         out.append(lang)
     return out
+
+
+def classify_among(text: str, allowed: Sequence[str], plausible: float = 0.05) -> str:
+    """The language of ``text`` given the tags the user named (``--lang``): the identified
+    language as the allowed tag with that primary subtag (``fr`` → ``fr-CA``); else the
+    allowed language the identifier ranks highest, when the identifier is unsure (a short
+    text mistaken for a look-alike language is set right) or that language is plausible
+    (probability ≥ ``plausible``); else the identified code itself (which the import's
+    ``--lang`` then leaves out)."""
+    if not allowed:
+        return classify(text)[0]
+    by_primary: dict[str, str] = {}
+    for tag in allowed:
+        by_primary.setdefault(tag.split("-", 1)[0].lower(), tag)
+    if not any(ch.isalpha() for ch in text):
+        return UNDETERMINED
+    ranked = _identifier().rank(text)
+    best = str(ranked[0][0])
+    if best in by_primary:
+        return by_primary[best]
+    unsure = ranked[0][1] < 0.5
+    for lang, prob in ranked:
+        if lang in by_primary and (unsure or prob >= plausible):
+            return by_primary[lang]
+    return best
+
+
+GROUP_SAMPLE_CHARS = 4000
+"""A group's one guess is made once this much of its text has been read (or at its end)."""
+GROUP_SAMPLE_RECORDS = 40
+
+
+class LanguageFiller:
+    """Fills in the languages a file leaves out, at import.
+
+    Records that share a ``group`` (all sources or all targets of one XLIFF ``<file>``, one
+    TSV column) get *one* guess for the whole group, made on a sample of its first texts
+    (concatenated, so short segments cannot scatter over look-alike languages); records
+    without a group (lines of a text file, JSONL objects) are identified one by one, short
+    unsure ones taking their batch's majority. ``allowed`` (the import's ``--lang``)
+    restricts every guess to those tags, so ``--lang`` can set what the file leaves out.
+    """
+
+    def __init__(self, allowed: Sequence[str] = ()) -> None:
+        self.allowed = list(allowed)
+        self.decided: dict[Any, str] = {}
+
+    def _sample(self, texts: Sequence[str]) -> tuple[int, int]:
+        return len(texts), sum(len(t) for t in texts)
+
+    def ready(self, batch: Sequence[Any]) -> bool:
+        """Whether every undecided group in ``batch`` has a big enough sample to decide."""
+        pending: dict[Any, list[str]] = {}
+        for rec in batch:
+            if not rec.lang and rec.group is not None and rec.group not in self.decided:
+                pending.setdefault(rec.group, []).append(rec.text)
+        for texts in pending.values():
+            n, chars = self._sample(texts)
+            if n < GROUP_SAMPLE_RECORDS and chars < GROUP_SAMPLE_CHARS:
+                return False
+        return True
+
+    def fill(self, batch: Sequence[Any]) -> None:
+        """Set ``lang`` on every record of ``batch`` that has none."""
+        loose: list[Any] = []
+        groups: dict[Any, list[Any]] = {}
+        for rec in batch:
+            if rec.lang:
+                continue
+            if rec.group is None:
+                loose.append(rec)
+            else:
+                groups.setdefault(rec.group, []).append(rec)
+        for group, recs in groups.items():
+            if group not in self.decided:
+                sample, size = [], 0
+                for rec in recs:
+                    sample.append(rec.text)
+                    size += len(rec.text)
+                    if size >= 5 * GROUP_SAMPLE_CHARS:
+                        break
+                self.decided[group] = self._guess(" \n".join(sample))
+            for rec in recs:
+                rec.lang = self.decided[group]
+        if loose and self.allowed:
+            for rec in loose:
+                rec.lang = classify_among(rec.text, self.allowed)
+        elif loose:
+            for rec, lang in zip(loose, identify([r.text for r in loose]), strict=True):
+                rec.lang = lang
+
+    def _guess(self, text: str) -> str:
+        if self.allowed:
+            return classify_among(text, self.allowed)
+        return classify(text)[0]

@@ -225,12 +225,13 @@ def mine_store(
         on_progress=on_progress,
         cancel=cancel,
     )
-    texts = {
-        s["id"]: s["text"]
+    segs = {
+        s["id"]: s
         for s in store.segments(
             [int(sids[p.src]) for p in pairs] + [int(tids[p.tgt]) for p in pairs]
         )
     }
+    texts = {i: s["text"] for i, s in segs.items()}
     out = MinedBitext(src_lang, tgt_lang)
     for p in pairs:
         sid, tid = int(sids[p.src]), int(tids[p.tgt])
@@ -242,6 +243,9 @@ def mine_store(
                 "tgt_id": tid,
                 "src_text": texts.get(sid, ""),
                 "tgt_text": texts.get(tid, ""),
+                # the segments' own tags (``src_lang`` en selects en-GB and en-US alike)
+                "src_lang": segs[sid]["lang"] if sid in segs else src_lang,
+                "tgt_lang": segs[tid]["lang"] if tid in segs else tgt_lang,
             }
         )
     out.stats = {
@@ -271,7 +275,15 @@ def write_pairs(
     from xlsearch.engine import export
 
     rows = [
-        (p["src_text"], p["tgt_text"], p["score"]) if isinstance(p, dict) else tuple(p)
+        (
+            p["src_text"],
+            p["tgt_text"],
+            p["score"],
+            p.get("src_lang", src_lang),
+            p.get("tgt_lang", tgt_lang),
+        )
+        if isinstance(p, dict)
+        else tuple(p)
         for p in pairs
     ]
     export.write_pairs(path, rows, src_lang, tgt_lang)

@@ -17,6 +17,7 @@ import numpy as np
 
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.engine.store.units import UnitFilter
 
 MODES = ("semantic", "lexical", "hybrid", "phrase", "regex")
 EXACT_SUBSET = 20_000
@@ -39,6 +40,8 @@ class SearchHit:
     tu_id: str = ""
     translations: list[dict[str, Any]] = field(default_factory=list)
     """Other segments of the same translation unit: ``{"id", "lang", "text"}``."""
+    unit: dict[str, Any] = field(default_factory=dict)
+    """The unit's metadata (tuid, created/changed date and user, props, notes), if any."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -138,13 +141,25 @@ class Searcher:
         return [c["name"] for c in self.store.collections() if c["segments"]]
 
     def _allowed_ids(
-        self, collection: str, langs: Sequence[str] | None, documents: Sequence[int] | None
+        self,
+        collection: str,
+        langs: Sequence[str] | None,
+        documents: Sequence[int] | None,
+        units: UnitFilter | None = None,
     ) -> np.ndarray | None:
-        if not langs and documents is None:
+        if not langs and documents is None and not units:
             return None
-        key = (collection, tuple(langs or ()), tuple(documents or ()), self.store.generation())
+        key = (
+            collection,
+            tuple(langs or ()),
+            tuple(documents or ()),
+            units or None,
+            self.store.generation(),
+        )
         if key not in self._allowed:
-            ids = self.store.segment_ids(collection=collection, langs=langs, documents=documents)
+            ids = self.store.segment_ids(
+                collection=collection, langs=langs, documents=documents, units=units
+            )
             self._allowed[key] = ids
             while len(self._allowed) > 32:
                 self._allowed.popitem(last=False)
@@ -160,11 +175,12 @@ class Searcher:
         langs: Sequence[str] | None = None,
         collection: str | None = None,
         documents: Sequence[int] | None = None,
+        units: UnitFilter | None = None,
     ) -> list[tuple[int, float]]:
         """Top-``k`` ``(segment id, cosine)`` for an embedded query, filters before ranking."""
         found: list[tuple[int, float]] = []
         for name in self._collections(collection):
-            allowed = self._allowed_ids(name, langs, documents)
+            allowed = self._allowed_ids(name, langs, documents, units)
             if allowed is not None and len(allowed) == 0:
                 continue
             found.extend(_search_one(self.index(name).vi, qvec, k, allowed))
@@ -183,8 +199,13 @@ class Searcher:
         documents: Sequence[int] | None = None,
         case_sensitive: bool = False,
         translations: bool = True,
+        units: UnitFilter | None = None,
     ) -> list[SearchHit]:
-        """Top-``k`` hits for ``query`` in ``mode`` (semantic, lexical, hybrid, phrase, regex)."""
+        """Top-``k`` hits for ``query`` in ``mode`` (semantic, lexical, hybrid, phrase, regex).
+
+        ``langs``: BCP 47 prefixes (``en`` finds ``en-GB``); ``units``: translation-unit
+        metadata filters (``UnitFilter``: props, notes, users, dates), applied before ranking.
+        """
         if mode not in MODES:
             raise ConfigError(f"unknown search mode {mode!r}; choose from {', '.join(MODES)}")
         if not query.strip():
@@ -197,7 +218,9 @@ class Searcher:
             qvec = np.asarray(self.encoder.encode([query]), dtype=np.float32)
         for _attempt in range(3):  # a concurrent import/delete: redo on the new snapshot
             gen = self.store.generation()
-            ranked = self._rank(query, qvec, k, mode, langs, collection, documents, case_sensitive)
+            ranked = self._rank(
+                query, qvec, k, mode, langs, collection, documents, case_sensitive, units
+            )
             hits = self.hits(ranked, translations=translations)
             if self.store.generation() == gen:
                 break
@@ -213,6 +236,7 @@ class Searcher:
         collection: str | None,
         documents: Sequence[int] | None,
         case_sensitive: bool,
+        units: UnitFilter | None = None,
     ) -> list[tuple[int, float]]:
         if qvec is None:
             fts = {"lexical": "match", "phrase": "phrase", "regex": "regex"}[mode]
@@ -224,11 +248,13 @@ class Searcher:
                 mode=fts,
                 case_sensitive=case_sensitive,
                 documents=documents,
+                units=units,
             )
+        where = {"langs": langs, "collection": collection, "documents": documents, "units": units}
         if mode == "semantic":
-            return self.semantic(qvec, k, langs=langs, collection=collection, documents=documents)
+            return self.semantic(qvec, k, **where)
         deep = max(50, 3 * k)
-        sem = self.semantic(qvec, deep, langs=langs, collection=collection, documents=documents)
+        sem = self.semantic(qvec, deep, **where)
         lex = self.store.fts_search(
             query,
             deep,
@@ -237,6 +263,7 @@ class Searcher:
             mode="match",
             case_sensitive=case_sensitive,
             documents=documents,
+            units=units,
         )
         return rrf([[i for i, _ in sem], [i for i, _ in lex]])[:k]
 
@@ -245,7 +272,9 @@ class Searcher:
     ) -> list[SearchHit]:
         """Turn ``(id, score)`` pairs into ``SearchHit``s (ids deleted meanwhile are dropped)."""
         rows = {r["id"]: r for r in self.store.segments([i for i, _ in ranked])}
-        units = self.store.translations({r["tu_id"] for r in rows.values()}) if translations else {}
+        tu_ids = {r["tu_id"] for r in rows.values()}
+        units = self.store.translations(tu_ids) if translations else {}
+        metas = self.store.unit_meta(tu_ids)
         out = []
         for sid, score in ranked:
             r = rows.get(int(sid))
@@ -267,6 +296,7 @@ class Searcher:
                     r["document_id"],
                     r["tu_id"],
                     aligned,
+                    metas.get(r["tu_id"], {}),
                 )
             )
         return out
@@ -323,6 +353,7 @@ def search(
     model: str | None = None,
     encoder: Any = None,
     store_path: str | None = None,
+    units: UnitFilter | None = None,
 ) -> list[SearchHit]:
     """One-shot search over the default store (opens and closes it)."""
     from xlsearch.engine.store import Store
@@ -336,6 +367,7 @@ def search(
             collection=collection,
             documents=documents,
             case_sensitive=case_sensitive,
+            units=units,
         )
 
 

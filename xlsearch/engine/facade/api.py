@@ -6,9 +6,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
+
+if TYPE_CHECKING:
+    from xlsearch.engine.store.units import UnitFilter
 
 SearchMode = Literal["semantic", "lexical", "hybrid", "regex"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("semantic", "lexical", "hybrid", "regex")
@@ -27,6 +30,9 @@ class Hit:
     collection: str = ""
     translations: dict[str, str] = field(default_factory=dict)
     """Aligned segments of the same translation unit, by language."""
+    unit: dict[str, Any] = field(default_factory=dict)
+    """The unit's memory metadata: tuid, created/changed (ISO dates) and created_by/
+    changed_by, props [{type, text}], notes [{text}] (see ``store.units``); {} if none."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,8 @@ class ContextView:
     before: list[str] = field(default_factory=list)
     after: list[str] = field(default_factory=list)
     translations: dict[str, str] = field(default_factory=dict)
+    unit: dict[str, Any] = field(default_factory=dict)
+    """The unit's memory metadata (as ``Hit.unit``)."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +201,12 @@ class EngineAPI(Protocol):
         langs: Sequence[str] = (),
         collection: str | None = None,
         k: int = 50,
-    ) -> list[Hit]: ...
+        where: str | UnitFilter = "",
+    ) -> list[Hit]:
+        """``langs``: BCP 47 prefixes (``en`` finds ``en-GB``); ``where``: memory metadata
+        filters, a ``UnitFilter`` or its one-line form (``client=ACME changed>=2024-01-01``;
+        bad input raises ``ConfigError``)."""
+        ...
 
     def context(self, segment_id: int, window: int = 2) -> ContextView: ...
 

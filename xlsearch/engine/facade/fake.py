@@ -35,6 +35,7 @@ from xlsearch.engine.facade.api import (
     write_export,
 )
 from xlsearch.engine.facade.fake_data import SEED_UNITS, embed, script_lang, words
+from xlsearch.engine.langtags import tag_matches
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
 
 TEACHER = "bundled:teacher"
@@ -126,8 +127,16 @@ class FakeEngine:
         langs: Sequence[str] = (),
         collection: str | None = None,
         k: int = 50,
+        where: Any = "",
     ) -> list[Hit]:
         self.calls.append(f"search:{mode}:{query}")
+        if where:
+            from xlsearch.engine.store.units import UnitFilter
+
+            if not isinstance(where, UnitFilter):
+                where = UnitFilter.parse(where)  # bad input raises, as the real engine
+            if where:
+                return []  # the fake corpus has no memory metadata: nothing passes a filter
         if not query.strip():
             return []
         if mode == "regex":
@@ -142,7 +151,9 @@ class FakeEngine:
         hits: list[Hit] = []
         for s in self.segments.values():
             doc = self.docs[s.doc]
-            if (langs and s.lang not in langs) or (collection and doc.collection != collection):
+            if (langs and not any(tag_matches(f, s.lang) for f in langs)) or (
+                collection and doc.collection != collection
+            ):
                 continue
             lexical = len(qw & set(words(s.text))) / max(1, len(qw))
             if mode == "regex":

@@ -54,13 +54,18 @@ class JobsMixin:
         from xlsearch.engine import locations
         from xlsearch.engine.errors import ConfigError
         from xlsearch.engine.export import iter_store_units, write_units
+        from xlsearch.engine.langtags import primary
 
         folder = locations.cache_dir() / "tm-training"
         folder.mkdir(parents=True, exist_ok=True)
         files = []
         with self._store() as store:
-            langs = [lang for lang in store.languages(collection) if lang != "en"]
-            if "en" not in store.languages(collection) or not langs:
+            # by primary language: en-GB and en-US are both the English side, de and de-AT
+            # both German targets (a filter "de" selects every German variant)
+            tags = store.languages(collection)
+            primaries = list(dict.fromkeys(primary(t) for t in tags))
+            langs = [lang for lang in primaries if lang not in ("en", "und")]
+            if "en" not in primaries or not langs:
                 raise ConfigError(
                     f"collection {collection!r} has no English–other translation units",
                     hint="the teacher is English: the TM needs an English side",
@@ -182,7 +187,13 @@ class JobsMixin:
             )
         return [
             MinedPair(
-                p["src_id"], p["tgt_id"], p["src_text"], p["tgt_text"], src, tgt, float(p["score"])
+                p["src_id"],
+                p["tgt_id"],
+                p["src_text"],
+                p["tgt_text"],
+                p.get("src_lang", src),
+                p.get("tgt_lang", tgt),
+                float(p["score"]),
             )
             for p in mined.pairs
         ]

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xlsearch.engine.errors import XLSearchError
 from xlsearch.engine.facade.api import (
@@ -29,6 +29,9 @@ from xlsearch.engine.facade.api import (
 )
 from xlsearch.engine.facade.jobs import JobsMixin
 from xlsearch.engine.progress import CancelToken, ProgressCallback
+
+if TYPE_CHECKING:
+    from xlsearch.engine.store.units import UnitFilter
 
 
 class LocalEngine(JobsMixin):
@@ -99,12 +102,21 @@ class LocalEngine(JobsMixin):
         langs: Sequence[str] = (),
         collection: str | None = None,
         k: int = 50,
+        where: str | UnitFilter = "",
     ) -> list[Hit]:
+        from xlsearch.engine.store.units import UnitFilter
+
+        units = where if isinstance(where, UnitFilter) else UnitFilter.parse(where)
         if not query.strip():
             return []
         with self._store() as store:
             raw = self._searcher(store).search(
-                query, k, mode=mode, langs=list(langs) or None, collection=collection
+                query,
+                k,
+                mode=mode,
+                langs=list(langs) or None,
+                collection=collection,
+                units=units or None,
             )
         return [
             Hit(
@@ -115,6 +127,7 @@ class LocalEngine(JobsMixin):
                 Path(h.path).name if h.path else "",
                 h.collection,
                 {t["lang"]: t["text"] for t in reversed(h.translations)},
+                h.unit,
             )
             for h in raw
         ]
@@ -134,6 +147,7 @@ class LocalEngine(JobsMixin):
             seg = store.segments([segment_id])
             doc = Path(seg[0]["path"]).name if seg else ""
             units = store.translations([current["tu_id"]]) if current.get("tu_id") else {}
+            meta = store.unit_meta([current["tu_id"]]).get(current["tu_id"], {})
         pos = rows.index(current)
         translations = {
             t["lang"]: t["text"]
@@ -148,6 +162,7 @@ class LocalEngine(JobsMixin):
             [r["text"] for r in rows[:pos]],
             [r["text"] for r in rows[pos + 1 :]],
             translations,
+            meta,
         )
 
     def sts(self, a: str, b_list: Sequence[str]) -> list[StsScore]:

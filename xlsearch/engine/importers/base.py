@@ -49,64 +49,6 @@ _SUFFIXES = {
 }
 _FORMAT_ALIASES = {"txt": "text", "xlf": "xliff", "json": "jsonl", "tab": "tsv", "pot": "po"}
 _LANG_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
-# ISO 639-3/-2 codes seen in corpora (Tatoeba, OPUS) mapped to the 639-1 codes langid uses.
-_THREE = {
-    "eng": "en",
-    "deu": "de",
-    "ger": "de",
-    "fra": "fr",
-    "fre": "fr",
-    "spa": "es",
-    "ita": "it",
-    "por": "pt",
-    "nld": "nl",
-    "dut": "nl",
-    "rus": "ru",
-    "pol": "pl",
-    "ces": "cs",
-    "cze": "cs",
-    "tur": "tr",
-    "ara": "ar",
-    "zho": "zh",
-    "chi": "zh",
-    "cmn": "zh",
-    "jpn": "ja",
-    "kor": "ko",
-    "isl": "is",
-    "ice": "is",
-    "swe": "sv",
-    "dan": "da",
-    "nor": "no",
-    "nob": "nb",
-    "fin": "fi",
-    "ell": "el",
-    "gre": "el",
-    "heb": "he",
-    "hin": "hi",
-    "ukr": "uk",
-    "hun": "hu",
-    "ron": "ro",
-    "rum": "ro",
-    "bul": "bg",
-    "hrv": "hr",
-    "srp": "sr",
-    "slk": "sk",
-    "slv": "sl",
-    "est": "et",
-    "lav": "lv",
-    "lit": "lt",
-    "vie": "vi",
-    "tha": "th",
-    "ind": "id",
-    "msa": "ms",
-    "fas": "fa",
-    "per": "fa",
-    "cat": "ca",
-    "eus": "eu",
-    "glg": "gl",
-    "epo": "eo",
-    "lat": "la",
-}
 
 
 @dataclass(slots=True)
@@ -121,8 +63,11 @@ class Record:
     line: int | None = None
     meta: dict[str, Any] | None = None
     group: int | None = None
-    """Records sharing a group (e.g. a TSV column) probably share a language: an unsure
-    identification of a short text falls back to its group's majority."""
+    """Records sharing a group (all targets of an XLIFF ``<file>``, a TSV column) share a
+    language: when the file does not say it, one guess is made for all."""
+    unit: dict[str, Any] | None = None
+    """The translation unit's metadata (see ``store.units``), the same dict on every record
+    of the unit; None when the file has none."""
 
 
 @dataclass
@@ -182,14 +127,22 @@ _CONTROL = {c: None for c in range(32) if chr(c) not in "\t\n\r\x0b\x0c"}
 
 
 def normalize_lang(tag: str | None) -> str | None:
-    """``en-US``/``EN_us`` → ``en``; ``deu`` → ``de``; anything unparseable → None."""
-    if not tag:
-        return None
-    tag = tag.strip()
-    if not _LANG_RE.match(tag):
-        return None
-    primary = tag.replace("_", "-").split("-")[0].lower()
-    return _THREE.get(primary, primary)
+    """The BCP 47 tag as written, case-normalised (``en-gb`` → ``en-GB``, ``EN_us`` →
+    ``en-US``, ``deu`` → ``de``); anything unparseable → None. See ``engine.langtags``."""
+    from xlsearch.engine.langtags import normalize_tag
+
+    return normalize_tag(tag)
+
+
+def keep_lang(ctx: ReadContext, lang: str | None) -> bool:
+    """Whether a segment in ``lang`` is imported: ``--lang`` keeps the tags it matches as
+    prefixes (``en`` keeps ``en-GB``); an unknown language is kept, to be identified among
+    the ``--lang`` tags."""
+    if not ctx.langs or lang is None:
+        return True
+    from xlsearch.engine.langtags import tag_matches
+
+    return any(tag_matches(want, lang) for want in ctx.langs)
 
 
 def is_lang_code(value: str) -> bool:

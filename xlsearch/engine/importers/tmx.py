@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Generator, Iterator
+from typing import Any
 
-from xlsearch.engine.importers.base import ReadContext, Record, normalize_lang
+from xlsearch.engine.importers.base import ReadContext, Record, keep_lang, normalize_lang
 from xlsearch.engine.importers.inline import segment_text, sub_records
 from xlsearch.engine.importers.xmlutil import child, iter_xml
+from xlsearch.engine.store.units import parse_date
 
 _STARTS = frozenset({"tmx"})
 _ENDS = frozenset({"tu", "header"})
@@ -39,6 +41,7 @@ def _tu(ctx: ReadContext, tu, tu_no: int, line: int) -> Generator[Record, None, 
     """The records of one ``tu`` (then of its ``<sub>`` units); returns unit numbers used."""
     subs: list[tuple[str | None, list[str]]] = []
     meta = {"tuid": tu.get("tuid")} if tu.get("tuid") else None
+    unit = unit_meta(tu)
     fallback = tu.get("srclang")
     nvar = 0
     for tuv in tu:
@@ -50,7 +53,7 @@ def _tu(ctx: ReadContext, tu, tu_no: int, line: int) -> Generator[Record, None, 
         lang = normalize_lang(tag)
         if tag and lang is None:
             ctx.warn(f"unreadable language {tag!r}; identifying it", element=where, skip=False)
-        if ctx.langs and lang not in ctx.langs:
+        if not keep_lang(ctx, lang):
             continue
         seg = child(tuv, "seg")
         if seg is None:
@@ -59,7 +62,7 @@ def _tu(ctx: ReadContext, tu, tu_no: int, line: int) -> Generator[Record, None, 
         found: list[str] = []
         text = segment_text(ctx, seg, where, found)
         if text:
-            yield Record(tu_no, lang, text, line, meta)
+            yield Record(tu_no, lang, text, line, _annotations(tuv, skip=("lang",)), unit=unit)
         if found:
             subs.append((lang, found))
     if nvar == 0:
@@ -68,3 +71,59 @@ def _tu(ctx: ReadContext, tu, tu_no: int, line: int) -> Generator[Record, None, 
         return 1
     yield from sub_records(ctx, subs, tu_no + 1, line, {**(meta or {}), "sub_of": tu_no})
     return 1 + max(len(texts) for _, texts in subs)
+
+
+def _attrs(elem, skip: tuple[str, ...] = ()) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """An element's attributes as written (``lang`` back to ``xml:lang``)."""
+    return {("xml:lang" if k == "lang" else k): v for k, v in elem.attrib.items() if k not in skip}
+
+
+def _annotations(elem, skip: tuple[str, ...] = ()) -> dict[str, Any] | None:  # type: ignore[no-untyped-def]
+    """``{"attrs", "props", "notes"}`` of a ``tu`` or ``tuv``, exactly as written (None if
+    it has none): props and notes keep their order and their own attributes."""
+    props, notes = [], []
+    for c in elem:
+        if c.tag == "prop":
+            props.append({"text": c.text or "", **_attrs(c)})
+        elif c.tag == "note":
+            notes.append({"text": c.text or "", **_attrs(c)})
+    out: dict[str, Any] = {}
+    attrs = _attrs(elem, skip)
+    for key, value in (("attrs", attrs), ("props", props), ("notes", notes)):
+        if value:
+            out[key] = value
+    return out or None
+
+
+_WHO = (
+    ("tuid", "tuid"),
+    ("created", "creationdate"),
+    ("created_by", "creationid"),
+    ("changed", "changedate"),
+    ("changed_by", "changeid"),
+)
+
+
+def unit_meta(tu) -> dict[str, Any] | None:  # type: ignore[no-untyped-def]
+    """A ``tu``'s metadata (see ``store.units``): tuid, creation/change date and user,
+    props and notes. Dates and users the ``tu`` does not carry come from its ``tuv``s (as
+    OmegaT writes them on the target): the earliest creation, the latest change."""
+    meta = _annotations(tu) or {}
+    attrs = meta.get("attrs", {})
+    for key, attr in _WHO:
+        if attrs.get(attr):
+            meta[key] = attrs[attr]
+    tuvs = [t for t in tu if t.tag == "tuv"]
+    if "created" not in meta:
+        dated = [t for t in tuvs if parse_date(t.get("creationdate"))]
+        if dated:
+            first = min(dated, key=lambda t: parse_date(t.get("creationdate")) or "")
+            meta["created"] = first.get("creationdate")
+            meta.setdefault("created_by", first.get("creationid"))
+    if "changed" not in meta:
+        dated = [t for t in tuvs if parse_date(t.get("changedate"))]
+        if dated:
+            last = max(dated, key=lambda t: parse_date(t.get("changedate")) or "")
+            meta["changed"] = last.get("changedate")
+            meta.setdefault("changed_by", last.get("changeid"))
+    return {k: v for k, v in meta.items() if v} or None

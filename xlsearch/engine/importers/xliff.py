@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Generator, Iterator
+from typing import Any
 
-from xlsearch.engine.importers.base import ReadContext, Record, normalize_lang
+from xlsearch.engine.importers.base import ReadContext, Record, keep_lang, normalize_lang
 from xlsearch.engine.importers.inline import segment_text, sub_records
 from xlsearch.engine.importers.xmlutil import OVER, child, iter_xml
 
@@ -24,8 +25,9 @@ def read_xliff(ctx: ReadContext) -> Iterator[Record]:
     suggestions are not imported; missing targets are not an error; empty and untranslated
     (``state`` new/needs-translation/initial) targets are skipped with a warning; units
     marked ``translate="no"`` (on the unit, its group or file) are not imported (counted)."""
-    src = trg = None
+    src = trg = root_src = root_trg = None
     tu_no = 0
+    file_no = 0
     seen_root = False
     no_stack = [False]  # translate="no" inherited from files and groups
     untranslatable = 0
@@ -33,11 +35,12 @@ def read_xliff(ctx: ReadContext) -> Iterator[Record]:
         if event == "start":
             if elem.tag == "xliff":
                 seen_root = True
-                src, trg = elem.get("srcLang"), elem.get("trgLang")
+                src = root_src = normalize_lang(elem.get("srcLang"))
+                trg = root_trg = normalize_lang(elem.get("trgLang"))
                 continue
-            if elem.tag == "file":
-                src = elem.get("source-language") or src
-                trg = elem.get("target-language") or trg
+            if elem.tag == "file":  # its own languages, never the previous file's
+                file_no += 1
+                src, trg = file_langs(ctx, elem, root_src, root_trg)
             no_stack.append(no_stack[-1] or elem.get("translate") == "no")
             continue
         if not seen_root:
@@ -49,7 +52,7 @@ def read_xliff(ctx: ReadContext) -> Iterator[Record]:
         if no_stack[-1] or elem.get("translate") == "no":
             untranslatable += 1
             continue
-        tu_no = yield from _unit(ctx, elem, line, tu_no, src, trg)
+        tu_no = yield from _unit(ctx, elem, line, tu_no, src, trg, 2 * file_no)
     if not seen_root:
         raise ctx.error("not an XLIFF file (no <xliff> root element)")
     if untranslatable:
@@ -93,28 +96,38 @@ def _seg_marks(container: ET.Element) -> list[ET.Element]:
 
 
 def _unit(
-    ctx: ReadContext, elem: ET.Element, line: int, tu_no: int, src: str | None, trg: str | None
+    ctx: ReadContext,
+    elem: ET.Element,
+    line: int,
+    tu_no: int,
+    src: str | None,
+    trg: str | None,
+    group: int = 0,
 ) -> Generator[Record, None, int]:
     """The records of one trans-unit/unit (one unit per segment, then ``<sub>`` units);
-    returns the next unit number."""
+    returns the next unit number. Sources and targets of a ``<file>`` without a language
+    form one group each (``group``, ``group + 1``): one language guess for all."""
     meta = {"unit": elem.get("id")} if elem.get("id") else None
     subs: list[tuple[str | None, list[str]]] = []
     name = f"{elem.tag} {elem.get('id') or tu_no + 1}"
     for label, source, target, state in _pairs(elem):
         where = f"{name}{', ' + label if label else ''}, line {line}"
-        for part, node, default in (("source", source, src), ("target", target, trg)):
+        mid = label[4:] if label.startswith("mrk ") else None
+        info = unit_meta(elem, mid)
+        parts = (("source", source, src), ("target", target, trg))
+        for side, (part, node, default) in enumerate(parts):
             if node is None:
                 continue
             if part == "target" and state in _UNTRANSLATED:
                 ctx.warn(f"untranslated target (state={state}) skipped", element=where)
                 continue
-            lang = normalize_lang(node.get("lang") or default)
-            if ctx.langs and lang not in ctx.langs:
+            lang = normalize_lang(node.get("lang")) or default
+            if not keep_lang(ctx, lang):
                 continue
             found: list[str] = []
             text = segment_text(ctx, node, f"{part} of {where}", found)
             if text:
-                yield Record(tu_no, lang, text, line, meta)
+                yield Record(tu_no, lang, text, line, meta, group + side, info)
             if found:
                 subs.append((lang, found))
         tu_no += 1
@@ -122,3 +135,84 @@ def _unit(
         yield from sub_records(ctx, subs, tu_no, line, {**(meta or {}), "sub_of": tu_no - 1})
         tu_no += max(len(texts) for _, texts in subs)
     return tu_no
+
+
+def file_langs(
+    ctx: ReadContext,
+    file,
+    root_src: str | None,
+    root_trg: str | None,  # type: ignore[no-untyped-def]
+) -> tuple[str | None, str | None]:
+    """(source, target) language of one ``<file>``: its own attributes (1.2), else the
+    ``<xliff>`` root's (2.x) — never the previous file's. What the file leaves out comes
+    from ``--lang`` when exactly one of its tags is not the other side's language;
+    otherwise it stays None and is identified (once for the whole file)."""
+    src = normalize_lang(file.get("source-language")) or root_src
+    trg = normalize_lang(file.get("target-language")) or root_trg
+    from xlsearch.engine.langtags import tag_matches
+
+    def fill(known: str | None) -> str | None:
+        left = [t for t in ctx.langs if not (known and tag_matches(t, known))]
+        return left[0] if len(left) == 1 else None
+
+    if trg is None and ctx.langs:
+        trg = fill(src)
+    if src is None and ctx.langs:
+        src = fill(trg)
+    return src, trg
+
+
+# SDLXLIFF <sdl:seg> values and memoQ trans-unit attributes that mean creation/change
+_SDL = {
+    "created_on": "created",
+    "created_by": "created_by",
+    "modified_on": "changed",
+    "last_modified_by": "changed_by",
+}
+_MEMOQ = {"lastchangedtimestamp": "changed", "lastchanginguser": "changed_by"}
+
+
+def unit_meta(unit, mid: str | None = None) -> dict[str, Any] | None:  # type: ignore[no-untyped-def]
+    """A unit's metadata (see ``store.units``): its attributes, notes (1.2 ``<note>``, 2.x
+    ``<notes><note>``), props (1.2 ``<prop-group><prop>``, 2.x ``<mda:meta>``, SDLXLIFF
+    segment confirmation/origin) and the creation/change date and user where SDLXLIFF
+    (``<sdl:seg-defs>``; with ``mid``, the ``sdl:seg`` of that ``seg-source`` sentence) or
+    memoQ (``mq:lastchangedtimestamp``) record them."""
+    attrs = dict(unit.attrib)
+    notes: list[dict[str, str]] = []
+    props: list[dict[str, str]] = []
+    out: dict[str, Any] = {}
+    for c in unit:
+        if c.tag == "note":
+            notes.append({"text": c.text or "", **dict(c.attrib)})
+        elif c.tag == "notes":
+            notes += [{"text": n.text or "", **dict(n.attrib)} for n in c if n.tag == "note"]
+        elif c.tag == "prop-group":
+            props += [
+                {"type": p.get("prop-type", ""), "text": p.text or ""} for p in c if p.tag == "prop"
+            ]
+        elif c.tag == "metadata":
+            props += [
+                {"type": m.get("type", ""), "text": m.text or ""}
+                for m in c.iter("meta")
+                if m.get("type")
+            ]
+        elif c.tag == "seg-defs":
+            for seg in c:
+                if mid is not None and seg.get("id") != mid:
+                    continue
+                for key in ("conf", "origin"):
+                    if seg.get(key):
+                        props.append({"type": f"sdl-{key}", "text": seg.get(key)})
+                for v in seg:
+                    if v.tag == "value" and v.get("key") in _SDL and v.text:
+                        out[_SDL[v.get("key")]] = v.text.strip()
+    for attr, key in _MEMOQ.items():
+        if attrs.get(attr):
+            out[key] = attrs[attr]
+    if attrs.get("id"):
+        out["tuid"] = attrs["id"]
+    for key, value in (("attrs", attrs), ("props", props), ("notes", notes)):
+        if value:
+            out[key] = value
+    return out or None

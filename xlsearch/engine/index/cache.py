@@ -69,14 +69,20 @@ def hash64(text_hashes: Sequence[str]) -> np.ndarray:
 
 
 def _filters(
-    collection: str | None, langs: Sequence[str] | None, documents: Sequence[int] | None
+    collection: str | None,
+    langs: Sequence[str] | None,
+    documents: Sequence[int] | None,
+    conn: Any = None,
 ) -> tuple[str, list[Any]]:
     where, args = [], []
     if collection is not None:
         where.append("d.collection_id = (SELECT id FROM collections WHERE name = ?)")
         args.append(collection)
     if langs:
-        where.append(f"s.lang IN ({','.join('?' * len(langs))})")
+        from xlsearch.engine.langtags import expand
+
+        langs = expand(conn, list(langs))  # BCP 47 prefixes: en → en, en-GB, en-US …
+        where.append(f"s.lang IN ({','.join('?' * len(langs))})" if langs else "0")
         args.extend(langs)
     if documents:
         where.append(f"s.document_id IN ({','.join('?' * len(documents))})")
@@ -92,7 +98,7 @@ def segment_rows(
     documents: Sequence[int] | None = None,
 ) -> dict[str, np.ndarray]:
     """``{"id": int64[], "text_hash": object[], "h64": int64[]}`` of matching segments, by id."""
-    where, args = _filters(collection, langs, documents)
+    where, args = _filters(collection, langs, documents, getattr(db, "conn", db))
     sql = (
         "SELECT s.id, s.text_hash FROM segments s JOIN documents d ON d.id = s.document_id"
         f"{where} ORDER BY s.id"

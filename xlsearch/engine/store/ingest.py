@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.importers import ReadContext, Record, detect_format, langs_option, read_records
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
+from xlsearch.engine.store.units import clear_units, units_digest, write_units
 
 if TYPE_CHECKING:
     from xlsearch.engine.store.core import Store
@@ -59,39 +60,55 @@ def file_sha256(path: Path, cancel: CancelToken) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def _batches(records: Iterator[Record], doc_id: int) -> Iterator[list[tuple[Any, ...]]]:
-    """Rows (position, lang, text, text_hash, tu_id, meta) in batches, languages filled in."""
-    from xlsearch.engine.langid import identify
+def _batches(
+    records: Iterator[Record], doc_id: int, langs: Sequence[str] = ()
+) -> Iterator[tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
+    """(segment rows (position, lang, text, text_hash, tu_id, meta), unit metadata rows) in
+    batches, languages filled in (one guess per group; see ``langid.LanguageFiller``)."""
+    from xlsearch.engine.langid import LanguageFiller
+    from xlsearch.engine.store.units import unit_rows
 
+    filler = LanguageFiller(langs)
     position = 0
+    last_unit: int | None = None
     batch: list[Record] = []
 
-    def flush() -> list[tuple[Any, ...]]:
-        nonlocal position
-        groups: dict[int | None, list[Record]] = {}
+    def flush() -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        nonlocal position, last_unit
+        unknown = [rec for rec in batch if not rec.lang]
+        filler.fill(batch)
+        dropped = {id(rec) for rec in unknown if not _wanted(rec.lang, langs)}
+        rows, units = [], []
         for rec in batch:
-            if not rec.lang:
-                groups.setdefault(rec.group, []).append(rec)
-        for group, unknown in groups.items():  # unsure texts fall back to the group majority
-            found = identify([r.text for r in unknown], same_language=group is not None)
-            for rec, lang in zip(unknown, found, strict=True):
-                rec.lang = lang
-        rows = []
-        for rec in batch:
+            if dropped and id(rec) in dropped:
+                continue  # identified as a language the import's --lang leaves out
             meta = json.dumps(rec.meta, ensure_ascii=False, sort_keys=True) if rec.meta else None
-            rows.append(
-                (position, rec.lang, rec.text, text_hash(rec.text), f"{doc_id}:{rec.tu}", meta)
-            )
+            tu_id = f"{doc_id}:{rec.tu}"
+            rows.append((position, rec.lang, rec.text, text_hash(rec.text), tu_id, meta))
             position += 1
-        return rows
+            if rec.unit is not None and rec.tu != last_unit:
+                units.append(unit_rows(tu_id, doc_id, rec.unit))
+            last_unit = rec.tu
+        return rows, units
 
     for rec in records:
         batch.append(rec)
-        if len(batch) >= BATCH:
+        if len(batch) >= BATCH and (len(batch) >= 4 * BATCH or filler.ready(batch)):
             yield flush()
             batch = []
     if batch:
         yield flush()
+
+
+def _wanted(lang: str | None, langs: Sequence[str]) -> bool:
+    from xlsearch.engine.langtags import tag_matches
+
+    return not langs or any(tag_matches(want, lang or "und") for want in langs)
+
+
+READER_VERSION = 2
+"""Bumped when importers read files differently (2: BCP 47 tags as written, unit metadata),
+so re-importing an unchanged file after an upgrade reads it again."""
 
 
 def import_file(
@@ -123,7 +140,13 @@ def import_file(
     path = path.resolve()
     fmt = detect_format(path, fmt)
     langs = langs_option(langs)
-    options = {"format": fmt, "langs": langs, "paragraphs": paragraphs, "encoding": encoding}
+    options = {
+        "format": fmt,
+        "langs": langs,
+        "paragraphs": paragraphs,
+        "encoding": encoding,
+        "reader": READER_VERSION,
+    }
     options_json = json.dumps(options, sort_keys=True)
     sha, size = file_sha256(path, cancel)
     report = ImportReport(str(path), "imported", collection=collection, format=fmt)
@@ -147,7 +170,8 @@ def import_file(
             report.status = "updated"
         else:
             doc_id, fresh = _new_document(conn, cid, str(path), fmt), True
-        batches = _batches(read_records(ctx, fmt), doc_id)
+        batches = _batches(read_records(ctx, fmt), doc_id, langs)
+        old_units = clear_units(conn, doc_id)
         if not fresh:
             conn.execute(
                 "CREATE TEMP TABLE IF NOT EXISTS import_incoming (position INTEGER, lang TEXT, "
@@ -159,9 +183,10 @@ def import_file(
             "(?, ?, ?, ?, ?, ?, ?)" if fresh else "(?, ?, ?, ?, ?, ?)"
         )
         total = 0
-        for rows in batches:
+        for rows, units in batches:
             cancel.raise_if_cancelled()
             conn.executemany(sql, [(doc_id, *r) for r in rows] if fresh else rows)
+            write_units(conn, doc_id, units)
             total += len(rows)
             progress(Progress("import", ctx.bytes_read(), size, path.name, {"segments": total}))
         cancel.raise_if_cancelled()
@@ -188,7 +213,8 @@ def import_file(
                 "languages=?, options=?, size=? WHERE id=?",
                 (fmt, sha, report.segments, json.dumps(langs_count), options_json, size, doc_id),
             )
-            if report.added or report.removed or (not fresh and moved):
+            units_changed = units_digest(conn, doc_id) != old_units
+            if report.added or report.removed or (not fresh and moved) or units_changed:
                 store._bump_generation()
     progress(Progress("import", size, size, path.name, {"segments": report.segments}))
     report.document_id = doc_id

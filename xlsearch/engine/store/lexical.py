@@ -11,6 +11,7 @@ from xlsearch.engine.errors import ConfigError
 
 if TYPE_CHECKING:
     from xlsearch.engine.store.core import Store
+    from xlsearch.engine.store.units import UnitFilter
 
 MODES = ("match", "phrase", "regex")
 _WORD = re.compile(r"[^\W_]+(?:\*)?", re.UNICODE)
@@ -34,6 +35,7 @@ def fts_search(
     mode: str = "match",
     case_sensitive: bool = False,
     documents: Sequence[int] | None = None,
+    units: UnitFilter | None = None,
 ) -> list[tuple[int, float]]:
     """[(segment id, score)], best first, at most ``k``; filters apply before ranking.
 
@@ -47,7 +49,7 @@ def fts_search(
     query = query.strip()
     if not query or k <= 0:
         return []
-    where, params = store._filters(collection, langs, documents)
+    where, params = store._filters(collection, langs, documents, units)
     if mode == "regex":
         try:
             pattern = re.compile(query, 0 if case_sensitive else re.IGNORECASE)

@@ -10,6 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from xlsearch.engine.langtags import expand
+from xlsearch.engine.store.units import UnitFilter
+
 SEGMENT_COLUMNS = "s.id, s.document_id, s.position, s.lang, s.text, s.text_hash, s.tu_id"
 
 
@@ -27,8 +30,12 @@ class SegmentQueries:
         collection: str | None = None,
         langs: Sequence[str] | None = None,
         documents: Sequence[int] | None = None,
+        units: UnitFilter | None = None,
     ) -> tuple[str, list[Any]]:
-        """A WHERE clause over ``segments s`` and its parameters."""
+        """A WHERE clause over ``segments s`` and its parameters.
+
+        ``langs`` are BCP 47 prefixes (``en`` selects ``en``, ``en-GB`` …; see
+        ``engine.langtags``); ``units`` filters on translation-unit metadata."""
         clauses: list[str] = []
         params: list[Any] = []
         if collection is not None:
@@ -38,13 +45,17 @@ class SegmentQueries:
             )
             params.append(collection)
         if langs:
-            langs = list(langs)
-            clauses.append(f"s.lang IN ({_placeholders(langs)})")
-            params.extend(langs)
+            tags = expand(self.conn, list(langs))
+            clauses.append(f"s.lang IN ({_placeholders(tags)})" if tags else "0")
+            params.extend(tags)
         if documents is not None:
             docs = [int(d) for d in documents]
             clauses.append(f"s.document_id IN ({_placeholders(docs)})" if docs else "0")
             params.extend(docs)
+        if units:
+            clause, more = units.sql()
+            clauses.append(clause)
+            params.extend(more)
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
     def segments(self, ids: Iterable[int]) -> list[dict[str, Any]]:
@@ -74,9 +85,10 @@ class SegmentQueries:
         collection: str | None = None,
         langs: Sequence[str] | None = None,
         documents: Sequence[int] | None = None,
+        units: UnitFilter | None = None,
     ) -> np.ndarray:
         """Ids (int64, ascending) of the segments passing the filters."""
-        where, params = self._filters(collection, langs, documents)
+        where, params = self._filters(collection, langs, documents, units)
         cur = self.conn.execute(f"SELECT s.id FROM segments s{where} ORDER BY s.id", params)
         return np.fromiter((r[0] for r in cur), dtype=np.int64)
 
@@ -85,9 +97,10 @@ class SegmentQueries:
         collection: str | None = None,
         langs: Sequence[str] | None = None,
         documents: Sequence[int] | None = None,
+        units: UnitFilter | None = None,
     ) -> int:
         """How many segments pass the filters."""
-        where, params = self._filters(collection, langs, documents)
+        where, params = self._filters(collection, langs, documents, units)
         return int(
             self.conn.execute(f"SELECT COUNT(*) FROM segments s{where}", params).fetchone()[0]
         )
@@ -175,8 +188,15 @@ class SegmentQueries:
         mode: str = "match",
         case_sensitive: bool = False,
         documents: Sequence[int] | None = None,
+        units: UnitFilter | None = None,
     ) -> list[tuple[int, float]]:
         """Lexical search: [(segment id, score)], best first; see ``store.lexical``."""
         from xlsearch.engine.store.lexical import fts_search
 
-        return fts_search(self, query, k, collection, langs, mode, case_sensitive, documents)
+        return fts_search(self, query, k, collection, langs, mode, case_sensitive, documents, units)
+
+    def unit_meta(self, tu_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Metadata of translation units (tuid, dates, users, props, notes) by tu id."""
+        from xlsearch.engine.store.units import unit_meta
+
+        return unit_meta(self.conn, list(tu_ids))

@@ -92,6 +92,40 @@ MIGRATIONS: list[tuple[int, str]] = [
         INSERT INTO meta (key, value) VALUES ('generation', '0');
         """,
     ),
+    (
+        2,
+        """
+        -- Translation-unit metadata (TMX tu attributes, props and notes; XLIFF unit notes …).
+        -- Language tags are stored as written (BCP 47) from now on: existing primary tags
+        -- (en, de) are valid tags and keep matching as prefixes, so segments need no change.
+        CREATE TABLE units (
+            tu_id TEXT PRIMARY KEY,
+            document_id INTEGER NOT NULL,
+            tuid TEXT,
+            created_at TEXT,
+            created_by TEXT,
+            changed_at TEXT,
+            changed_by TEXT,
+            meta TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX units_document ON units (document_id);
+        CREATE INDEX units_created_at ON units (created_at);
+        CREATE INDEX units_changed_at ON units (changed_at);
+        CREATE TABLE unit_fields (
+            tu_id TEXT NOT NULL,
+            document_id INTEGER NOT NULL,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL
+        );
+        CREATE INDEX unit_fields_key_value ON unit_fields (key, value COLLATE NOCASE);
+        CREATE INDEX unit_fields_tu ON unit_fields (tu_id);
+        CREATE INDEX unit_fields_document ON unit_fields (document_id);
+        CREATE TRIGGER documents_units_bd BEFORE DELETE ON documents BEGIN
+            DELETE FROM unit_fields WHERE document_id = old.id;
+            DELETE FROM units WHERE document_id = old.id;
+        END;
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -27,6 +27,8 @@ SCREEN_KEYS: list[tuple[str, list[tuple[str, str]]]] = [
             ("↓ / escape", "from the query to the results / back to the query"),
             ("c / t", "copy the hit / its aligned translation"),
             ("space / e", "mark a hit / export marked (else all) hits as TMX or TSV"),
+            ("langs box", "language prefixes: en = en, en-GB, en-US; zh-Hant = zh-TW, zh-HK"),
+            ("meta box", "client=ACME project=Web* changed>=2024-01-01 created<2025 note=*x*"),
         ],
     ),
     ("Compare", [("enter / ctrl+r", "score the sentences")]),

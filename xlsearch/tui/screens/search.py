@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Sta
 
 from xlsearch.engine.facade.api import SEARCH_MODES, ContextView, Hit
 from xlsearch.engine.progress import CancelToken
+from xlsearch.engine.store.units import unit_lines
 from xlsearch.tui.messages import JobDone, JobFailed
 from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
 
@@ -99,6 +100,14 @@ class SearchScreen(EngineScreen):
             )
         with Horizontal(id="filters", classes="bar"):
             yield Input(placeholder="langs: en,de", id="langs", compact=True)
+            yield Input(
+                placeholder="meta: client=ACME changed>=2024-01",
+                id="where",
+                compact=True,
+                tooltip="metadata filters, space-separated: KEY=VALUE (a prop such as "
+                "client, project, domain; tuid, note, created-by, changed-by; * wildcard), "
+                "changed>=DATE, changed<DATE, created>=DATE, created<DATE",
+            )
             yield Select(
                 [("all collections", ALL)],
                 value=ALL,
@@ -165,6 +174,7 @@ class SearchScreen(EngineScreen):
         self.start_search(explicit=True)
 
     @on(Input.Changed, "#langs")
+    @on(Input.Changed, "#where")
     @on(Select.Changed, "#mode")
     @on(Select.Changed, "#collection")
     def _filters_changed(self) -> None:
@@ -184,6 +194,7 @@ class SearchScreen(EngineScreen):
             "mode": self.query_one("#mode", Select).value,
             "langs": tuple(lang for lang in langs if lang),
             "collection": None if collection in (ALL, Select.BLANK) else collection,
+            "where": self.query_one("#where", Input).value.strip(),
         }
 
     def start_search(self, explicit: bool = False) -> None:
@@ -314,6 +325,8 @@ class SearchScreen(EngineScreen):
             out.append(f"  {lang}: ", style="bold")
             out.append_text(highlight(text, terms))
             out.append("\n")
+        for line in unit_lines(view.unit):
+            out.append(f"  {line}\n", style="italic dim")
         self.query_one("#preview", Static).update(out)
 
     def on_key(self, event: Any) -> None:
