@@ -524,3 +524,21 @@ def test_sdlxliff_seg_source_sentences_get_their_own_seg_defs(tmp_path: Path) ->
     ]
     assert first["changed"] == "03/02/2024 08:00:00" and second["changed"] == "01/02/2025 03:04:05"
     assert second["props"] == [{"type": "sdl-conf", "text": "Draft"}]
+
+
+def test_xliff_export_names_units_by_their_tuid(tmp_path: Path) -> None:
+    tmx = TRADOS.replace(
+        '<tu creationdate="20221001T090000Z"', '<tu tuid="save-1" creationdate="20221001T090000Z"'
+    )
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(_write(tmp_path, "t.tmx", tmx), "tm")
+        out = tmp_path / "out.xlf"
+        assert (
+            write_units(out, iter_store_units(store, "tm", ["en-US", "de"]), langs=["en-US", "de"])
+            == 2
+        )
+    names = [
+        u.get("resname")
+        for u in ET.parse(out).iter("{urn:oasis:names:tc:xliff:document:1.2}trans-unit")
+    ]
+    assert names == [None, "save-1"]

@@ -306,7 +306,12 @@ def _xliff_unit(fh: Any, unit: ExportUnit, langs: Sequence[str], version: str, n
     source, target = unit.text(langs[0]), unit.text(langs[1])
     if not source or not target:
         return False
-    xliff.unit(fh, version, number, source, target, unit.props)
+    props = unit.props
+    attrs = (unit.meta or {}).get("attrs") or {}
+    tuid = attrs.get("tuid") or attrs.get("id")
+    if tuid and "x-tu" not in props:  # the memory's own unit id names the XLIFF unit
+        props = {"x-tu": str(tuid), **props}
+    xliff.unit(fh, version, number, source, target, props)
     return True
 
 
