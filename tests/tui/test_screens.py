@@ -9,6 +9,7 @@ import pytest
 from textual.widgets import Button, DataTable, Input, Label, Static, TextArea
 
 from xlsearch.engine.errors import StoreError
+from xlsearch.engine.facade.api import EVAL_DEMO, EVAL_DEV
 from xlsearch.engine.facade.fake import STUDENT, TEACHER, FakeEngine
 from xlsearch.tui.app import SCREENS, make_app
 from xlsearch.tui.messages import JobProgress
@@ -19,6 +20,7 @@ from xlsearch.tui.screens.evaluate import EvaluateScreen
 from xlsearch.tui.screens.help import HelpScreen
 from xlsearch.tui.screens.mining import MiningScreen
 from xlsearch.tui.screens.models import ModelsScreen
+from xlsearch.tui.widgets.modals import ConfirmScreen
 from xlsearch.tui.widgets.slider import Slider
 
 pytestmark = pytest.mark.anyio
@@ -128,6 +130,50 @@ async def test_distill_wizard_preview_run_and_card(app, settle, tsv_file: Path):
         assert screen.result is not None and not screen.result.cancelled
         card = screen.query_one("#model-card", Static).content.plain
         assert "teacher: bundled:teacher" in card and "dev_accuracy: 89" in card
+        # the run never switches the active model; the app offers it, with the cost
+        assert isinstance(app.screen, ConfirmScreen)
+        question = str(app.screen.query_one("#question", Label).content)
+        assert "Search with student-static now?" in question
+        assert "re-indexes 24 segments in 1 collection(s)" in question
+        assert app.engine.active == STUDENT
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.engine.active == STUDENT and app.screen is screen
+
+
+async def test_distill_offer_accepted_switches_and_warms_the_new_model(app, settle, tsv_file):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        screen.files = [str(tsv_file)]
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.engine.active == "/models/student-static"
+        assert app.engine.calls.count("warm_up") == 2  # at start, and after the switch
+
+
+async def test_distill_fields_are_checked_by_name(app, settle, tsv_file):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        screen.files = [str(tsv_file)]
+        for field, value, message in [
+            ("#minutes", "-", "Minutes: enter a number ≥ 0"),
+            ("#minutes", "-3", "Minutes: enter a number ≥ 0"),
+            ("#epochs", "1e999", "Epochs: enter a number ≥ 0"),
+            ("#batch", "2.5", "Batch: enter a whole number ≥ 0"),
+        ]:
+            screen.query_one(field, Input).value = value
+            app.clear_notifications()
+            await pilot.press("ctrl+r")
+            await settle(pilot)
+            assert [n.message.split(" (")[0] for n in app._notifications] == [message]
+            assert screen.result is None and not screen.job_running()
+            screen.query_one(field, Input).value = ""
 
 
 async def test_distill_uses_the_imported_tm(app, settle):
@@ -151,14 +197,19 @@ async def test_distill_cancel_keeps_checkpoint_and_resumes(settle, tsv_file: Pat
         await settle(pilot)
         screen = app.screen
         screen.files = [str(tsv_file)]
-        await pilot.press("ctrl+r")
+        name = screen.query_one("#output", Input)
+        name.focus()
+        await pilot.press(*"my-student", "ctrl+r")  # the usual way: type the name, start
         await pilot.pause(0.4)
-        assert screen.job_running()
-        await pilot.press("ctrl+x")
+        assert screen.job_running() and screen.focused is name
+        await pilot.press("ctrl+x")  # a priority key: the field's "cut" does not swallow it
         await settle(pilot)
+        assert name.value == "my-student"
         assert screen.result is not None and screen.result.cancelled
+        assert not isinstance(app.screen, ConfirmScreen)  # a cancelled run is not offered
         assert screen.can_resume and not screen.query_one("#resume", Button).disabled
         assert screen.last_config.resume is False
+        name.focus()
         await pilot.press("ctrl+u")
         await settle(pilot)
         assert screen.last_config.resume is True
@@ -193,6 +244,11 @@ async def test_evaluate_models_side_by_side_and_bias_plot(app, settle):
         await settle(pilot)
         screen = app.screen
         assert screen.query_one("#eval-model").value == STUDENT
+        assert screen.query_one("#eval-source").value == EVAL_DEMO  # works out of the box
+        assert screen.query_one("#eval-data").disabled
+        screen.query_one("#eval-source").value = "folder"
+        await pilot.pause()
+        assert not screen.query_one("#eval-data").disabled
         await pilot.press("ctrl+r")
         await settle(pilot)
         screen.query_one("#eval-model").value = TEACHER
@@ -210,6 +266,21 @@ async def test_evaluate_models_side_by_side_and_bias_plot(app, settle):
         assert screen.reports[TEACHER].bias_points
 
 
+async def test_evaluate_builtin_sets_out_of_the_box(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f6")
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert column(screen.query_one("#eval-summary", DataTable), "metric") == ["demo-heldout"]
+        screen.query_one("#eval-source").value = EVAL_DEV
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert set(screen.reports[STUDENT].summary) == {"dev-split"}
+        assert not app._notifications
+
+
 async def test_mining_threshold_and_export(app, settle, tmp_path: Path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f7")
@@ -221,7 +292,15 @@ async def test_mining_threshold_and_export(app, settle, tmp_path: Path):
         everything = len(screen.pairs)
         assert everything == 6 and table.row_count == len(screen.visible_pairs())
         slider = screen.query_one("#threshold", Slider)
+        assert screen.focused is table
+        await pilot.press("plus", "plus", "minus")  # the footer's +/- work from the table
+        assert slider.value == pytest.approx(1.06)
+        assert str(screen.query_one("#threshold-value", Label).content) == "1.06"
+        screen.query_one("#src-lang", Input).focus()
+        await pilot.press("minus")  # in a text field, "-" is typed
+        assert slider.value == pytest.approx(1.06)
         slider.focus()
+        await pilot.press("minus")
         before = table.row_count
         await pilot.press("right", "right")
         assert slider.value == pytest.approx(1.07)

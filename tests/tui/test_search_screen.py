@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, Label, Select, Static
 
+from xlsearch.engine.facade.api import HIT_COLUMNS
 from xlsearch.tui.screens.search import SearchScreen, highlight, pick_translation, query_terms
 
 SIZE = (100, 30)
@@ -112,8 +113,48 @@ async def test_copy_mark_and_export(app, settle, tmp_path: Path):
         await settle(pilot)
         rows = out.read_text(encoding="utf-8").splitlines()
         assert len(rows) == 3  # header + the two marked hits
+        assert rows[0].split("\t") == list(HIT_COLUMNS)
         assert "The train to Berlin leaves at nine." in rows[1]
         assert any(n.title == "Exported" for n in app._notifications)
+        # unmarked, "→ ru" chosen: every row, with exactly the translation the screen shows
+        await pilot.press("up", "space", "down", "down", "space")
+        assert not screen.marked
+        screen.query_one("#target").value = "ru"
+        await settle(pilot)
+        table = screen.query_one("#results", DataTable)
+        await pilot.press("e")
+        await pilot.pause()
+        out = tmp_path / "all.tsv"
+        app.screen.query_one("#export-path", Input).value = str(out)
+        await pilot.press("enter")
+        await settle(pilot)
+        rows = [r.split("\t") for r in out.read_text(encoding="utf-8").splitlines()]
+        assert len(rows) == 1 + len(screen.hits) == 1 + table.row_count
+        for r, row in enumerate(rows[1:]):
+            shown = cell(table, r, "translation")
+            assert shown == (f"{row[4]}: {row[5]}" if row[4] else "")
+            assert row[2:4] == [cell(table, r, "lang"), cell(table, r, "text")]
+        assert all(row[4] == "ru" for row in rows[1:] if row[2] != "ru")
+
+
+async def test_phrase_mode_and_long_text_ends_in_an_ellipsis(app, settle):
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert "phrase" in [v for _l, v in screen.query_one("#mode")._options]
+        screen.query_one("#mode").value = "phrase"
+        screen.query_one("#query", Input).value = "the train to"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.hits and all("the train to" in h.text.lower() for h in screen.hits)
+        table = screen.query_one("#results", DataTable)
+        width = table.columns[table.get_column_index("text")].width
+        hit = next(h for h in screen.hits if len(h.text) > width)
+        row = screen.hits.index(hit)
+        line = table.render_line(row + 1).text  # row 0 of the strip is the header
+        assert "…" in line
+        table.move_cursor(row=row)
+        await settle(pilot)
+        assert hit.text in screen.query_one("#preview").content.plain  # all of it
 
 
 def test_helpers():

@@ -104,7 +104,9 @@ class XLSearchApp(App[None]):
                 pass
 
     def screen_ready(self) -> None:
-        """Called by the search screen once it can take input (start-up benchmark hook)."""
+        """Called by the first screen once it can take input: start loading the active model
+        in the background (the first semantic search then finds it loaded); also the
+        start-up benchmark hook."""
         target = os.environ.get(READY_ENV)
         if target:
             import json
@@ -114,6 +116,14 @@ class XLSearchApp(App[None]):
             with open(target, "w", encoding="utf-8") as fh:
                 json.dump({"time": time.time(), "loaded": heavy}, fh)
             self.exit()
+            return
+        self.warm_up()
+
+    def warm_up(self) -> None:
+        """Load the active model (and open its indexes) in a thread worker."""
+        warm = getattr(self.engine, "warm_up", None)
+        if callable(warm):
+            self.run_worker(warm, thread=True, group="warm-up", exclusive=True, exit_on_error=False)
 
 
 def _saved_theme() -> str:

@@ -47,6 +47,8 @@ def run_suite(
     mse_limit: int = 2000,
     teacher: Any = BUNDLED_TEACHER,
     bias: bool = False,
+    parallel_sets: Sequence[R.ParallelSet] = (),
+    parallel_key: str = "dev-split",
     device: str = "auto",
     quantize: bool = False,
     batch_size: int = 32,
@@ -58,7 +60,9 @@ def run_suite(
     ``sts_cross`` adds cross-lingual sets (sentence1 from English, sentence2 from each other
     language of the same row-aligned family, e.g. stsb-multi-mt). ``bias`` adds language
     bias over the largest row-aligned family of STS sets (else over all of them) and a PCA
-    of its row-aligned sentences. Every distinct sentence is encoded once per run.
+    of its row-aligned sentences. ``parallel_sets`` (e.g. ``builtin.demo_heldout_sets()``)
+    add translation accuracy under table ``parallel_key`` (``demo-heldout``, ``dev-split``).
+    Every distinct sentence is encoded once per run.
     ``bucc_synthetic`` hides Tatoeba pairs among unrelated sentences ("BUCC-style").
     """
     t0 = time.monotonic()
@@ -72,6 +76,9 @@ def run_suite(
         plan.append(
             (key, s.name, TranslationEvaluator.from_set(s, name=f"tatoeba {s.name}", margin=margin))
         )
+
+    for s in parallel_sets:
+        plan.append((parallel_key, s.name, TranslationEvaluator.from_set(s, name=s.name)))
 
     sts = [R.read_sts(f) for f in sts_files] + list(sts_sets)
     if sts17_dir:
@@ -124,6 +131,8 @@ _TATOEBA_COLS = (["xx→en", "en→xx", "mean"], ["src2tgt", "tgt2src", "mean"])
 TABLES: dict[str, tuple[str, list[str], list[str]]] = {
     "tatoeba": ("Tatoeba accuracy (%)", *_TATOEBA_COLS),
     "tatoeba-margin": ("Tatoeba accuracy, margin retrieval (%)", *_TATOEBA_COLS),
+    "demo-heldout": ("Demo held-out translation accuracy (%)", *_TATOEBA_COLS),
+    "dev-split": ("Dev-split translation accuracy (%)", *_TATOEBA_COLS),
     "sts": ("STS (cosine vs gold, ×100)", ["spearman", "pearson"], ["spearman", "pearson"]),
     "bias": (
         "Language bias (Spearman ×100)",
@@ -154,7 +163,7 @@ def _build_tables(
             table.add(label, [scores[n] for n in names])
             if ev.details:
                 report.details.setdefault(tkey, {})[label] = ev.details
-        if tkey.startswith("tatoeba") and len(table.rows) > 1:
+        if tkey.startswith(("tatoeba", "demo-heldout", "dev-split")) and len(table.rows) > 1:
             table.add_mean_row()
         if tkey == "bucc":
             labels = {ev.details.get("label", "BUCC") for _, ev, _ in by_key[tkey]}

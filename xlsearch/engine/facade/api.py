@@ -13,8 +13,14 @@ from xlsearch.engine.progress import CancelToken, ProgressCallback
 if TYPE_CHECKING:
     from xlsearch.engine.store.units import UnitFilter
 
-SearchMode = Literal["semantic", "lexical", "hybrid", "regex"]
-SEARCH_MODES: tuple[SearchMode, ...] = ("semantic", "lexical", "hybrid", "regex")
+SearchMode = Literal["semantic", "lexical", "hybrid", "phrase", "regex"]
+SEARCH_MODES: tuple[SearchMode, ...] = ("semantic", "lexical", "hybrid", "phrase", "regex")
+EVAL_DEMO = "builtin:demo"
+"""``evaluate(data_dir=EVAL_DEMO)``: the demo's held-out units (every tenth, never trained on)."""
+EVAL_DEV = "builtin:dev"
+"""``evaluate(data_dir=EVAL_DEV)``: the model's own dev split, rebuilt from its card."""
+HIT_COLUMNS = ("rank", "score", "lang", "text", "translation_lang", "translation", "document")
+"""The header of a TSV export of search hits: one row per hit, as the search screen shows it."""
 IndexState = Literal["fresh", "stale", "missing"]
 
 
@@ -280,6 +286,16 @@ class EngineAPI(Protocol):
 
     def device_description(self) -> str: ...
 
+    def warm_up(self) -> str:
+        """Load the active model (and open its indexes) so the first search is fast; returns
+        the model's spec. Never raises: a problem shows at the first search instead."""
+        ...
+
+    def reindex_cost(self, spec: str) -> tuple[int, int]:
+        """``(segments, collections)`` that would have to be embedded to search every
+        collection with ``spec`` (the cost of switching to it)."""
+        ...
+
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     """Cosine similarity of two vectors (0 when either is all zeros)."""
@@ -310,10 +326,12 @@ def write_export(items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
     """Write hits or mined pairs as ``tsv``, ``tmx`` or ``xliff``; returns rows written.
 
     A hit becomes one unit (its segment plus its aligned translations); a mined pair becomes
-    one two-language unit.
+    one two-language unit. Hits as TSV: ``hit_rows`` (a header, one row per hit).
     """
     from xml.sax.saxutils import escape, quoteattr
 
+    if fmt.lower().lstrip(".") == "tsv" and items and all(isinstance(i, Hit) for i in items):
+        return write_hit_table(items, path)  # type: ignore[arg-type]
     units: list[dict[str, str]] = []
     for item in items:
         if isinstance(item, MinedPair):
@@ -353,3 +371,23 @@ def write_export(items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
 
         raise ConfigError(f"unknown export format {fmt!r}", hint="use tsv, tmx or xlf")
     return len(units)
+
+
+def hit_rows(hits: Sequence[Hit]) -> list[list[str]]:
+    """``HIT_COLUMNS`` then one row per hit: its first translation is the one exported (the
+    search screen passes each hit with the translation it shows)."""
+    rows = [list(HIT_COLUMNS)]
+    for rank, hit in enumerate(hits, 1):
+        lang, text = next(iter(hit.translations.items()), ("", ""))
+        cells = [str(rank), f"{hit.score:.4f}", hit.lang, hit.text, lang, text, hit.document]
+        rows.append([c.replace("\t", " ").replace("\r", " ").replace("\n", " ") for c in cells])
+    return rows
+
+
+def write_hit_table(hits: Sequence[Hit], path: str) -> int:
+    """Write ``hit_rows`` as a UTF-8 TSV; returns the number of hits written."""
+    out = Path(path).expanduser()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rows = hit_rows(hits)
+    out.write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    return len(rows) - 1

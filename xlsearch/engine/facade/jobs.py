@@ -121,11 +121,32 @@ class JobsMixin:
     ) -> EvalReport:
         """Tatoeba (the model's languages), STS-benchmark (+ multilingual, cross-lingual) and
         language bias from a benchmark folder laid out as ``dev/tatoeba``, ``dev/stsbenchmark``
-        and ``dev/stsb-multi-mt``; results are stored in the model's card."""
+        and ``dev/stsb-multi-mt``; or, with ``data_dir`` ``api.EVAL_DEMO`` / ``api.EVAL_DEV``,
+        translation accuracy on the demo's held-out units / the model's own dev split.
+        Results are stored in the model's card."""
         from xlsearch.engine.errors import ConfigError
         from xlsearch.engine.evaluation.readers import tatoeba_languages, to_iso3
         from xlsearch.engine.evaluation.suite import run_suite, save_results
+        from xlsearch.engine.facade.api import EVAL_DEMO, EVAL_DEV
         from xlsearch.engine.settings import Settings
+
+        if data_dir in (EVAL_DEMO, EVAL_DEV):
+            from xlsearch.engine.evaluation import builtin
+
+            demo = data_dir == EVAL_DEMO
+            sets = builtin.demo_heldout_sets() if demo else builtin.dev_split_sets(model)
+            s = Settings.load()
+            report = run_suite(
+                model,
+                parallel_sets=sets,
+                parallel_key="demo-heldout" if demo else "dev-split",
+                device=s.device,
+                batch_size=s.batch_size,
+                on_progress=on_progress,
+                cancel=cancel,
+            )
+            save_results(report, model)
+            return self._eval_report(model, report)
 
         root = Path(data_dir).expanduser()
         dev = root / "dev" if (root / "dev").is_dir() else root
@@ -158,6 +179,10 @@ class JobsMixin:
             cancel=cancel,
         )
         save_results(report, model)
+        return self._eval_report(model, report)
+
+    @staticmethod
+    def _eval_report(model: str, report: Any) -> EvalReport:
         titles = {t.key: t.title for t in report.tables}
         tables = {titles[k]: rows for k, rows in report.row_dicts().items()}
         return EvalReport(model, tables, report.summary(), report.bias_points())
@@ -199,8 +224,14 @@ class JobsMixin:
         ]
 
     def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
-        """Write hits (with their translations) or mined pairs as TMX, XLIFF 1.2 or TSV."""
+        """Write hits (with their translations) or mined pairs as TMX, XLIFF 1.2 or TSV.
+
+        Hits as TSV: a header and one row per hit (``api.hit_rows``: the screen's columns)."""
         from xlsearch.engine.export import ExportUnit, write_units
+        from xlsearch.engine.facade.api import write_hit_table
+
+        if fmt.lower().lstrip(".") == "tsv" and items and all(isinstance(i, Hit) for i in items):
+            return write_hit_table(items, path)  # type: ignore[arg-type]
 
         units = []
         for item in items:

@@ -357,6 +357,46 @@ class LocalEngine(JobsMixin):
 
         return read_card(resolve_model_path(spec))
 
+    def warm_up(self) -> str:
+        """Load the active model, embed one text and open its fresh indexes (never raises)."""
+        import logging
+
+        from xlsearch.engine.index.manager import index_status
+
+        spec = ""
+        try:
+            spec = self.active_model()
+            encoder = self.encoder(spec)
+            encoder.encode(["warm up"])
+            with self._store() as store:
+                searcher = self._searcher(store, spec)
+                for c in store.collections():
+                    if index_status(store, encoder, c["name"])["state"] == "fresh":
+                        searcher.index(c["name"])
+        except Exception:  # noqa: BLE001 - the first search reports any problem properly
+            logging.getLogger("xlsearch").debug("warm-up failed", exc_info=True)
+        return spec
+
+    def reindex_cost(self, spec: str) -> tuple[int, int]:
+        """Segments to embed (and collections to index) before ``spec`` can search them all;
+        read from the store and the index side-cars, without loading the model."""
+        from xlsearch.engine.index.manager import index_status
+
+        stub = self._model_stub(spec, self.model_card(spec))
+        segments = collections = 0
+        with self._store() as store:
+            for c in store.collections():
+                st = index_status(store, stub, c["name"])
+                todo = {"fresh": 0, "stale": max(0, st["segments"] - st["vectors"])}.get(
+                    st["state"], st["segments"]
+                )
+                if st["state"] == "stale":
+                    todo = max(todo, 1)
+                if todo:
+                    segments += todo
+                    collections += 1
+        return segments, collections
+
     def device_description(self) -> str:
         from xlsearch.engine.encoder import device_description
         from xlsearch.engine.settings import Settings

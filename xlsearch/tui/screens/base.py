@@ -7,7 +7,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.binding import Binding
 from textual.screen import Screen
+from textual.widgets import Input
 from textual.worker import Worker, get_current_worker
 
 from xlsearch.engine.errors import CancelledError, XLSearchError
@@ -55,6 +57,12 @@ def execute(node: Screen, job: str, call: EngineCall, token: CancelToken) -> Non
     node.post_message(JobDone(job, result))
 
 
+def cancel_binding(description: str = "Cancel") -> Binding:
+    """ctrl+x → ``action_cancel`` from any focus: a priority key, so a text field's "cut" does
+    not swallow it while a job runs (with nothing running, a focused field keeps its cut)."""
+    return Binding("ctrl+x", "cancel", description, priority=True)
+
+
 class EngineScreen(Screen[None]):
     """A screen whose engine calls run in exclusive thread workers.
 
@@ -99,6 +107,11 @@ class EngineScreen(Screen[None]):
             return False
         token.cancel()
         self.notify("Stopping at the next safe point…", title="Cancelling", timeout=3)
+        return True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel" and isinstance(self.focused, Input) and not self.job_running():
+            return False  # nothing to stop: ctrl+x stays the text field's "cut"
         return True
 
     def job_running(self) -> bool:

@@ -13,7 +13,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Sta
 
 from xlsearch.engine.facade.api import CollectionInfo, ImportReport, IndexStatus
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
-from xlsearch.tui.screens.base import EngineScreen
+from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.progress import JobPanel
 
 IMPORT_SUFFIXES = (
@@ -44,7 +44,7 @@ class CorpusScreen(EngineScreen):
         Binding("X", "index_all", "Index all", show=False),
         Binding("d", "delete", "Delete"),
         Binding("r", "refresh", "Refresh"),
-        Binding("ctrl+x", "cancel", "Cancel job"),
+        cancel_binding("Cancel job"),
     ]
 
     def __init__(self) -> None:
@@ -57,7 +57,7 @@ class CorpusScreen(EngineScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(classes="bar", id="corpus-actions"):
-            yield Label("Import into:")
+            yield Label("Into:")
             yield Input(value="default", id="import-collection", compact=True)
             yield Input(placeholder="langs e.g. en,de", id="import-langs", compact=True)
             yield Button("Import (i)", id="import", compact=True)
@@ -95,7 +95,7 @@ class CorpusScreen(EngineScreen):
             self.focused, Input
         ):
             return False  # letters go to the input
-        return True
+        return super().check_action(action, parameters)
 
     def action_refresh(self) -> None:
         engine = self.engine

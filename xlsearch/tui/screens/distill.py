@@ -17,7 +17,7 @@ from textual_plotext import PlotextPlot
 from xlsearch.engine.facade.api import DistillConfig, DistillResult, TsvPreview
 from xlsearch.engine.progress import Progress
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
-from xlsearch.tui.screens.base import EngineScreen
+from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.progress import JobPanel
 
 STUDENTS = [
@@ -105,14 +105,28 @@ def format_card(card: dict[str, Any]) -> Text:
     return out
 
 
+PERCENT = (0.0, 100.0)
+
+
+def axis_range(values: list[float], floor: float | None = None) -> tuple[float, float]:
+    """Limits around ``values`` with a little headroom; one value (or equal values) gets a
+    range around it instead of a degenerate or exaggerated one; never below ``floor``."""
+    lo, hi = min(values), max(values)
+    pad = (hi - lo) * 0.1 if hi > lo else max(abs(hi) * 0.5, 1.0)
+    lo, hi = lo - pad, hi + pad
+    if floor is not None:
+        lo = max(lo, floor)
+    return lo, hi
+
+
 class DistillScreen(EngineScreen):
     """Make a multilingual student from parallel sentences and watch it learn."""
 
     AUTO_FOCUS = "#pick"
     BINDINGS = [
-        Binding("ctrl+r", "start", "Start"),
-        Binding("ctrl+u", "resume", "Resume"),
-        Binding("ctrl+x", "cancel", "Cancel"),
+        Binding("ctrl+r", "start", "Start", priority=True),
+        Binding("ctrl+u", "resume", "Resume", priority=True),
+        cancel_binding(),
     ]
 
     def __init__(self) -> None:
@@ -208,9 +222,18 @@ class DistillScreen(EngineScreen):
     def build_config(self, resume: bool = False) -> DistillConfig:
         """The wizard's fields as a ``DistillConfig`` (raises ValueError on a bad field)."""
 
-        def number(selector: str, kind: type = int) -> Any:
+        def number(selector: str, label: str, kind: type = int) -> Any:
             value = self.query_one(selector, Input).value.strip()
-            return kind(value) if value else kind(0)
+            if not value:
+                return kind(0)
+            try:
+                parsed = kind(value)
+            except ValueError:
+                parsed = -1
+            if not 0 <= parsed < float("inf"):
+                what = "a whole number" if kind is int else "a number"
+                raise ValueError(f"{label}: enter {what} ≥ 0 (empty = the preset's value)")
+            return parsed
 
         student = str(self.query_one("#student", Select).value)
         if student == "checkpoint":
@@ -227,10 +250,10 @@ class DistillScreen(EngineScreen):
             teacher=self.query_one("#teacher", Input).value.strip() or "bundled:teacher",
             student=student,
             preset=str(self.query_one("#preset", Select).value),
-            epochs=number("#epochs", float),
-            batch_size=number("#batch"),
-            max_steps=number("#max-steps"),
-            time_limit_min=number("#minutes", float),
+            epochs=number("#epochs", "Epochs", float),
+            batch_size=number("#batch", "Batch"),
+            max_steps=number("#max-steps", "Max steps"),
+            time_limit_min=number("#minutes", "Minutes", float),
             output=self.query_one("#output", Input).value.strip(),
             resume=resume,
         )
@@ -263,6 +286,11 @@ class DistillScreen(EngineScreen):
             return engine.distill(config, on_progress, cancel)
 
         self.run_job("distill", call)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "resume" and isinstance(self.focused, Input) and not self.can_resume:
+            return False  # ctrl+u stays the text field's "delete to start"
+        return super().check_action(action, parameters)
 
     @on(Button.Pressed, "#resume")
     def action_resume(self) -> None:
@@ -306,10 +334,14 @@ class DistillScreen(EngineScreen):
             if points:
                 title += f" · last {points[-1][1]:.4g}"
             plt.title(title)
-            if len(points) == 1:
-                plt.scatter([points[0][0]], [points[0][1]], marker="●")
-            elif points:
-                plt.plot([x for x, _ in points], [y for _, y in points], marker="braille")
+            if points:
+                xs, ys = [x for x, _ in points], [y for _, y in points]
+                if len(points) == 1:
+                    plt.scatter(xs, ys, marker="●")
+                else:
+                    plt.plot(xs, ys, marker="braille")
+                plt.xlim(*axis_range(xs, floor=0.0))
+                plt.ylim(*(PERCENT if selector == "#dev-plot" else axis_range(ys, floor=0.0)))
             plot.refresh()
 
     def on_job_done(self, message: JobDone) -> None:
@@ -334,10 +366,45 @@ class DistillScreen(EngineScreen):
             )
             card = Text(f"{self.result.path}\n", style="bold")
             card.append_text(format_card(self.result.card))
-            card.append(
-                "Make it active in Models (f8), then re-index in Corpus (f4).", style="italic"
-            )
             self.query_one("#model-card", Static).update(card)
+            if not self.result.cancelled:
+                engine, path = self.engine, self.result.path
+                self.run_query("cost", lambda: (path, engine.reindex_cost(path)))
+        elif message.job == "cost":
+            self.offer_switch(*message.result)
+        elif message.job == "use":
+            self.app.warm_up()  # type: ignore[attr-defined]
+            self.notify(
+                f"{message.result} is active; collections are re-indexed at the next search "
+                "(or now: Corpus f4, x)",
+                title="Active model",
+                timeout=8,
+            )
+
+    def offer_switch(self, path: str, cost: tuple[int, int]) -> None:
+        """Ask whether to search with the new student now (never switches by itself)."""
+        from xlsearch.tui.widgets.modals import ConfirmScreen
+
+        segments, collections = cost
+        name = path.rstrip("/").split("/")[-1]
+        work = (
+            f"Switching re-indexes {segments:,} segments in {collections} collection(s)."
+            if segments
+            else "No re-indexing needed."
+        )
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                engine = self.engine
+                self.run_query("use", lambda: engine.set_active_model(path))
+            else:
+                self.notify(
+                    "The active model is unchanged; switch any time in Models (f8, a)",
+                    title="Not switched",
+                    timeout=6,
+                )
+
+        self.app.push_screen(ConfirmScreen(f"Search with {name} now? {work}"), answer)
 
     def on_job_failed(self, message: JobFailed) -> None:
         if message.job == "preview":

@@ -15,10 +15,18 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Footer, Header, Input, Select, Static
 from textual_plotext import PlotextPlot
 
-from xlsearch.engine.facade.api import EvalReport
+from xlsearch.engine.facade.api import EVAL_DEMO, EVAL_DEV, EvalReport
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
-from xlsearch.tui.screens.base import EngineScreen
+from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.progress import JobPanel
+
+FOLDER = "folder"
+SOURCES = [
+    ("demo held-out", EVAL_DEMO),
+    ("its dev split", EVAL_DEV),
+    ("benchmark folder", FOLDER),
+]
+"""What to evaluate on: the two built-in sets work out of the box."""
 
 
 def default_data_dir() -> str:
@@ -53,7 +61,7 @@ class EvaluateScreen(EngineScreen):
     """Evaluate models; every report of this session stays in the side-by-side table."""
 
     AUTO_FOCUS = "#eval-model"
-    BINDINGS = [Binding("ctrl+r", "run", "Run"), Binding("ctrl+x", "cancel", "Cancel")]
+    BINDINGS = [Binding("ctrl+r", "run", "Run", priority=True), cancel_binding()]
 
     def __init__(self) -> None:
         super().__init__()
@@ -63,11 +71,15 @@ class EvaluateScreen(EngineScreen):
         yield Header()
         with Horizontal(classes="bar"):
             yield Select([], prompt="model", id="eval-model", compact=True)
+            yield Select(
+                SOURCES, value=EVAL_DEMO, allow_blank=False, id="eval-source", compact=True
+            )
             yield Input(
                 value=default_data_dir(),
-                placeholder="benchmark folder",
+                placeholder="benchmark folder (dev/tatoeba, dev/stsbenchmark…)",
                 id="eval-data",
                 compact=True,
+                disabled=True,
             )
             yield Button("Run (ctrl+r)", variant="primary", id="run", compact=True)
             yield Button("Cancel (ctrl+x)", id="cancel", compact=True)
@@ -96,8 +108,20 @@ class EvaluateScreen(EngineScreen):
             self.notify("An evaluation is running (ctrl+x cancels)", title="Busy")
             return
         engine, spec = self.engine, str(model)
-        data = self.query_one("#eval-data", Input).value.strip()
+        source = str(self.query_one("#eval-source", Select).value)
+        data = source if source != FOLDER else self.query_one("#eval-data", Input).value.strip()
+        if not data:
+            self.notify("Type the benchmark folder, or choose a built-in set", title="No data")
+            self.query_one("#eval-data", Input).focus()
+            return
         self.run_job("evaluate", lambda p, c: engine.evaluate(spec, data, p, c))
+
+    @on(Select.Changed, "#eval-source")
+    def _source_changed(self, event: Select.Changed) -> None:
+        folder = self.query_one("#eval-data", Input)
+        folder.disabled = event.value != FOLDER
+        if not folder.disabled:
+            folder.focus()
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

@@ -12,7 +12,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Sel
 
 from xlsearch.engine.facade.api import MinedPair
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
-from xlsearch.tui.screens.base import EngineScreen
+from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.progress import JobPanel
 from xlsearch.tui.widgets.slider import Slider
 
@@ -25,9 +25,11 @@ class MiningScreen(EngineScreen):
 
     AUTO_FOCUS = "#pairs-table"
     BINDINGS = [
-        Binding("ctrl+r", "mine", "Mine"),
-        Binding("ctrl+x", "cancel", "Cancel"),
+        Binding("ctrl+r", "mine", "Mine", priority=True),
+        cancel_binding(),
         Binding("e", "export", "Export"),
+        Binding("minus", "threshold(-1)", "Margin", key_display="-", show=False),
+        Binding("plus,equals_sign", "threshold(1)", "Margin", key_display="+/-"),
     ]
 
     def __init__(self) -> None:
@@ -126,9 +128,13 @@ class MiningScreen(EngineScreen):
         self.query_one("#mine-count", Label).update(f" {len(shown):,}/{len(self.pairs):,} pairs")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "export":
+        if action in ("export", "threshold"):
             return not isinstance(self.focused, Input)
-        return True
+        return super().check_action(action, parameters)
+
+    def action_threshold(self, direction: int) -> None:
+        """Lower / raise the margin threshold one step (from any focus but a text field)."""
+        self.query_one("#threshold", Slider).action_step(direction)
 
     def action_export(self) -> None:
         items = self.visible_pairs()

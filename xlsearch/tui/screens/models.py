@@ -117,6 +117,7 @@ class ModelsScreen(EngineScreen):
         elif message.job == "activate":
             self.notify(f"{message.result}", title="Active model", timeout=4)
             self.action_refresh()
+            self.app.warm_up()  # type: ignore[attr-defined]
 
     def commands(self) -> list[tuple[str, str, Any]]:
         return [

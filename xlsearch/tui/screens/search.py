@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
@@ -54,6 +55,22 @@ def pick_translation(hit: Hit, target: str, query_lang: str = "") -> tuple[str, 
         if lang in hit.translations and lang != hit.lang:
             return lang, hit.translations[lang]
     return "", ""
+
+
+def clipped(text: Text) -> Text:
+    """One line that ends in "…" when the column is too narrow (the preview shows it all)."""
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
+def shown_hits(hits: list[Hit], target: str, query_lang: str) -> list[Hit]:
+    """``hits`` with only the translation the screen shows (what an export writes)."""
+    out = []
+    for hit in hits:
+        lang, text = pick_translation(hit, target, query_lang)
+        out.append(replace(hit, translations={lang: text} if lang else {}))
+    return out
 
 
 class SearchScreen(EngineScreen):
@@ -285,9 +302,9 @@ class SearchScreen(EngineScreen):
                 "●" if i in self.marked else "",
                 f"{hit.score:.3f}"[:5],
                 hit.lang,
-                highlight(hit.text, terms, "bold"),
-                Text(f"{lang}: {translation}" if lang else "", style="italic"),
-                hit.document,
+                clipped(highlight(hit.text, terms, "bold")),
+                clipped(Text(f"{lang}: {translation}" if lang else "", style="italic")),
+                clipped(Text(hit.document)),
                 key=str(i),
             )
         if not self.hits:
@@ -372,8 +389,12 @@ class SearchScreen(EngineScreen):
         if not self.hits:
             self.notify("Search first, then export the hits", title="Nothing to export")
             return
-        items = [self.hits[i] for i in sorted(self.marked)] or list(self.hits)
+        target = str(self.query_one("#target", Select).value)
+        chosen = [self.hits[i] for i in sorted(self.marked)] or list(self.hits)
+        items = shown_hits(chosen, target, self.query_lang)
         what = f"{len(items)} {'marked' if self.marked else ''} hits".replace("  ", " ")
+        if target != ALL:
+            what += f" with their {target} translation"
         from xlsearch.tui.widgets.modals import ExportScreen
 
         def done(result: tuple[str, str] | None) -> None:
