@@ -134,7 +134,7 @@ async def test_distill_wizard_preview_run_and_card(app, settle, tsv_file: Path):
         assert isinstance(app.screen, ConfirmScreen)
         question = str(app.screen.query_one("#question", Label).content)
         assert "Search with student-static now?" in question
-        assert "re-indexes 24 segments in 1 collection(s)" in question
+        assert "re-indexes 24 segments in 1 collection(s) now" in question
         assert app.engine.active == STUDENT
         await pilot.press("n")
         await settle(pilot)

@@ -1,4 +1,4 @@
-"""Snapshot tests (pytest-textual-snapshot): every screen at 100×30 over the fake engine.
+"""Snapshot tests (pytest-textual-snapshot): every screen at 80×24 and 120×35 (fake engine).
 
 Update after an intended UI change with ``pytest tests/tui/test_snapshots.py
 --snapshot-update`` and review the SVGs in ``__snapshots__``.
@@ -14,7 +14,8 @@ from textual.widgets import Input, TextArea
 from xlsearch.engine.facade.fake import FakeEngine
 from xlsearch.tui.app import make_app
 
-SIZE = (100, 30)
+SIZE = (120, 35)
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=["80x24", "120x35"])
 
 
 async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -54,7 +55,8 @@ def test_search_screen_light_80x24(snap_compare):
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
-def test_compare_screen(snap_compare):
+@SIZES
+def test_compare_screen(snap_compare, size: tuple[int, int]):
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press("f3")
         await _settle(pilot)
@@ -64,19 +66,21 @@ def test_compare_screen(snap_compare):
         await pilot.press("ctrl+r")
         await _freeze(pilot)
 
-    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(_app(), terminal_size=size, run_before=run_before)
 
 
+@SIZES
 @pytest.mark.parametrize("key", ["f4", "f8", "f1"])
-def test_corpus_models_help_screens(snap_compare, key: str):
+def test_corpus_models_help_screens(snap_compare, key: str, size: tuple[int, int]):
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press(key)
         await _freeze(pilot)
 
-    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(_app(), terminal_size=size, run_before=run_before)
 
 
-def test_distill_screen_after_a_run(snap_compare, tmp_path: Path):
+@SIZES
+def test_distill_screen_after_a_run(snap_compare, tmp_path: Path, size: tuple[int, int]):
     data = tmp_path / "en-de.tsv"
     data.write_text("the dog\tder Hund\nbad line\na house\tein Haus\n", encoding="utf-8")
 
@@ -86,17 +90,35 @@ def test_distill_screen_after_a_run(snap_compare, tmp_path: Path):
         pilot.app.screen.set_files([str(data)])
         await _settle(pilot)
         await pilot.press("ctrl+r")
+        await _settle(pilot)
+        await pilot.press("n")  # the offer to switch to the new student: not now
         await _freeze(pilot)
 
-    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(_app(), terminal_size=size, run_before=run_before)
 
 
+def test_distill_offers_the_new_student(snap_compare, tmp_path: Path):
+    data = tmp_path / "en-de.tsv"
+    data.write_text("the dog\tder Hund\na house\tein Haus\n", encoding="utf-8")
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("f5")
+        await _settle(pilot)
+        pilot.app.screen.set_files([str(data)])
+        await _settle(pilot)
+        await pilot.press("ctrl+r")
+        await _freeze(pilot)
+
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=run_before)
+
+
+@SIZES
 @pytest.mark.parametrize("key", ["f6", "f7"])
-def test_evaluate_and_mining_screens_after_a_run(snap_compare, key: str):
+def test_evaluate_and_mining_screens_after_a_run(snap_compare, key: str, size: tuple[int, int]):
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press(key)
         await _settle(pilot)
         await pilot.press("ctrl+r")
         await _freeze(pilot)
 
-    assert snap_compare(_app(), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(_app(), terminal_size=size, run_before=run_before)

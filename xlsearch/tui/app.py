@@ -6,9 +6,11 @@ import importlib
 import os
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -16,6 +18,8 @@ from textual.screen import Screen
 if TYPE_CHECKING:
     from xlsearch.engine.facade import EngineAPI
 
+WIDE_FOOTER = 120
+"""Terminal width from which the footer names every screen key."""
 READY_ENV = "XLSEARCH_EXIT_WHEN_READY"
 """When set to a file path, the app writes (JSON) the wall-clock time the search screen became
 interactive and which heavy modules were loaded by then, and exits (``bench/startup.py``)."""
@@ -74,8 +78,27 @@ class XLSearchApp(App[None]):
         self.engine = engine
         self.initial_query = query
         self._fixed_theme = theme is not None
+        self._wide_footer: bool | None = None
         wanted = theme or _saved_theme()
         self.theme = wanted if wanted in self.available_themes else DARK_THEME
+
+    def on_mount(self) -> None:
+        self.fit_footer(self.size.width)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit_footer(event.size.width)
+
+    def fit_footer(self, width: int) -> None:
+        """Below ``WIDE_FOOTER`` columns the footer shows "f2…f8 Screens" instead of one key
+        per screen, so a screen's own keys and f1 Help always fit (the keys all still work)."""
+        wide = width >= WIDE_FOOTER
+        if wide == self._wide_footer:
+            return
+        self._wide_footer = wide
+        keys = self._bindings.key_to_bindings
+        for key, bindings in keys.items():
+            keys[key] = [_fit(b, wide) for b in bindings]
+        self.refresh_bindings()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The built-in commands plus one "Open …" command per screen."""
@@ -124,6 +147,20 @@ class XLSearchApp(App[None]):
         warm = getattr(self.engine, "warm_up", None)
         if callable(warm):
             self.run_worker(warm, thread=True, group="warm-up", exclusive=True, exit_on_error=False)
+
+
+def _fit(binding: Binding, wide: bool) -> Binding:
+    """``binding`` as the footer shows it at this width (screen keys only; see fit_footer)."""
+    if not binding.action.startswith("switch_mode(") or binding.key == "f1":
+        return binding
+    if binding.key == "f2":
+        return replace(
+            binding,
+            show=True,
+            description=SCREENS["search"][1] if wide else "Screens",
+            key_display=None if wide else "f2…f8",
+        )
+    return replace(binding, show=wide)
 
 
 def _saved_theme() -> str:

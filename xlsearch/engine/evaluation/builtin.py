@@ -1,5 +1,7 @@
 """Evaluation data every user has: the demo's held-out units and a student's own dev split.
 
+As with Tatoeba, each set's ``src`` is the non-English side (tables: xx→en, en→xx).
+
 Both give translation-retrieval accuracy (English ↔ each language) without a benchmark
 folder, so evaluation works out of the box (the Evaluate screen's default sources).
 """
@@ -22,7 +24,7 @@ def demo_heldout_sets(source: Path | None = None) -> list[ParallelSet]:
         raise ConfigError(f"the demo data is missing: {folder}", hint="reinstall xlsearch")
     held = [u for u in demo.load_units(folder) if demo.is_heldout(u["id"])]
     return [
-        ParallelSet(lang, [u["en"] for u in held], [u[lang] for u in held], "en", lang)
+        ParallelSet(lang, [u[lang] for u in held], [u["en"] for u in held], lang, "en")
         for lang in demo.DEMO_LANGS[1:]
     ]
 
@@ -56,7 +58,7 @@ def dev_split_sets(spec: str) -> list[ParallelSet]:
         langs=config.get("langs") or None,
         seed=int(config.get("seed", 0)),
     )
-    sets = [ParallelSet(g.lang, list(g.src), list(g.tgt), "en", g.lang) for g in data.dev if g.src]
+    sets = [ParallelSet(g.lang, list(g.tgt), list(g.src), g.lang, "en") for g in data.dev if g.src]
     if not sets:
         raise ConfigError(f"{spec}: its training data is too small for a dev split")
     names = [s.name for s in sets]

@@ -358,7 +358,8 @@ class LocalEngine(JobsMixin):
         return read_card(resolve_model_path(spec))
 
     def warm_up(self) -> str:
-        """Load the active model, embed one text and open its fresh indexes (never raises)."""
+        """Load the active model and the language identifier, embed one text and open the
+        fresh indexes (never raises)."""
         import logging
 
         from xlsearch.engine.index.manager import index_status
@@ -368,6 +369,7 @@ class LocalEngine(JobsMixin):
             spec = self.active_model()
             encoder = self.encoder(spec)
             encoder.encode(["warm up"])
+            self.detect_language("warm up")  # the language-id model loads on first use, too
             with self._store() as store:
                 searcher = self._searcher(store, spec)
                 for c in store.collections():

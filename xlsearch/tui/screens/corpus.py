@@ -43,8 +43,8 @@ class CorpusScreen(EngineScreen):
         Binding("x", "index", "Index"),
         Binding("X", "index_all", "Index all", show=False),
         Binding("d", "delete", "Delete"),
-        Binding("r", "refresh", "Refresh"),
-        cancel_binding("Cancel job"),
+        Binding("r", "refresh", "Refresh", show=False),
+        cancel_binding(),
     ]
 
     def __init__(self) -> None:

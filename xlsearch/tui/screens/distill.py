@@ -18,6 +18,7 @@ from xlsearch.engine.facade.api import DistillConfig, DistillResult, TsvPreview
 from xlsearch.engine.progress import Progress
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
+from xlsearch.tui.widgets.card import format_card
 from xlsearch.tui.widgets.progress import JobPanel
 
 STUDENTS = [
@@ -27,82 +28,6 @@ STUDENTS = [
 ]
 PRESETS = [("quick (CPU)", "quick"), ("full (GPU)", "full")]
 PROGRESS_KEYS = ("epoch", "loss", "dev_acc", "pairs_per_s", "eta_s")
-
-
-CARD_FIRST = (
-    "kind",
-    "student",
-    "teacher",
-    "languages",
-    "dim",
-    "created",
-    "preset",
-    "demo_heldout",
-    "metrics",
-)
-CARD_TITLES = {"demo_heldout": "held-out demo accuracy (%)"}
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, list):
-        return ", ".join(map(str, value))
-    return str(value)
-
-
-def _grid(value: dict[str, Any]) -> list[str] | None:
-    """A dict of number dicts as aligned rows (the larger key set down the side)."""
-    inner = [v for v in value.values() if isinstance(v, dict)]
-    if not inner or len(inner) != len(value):
-        return None
-    outer_keys = list(value)
-    inner_keys = list(dict.fromkeys(k for d in inner for k in d))
-    if not all(isinstance(x, int | float) for d in inner for x in d.values()):
-        return None
-    transpose = len(inner_keys) > len(outer_keys)  # rows = inner keys
-    rows, cols = (inner_keys, outer_keys) if transpose else (outer_keys, inner_keys)
-
-    def cell(r: str, c: str) -> str:
-        v = value[c].get(r) if transpose else value[r].get(c)
-        if v is None:
-            return "–"
-        if isinstance(v, float):
-            return f"{v:.1f}" if abs(v) >= 1 else f"{v:.3g}"
-        return str(v)
-
-    width = max(len(r) for r in rows)
-    head = " " * width + "".join(f" {c[:8]:>8}" for c in cols)
-    return [head] + [f"{r:<{width}}" + "".join(f" {cell(r, c):>8}" for c in cols) for r in rows]
-
-
-def format_card(card: dict[str, Any]) -> Text:
-    """A model card as ``key: value`` lines: essentials, held-out results and metrics first,
-    nested per-language figures as small tables, the training config last."""
-    out = Text()
-    order = [k for k in CARD_FIRST if k in card]
-    order += [k for k in card if k not in order and k != "config"]
-    order += ["config"] if "config" in card else []
-    for key in order:
-        value = card[key]
-        if not isinstance(value, dict):
-            out.append(f"{key}: ", style="bold")
-            out.append(f"{_shown(value)}\n")
-            continue
-        out.append(f"{CARD_TITLES.get(key, key)}:\n", style="bold")
-        grid = _grid({k: v for k, v in value.items() if isinstance(v, dict)})
-        for k, v in value.items():
-            if not isinstance(v, dict):
-                out.append(f"  {k}: {_shown(v)}\n")
-            elif grid is None:
-                out.append(f"  {k}:\n")
-                for line in _grid(v) or []:
-                    out.append(f"    {line}\n")
-                for k2, v2 in v.items() if _grid(v) is None else ():
-                    out.append(f"    {k2}: {_shown(v2) if not isinstance(v2, dict) else '…'}\n")
-        for line in grid or []:
-            out.append(f"  {line}\n")
-    return out
 
 
 PERCENT = (0.0, 100.0)
@@ -303,6 +228,8 @@ class DistillScreen(EngineScreen):
 
     # -- messages ------------------------------------------------------------------
     def on_job_progress(self, message: JobProgress) -> None:
+        if message.job == "use":
+            self.query_one(JobPanel).show(message.progress)
         if message.job != "distill":
             return
         p = message.progress
@@ -373,13 +300,12 @@ class DistillScreen(EngineScreen):
         elif message.job == "cost":
             self.offer_switch(*message.result)
         elif message.job == "use":
-            self.app.warm_up()  # type: ignore[attr-defined]
-            self.notify(
-                f"{message.result} is active; collections are re-indexed at the next search "
-                "(or now: Corpus f4, x)",
-                title="Active model",
-                timeout=8,
+            spec, indexed = message.result
+            self.query_one(JobPanel).finish(
+                f"searching with {spec.rstrip('/').split('/')[-1]}; "
+                f"indexed {len(indexed)} collection(s)"
             )
+            self.app.warm_up()  # type: ignore[attr-defined]
 
     def offer_switch(self, path: str, cost: tuple[int, int]) -> None:
         """Ask whether to search with the new student now (never switches by itself)."""
@@ -388,7 +314,7 @@ class DistillScreen(EngineScreen):
         segments, collections = cost
         name = path.rstrip("/").split("/")[-1]
         work = (
-            f"Switching re-indexes {segments:,} segments in {collections} collection(s)."
+            f"Switching re-indexes {segments:,} segments in {collections} collection(s) now."
             if segments
             else "No re-indexing needed."
         )
@@ -396,7 +322,17 @@ class DistillScreen(EngineScreen):
         def answer(yes: bool | None) -> None:
             if yes:
                 engine = self.engine
-                self.run_query("use", lambda: engine.set_active_model(path))
+
+                def use(on_progress: Callable[[Progress], None], cancel: Any) -> Any:
+                    spec = engine.set_active_model(path)
+                    done = [
+                        engine.build_index(c.name, spec, on_progress, cancel).collection
+                        for c in engine.collections()
+                        if c.segments
+                    ]
+                    return spec, done
+
+                self.run_job("use", use)
             else:
                 self.notify(
                     "The active model is unchanged; switch any time in Models (f8, a)",
@@ -411,6 +347,8 @@ class DistillScreen(EngineScreen):
             self.query_one("#tsv-preview", Static).update(
                 Text(f"{message.title}: {message.message}", style="red")
             )
+        elif message.job == "use":
+            self.query_one(JobPanel).finish(f"{message.title}: {message.message}")
         elif message.job == "distill":
             self._draw()
             if message.cancelled:

@@ -81,8 +81,8 @@ class EvaluateScreen(EngineScreen):
                 compact=True,
                 disabled=True,
             )
-            yield Button("Run (ctrl+r)", variant="primary", id="run", compact=True)
-            yield Button("Cancel (ctrl+x)", id="cancel", compact=True)
+            yield Button("Run", variant="primary", id="run", compact=True, tooltip="ctrl+r")
+            yield Button("Cancel", id="cancel", compact=True, tooltip="ctrl+x")
         yield JobPanel(id="eval-job")
         summary: DataTable[Any] = DataTable(id="eval-summary", cursor_type="row")
         yield summary

@@ -15,7 +15,8 @@ from textual.widgets import DataTable, Footer, Header, Static
 from xlsearch.engine.facade.api import IndexStatus, ModelEntry
 from xlsearch.tui.messages import JobDone
 from xlsearch.tui.screens.base import EngineScreen
-from xlsearch.tui.screens.distill import format_card
+from xlsearch.tui.screens.search import clipped
+from xlsearch.tui.widgets.card import format_card
 
 
 def index_summary(spec: str, statuses: list[IndexStatus]) -> Text:
@@ -50,7 +51,7 @@ class ModelsScreen(EngineScreen):
             table: DataTable[Any] = DataTable(id="models-table", cursor_type="row")
             table.add_column("", width=1)
             table.add_column("model", width=20)
-            table.add_column("kind", width=10)
+            table.add_column("kind", width=11)
             table.add_column("dim", width=4)
             table.add_column("indexes", width=12)
             yield table
@@ -106,8 +107,8 @@ class ModelsScreen(EngineScreen):
             for m in self.models:
                 table.add_row(
                     "●" if m.active else "",
-                    m.name,
-                    m.kind or "?",
+                    clipped(Text(m.name)),
+                    clipped(Text(m.kind or "?")),
                     str(m.dim or ""),
                     index_summary(m.spec, self.statuses),
                 )
