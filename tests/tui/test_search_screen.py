@@ -147,7 +147,7 @@ async def test_phrase_mode_and_long_text_ends_in_an_ellipsis(app, settle):
         await settle(pilot)
         assert screen.hits and all("the train to" in h.text.lower() for h in screen.hits)
         table = screen.query_one("#results", DataTable)
-        width = table.columns[table.get_column_index("text")].width
+        width = table.ordered_columns[table.get_column_index("text")].width
         hit = next(h for h in screen.hits if len(h.text) > width)
         row = screen.hits.index(hit)
         line = table.render_line(row + 1).text  # row 0 of the strip is the header

@@ -18,7 +18,7 @@ from textual.screen import Screen
 if TYPE_CHECKING:
     from xlsearch.engine.facade import EngineAPI
 
-WIDE_FOOTER = 120
+WIDE_FOOTER = 140
 """Terminal width from which the footer names every screen key."""
 READY_ENV = "XLSEARCH_EXIT_WHEN_READY"
 """When set to a file path, the app writes (JSON) the wall-clock time the search screen became
@@ -40,11 +40,13 @@ SCREENS: dict[str, tuple[str, str, str, str]] = {
 }
 
 
-def _loader(target: str) -> Callable[[], Screen]:
+def _loader(target: str, title: str) -> Callable[[], Screen]:
     module, cls = target.split(":")
 
     def load() -> Screen:
-        return getattr(importlib.import_module(f"xlsearch.tui.screens.{module}"), cls)()
+        screen: Screen = getattr(importlib.import_module(f"xlsearch.tui.screens.{module}"), cls)()
+        screen.sub_title = title  # the header names the screen (the footer may not)
+        return screen
 
     return load
 
@@ -54,7 +56,7 @@ class XLSearchApp(App[None]):
 
     TITLE = "xlsearch"
     CSS_PATH = "xlsearch.tcss"
-    MODES = {mode: _loader(target) for mode, (_k, _t, _h, target) in SCREENS.items()}
+    MODES = {mode: _loader(target, title) for mode, (_k, title, _h, target) in SCREENS.items()}
     DEFAULT_MODE = "search"
     BINDINGS = [
         *(

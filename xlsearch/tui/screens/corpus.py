@@ -245,7 +245,7 @@ class CorpusScreen(EngineScreen):
         index = self.query_one("#index-table", DataTable)
         index.clear()
         for s in statuses:
-            model = s.model if len(s.model) <= 24 else "…" + s.model[-23:]
+            model = s.model.rstrip("/").split("/")[-1]  # the name; Models (f8) has the path
             state = Text(s.state, style=STATE_STYLE.get(s.state, ""))
             index.add_row(s.collection, model, state, f"{s.vectors:,}")
 

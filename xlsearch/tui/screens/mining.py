@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,6 +14,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Sel
 from xlsearch.engine.facade.api import MinedPair
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
+from xlsearch.tui.screens.search import clipped
 from xlsearch.tui.widgets.progress import JobPanel
 from xlsearch.tui.widgets.slider import Slider
 
@@ -124,7 +126,7 @@ class MiningScreen(EngineScreen):
         table.clear()
         shown = self.visible_pairs()
         for p in shown:
-            table.add_row(f"{p.score:.3f}", p.src_text, p.tgt_text)
+            table.add_row(f"{p.score:.3f}", clipped(Text(p.src_text)), clipped(Text(p.tgt_text)))
         self.query_one("#mine-count", Label).update(f" {len(shown):,}/{len(self.pairs):,} pairs")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
