@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from xlsearch.engine.cpu import configure_threads, retune
 from xlsearch.engine.distill import checkpoint as ck
 from xlsearch.engine.distill import ddp
 from xlsearch.engine.distill import setup as su
@@ -98,11 +99,10 @@ def distill(
     from xlsearch.engine.modelio import offline
 
     offline()
+    cfg = check_config(copy.deepcopy(config))
+    configure_threads(cfg.threads)  # before torch loads: passive waits, free cores
     import torch
 
-    cfg = check_config(copy.deepcopy(config))
-    if cfg.threads:
-        torch.set_num_threads(cfg.threads)
     device = pick_device(cfg.device)
     dist = ddp.setup(device)
     if dist.active and device.startswith("cuda"):
@@ -277,6 +277,7 @@ def _run(
         if dist.broadcast_flag(stop or limit_hit):
             cancelled, early = stop, limit_hit and not stop
             break
+        retune()  # follow the machine's load (automatic thread count only)
         t0 = time.perf_counter()
         ls = lt = lc = 0.0
         for micro in range(cfg.accum):
