@@ -149,3 +149,36 @@ def test_encoder_auto_precision_uses_the_cpu_policy(
     assert enc.precision == "bf16"
     assert load_encoder(tiny_st_model, device="cpu", precision="fp32").precision == "fp32"
     assert enc.encode(["hello world"]).shape[0] == 1
+
+
+def test_distill_teacher_cache_precision(
+    monkeypatch: pytest.MonkeyPatch, tiny_st_model: Path, tmp_path: Path
+) -> None:
+    from xlsearch.engine import locations
+    from xlsearch.engine.distill import DistillConfig, distill
+    from xlsearch.engine.distill import train as train_mod
+    from xlsearch.engine.errors import ConfigError
+
+    words = "the cat dog house tree runs sleeps big small red".split()
+    lines = [f"{words[i % 10]} {words[(i * 3) % 10]} {i}\tdie {i} katze" for i in range(60)]
+    tsv = tmp_path / "en-de.tsv"
+    tsv.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def run(name: str, precision: str) -> None:
+        cfg = DistillConfig(
+            train=[str(tsv)], teacher=str(tiny_st_model), student="static",
+            out=str(tmp_path / name),
+            vocab_size=60, batch_size=8, max_steps=2, eval_steps=0, ckpt_steps=0,
+            dev_per_lang=8, device="cpu", teacher_precision=precision,
+        )  # fmt: skip
+        distill(cfg)
+
+    monkeypatch.setattr(train_mod, "cache_precision", lambda *a: "int8")  # an AVX2-only CPU
+    run("a", "auto")
+    caches = sorted(p.name for p in (locations.cache_dir() / "teacher").iterdir())
+    assert len(caches) == 1 and caches[0].endswith("-int8")
+    run("b", "fp32")  # fp32 vectors never mix with int8 ones
+    caches = sorted(p.name for p in (locations.cache_dir() / "teacher").iterdir())
+    assert len(caches) == 2 and caches[0] + "-int8" == caches[1]
+    with pytest.raises(ConfigError, match="teacher precision"):
+        run("c", "int4")

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine.cpu import configure_threads, retune
+from xlsearch.engine.cpu import cache_precision, configure_threads, retune
 from xlsearch.engine.distill import checkpoint as ck
 from xlsearch.engine.distill import ddp
 from xlsearch.engine.distill import setup as su
@@ -147,7 +147,10 @@ def _run(
         )
     run_dir.mkdir(parents=True, exist_ok=True)
     report(Progress("read", 0, None, "reading training data"))
-    teacher = load_encoder(cfg.teacher, device=device, batch_size=128)
+    precision = cfg.teacher_precision
+    if precision == "auto" and device == "cpu":
+        precision = cache_precision()  # int8 on AVX2-only CPUs, bf16 where native
+    teacher = load_encoder(cfg.teacher, device=device, batch_size=128, precision=precision)
     data = su.read_data(cfg, teacher)
     report(Progress("read", 1, 1, data.summary()))
     # only rank 0 opens (and may create) the cache before the barrier; the others after it
