@@ -148,12 +148,6 @@ def configure_threads(threads: int = 0) -> ThreadPolicy:
     return _policy
 
 
-def reset_for_tests() -> None:
-    """Forget the policy in force (tests only)."""
-    global _policy
-    _policy = None
-
-
 def retune() -> ThreadPolicy:
     """Follow the machine's load (automatic policy only; at most every ``RETUNE_EVERY_S``).
 
