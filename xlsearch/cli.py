@@ -84,6 +84,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _configure_threads() -> None:
+    """The CPU thread policy, before any command imports torch (engine/cpu.py)."""
+    from xlsearch.engine.cpu import configure_threads
+    from xlsearch.engine.errors import ConfigError
+    from xlsearch.engine.settings import Settings
+
+    try:
+        threads = Settings.load().threads
+    except ConfigError:  # reported by the commands that read the settings
+        threads = 0
+    configure_threads(threads)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xlsearch`` console script."""
     from xlsearch.engine.errors import XLSearchError
@@ -93,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):  # bare `xlsearch` opens the app
         args = parser.parse_args(["app"])
     try:
+        _configure_threads()
         return int(args.func(args) or 0)
     except XLSearchError as exc:
         print(f"error: {exc.title}: {exc}", file=sys.stderr)

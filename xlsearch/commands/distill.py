@@ -76,7 +76,15 @@ def register(sub: Any) -> None:
     p.add_argument("--ckpt-steps", type=int, help="checkpoint every N steps")
     p.add_argument("--log-steps", type=int, default=10, help="log / progress every N steps")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N")
-    p.add_argument("--threads", type=int, default=0, help="CPU threads (0 = default)")
+    p.add_argument(
+        "--threads", type=int, default=0, help="CPU threads (0 = automatic: the free cores)"
+    )
+    p.add_argument(
+        "--teacher-precision",
+        default="auto",
+        choices=["auto", "fp32", "bf16", "int8"],
+        help="teacher cache precision (auto: bf16 on CPUs with native bf16, else int8 on AVX2)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_distill)
 
@@ -126,6 +134,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
         log_steps=args.log_steps,
         device=args.device,
         threads=args.threads,
+        teacher_precision=args.teacher_precision,
     )
     cancel = CancelToken()
 

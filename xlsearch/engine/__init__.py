@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from xlsearch.engine.cpu import configure_threads
 from xlsearch.engine.errors import (
     CancelledError,
     ConfigError,
@@ -17,6 +18,9 @@ from xlsearch.engine.errors import (
     XLSearchError,
 )
 from xlsearch.engine.progress import CancelToken, Progress
+
+# Before any engine module imports torch or FAISS: passive OpenMP waits, threads = free cores.
+configure_threads()
 
 if TYPE_CHECKING:
     from xlsearch.engine.encoder import Encoder, load_encoder

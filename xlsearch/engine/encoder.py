@@ -3,7 +3,8 @@
 Matches ``SentenceTransformer(path).encode(texts, normalize_embeddings=True)`` to < 1e-4 in
 fp32: it tokenizes every text once, sorts by *token* count (least padding), pads each batch
 from the pre-tokenized ids and runs under ``torch.inference_mode``. On CPU, ``precision``
-``bf16`` (autocast) and ``int8`` (dynamic quantisation) trade a little accuracy for speed;
+``bf16`` (autocast) and ``int8`` (dynamic quantisation) trade a little accuracy for speed
+where the CPU has the instructions for them; ``auto`` picks per CPU (``engine/cpu.py``) and
 ``docs/benchmarks.md`` has the measured trade-off.
 """
 
@@ -16,13 +17,17 @@ from typing import Any
 
 import numpy as np
 
+from xlsearch.engine import cpu
+from xlsearch.engine.cpu import configure_threads, retune
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.modelio import model_id, offline, read_card, resolve_model_path
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 
 PRECISIONS = ("fp32", "bf16", "int8")
-"""fp32 (exact; the CPU default), bf16 (autocast on CPU; weights on GPU, the GPU default),
-int8 (dynamic quantisation, CPU). ``auto`` = fp32 on CPU, bf16/fp16 on GPU."""
+"""fp32 (exact), bf16 (autocast on CPU; weights on GPU, the GPU default), int8 (dynamic
+quantisation, CPU). ``auto`` = bf16/fp16 on GPU; on CPU bf16 where the CPU has native bf16
+(AMX, AVX-512 BF16), else fp32 (bf16 is emulated, ~5× slower, on AVX2-only CPUs) —
+``engine/cpu.py``."""
 
 
 def pick_device(device: str = "auto") -> str:
@@ -88,11 +93,13 @@ class Encoder:
                 bf16 = cuda and torch.cuda.is_bf16_supported()
                 self.dtype = torch.bfloat16 if bf16 else torch.float16
                 model = model.to(self.dtype)
-        elif transformer and precision == "int8":
-            model = _quantize_int8(model)
-            self.quantized = True
-        elif transformer and precision == "bf16":
-            self.autocast_bf16 = True
+        elif transformer:
+            if precision == "auto":  # bf16 where native (AMX, AVX-512 BF16), else fp32
+                precision = cpu.cpu_precision()
+            if precision == "int8":
+                model = _quantize_int8(model)
+                self.quantized = True
+            self.autocast_bf16 = precision == "bf16"
         self.precision = {torch.bfloat16: "bf16", torch.float16: "fp16"}.get(self.dtype, "fp32")
         if self.quantized:
             self.precision = "int8"
@@ -146,6 +153,7 @@ class Encoder:
             for start in range(0, n, bs):
                 if cancel is not None:
                     cancel.raise_if_cancelled()
+                retune()  # follow the machine's load (automatic thread count only)
                 idx = order[start : start + bs]
                 if ids is not None:
                     features = self._pad(ids, idx)
@@ -202,12 +210,9 @@ def load_encoder(
     """
     offline()
     path = resolve_model_path(spec)
-    import torch
-
+    configure_threads(threads)  # before torch loads (a no-op count change if it has)
     from xlsearch.engine.model import load_model
 
-    if threads:
-        torch.set_num_threads(threads)
     model = load_model(path, max_seq_length=max_seq_length)
     return Encoder(
         model,

@@ -30,7 +30,7 @@ class Settings:
     quantize: bool = False
     """int8 dynamic quantisation of transformer encoders on CPU (faster, tiny quality loss)."""
     threads: int = 0
-    """torch intra-op threads; 0 = torch's default."""
+    """CPU threads for torch/FAISS; 0 = automatic (the free cores, ``engine/cpu.py``)."""
     theme: str = "textual-dark"
     """TUI theme name."""
 

@@ -58,7 +58,9 @@ class DistillConfig:
     # --- hardware
     device: str = "auto"  # auto | cpu | cuda | cuda:1 …
     amp: bool = True  # bf16 autocast on CUDA
-    threads: int = 0  # torch CPU threads (0 = torch's default)
+    threads: int = 0  # torch CPU threads (0 = automatic: the free cores, engine/cpu.py)
+    teacher_precision: str = "auto"  # teacher cache: auto | fp32 | bf16 | int8 (auto on CPU:
+    # bf16 where native, else int8 on AVX2 — engine/cpu.cache_precision; GPU: bf16/fp16)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -133,4 +135,8 @@ def check_config(cfg: DistillConfig) -> DistillConfig:
         raise ConfigError("--contrastive must be ≥ 0 and --contrastive-scale > 0")
     if not 0.0 < cfg.ema_tau_base <= 1.0:
         raise ConfigError("--ema-tau-base must be in (0, 1]")
+    if cfg.teacher_precision not in ("auto", "fp32", "bf16", "int8"):
+        raise ConfigError(
+            f"unknown teacher precision {cfg.teacher_precision!r}", hint="auto, fp32, bf16, int8"
+        )
     return cfg

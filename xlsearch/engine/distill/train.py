@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from xlsearch.engine.cpu import cache_precision, configure_threads, retune
 from xlsearch.engine.distill import checkpoint as ck
 from xlsearch.engine.distill import ddp
 from xlsearch.engine.distill import setup as su
@@ -98,11 +99,10 @@ def distill(
     from xlsearch.engine.modelio import offline
 
     offline()
+    cfg = check_config(copy.deepcopy(config))
+    configure_threads(cfg.threads)  # before torch loads: passive waits, free cores
     import torch
 
-    cfg = check_config(copy.deepcopy(config))
-    if cfg.threads:
-        torch.set_num_threads(cfg.threads)
     device = pick_device(cfg.device)
     dist = ddp.setup(device)
     if dist.active and device.startswith("cuda"):
@@ -147,7 +147,10 @@ def _run(
         )
     run_dir.mkdir(parents=True, exist_ok=True)
     report(Progress("read", 0, None, "reading training data"))
-    teacher = load_encoder(cfg.teacher, device=device, batch_size=128)
+    precision = cfg.teacher_precision
+    if precision == "auto" and device == "cpu":
+        precision = cache_precision()  # int8 on AVX2-only CPUs, bf16 where native
+    teacher = load_encoder(cfg.teacher, device=device, batch_size=128, precision=precision)
     data = su.read_data(cfg, teacher)
     report(Progress("read", 1, 1, data.summary()))
     # only rank 0 opens (and may create) the cache before the barrier; the others after it
@@ -277,6 +280,7 @@ def _run(
         if dist.broadcast_flag(stop or limit_hit):
             cancelled, early = stop, limit_hit and not stop
             break
+        retune()  # follow the machine's load (automatic thread count only)
         t0 = time.perf_counter()
         ls = lt = lc = 0.0
         for micro in range(cfg.accum):

@@ -1,0 +1,254 @@
+"""CPU policy: how many threads torch/FAISS/OpenMP use, and which precision ``auto`` means.
+
+Threads. On a shared CPU (a laptop with a browser, a second job, a server with other users)
+OpenMP threads that spin while they wait for each other, and more threads than free cores,
+collapse throughput: measured on a 2-core machine next to one busy process, teacher encoding
+with torch's defaults ran 5–7× slower than with passive waiting and one thread
+(``docs/benchmarks.md``). ``configure_threads()`` therefore, before torch is imported:
+
+* sets ``OMP_WAIT_POLICY=PASSIVE`` (idle OpenMP threads sleep instead of spinning), and
+* uses as many threads as there are *free* cores: the CPUs this process may run on
+  (``os.sched_getaffinity``) minus the load of other processes (``os.getloadavg``), at
+  least one.
+
+What the user set always wins, in this order: ``--threads`` / the ``threads`` setting (``>0``),
+``XLSEARCH_THREADS``, ``OMP_NUM_THREADS``; a user's ``OMP_WAIT_POLICY`` is kept.
+``XLSEARCH_THREAD_POLICY=torch`` leaves torch's own defaults alone (for comparisons).
+Long jobs call ``retune()`` now and then: the automatic count follows the machine's load.
+
+Precision. ``auto`` on a CPU picks by the instructions it has (``cpu_precision``): bf16
+where the CPU computes in bf16 natively (AMX or AVX-512 BF16), else fp32 — on AVX2-only CPUs
+bf16 autocast is ~5× *slower* than fp32. Bulk encoding for the teacher cache may use int8
+dynamic quantisation on CPUs without native bf16 (``cache_precision``).
+
+Imports nothing heavy: safe to call at program start.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+POLICY_ENV = "XLSEARCH_THREAD_POLICY"
+THREADS_ENV = "XLSEARCH_THREADS"
+_MARK = "_XLSEARCH_OMP_NUM_THREADS"  # remembers that OMP_NUM_THREADS was set by us
+RETUNE_EVERY_S = 10.0
+
+
+@dataclass
+class ThreadPolicy:
+    """The thread count in force and where it came from."""
+
+    threads: int
+    source: str  # "XLSEARCH_THREADS", "setting", "OMP_NUM_THREADS", "auto", "torch"
+    wait_policy: str
+    before_torch: bool  # set before torch was imported (the wait policy only works then)
+
+    @property
+    def auto(self) -> bool:
+        return self.source == "auto"
+
+    def describe(self) -> str:
+        """One line for logs and benchmark tables."""
+        when = "" if self.before_torch else ", set after torch import"
+        return f"{self.threads} threads ({self.source}), OMP_WAIT_POLICY={self.wait_policy}{when}"
+
+
+_policy: ThreadPolicy | None = None
+_last_tune = 0.0
+_last_cpu = 0.0
+
+
+def cpu_count(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
+    """CPUs this process may use: its affinity mask, capped by a cgroup v2 CPU quota."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    try:
+        quota, period = cpu_max.read_text().split()[:2]
+        if quota != "max":
+            n = min(n, -(-int(quota) // int(period)))  # a container limited to N CPUs
+    except (OSError, ValueError):
+        pass
+    return max(1, n)
+
+
+def free_cpus(cpus: int | None = None, load: float | None = None, own: float = 0.0) -> int:
+    """Cores not used by other processes: ``cpus - (load - own)``, rounded, in ``[1, cpus]``.
+
+    ``load`` is the 1-minute load average (read when omitted); ``own`` is this process's own
+    share of it (busy cores, measured by ``retune``), which must not count as "others".
+    """
+    cpus = cpu_count() if cpus is None else cpus
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return cpus
+    others = max(0.0, load - own)
+    return max(1, min(cpus, int(cpus - others + 0.5)))
+
+
+def _user_threads(explicit: int = 0) -> tuple[int, str] | None:
+    """The thread count the user asked for, if any: an explicit value (``--threads``, the
+    ``threads`` setting), then ``XLSEARCH_THREADS``, then ``OMP_NUM_THREADS``."""
+    if explicit > 0:
+        return explicit, "setting"
+    env = os.environ.get(THREADS_ENV, "").strip()
+    if env:
+        try:
+            if int(env) > 0:
+                return int(env), THREADS_ENV
+        except ValueError:
+            pass  # settings.load reports a malformed value as a ConfigError
+    omp = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if omp and omp != os.environ.get(_MARK):
+        try:
+            return max(1, int(omp.split(",")[0])), "OMP_NUM_THREADS"
+        except ValueError:
+            pass
+    return None
+
+
+def configure_threads(threads: int = 0) -> ThreadPolicy:
+    """Apply the thread policy; call as early as possible (before torch is imported).
+
+    The first call sets the environment (wait policy, thread count) for OpenMP/MKL; later
+    calls return the policy in force, or switch to ``threads`` when it is given (``> 0``:
+    ``--threads``, the ``threads`` setting). ``import xlsearch.engine`` calls it.
+    """
+    global _policy, _last_tune, _last_cpu
+    if _policy is not None:
+        if threads > 0 and (threads != _policy.threads or _policy.auto):
+            _policy.threads, _policy.source = threads, "setting"
+            _apply(threads)
+        return _policy
+    torch_loaded = "torch" in sys.modules
+    if os.environ.get(POLICY_ENV, "").strip().lower() == "torch":
+        n = _torch_threads() if torch_loaded else cpu_count()
+        wait = os.environ.get("OMP_WAIT_POLICY", "(default)")
+        _policy = ThreadPolicy(n, "torch", wait, not torch_loaded)
+        return _policy
+    chosen = _user_threads(threads)
+    n, source = chosen if chosen else (free_cpus(), "auto")
+    if not torch_loaded:
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        if source != "OMP_NUM_THREADS":
+            # libgomp (torch's and FAISS's copies) reads these when it loads
+            os.environ["OMP_NUM_THREADS"] = str(n)
+            os.environ[_MARK] = str(n)
+        os.environ.setdefault("MKL_NUM_THREADS", os.environ["OMP_NUM_THREADS"])
+    _policy = ThreadPolicy(n, source, os.environ.get("OMP_WAIT_POLICY", ""), not torch_loaded)
+    _apply(n)
+    _last_tune, _last_cpu = time.monotonic(), time.process_time()
+    return _policy
+
+
+def retune() -> ThreadPolicy:
+    """Follow the machine's load (automatic policy only; at most every ``RETUNE_EVERY_S``).
+
+    Long jobs call this between chunks of work; it is cheap when nothing changes.
+    """
+    global _last_tune, _last_cpu
+    policy = configure_threads()
+    now = time.monotonic()
+    if not policy.auto or now - _last_tune < RETUNE_EVERY_S:
+        return policy
+    cpu = time.process_time()
+    own = (cpu - _last_cpu) / max(now - _last_tune, 1e-9)
+    _last_tune, _last_cpu = now, cpu
+    threads = free_cpus(own=own)
+    if threads != policy.threads:
+        policy.threads = threads
+        _apply(threads)
+    return policy
+
+
+def _apply(threads: int) -> None:
+    """Set the count in the libraries already imported (torch, FAISS)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "set_num_threads"):
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
+    faiss = sys.modules.get("faiss")
+    if faiss is not None and hasattr(faiss, "omp_set_num_threads"):
+        faiss.omp_set_num_threads(threads)
+
+
+def _torch_threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
+
+
+# ---------------------------------------------------------------------------- precision
+
+
+def cpu_flags(cpuinfo: str | None = None) -> frozenset[str]:
+    """The CPU's feature flags (``/proc/cpuinfo``; empty where unavailable)."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return frozenset()
+    for line in cpuinfo.splitlines():
+        if line.startswith(("flags", "Features")):
+            return frozenset(line.split(":", 1)[1].split())
+    return frozenset()
+
+
+def native_bf16(flags: frozenset[str] | None = None) -> bool:
+    """True when the CPU computes bf16 matrix products natively (AMX or AVX-512 BF16)."""
+    if flags is None:
+        flags = cpu_flags()
+        if not flags:
+            return _torch_capability() in {"AMX", "AVX512_BF16"}
+    return bool({"amx_bf16", "avx512_bf16"} & flags)
+
+
+def _torch_capability() -> str:
+    """torch's CPU capability name (``AVX2``, ``AVX512``, ``AMX``…) or ``""``."""
+    if "torch" not in sys.modules:
+        return ""
+    try:
+        import torch
+
+        return str(torch.backends.cpu.get_cpu_capability()).upper()
+    except (AttributeError, RuntimeError):
+        return ""
+
+
+def cpu_precision(flags: frozenset[str] | None = None) -> str:
+    """What ``auto`` means for a transformer on this CPU: ``bf16`` if native, else ``fp32``."""
+    return "bf16" if native_bf16(flags) else "fp32"
+
+
+def cache_precision(flags: frozenset[str] | None = None) -> str:
+    """``auto`` for bulk teacher-cache encoding: bf16 if native, else int8 where the CPU has
+    the integer dot-product instructions FBGEMM needs (AVX2), else fp32."""
+    if native_bf16(flags):
+        return "bf16"
+    flags = cpu_flags() if flags is None else flags
+    return "int8" if "avx2" in flags else "fp32"
+
+
+def describe_cpu(flags: frozenset[str] | None = None) -> str:
+    """``AMD EPYC, AVX2, no native bf16 → auto: fp32 (cache: int8)`` — for logs and benchmarks."""
+    name = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    flags = cpu_flags() if flags is None else flags
+    names = (("avx2", "AVX2"), ("avx512f", "AVX-512"), ("amx_tile", "AMX"))
+    isa = [n for f, n in names if f in flags]
+    bf16 = "native bf16" if native_bf16(flags) else "no native bf16"
+    head = ", ".join(x for x in (name, "/".join(isa) or "no AVX2", bf16) if x)
+    return f"{head} → auto: {cpu_precision(flags)} (teacher cache: {cache_precision(flags)})"
