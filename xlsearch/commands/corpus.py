@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-FORMATS = ("tmx", "xliff", "po", "tsv", "csv", "text", "jsonl")
+FORMATS = ("tmx", "xliff", "po", "tsv", "csv", "text", "jsonl", "markdown", "docx", "html")
 
 
 def register(sub: Any) -> None:
     """Add the corpus commands."""
     p = sub.add_parser(
         "import",
-        help="import TMX, XLIFF, PO, TSV/CSV, text or JSONL files into a collection",
+        help="import TMX, XLIFF, PO, TSV/CSV, text, JSONL, Markdown, DOCX or HTML files",
         description="Import files (or every known file under a folder). Re-importing an "
         "unchanged file does nothing; a changed file updates only what changed.",
     )

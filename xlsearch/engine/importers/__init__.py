@@ -48,6 +48,10 @@ def read_records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
         from xlsearch.engine.importers.jsonl import read_jsonl
 
         return read_jsonl(ctx)
+    if fmt in ("markdown", "docx", "html"):
+        from xlsearch.engine.importers.document import read_document_records
+
+        return read_document_records(ctx, fmt)
     from xlsearch.engine.importers.text import read_text
 
     return read_text(ctx)

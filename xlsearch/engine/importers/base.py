@@ -29,7 +29,7 @@ MAX_LINE_BYTES = 16 * MAX_SEGMENT_CHARS
 """Text/TSV/CSV lines longer than this are skipped while reading (memory stays flat)."""
 MAX_WARNINGS = 200
 
-FORMATS = ("tmx", "xliff", "po", "tsv", "csv", "text", "jsonl")
+FORMATS = ("tmx", "xliff", "po", "tsv", "csv", "text", "jsonl", "markdown", "docx", "html")
 _SUFFIXES = {
     ".tmx": "tmx",
     ".xlf": "xliff",
@@ -43,11 +43,22 @@ _SUFFIXES = {
     ".csv": "csv",
     ".txt": "text",
     ".text": "text",
-    ".md": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
 }
-_FORMAT_ALIASES = {"txt": "text", "xlf": "xliff", "json": "jsonl", "tab": "tsv", "pot": "po"}
+_FORMAT_ALIASES = {
+    "txt": "text",
+    "xlf": "xliff",
+    "json": "jsonl",
+    "tab": "tsv",
+    "pot": "po",
+    "md": "markdown",
+}
 _LANG_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from xlsearch.engine.importers.base import (
@@ -14,46 +13,21 @@ from xlsearch.engine.importers.base import (
     normalize,
 )
 
-# A sentence ends at . ! ? … (Latin, Cyrillic, Greek …), ؟ (Arabic), ۔ (Urdu), । ॥ (Devanagari)
-# followed by space, or right after 。！？ (CJK, no space needed); closing quotes stay attached.
-_SPLIT = re.compile(r"(?<=[.!?…؟۔।॥])[\"'”’»)\]]*\s+(?=\S)|(?<=[。！？])[」』”’）]*\s*(?=\S)")
-_CLOSE = "\"'”’»)]」』）"
-_ABBREV = frozenset(
-    "mr mrs ms dr prof st vs etc e.g i.e cf no nr fig z.b u.a d.h bzw ca usw s.o vgl "
-    "mme mlle m sr sra dra jr sen gen".split()
-)
 
+def split_sentences(paragraph: str, lang: str | None = None) -> list[str]:
+    """Split a paragraph into sentences with ``engine.segmentation`` (sentencex); without
+    ``lang`` the paragraph's language is identified to pick the rules."""
+    from xlsearch.engine.segmentation import split_sentences as segment
 
-def split_sentences(paragraph: str) -> list[str]:
-    """Split a paragraph into sentences (a simple multilingual rule set).
-
-    Splits after sentence punctuation followed by whitespace (not after a lower-case
-    continuation, a common abbreviation or a single initial) and after CJK full stops.
-    """
     text = normalize(paragraph)
     if not text:
         return []
-    out: list[str] = []
-    start = 0
-    for m in _SPLIT.finditer(text):
-        end = m.end()
-        piece = text[start:end].strip()
-        nxt = text[end : end + 1]
-        last_word = piece.rstrip(_CLOSE).rsplit(" ", 1)[-1].rstrip(".").lower()
-        cjk = piece.rstrip(_CLOSE)[-1:] in "。！？"
-        if not cjk and piece.rstrip(_CLOSE).endswith("."):
-            if (
-                nxt.islower()
-                or last_word in _ABBREV
-                or (len(last_word) == 1 and last_word.isalpha())
-            ):
-                continue
-        out.append(piece)
-        start = end
-    tail = text[start:].strip()
-    if tail:
-        out.append(tail)
-    return out
+    if lang is None:
+        from xlsearch.engine.langid import UNDETERMINED, classify
+
+        found = classify(text)[0]
+        lang = "en" if found == UNDETERMINED else found
+    return segment(text, lang)
 
 
 def read_text(ctx: ReadContext) -> Iterator[Record]:
@@ -82,7 +56,7 @@ def read_text(ctx: ReadContext) -> Iterator[Record]:
             size += len(line)
             continue
         if buf:
-            for sentence in split_sentences(" ".join(buf)):
+            for sentence in split_sentences(" ".join(buf), lang):
                 if check_text(ctx, sentence, first):
                     yield Record(tu, lang, sentence, first)
                     tu += 1

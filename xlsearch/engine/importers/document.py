@@ -1,0 +1,281 @@
+"""Documents translators hold — plain text, Markdown, DOCX, HTML — as paragraphs of sentences.
+
+One well-kept library per format: markdown-it-py (CommonMark tokens), python-docx (body
+paragraphs and table cells in reading order), BeautifulSoup over lxml (block elements of a
+lenient HTML parse). Paragraphs are kept as structure: every sentence carries the index of
+its paragraph, which the aligner uses as anchors and ``xlsearch import`` stores as metadata.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xlsearch.engine.errors import DataError
+from xlsearch.engine.importers.base import (
+    MAX_SEGMENT_CHARS,
+    ReadContext,
+    Record,
+    check_text,
+    iter_lines,
+    normalize,
+)
+
+DOCUMENT_FORMATS = ("text", "markdown", "docx", "html")
+_BY_SUFFIX = {
+    ".txt": "text",
+    ".text": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+}
+_HTML_BLOCKS = (
+    "p",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "li",
+    "td",
+    "th",
+    "dt",
+    "dd",
+    "blockquote",
+    "pre",
+    "caption",
+    "figcaption",
+    "div",
+    "section",
+    "article",
+)
+
+
+@dataclass
+class Document:
+    """A document split into sentences; ``paragraphs[k]`` is the paragraph of sentence k."""
+
+    path: str
+    lang: str
+    sentences: list[str] = field(default_factory=list)
+    paragraphs: list[int] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+    @classmethod
+    def from_sentences(
+        cls,
+        sentences: list[str],
+        lang: str = "en",
+        path: str = "",
+        paragraphs: list[int] | None = None,
+    ) -> Document:
+        """A document from ready sentences (one paragraph unless ``paragraphs`` is given)."""
+        return cls(path, lang, list(sentences), list(paragraphs or [0] * len(sentences)))
+
+
+def document_format(path: Path, fmt: str | None = None) -> str:
+    """``fmt`` or the document format implied by the file's extension."""
+    if fmt:
+        fmt = {"txt": "text", "md": "markdown", "htm": "html"}.get(fmt, fmt)
+        if fmt not in DOCUMENT_FORMATS:
+            raise DataError(
+                f"unknown document format {fmt!r}; choose {', '.join(DOCUMENT_FORMATS)}"
+            )
+        return fmt
+    found = _BY_SUFFIX.get(path.suffix.lower())
+    if found is None:
+        raise DataError(
+            f"{path}: not a document format xlsearch reads",
+            hint="use .txt, .md, .docx or .html (or --presplit for one sentence per line)",
+        )
+    return found
+
+
+def read_paragraphs(path: Path, fmt: str | None = None, encoding: str | None = None) -> list[str]:
+    """The paragraphs (normalised text blocks: headings, list items, cells …) of a document."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
+    fmt = document_format(path, fmt)
+    if fmt == "docx":
+        blocks = _docx_blocks(path)
+    else:
+        text = _read_text(path, encoding)
+        if fmt == "markdown":
+            blocks = _markdown_blocks(text)
+        elif fmt == "html":
+            blocks = _html_blocks(text)
+        else:
+            blocks = _text_blocks(text)
+    return [b for b in (normalize(x) for x in blocks) if b]
+
+
+def read_document(
+    path: Path | str,
+    lang: str | None = None,
+    *,
+    fmt: str | None = None,
+    presplit: bool = False,
+    encoding: str | None = None,
+) -> Document:
+    """Read and sentence-split a document; ``presplit``: one sentence per line as given
+    (blank lines separate paragraphs). ``lang`` picks the splitting rules; without it the
+    language is identified from the text."""
+    path = Path(path).expanduser()
+    if presplit:
+        sentences, paras = _presplit(path, encoding)
+        return Document(str(path), lang or _guess_lang(sentences), sentences, paras)
+    blocks = read_paragraphs(path, fmt, encoding)
+    lang = lang or _guess_lang(blocks)
+    doc = Document(str(path), lang)
+    from xlsearch.engine.segmentation import split_sentences
+
+    for k, block in enumerate(blocks):
+        for sentence in split_sentences(block, lang):
+            doc.sentences.append(sentence)
+            doc.paragraphs.append(k)
+    return doc
+
+
+def read_document_records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
+    """``xlsearch import`` of a Markdown/DOCX/HTML file: one record per sentence, its
+    paragraph in ``meta``; language from ``--lang`` or identified."""
+    lang = ctx.langs[0] if ctx.langs else None
+    doc = read_document(ctx.path, lang, fmt=fmt, encoding=ctx.encoding)
+    for tu, (sentence, para) in enumerate(zip(doc.sentences, doc.paragraphs, strict=True)):
+        if check_text(ctx, sentence, None, element=f"paragraph {para + 1}"):
+            yield Record(tu, lang, sentence, None, {"paragraph": para})
+
+
+def _guess_lang(texts: list[str]) -> str:
+    from xlsearch.engine.langid import UNDETERMINED, classify
+
+    sample = " ".join(texts[:50])[:5000]
+    lang = classify(sample)[0] if sample else "en"
+    return "en" if lang == UNDETERMINED else lang
+
+
+def _read_text(path: Path, encoding: str | None) -> str:
+    ctx = ReadContext(path, encoding=encoding)
+    return "\n".join(line for _, line in iter_lines(ctx))
+
+
+def _presplit(path: Path, encoding: str | None) -> tuple[list[str], list[int]]:
+    ctx = ReadContext(path, encoding=encoding)
+    sentences: list[str] = []
+    paras: list[int] = []
+    para, blank = 0, False
+    for number, line in iter_lines(ctx):
+        text = normalize(line)
+        if not text:
+            blank = bool(sentences)
+            continue
+        if len(text) > MAX_SEGMENT_CHARS:
+            raise ctx.error(
+                f"line of {len(text):,} characters (limit {MAX_SEGMENT_CHARS:,})", number
+            )
+        if blank:
+            para, blank = para + 1, False
+        sentences.append(text)
+        paras.append(para)
+    return sentences, paras
+
+
+def _text_blocks(text: str) -> list[str]:
+    blocks, buf = [], []
+    for line in text.splitlines():
+        if line.strip():
+            buf.append(line)
+        elif buf:
+            blocks.append(" ".join(buf))
+            buf = []
+    if buf:
+        blocks.append(" ".join(buf))
+    return blocks
+
+
+def _markdown_blocks(text: str) -> list[str]:
+    """Text of every inline run (paragraph, heading, list item, table cell), markup removed."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    blocks = []
+    for tok in tokens:
+        if tok.type == "inline":
+            parts = []
+            for child in tok.children or []:
+                if child.type in ("text", "code_inline"):
+                    parts.append(child.content)
+                elif child.type in ("softbreak", "hardbreak"):
+                    parts.append(" ")
+                elif child.type == "image":
+                    parts.append(child.content)
+            blocks.append("".join(parts))
+        elif tok.type in ("fence", "code_block"):
+            continue  # code is not translated prose
+    return blocks
+
+
+def _html_blocks(text: str) -> list[str]:
+    """Text of the innermost block elements (p, h1–h6, li, td …); script/style dropped."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(text, "lxml")
+    title = soup.title.get_text(" ") if soup.title else ""
+    for tag in soup(["script", "style", "noscript", "template", "head"]):
+        tag.decompose()
+    blocks = [title] if title.strip() else []
+    for el in soup.find_all(_HTML_BLOCKS):
+        if el.find(_HTML_BLOCKS):
+            # text directly inside a container (outside its child blocks) is a block too
+            loose = " ".join(s for s in el.find_all(string=True, recursive=False) if s.strip())
+            if loose.strip():
+                blocks.append(loose)
+            continue
+        for br in el.find_all("br"):
+            br.replace_with(" ")
+        blocks.append(el.get_text(" "))
+    if len(blocks) <= bool(title.strip()) and soup.get_text(strip=True):
+        blocks = _text_blocks(soup.get_text("\n"))
+    return blocks
+
+
+def _docx_blocks(path: Path) -> list[str]:
+    """Body paragraphs and table-cell paragraphs of a .docx, in reading order."""
+    import zipfile
+
+    try:
+        import docx
+        from docx.table import Table
+        from docx.text.paragraph import Paragraph
+
+        document = docx.Document(str(path))
+    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise DataError(f"{path}: not a readable .docx file ({exc})") from exc
+
+    def walk(parent: object, element: object) -> Iterator[str]:
+        for child in element.iterchildren():  # type: ignore[attr-defined]
+            tag = child.tag.rsplit("}", 1)[-1]
+            if tag == "p":
+                yield Paragraph(child, parent).text  # type: ignore[arg-type]
+            elif tag == "tbl":
+                seen: list[object] = []
+                for row in Table(child, parent).rows:  # type: ignore[arg-type]
+                    for cell in row.cells:
+                        if any(cell._tc is tc for tc in seen):  # a merged cell repeats
+                            continue
+                        seen.append(cell._tc)
+                        yield from walk(cell, cell._tc)
+            elif tag == "sdt":
+                content = child.find(child.tag.replace("sdt", "sdtContent"))
+                if content is not None:
+                    yield from walk(parent, content)
+
+    return list(walk(document, document.element.body))
