@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "xlsearch.commands.corpus",
     "xlsearch.commands.search",
     "xlsearch.commands.evaluate",
+    "xlsearch.commands.align",
 )
 
 

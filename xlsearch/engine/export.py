@@ -177,12 +177,16 @@ def write_units(
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
     xliff_version: str = "1.2",
+    *,
+    header_props: dict[str, str] | None = None,
+    srclang: str | None = None,
 ) -> int:
     """Write units atomically (temp file + rename) as TMX, XLIFF or TSV; return units written.
 
     TSV: one row per unit with one column per language of ``langs`` (required; the first is
     the teacher's language for distillation), no header; units missing a language are left
-    out and tabs/newlines inside texts become spaces. TMX: all segments of each unit.
+    out and tabs/newlines inside texts become spaces. TMX: all segments of each unit;
+    ``header_props`` become ``<prop>``s of the header, ``srclang`` its source language.
     XLIFF (``xliff_version`` 1.2 or 2.0): ``langs`` is source,target; units with both.
     """
     path = Path(path)
@@ -201,8 +205,7 @@ def write_units(
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             if fmt == "tmx":
-                srclang = (langs or [None])[0]
-                _tmx_header(fh, srclang)
+                _tmx_header(fh, srclang or (langs or [None])[0], header_props)
             elif fmt == "xliff":
                 xliff.header(fh, xliff_version, langs[0], langs[1], path.name)  # type: ignore[index]
             for unit in units:
@@ -248,15 +251,22 @@ def write_pairs(
     return write_units(path, units, fmt, [src_lang, tgt_lang], xliff_version=xliff_version)
 
 
-def _tmx_header(fh: Any, srclang: str | None) -> None:
+def _tmx_header(fh: Any, srclang: str | None, props: dict[str, str] | None = None) -> None:
     from xlsearch import __version__
 
     fh.write('<?xml version="1.0" encoding="UTF-8"?>\n<tmx version="1.4">\n')
     fh.write(
         f'<header creationtool="xlsearch" creationtoolversion="{__version__}" '
         f'datatype="plaintext" segtype="sentence" adminlang="en" '
-        f'srclang={quoteattr(srclang or "*all*")} o-tmf="xlsearch"/>\n<body>\n'
+        f'srclang={quoteattr(srclang or "*all*")} o-tmf="xlsearch"'
     )
+    if props:
+        fh.write(">")
+        for key, value in props.items():
+            fh.write(f"<prop type={quoteattr(key)}>{escape(_clean(value))}</prop>")
+        fh.write("</header>\n<body>\n")
+    else:
+        fh.write("/>\n<body>\n")
 
 
 def _clean(text: str) -> str:

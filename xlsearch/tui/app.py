@@ -36,6 +36,7 @@ SCREENS: dict[str, tuple[str, str, str, str]] = {
     "evaluate": ("f6", "Evaluate", "Benchmark a model", "evaluate:EvaluateScreen"),
     "mine": ("f7", "Mine", "Find translation pairs in two languages", "mining:MiningScreen"),
     "models": ("f8", "Models", "Model cards, choose the active model", "models:ModelsScreen"),
+    "align": ("f10", "Align", "Align a document and its translation", "align:AlignScreen"),
     "help": ("f1", "Help", "Key bindings", "help:HelpScreen"),
 }
 

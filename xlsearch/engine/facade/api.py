@@ -284,6 +284,24 @@ class EngineAPI(Protocol):
 
     def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int: ...
 
+    def align(
+        self,
+        src: str,
+        tgt: str,
+        src_lang: str | None = None,
+        tgt_lang: str | None = None,
+        presplit: bool = False,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        """Align two documents (an ``engine.align.Alignment``; resumable after a cancel)."""
+        ...
+
+    def save_alignment(self, alignment: Any, collection: str = "", path: str = "") -> str:
+        """Import the alignment into ``collection`` and/or write it to ``path`` (.tmx, .tsv,
+        .beads); returns a one-line summary."""
+        ...
+
     def device_description(self) -> str: ...
 
     def warm_up(self) -> str:

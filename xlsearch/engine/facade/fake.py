@@ -466,6 +466,42 @@ class FakeEngine:
     def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
         return write_export(items, path, fmt)
 
+    def align(
+        self,
+        src: str,
+        tgt: str,
+        src_lang: str | None = None,
+        tgt_lang: str | None = None,
+        presplit: bool = False,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        """Real documents, aligned by sentence lengths (no model)."""
+        from xlsearch.engine.align import align_lengths
+        from xlsearch.engine.align.core import Alignment
+        from xlsearch.engine.importers.document import read_document
+
+        cancel = ensure_token(cancel)
+        for _ in self._steps("align", 2, on_progress, cancel):
+            pass
+        a = read_document(src, src_lang or None, presplit=presplit)
+        b = read_document(tgt, tgt_lang or None, presplit=presplit)
+        return Alignment(a, b, align_lengths(a.sentences, b.sentences), "fake:lengths")
+
+    def save_alignment(self, alignment: Any, collection: str = "", path: str = "") -> str:
+        from xlsearch.engine.align.output import write_alignment
+
+        parts = []
+        if path:
+            parts.append(f"{write_alignment(alignment, path)} units written to {path}")
+        if collection:
+            units = [
+                {alignment.src.lang: s, alignment.tgt.lang: t} for s, t, _ in alignment.pairs()
+            ]
+            self._add_units(collection, Path(alignment.src.path).name, units)
+            parts.append(f"{len(units)} units saved in {collection!r}")
+        return "; ".join(parts) or "nothing saved"
+
     def device_description(self) -> str:
         return "CPU (fake engine)"
 

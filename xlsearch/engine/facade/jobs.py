@@ -223,6 +223,30 @@ class JobsMixin:
             for p in mined.pairs
         ]
 
+    def align(
+        self,
+        src: str,
+        tgt: str,
+        src_lang: str | None = None,
+        tgt_lang: str | None = None,
+        presplit: bool = False,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        from xlsearch.engine.align import align_documents
+        from xlsearch.engine.importers.document import read_document
+
+        src_doc = read_document(src, src_lang or None, presplit=presplit)
+        tgt_doc = read_document(tgt, tgt_lang or None, presplit=presplit)
+        return align_documents(
+            src_doc, tgt_doc, self.encoder(), on_progress=on_progress, cancel=cancel
+        )
+
+    def save_alignment(self, alignment: Any, collection: str = "", path: str = "") -> str:
+        from xlsearch.engine.align.output import save_alignment
+
+        return save_alignment(alignment, collection, path)
+
     def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
         """Write hits (with their translations) or mined pairs as TMX, XLIFF 1.2 or TSV.
 

@@ -14,6 +14,7 @@ SCREEN_KEYS: list[tuple[str, list[tuple[str, str]]]] = [
         "Everywhere",
         [
             ("f1 … f8", "Help, Search, Compare, Corpus, Distill, Evaluate, Mine, Models"),
+            ("f10", "Align a document and its translation"),
             ("ctrl+p", "command palette (every screen and action by name)"),
             ("ctrl+t", "light / dark theme"),
             ("tab / shift+tab", "next / previous field"),
@@ -51,6 +52,17 @@ SCREEN_KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("Evaluate", [("ctrl+r / ctrl+x", "run the suite / cancel")]),
     ("Mine", [("ctrl+r", "mine"), ("- / +", "lower / raise the threshold"), ("e", "export")]),
     ("Models", [("enter / a", "make the selected model active"), ("r", "refresh")]),
+    (
+        "Align",
+        [
+            ("ctrl+r / ctrl+x", "align the two documents / cancel (ctrl+r resumes)"),
+            ("n / a", "next low-confidence (!) bead / mark the bead as checked"),
+            ("m / s", "merge the bead with the next one / split it"),
+            ("] / [", "move the last translation sentence to the next bead / pull it back"),
+            ("} / {", "the same for source sentences"),
+            ("ctrl+s / e", "save into the collection as a memory / export TMX or TSV"),
+        ],
+    ),
 ]
 
 

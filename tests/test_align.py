@@ -1,0 +1,276 @@
+"""Sentence alignment: the DP against brute force, known beads, the band, outputs, resume."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xlsearch.engine.align import (
+    AlignConfig,
+    Bead,
+    align_documents,
+    align_lengths,
+    align_vectors,
+    read_beads,
+    score_beads,
+    write_beads,
+)
+from xlsearch.engine.align.core import run_texts
+from xlsearch.engine.align.cost import run_vectors
+from xlsearch.engine.align.dp import band_dp, bead_types, full_band, path_band
+from xlsearch.engine.errors import CancelledError, DataError
+from xlsearch.engine.importers.document import Document
+from xlsearch.engine.progress import CancelToken
+
+
+class ConceptEncoder:
+    """Deterministic tiny encoder: a word and its translation (``de:word``) share a random
+    vector; a text is the normalised sum of its words' vectors."""
+
+    id = "test:concepts"
+
+    def __init__(self, dim: int = 64) -> None:
+        self.dim = dim
+        self.calls = 0
+
+    @functools.lru_cache(maxsize=None)  # noqa: B019 - a test helper
+    def vector(self, word: str) -> np.ndarray:
+        concept = word.split(":", 1)[-1].strip(".").lower()
+        seed = int(hashlib.md5(concept.encode()).hexdigest()[:8], 16)
+        return np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+
+    def encode(self, texts: Sequence[str], *, on_progress=None, cancel=None) -> np.ndarray:  # type: ignore[no-untyped-def]
+        self.calls += 1
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for k, text in enumerate(texts):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            for word in text.split():
+                out[k] += self.vector(word)
+            out[k] /= max(float(np.linalg.norm(out[k])), 1e-9)
+        return out
+
+
+def sentence(k: int, words: int = 5) -> str:
+    return " ".join(f"w{k}x{i}" for i in range(words)) + "."
+
+
+def translate(text: str) -> str:
+    return " ".join(f"de:{w}" for w in text.split())
+
+
+def vectors(encoder: ConceptEncoder, sentences: list[str], side: int) -> dict[int, np.ndarray]:
+    texts = run_texts(sentences, side)
+    vecs = encoder.encode(texts)
+    out, start = {}, 0
+    for a in range(1, side + 1):
+        count = len(sentences) - a + 1
+        out[a] = vecs[start : start + count]
+        start += count
+    return out
+
+
+def brute_force(n: int, m: int, types: list[tuple[int, int]], cost, del_cost: float) -> float:  # type: ignore[no-untyped-def]
+    @functools.lru_cache(maxsize=None)
+    def best(i: int, j: int) -> float:
+        if i == 0 and j == 0:
+            return 0.0
+        out = np.inf
+        for a, b in types:
+            if a > i or b > j:
+                continue
+            c = del_cost if a == 0 or b == 0 else float(cost(a, b, i, np.array([j]))[0])
+            out = min(out, best(i - a, j - b) + c)
+        return out
+
+    return best(n, m)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_dp_matches_brute_force(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+    table = rng.random((4, 4, n + 1, m + 1))
+    types = bead_types(3, 4)
+
+    def cost(a: int, b: int, i: int, js: np.ndarray) -> np.ndarray:
+        return table[a, b, i, js]
+
+    del_cost = float(rng.uniform(0.2, 1.5))
+    lo, hi = full_band(n, m)
+    path = band_dp(n, m, types, cost, del_cost, lo, hi)
+    assert sum(p[4] for p in path) == pytest.approx(brute_force(n, m, types, cost, del_cost))
+    # the path is contiguous from (0, 0) to (n, m) with allowed bead types
+    assert path[0][0] == 0 and path[0][2] == 0 and path[-1][1] == n and path[-1][3] == m
+    for (_, i1, _, j1, _), (i0, _, j0, _, _) in zip(path, path[1:], strict=False):
+        assert (i1, j1) == (i0, j0)
+    assert all((p[1] - p[0], p[3] - p[2]) in types for p in path)
+
+
+def known_documents() -> tuple[list[str], list[str], list[Bead]]:
+    """Source/target sentences with gold beads: 1-1s, a 1-2 split, a 2-1 merge, an
+    insertion and a deletion."""
+    src: list[str] = []
+    tgt: list[str] = []
+    gold: list[Bead] = []
+
+    def add(s: list[str], t: list[str]) -> None:
+        gold.append(
+            Bead(
+                tuple(range(len(src), len(src) + len(s))), tuple(range(len(tgt), len(tgt) + len(t)))
+            )
+        )
+        src.extend(s)
+        tgt.extend(t)
+
+    k = 0
+    for block in range(3):
+        for _ in range(4):
+            add([sentence(k)], [translate(sentence(k))])
+            k += 1
+        long = sentence(k, 10).rstrip(".").split()
+        if block == 0:  # one long sentence translated as two
+            add(
+                [" ".join(long) + "."],
+                [translate(" ".join(long[:5])), translate(" ".join(long[5:]))],
+            )
+        elif block == 1:  # two sentences translated as one
+            add([" ".join(long[:5]) + ".", " ".join(long[5:]) + "."], [translate(" ".join(long))])
+        else:
+            add([sentence(k)], [])  # dropped in translation
+            k += 1
+            add([], [translate(sentence(k))])  # added by the translator
+        k += 1
+    return src, tgt, gold
+
+
+def test_known_beads_with_a_deterministic_encoder() -> None:
+    src, tgt, gold = known_documents()
+    enc = ConceptEncoder()
+    beads = align_vectors(vectors(enc, src, 4), vectors(enc, tgt, 4))
+    assert [(b.src, b.tgt) for b in beads] == [(g.src, g.tgt) for g in gold]
+    scores = score_beads(gold, beads)
+    assert scores["strict_f1"] == 1.0 and scores["lax_f1"] == 1.0
+    assert [b.flagged for b in beads] == [not (g.src and g.tgt) for g in gold]
+    assert all(b.score > 0.9 for b in beads if b.src and b.tgt)
+
+
+def test_coarse_to_fine_equals_full_dp_on_a_long_document() -> None:
+    enc = ConceptEncoder()
+    rng = np.random.default_rng(1)
+    src, tgt = [], []
+    for k in range(400):
+        s = sentence(k, int(rng.integers(3, 9)))
+        src.append(s)
+        if rng.random() < 0.05:
+            continue  # deleted
+        tgt.append(translate(s))
+        if rng.random() < 0.05:
+            tgt.append(translate(sentence(10_000 + k)))  # inserted
+    sv, tv = vectors(enc, src, 3), vectors(enc, tgt, 3)
+    full = align_vectors(sv, tv, AlignConfig(max_side=3, full_dp_max=10_000))
+    banded = align_vectors(sv, tv, AlignConfig(max_side=3, full_dp_max=50, width=5))
+    assert [(b.src, b.tgt) for b in banded] == [(b.src, b.tgt) for b in full]
+
+
+def test_path_band_keeps_the_projected_path_and_corners() -> None:
+    lo, hi = path_band([(0, 2, 0, 2, 0.0), (2, 5, 2, 4, 0.0)], 10, 8, (2.0, 2.0), 1)
+    assert lo[0] == 0 and hi[10] == 8
+    assert all(lo <= hi) and all(np.diff(lo) >= 0)
+    assert lo[4] <= 4 <= hi[4]
+
+
+def test_paragraph_anchors_keep_beads_inside_paragraphs() -> None:
+    # two paragraphs; a misleading sentence pair across the boundary is kept apart
+    enc = ConceptEncoder()
+    src = [sentence(0), sentence(1), sentence(2), sentence(3)]
+    tgt = [
+        translate(sentence(0)),
+        translate(sentence(1)),
+        translate(sentence(2)),
+        translate(sentence(3)),
+    ]
+    cfg = AlignConfig()
+    beads = align_vectors(
+        vectors(enc, src, 4), vectors(enc, tgt, 4), cfg, [0, 0, 1, 1], [0, 0, 1, 1]
+    )
+    assert [(b.src, b.tgt) for b in beads] == [((k,), (k,)) for k in range(4)]
+
+
+def test_gale_church_baseline_on_lengths() -> None:
+    src = ["a" * 20, "b" * 50, "c" * 30, "d" * 80]
+    tgt = ["A" * 22, "B" * 24, "B" * 25, "C" * 33, "D" * 85]
+    beads = align_lengths(src, tgt)
+    assert [(b.src, b.tgt) for b in beads] == [
+        ((0,), (0,)),
+        ((1,), (1, 2)),
+        ((2,), (3,)),
+        ((3,), (4,)),
+    ]
+
+
+def test_bead_format_roundtrip_and_vecalign_scoring(tmp_path: Path) -> None:
+    beads = [Bead((0,), (0, 1), 0.31), Bead((), (2,), 0.0), Bead((1, 2), (3,), 0.5)]
+    path = tmp_path / "x.beads"
+    write_beads(path, beads)
+    assert path.read_text().splitlines()[0] == "[0]:[0, 1]:0.310"
+    again = read_beads(path)
+    assert [(b.src, b.tgt) for b in again] == [(b.src, b.tgt) for b in beads]
+    gold = [Bead((0,), (0,)), Bead((), (1,)), Bead((), (2,)), Bead((1, 2), (3,))]
+    s = score_beads(gold, beads)
+    # strict: 2 of 3 predicted beads are exact; recall over gold non-empty beads: 1 of 2
+    assert s["strict_precision"] == pytest.approx(2 / 3)
+    assert s["strict_recall"] == pytest.approx(1 / 2)
+    # lax: the 1-2 bead overlaps the gold 1-1 on both sides
+    assert s["lax_precision"] == 1.0 and s["lax_recall"] == 1.0
+    bad = tmp_path / "bad.beads"
+    bad.write_text("[0]:[0]\nnot a bead\n")
+    with pytest.raises(DataError, match="bad.beads:2"):
+        read_beads(bad)
+
+
+def test_cancel_then_resume_reuses_encoded_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    import xlsearch.engine.align.core as core
+
+    monkeypatch.setattr(core, "CHUNK", 50)
+    src_s, tgt_s, gold = known_documents()
+    src_s, tgt_s = src_s * 8, tgt_s * 8
+    src = Document.from_sentences(src_s, "en", "a.txt")
+    tgt = Document.from_sentences(tgt_s, "de", "b.txt")
+    enc = ConceptEncoder()
+    token = CancelToken()
+    seen: list[int] = []
+
+    def progress(p):  # type: ignore[no-untyped-def]
+        seen.append(p.done)
+        if p.stage == "encode" and p.done >= 150:
+            token.cancel()
+
+    with pytest.raises(CancelledError):
+        align_documents(src, tgt, enc, on_progress=progress, cancel=token)
+    calls = enc.calls
+    assert 3 <= calls < 10
+    resumed: list[str] = []
+    result = align_documents(src, tgt, enc, on_progress=lambda p: resumed.append(p.message))
+    assert resumed.count("resumed") == calls  # finished chunks came from the checkpoint
+    total = len(set(run_texts(src_s, 4) + run_texts(tgt_s, 4)))
+    assert enc.calls - calls == -(-total // 50) - calls
+    assert score_beads([b for b in gold], result.beads[: len(gold)])["strict_f1"] > 0.9
+    # the checkpoint is removed once the alignment is done
+    from xlsearch.engine.align.core import checkpoint_folder
+
+    assert not checkpoint_folder(enc.id, src_s, tgt_s, 4).exists()
+
+
+def test_average_runs_match_encoded_runs_for_additive_encoders() -> None:
+    enc = ConceptEncoder()
+    src = [sentence(k) for k in range(6)]
+    averaged = run_vectors(enc.encode(src), 3)
+    encoded = vectors(enc, src, 3)
+    for a in (1, 2, 3):
+        assert np.allclose(averaged[a], encoded[a], atol=1e-5)

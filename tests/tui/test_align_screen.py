@@ -1,0 +1,83 @@
+"""The Align screen: align two documents, fix beads with keys, save as a memory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input
+
+from xlsearch.tui.app import make_app
+from xlsearch.tui.screens.align import AlignScreen
+
+pytestmark = pytest.mark.anyio
+
+EN = "The cat sleeps. The dog runs in the big house.\n\nHello world! Good morning.\n"
+DE = "Die Katze schläft. Der Hund läuft im großen Haus.\n\nHallo Welt! Guten Morgen.\n"
+
+
+async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(2):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def _open(pilot, tmp_path: Path) -> AlignScreen:  # type: ignore[no-untyped-def]
+    (tmp_path / "a.txt").write_text(EN, encoding="utf-8")
+    (tmp_path / "b.txt").write_text(DE, encoding="utf-8")
+    await pilot.press("f10")
+    await _settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, AlignScreen)
+    screen.query_one("#align-src", Input).value = str(tmp_path / "a.txt")
+    screen.query_one("#align-src-lang", Input).value = "en"
+    screen.query_one("#align-tgt", Input).value = str(tmp_path / "b.txt")
+    screen.query_one("#align-tgt-lang", Input).value = "de"
+    await pilot.press("ctrl+r")
+    await _settle(pilot)
+    return screen
+
+
+async def test_align_edit_and_save_with_the_fake_engine(app, engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    async with app.run_test(size=(120, 32)) as pilot:
+        screen = await _open(pilot, tmp_path)
+        al = screen.alignment
+        assert [(b.src, b.tgt) for b in al.beads] == [((k,), (k,)) for k in range(4)]
+        table = screen.query_one("#beads", DataTable)
+        assert table.row_count == 4 and table.has_focus
+        assert str(table.get_row_at(0)[2]) == "The cat sleeps."
+        await pilot.press("m")  # merge beads 0 and 1
+        assert [(b.src, b.tgt) for b in al.beads][:1] == [((0, 1), (0, 1))]
+        await pilot.press("s")  # split it again
+        assert [(b.src, b.tgt) for b in al.beads][:2] == [((0,), (0,)), ((1,), (1,))]
+        await pilot.press("right_square_bracket")  # bead 0's translation moves to bead 1
+        assert [(b.src, b.tgt) for b in al.beads][:2] == [((0,), ()), ((1,), (0, 1))]
+        assert al.beads[0].flagged
+        await pilot.press("left_square_bracket")
+        assert [(b.src, b.tgt) for b in al.beads][:2] == [((0,), (0,)), ((1,), (1,))]
+        await pilot.press("ctrl+s")
+        await _settle(pilot)
+        names = [c.name for c in engine.collections()]
+        assert "aligned" in names
+        assert any("4 units saved" in n.message for n in app._notifications)
+
+
+async def test_align_screen_on_the_real_engine(tiny_static_model, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from xlsearch.engine.catalog import set_active_model
+    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.engine.store import Store
+
+    set_active_model(str(tiny_static_model))
+    app = make_app(engine=LocalEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 32)) as pilot:
+        screen = await _open(pilot, tmp_path)
+        assert not app._notifications, [n.message for n in app._notifications]
+        al = screen.alignment
+        assert sum(len(b.src) for b in al.beads) == 4 and sum(len(b.tgt) for b in al.beads) == 4
+        assert al.anchors  # both documents have two paragraphs
+        await pilot.press("ctrl+s")
+        await _settle(pilot)
+    with Store() as store:
+        cols = {c["name"]: c for c in store.collections()}
+    assert cols["aligned"]["languages"].keys() == {"en", "de"}

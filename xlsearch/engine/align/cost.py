@@ -1,0 +1,175 @@
+"""Bead costs: embeddings normalised against random pairs (Vecalign), or sentence lengths
+(Gale & Church 1993) as a baseline.
+
+Embedding cost of a bead joining source run ``x`` (``a`` sentences) and target run ``y``
+(``b`` sentences), with ``x``, ``y`` the embeddings of the runs (Thompson & Koehn 2019)::
+
+    cost(x, y) = (1 - cos(x, y)) / ((r(x) + r(y)) / 2) + size_penalty * (a + b - 2)
+
+where ``r(x)`` is the mean of ``1 - cos(x, y')`` over the other document's sentences ``y'``
+(random pairs; the mean of cosines is one dot product with the mean vector, so every
+sentence counts and nothing is sampled). A sentence that resembles everything (a hub, a
+number, a title) gets a small ``r`` and so a large cost. A deletion/insertion costs
+``del_penalty``. Paragraphs, where both documents have them, add ``para_penalty`` to a bead
+that ends a paragraph on one side only or spans a boundary on either side.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class AlignConfig:
+    """How the aligner searches and scores (defaults tuned on the Bleualign dev document)."""
+
+    max_side: int = 4
+    """Most sentences on one side of a bead (and the longest run that is embedded)."""
+    max_total: int = 5
+    """Most sentences in a bead, both sides together."""
+    del_penalty: float = 0.9
+    """Cost of leaving one sentence unaligned (a random pair costs about 1.0)."""
+    size_penalty: float = 0.05
+    """Extra cost per sentence beyond a 1–1 bead."""
+    para_penalty: float = 0.5
+    """Cost of a bead that disagrees with paragraph boundaries (both documents have them)."""
+    size_scale: bool = False
+    """Multiply a bead's normalised cost by ``a * b`` (Vecalign's scaling)."""
+    width: int = 10
+    """Half-width of the search band around the coarse path (Vecalign's ``width_over2``)."""
+    full_dp_max: int = 800
+    """A full (exact) DP when both documents have at most this many sentences."""
+    flag_cost: float = 0.75
+    """Beads costing more than this, and every deletion/insertion, are flagged."""
+    runs: str = "encode"
+    """``encode``: embed each run of sentences as one text (Vecalign); ``average``: average
+    the sentence embeddings (cheaper; close for static embedding-bag models)."""
+
+
+def run_vectors(singles: np.ndarray, max_side: int) -> dict[int, np.ndarray]:
+    """Normalised sums of ``a`` consecutive rows for a = 1…max_side (``[a][i]``: rows
+    ``i..i+a-1``)."""
+    out = {1: singles}
+    csum = np.concatenate([np.zeros((1, singles.shape[1])), np.cumsum(singles, axis=0)])
+    for a in range(2, max_side + 1):
+        if len(singles) < a:
+            break
+        run = (csum[a:] - csum[:-a]).astype(np.float32)
+        out[a] = run / np.maximum(np.linalg.norm(run, axis=1, keepdims=True), 1e-9)
+    return out
+
+
+def boundaries(paragraphs: Sequence[int] | None, n: int) -> np.ndarray | None:
+    """``ends[i]``: sentence ``i-1`` ends a paragraph (i = 0…n); None without paragraphs."""
+    if paragraphs is None or len(paragraphs) != n or n == 0 or paragraphs[0] == paragraphs[-1]:
+        return None
+    p = np.asarray(paragraphs)
+    ends = np.zeros(n + 1, dtype=bool)
+    ends[0] = ends[n] = True
+    ends[1:n] = p[1:] != p[:-1]
+    return ends
+
+
+class EmbeddingCost:
+    """The normalised embedding cost over runs of sentences of both documents."""
+
+    def __init__(
+        self,
+        src: dict[int, np.ndarray],
+        tgt: dict[int, np.ndarray],
+        config: AlignConfig,
+        src_ends: np.ndarray | None = None,
+        tgt_ends: np.ndarray | None = None,
+    ) -> None:
+        self.src, self.tgt, self.config = src, tgt, config
+        self.n, self.m = len(src[1]), len(tgt[1])
+        src_mean = src[1].mean(axis=0) if self.n else np.zeros(src[1].shape[1])
+        tgt_mean = tgt[1].mean(axis=0) if self.m else np.zeros(tgt[1].shape[1])
+        self.src_r = {a: 1.0 - v @ tgt_mean for a, v in src.items()}
+        self.tgt_r = {b: 1.0 - v @ src_mean for b, v in tgt.items()}
+        both = src_ends is not None and tgt_ends is not None
+        self.src_ends = src_ends if both else None
+        self.tgt_ends = tgt_ends if both else None
+        if both:
+            self.tgt_csum = np.concatenate([[0], np.cumsum(tgt_ends[1:])])  # ends[1..k]
+
+    def similarity(self, a: int, b: int, i: int, js: np.ndarray) -> np.ndarray:
+        """Cosine of source run ``[i-a, i)`` with each target run ``[j-b, j)``."""
+        return self.tgt[b][js - b] @ self.src[a][i - a]
+
+    def __call__(self, a: int, b: int, i: int, js: np.ndarray) -> np.ndarray:
+        sim = self.similarity(a, b, i, js)
+        norm = np.maximum((self.src_r[a][i - a] + self.tgt_r[b][js - b]) / 2.0, 1e-3)
+        cost = (1.0 - sim) / norm
+        if self.config.size_scale:
+            cost = cost * (a * b)
+        cost = cost + self.config.size_penalty * (a + b - 2)
+        if self.src_ends is not None and self.tgt_ends is not None:
+            mismatch = self.src_ends[i] != self.tgt_ends[js]
+            spans = bool(self.src_ends[i - a + 1 : i].any()) | self._spans(js - b, js)
+            cost = cost + self.config.para_penalty * (mismatch | spans)
+        return cost.astype(np.float64)
+
+    def _spans(self, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """Whether each target run ``[start, stop)`` contains a paragraph boundary."""
+        return (self.tgt_csum[np.maximum(stops - 1, 0)] - self.tgt_csum[starts]) > 0
+
+    def coarser(self) -> EmbeddingCost:
+        """The same cost on documents with every two sentences averaged into one."""
+        from xlsearch.engine.align.dp import downsample
+
+        side = self.config.max_side
+        return EmbeddingCost(
+            run_vectors(downsample(self.src[1]), side),
+            run_vectors(downsample(self.tgt[1]), side),
+            self.config,
+        )
+
+
+class LengthCost:
+    """Gale & Church (1993): character lengths only, a Gaussian model of the length ratio."""
+
+    PRIORS = {(1, 1): 0.89, (1, 0): 0.0099 / 2, (0, 1): 0.0099 / 2, (2, 1): 0.089 / 2}
+    VARIANCE = 6.8
+    flag_cost = 6.0
+    """-log probability above which a bead is flagged."""
+
+    def __init__(self, src_lengths: Sequence[int], tgt_lengths: Sequence[int]) -> None:
+        self.src = np.concatenate([[0], np.cumsum(src_lengths)]).astype(np.float64)
+        self.tgt = np.concatenate([[0], np.cumsum(tgt_lengths)]).astype(np.float64)
+        self.ratio = (self.tgt[-1] / self.src[-1]) if self.src[-1] else 1.0
+        self.n, self.m = len(src_lengths), len(tgt_lengths)
+        self.del_cost = -math.log(self.PRIORS[(1, 0)])
+
+    def coarser(self) -> LengthCost:
+        """Every two sentences counted as one (for the coarse-to-fine search)."""
+        src, tgt = np.diff(self.src), np.diff(self.tgt)
+        return LengthCost(_pairs(src), _pairs(tgt))
+
+    def prior(self, a: int, b: int) -> float:
+        """Prior probability of a bead type (1–2 as 2–1; rarer types decay 10× per size)."""
+        key = (max(a, b), min(a, b))
+        if key in self.PRIORS:
+            return self.PRIORS[key]
+        return 0.011 / 10 ** max(0, a + b - 4)
+
+    def __call__(self, a: int, b: int, i: int, js: np.ndarray) -> np.ndarray:
+        l1 = self.src[i] - self.src[i - a]
+        l2 = self.tgt[js] - self.tgt[js - b]
+        mean = (l1 + l2 / self.ratio) / 2.0
+        delta = (l1 * self.ratio - l2) / np.sqrt(np.maximum(mean, 1e-3) * self.VARIANCE)
+        # -log P(|Z| >= |delta|) for a standard normal Z
+        tail = _ERFC(np.abs(delta) / math.sqrt(2.0)).astype(np.float64)
+        return -np.log(np.maximum(tail, 1e-300)) - math.log(self.prior(a, b))
+
+
+_ERFC = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _pairs(lengths: np.ndarray) -> list[int]:
+    padded = np.append(lengths, 0) if len(lengths) % 2 else lengths
+    return [int(x) for x in padded.reshape(-1, 2).sum(axis=1)]
