@@ -38,7 +38,7 @@ class ConceptEncoder:
         self.dim = dim
         self.calls = 0
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - a test helper
+    @functools.cache  # noqa: B019 - a test helper
     def vector(self, word: str) -> np.ndarray:
         concept = word.split(":", 1)[-1].strip(".").lower()
         seed = int(hashlib.md5(concept.encode()).hexdigest()[:8], 16)
@@ -76,7 +76,7 @@ def vectors(encoder: ConceptEncoder, sentences: list[str], side: int) -> dict[in
 
 
 def brute_force(n: int, m: int, types: list[tuple[int, int]], cost, del_cost: float) -> float:  # type: ignore[no-untyped-def]
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def best(i: int, j: int) -> float:
         if i == 0 and j == 0:
             return 0.0
@@ -144,6 +144,8 @@ def known_documents() -> tuple[list[str], list[str], list[Bead]]:
         else:
             add([sentence(k)], [])  # dropped in translation
             k += 1
+            add([sentence(k)], [translate(sentence(k))])
+            k += 1
             add([], [translate(sentence(k))])  # added by the translator
         k += 1
     return src, tgt, gold
@@ -158,6 +160,15 @@ def test_known_beads_with_a_deterministic_encoder() -> None:
     assert scores["strict_f1"] == 1.0 and scores["lax_f1"] == 1.0
     assert [b.flagged for b in beads] == [not (g.src and g.tgt) for g in gold]
     assert all(b.score > 0.9 for b in beads if b.src and b.tgt)
+
+
+def test_an_unrelated_pair_in_place_of_a_deletion_and_insertion_is_flagged() -> None:
+    enc = ConceptEncoder()
+    src = [sentence(0), sentence(1), sentence(2)]
+    tgt = [translate(sentence(0)), translate(sentence(99)), translate(sentence(2))]
+    beads = align_vectors(vectors(enc, src, 2), vectors(enc, tgt, 2))
+    assert [b.flagged for b in beads if b.src and b.tgt and b.src[0] == 1] == [True]
+    assert [b.flagged for b in beads if b.src in ((0,), (2,))] == [False, False]
 
 
 def test_coarse_to_fine_equals_full_dp_on_a_long_document() -> None:

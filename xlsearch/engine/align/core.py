@@ -158,7 +158,7 @@ def search(cost: Any, config: AlignConfig, cancel: CancelToken | None = None) ->
     documents, else coarse-to-fine within a band (linear time and memory)."""
     n, m = cost.n, cost.m
     types = bead_types(config.max_side, config.max_total)
-    del_cost = getattr(cost, "del_cost", config.del_penalty)
+    del_cost = cost.del_cost
     coarse_ok = hasattr(cost, "coarser") and min(n, m) >= 8
     if max(n, m) <= config.full_dp_max or not coarse_ok:
         lo, hi = full_band(n, m)
@@ -179,7 +179,8 @@ def beads_from_path(path: list[Any], cost: Any, config: AlignConfig) -> list[Bea
         score = 0.0
         if a and b and isinstance(cost, EmbeddingCost):
             score = float(cost.similarity(a, b, i1, np.array([j1]))[0])
-        flagged = not (a and b) or c > getattr(cost, "flag_cost", config.flag_cost)
+        unit = cost.unit_cost(a, b, c) if hasattr(cost, "unit_cost") else c
+        flagged = not (a and b) or unit > cost.flag_cost
         beads.append(Bead(tuple(range(i0, i1)), tuple(range(j0, j1)), c, score, flagged))
     return beads
 

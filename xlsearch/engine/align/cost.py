@@ -4,13 +4,16 @@
 Embedding cost of a bead joining source run ``x`` (``a`` sentences) and target run ``y``
 (``b`` sentences), with ``x``, ``y`` the embeddings of the runs (Thompson & Koehn 2019)::
 
-    cost(x, y) = (1 - cos(x, y)) / ((r(x) + r(y)) / 2) + size_penalty * (a + b - 2)
+    cost(x, y) = a * b * (1 - cos(x, y)) / ((r(x) + r(y)) / 2)
 
 where ``r(x)`` is the mean of ``1 - cos(x, y')`` over the other document's sentences ``y'``
 (random pairs; the mean of cosines is one dot product with the mean vector, so every
 sentence counts and nothing is sampled). A sentence that resembles everything (a hub, a
-number, a title) gets a small ``r`` and so a large cost. A deletion/insertion costs
-``del_penalty``. Paragraphs, where both documents have them, add ``para_penalty`` to a bead
+number, a title) gets a small ``r`` and so a large cost; the ``a * b`` factor keeps runs
+from swallowing neighbours. A deletion/insertion costs ``del_penalty``, by default a low
+quantile of the costs of random 1–1 pairs of the two documents (Vecalign's deletion knob),
+so it adapts to the model; beads whose cost per sentence pair is above another quantile
+of random pairs are flagged. Paragraphs, where both documents have them, add ``para_penalty`` to a bead
 that ends a paragraph on one side only or spans a boundary on either side.
 """
 
@@ -31,20 +34,24 @@ class AlignConfig:
     """Most sentences on one side of a bead (and the longest run that is embedded)."""
     max_total: int = 5
     """Most sentences in a bead, both sides together."""
-    del_penalty: float = 0.9
-    """Cost of leaving one sentence unaligned (a random pair costs about 1.0)."""
-    size_penalty: float = 0.05
+    del_penalty: float | None = None
+    """Cost of leaving one sentence unaligned; None: ``del_quantile`` of random 1–1 costs."""
+    del_quantile: float = 0.2
+    """Quantile of the costs of random sentence pairs that a deletion costs."""
+    size_penalty: float = 0.02
     """Extra cost per sentence beyond a 1–1 bead."""
     para_penalty: float = 0.5
     """Cost of a bead that disagrees with paragraph boundaries (both documents have them)."""
-    size_scale: bool = False
+    size_scale: bool = True
     """Multiply a bead's normalised cost by ``a * b`` (Vecalign's scaling)."""
     width: int = 10
     """Half-width of the search band around the coarse path (Vecalign's ``width_over2``)."""
     full_dp_max: int = 800
     """A full (exact) DP when both documents have at most this many sentences."""
-    flag_cost: float = 0.75
-    """Beads costing more than this, and every deletion/insertion, are flagged."""
+    flag_cost: float | None = None
+    """Beads costing more than this per sentence pair, and every deletion/insertion, are
+    flagged; None: the ``flag_quantile`` of random 1–1 costs."""
+    flag_quantile: float = 0.05
     runs: str = "encode"
     """``encode``: embed each run of sentences as one text (Vecalign); ``average``: average
     the sentence embeddings (cheaper; close for static embedding-bag models)."""
@@ -91,11 +98,34 @@ class EmbeddingCost:
         tgt_mean = tgt[1].mean(axis=0) if self.m else np.zeros(tgt[1].shape[1])
         self.src_r = {a: 1.0 - v @ tgt_mean for a, v in src.items()}
         self.tgt_r = {b: 1.0 - v @ src_mean for b, v in tgt.items()}
+        sample = self._random_costs()
+        q = (
+            np.quantile(sample, [config.del_quantile, config.flag_quantile])
+            if len(sample)
+            else [1, 1]
+        )
+        self.del_cost = config.del_penalty if config.del_penalty is not None else float(q[0])
+        self.flag_cost = config.flag_cost if config.flag_cost is not None else float(q[1])
         both = src_ends is not None and tgt_ends is not None
         self.src_ends = src_ends if both else None
         self.tgt_ends = tgt_ends if both else None
         if both:
             self.tgt_csum = np.concatenate([[0], np.cumsum(tgt_ends[1:])])  # ends[1..k]
+
+    def _random_costs(self, size: int = 4000) -> np.ndarray:
+        """Costs of random 1–1 pairs (fixed seed: the same documents align the same way)."""
+        if not self.n or not self.m:
+            return np.zeros(0)
+        rng = np.random.default_rng(0)
+        i = rng.integers(0, self.n, size)
+        j = rng.integers(0, self.m, size)
+        sim = np.einsum("kd,kd->k", self.src[1][i], self.tgt[1][j])
+        norm = np.maximum((self.src_r[1][i] + self.tgt_r[1][j]) / 2.0, 1e-3)
+        return (1.0 - sim) / norm
+
+    def unit_cost(self, a: int, b: int, cost: float) -> float:
+        """A bead's cost per sentence pair (what the flag threshold compares)."""
+        return cost / (a * b) if self.config.size_scale and a and b else cost
 
     def similarity(self, a: int, b: int, i: int, js: np.ndarray) -> np.ndarray:
         """Cosine of source run ``[i-a, i)`` with each target run ``[j-b, j)``."""

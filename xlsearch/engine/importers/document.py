@@ -251,14 +251,18 @@ def _docx_blocks(path: Path) -> list[str]:
     """Body paragraphs and table-cell paragraphs of a .docx, in reading order."""
     import zipfile
 
-    try:
-        import docx
-        from docx.table import Table
-        from docx.text.paragraph import Paragraph
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
 
+    try:
         document = docx.Document(str(path))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
-        raise DataError(f"{path}: not a readable .docx file ({exc})") from exc
+    except (zipfile.BadZipFile, PackageNotFoundError, KeyError, ValueError) as exc:
+        raise DataError(
+            f"{path}: not a readable .docx file ({exc})",
+            hint="save it again as .docx (Word 2007+), or export it as .txt or .html",
+        ) from exc
 
     def walk(parent: object, element: object) -> Iterator[str]:
         for child in element.iterchildren():  # type: ignore[attr-defined]

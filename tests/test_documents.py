@@ -1,0 +1,190 @@
+"""Document import: text, Markdown, DOCX, HTML → paragraphs of sentences; `xlsearch align`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from xlsearch.cli import main
+from xlsearch.engine.errors import DataError
+from xlsearch.engine.importers.document import read_document, read_paragraphs
+from xlsearch.engine.segmentation import split_sentences
+
+
+def make_docx(path: Path) -> Path:
+    import docx
+
+    d = docx.Document()
+    d.add_heading("Annual report", level=1)
+    d.add_paragraph("The cat sleeps. The dog runs in the big house.")
+    p = d.add_paragraph("Hello ")
+    p.add_run("world").bold = True
+    p.add_run("! Good morning.")
+    table = d.add_table(rows=2, cols=2)
+    table.cell(0, 0).text = "Cell one."
+    table.cell(0, 1).text = "Cell two."
+    merged = table.cell(1, 0).merge(table.cell(1, 1))
+    merged.text = "Merged cell."
+    d.add_paragraph("")  # empty paragraphs are dropped
+    d.add_paragraph("Last words.")
+    d.save(str(path))
+    return path
+
+
+def test_docx_paragraphs_tables_and_runs(tmp_path: Path) -> None:
+    path = make_docx(tmp_path / "r.docx")
+    assert read_paragraphs(path) == [
+        "Annual report",
+        "The cat sleeps. The dog runs in the big house.",
+        "Hello world! Good morning.",
+        "Cell one.",
+        "Cell two.",
+        "Merged cell.",
+        "Last words.",
+    ]
+    doc = read_document(path, "en")
+    assert doc.sentences[1:5] == [
+        "The cat sleeps.",
+        "The dog runs in the big house.",
+        "Hello world!",
+        "Good morning.",
+    ]
+    assert doc.paragraphs[:6] == [0, 1, 1, 2, 2, 3]
+
+
+def test_broken_docx_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.docx"
+    bad.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(DataError, match="bad.docx"):
+        read_paragraphs(bad)
+
+
+def test_html_blocks_without_scripts_and_with_breaks(tmp_path: Path) -> None:
+    html = tmp_path / "p.html"
+    html.write_text(
+        "<!DOCTYPE html><html><head><title>Der Titel</title><style>p{}</style></head><body>"
+        "<script>var x = 'no';</script><h1>Überschrift</h1>"
+        "<div>Lose Worte <p>Erster Satz. Zweiter&nbsp;Satz.</p></div>"
+        "<ul><li>Punkt eins</li><li>Punkt <b>zwei</b></li></ul>"
+        "<p>Zeile<br>umgebrochen</p><table><tr><td>Zelle</td></tr></table></body></html>",
+        encoding="utf-8",
+    )
+    assert read_paragraphs(html) == [
+        "Der Titel",
+        "Überschrift",
+        "Lose Worte",
+        "Erster Satz. Zweiter Satz.",
+        "Punkt eins",
+        "Punkt zwei",
+        "Zeile umgebrochen",
+        "Zelle",
+    ]
+    doc = read_document(html)
+    assert doc.lang == "de"
+    assert "Erster Satz." in doc.sentences and "Zweiter Satz." in doc.sentences
+
+
+def test_markdown_blocks_without_markup_or_code(tmp_path: Path) -> None:
+    md = tmp_path / "n.md"
+    md.write_text(
+        "# Title\n\nSome *emphasis* and `code` here.\nSame paragraph.\n\n"
+        "- item one\n- item [two](http://x)\n\n```\nnot prose()\n```\n\n"
+        "| a | b |\n|---|---|\n| c | d |\n",
+        encoding="utf-8",
+    )
+    assert read_paragraphs(md) == [
+        "Title",
+        "Some emphasis and code here. Same paragraph.",
+        "item one",
+        "item two",
+        "a",
+        "b",
+        "c",
+        "d",
+    ]
+
+
+def test_text_and_presplit_paragraphs(tmp_path: Path) -> None:
+    txt = tmp_path / "t.txt"
+    txt.write_text("One. Two.\nstill two\n\n\nThree.\n", encoding="utf-8")
+    doc = read_document(txt, "en")
+    assert doc.sentences == ["One.", "Two.", "still two", "Three."]
+    assert doc.paragraphs == [0, 0, 0, 1]
+    pre = read_document(txt, "en", presplit=True)
+    assert pre.sentences == ["One. Two.", "still two", "Three."]
+    assert pre.paragraphs == [0, 0, 1]
+    with pytest.raises(DataError, match="not a document format"):
+        (tmp_path / "x.pdf").write_bytes(b"%PDF-1.4")
+        read_document(tmp_path / "x.pdf")
+
+
+def test_segmentation_repairs() -> None:
+    assert split_sentences("M. Dupont est arrivé. Il est parti.", "fr") == [
+        "M. Dupont est arrivé.",
+        "Il est parti.",
+    ]
+    assert split_sentences("Wie geht's? Gut.») Ok", "de") == ["Wie geht's?", "Gut.»)", "Ok"]
+
+
+def test_import_docx_keeps_paragraph_metadata(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from xlsearch.engine.store import Store
+
+    path = make_docx(tmp_path / "r.docx")
+    assert main(["import", str(path), "--collection", "docs", "--lang", "en", "-q"]) == 0
+    with Store() as store:
+        rows = store.conn.execute("SELECT text, meta FROM segments ORDER BY position").fetchall()
+    assert rows[1][0] == "The cat sleeps."
+    assert json.loads(rows[1][1]) == {"paragraph": 1}
+    assert len(rows) == 9
+
+
+def test_align_cli_outputs_with_a_tiny_real_model(
+    tiny_static_model: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    from xlsearch.engine.align import read_beads
+    from xlsearch.engine.store import Store
+
+    en = tmp_path / "en.txt"
+    de = tmp_path / "de.txt"
+    en.write_text("the cat sleeps .\nthe dog runs .\nhello world !\ngood morning .\n")
+    de.write_text("die katze schläft .\nder hund läuft .\nhallo welt !\nguten morgen .\n")
+    base = ["align", str(en), str(de), "--presplit", "--model", str(tiny_static_model), "-q"]
+    out = tmp_path / "a.tmx"
+    beads = tmp_path / "a.beads"
+    assert (
+        main(
+            [
+                *base,
+                "--src-lang",
+                "en",
+                "--tgt-lang",
+                "de",
+                "--out",
+                str(out),
+                "--beads",
+                str(beads),
+                "--collection",
+                "aligned",
+            ]
+        )
+        == 0
+    )
+    text = out.read_text(encoding="utf-8")
+    assert '<prop type="x-source-document">en.txt</prop>' in text
+    assert 'xml:lang="de"' in text and "<seg>die katze schläft .</seg>" in text
+    found = read_beads(beads)
+    assert sorted(i for b in found for i in b.src) == [0, 1, 2, 3]
+    assert sorted(j for b in found for j in b.tgt) == [0, 1, 2, 3]
+    with Store() as store:
+        langs = {c["name"]: c["languages"] for c in store.collections()}
+    assert set(langs["aligned"]) == {"en", "de"}
+    tsv = tmp_path / "a.tsv"
+    rev = ["align", str(de), str(en), "--presplit", "--model", str(tiny_static_model), "-q"]
+    assert main([*rev, "--src-lang", "de", "--tgt-lang", "en", "--out", str(tsv)]) == 0
+    first = tsv.read_text(encoding="utf-8").splitlines()[0].split("\t")
+    assert len(first) == 2 and first[0].startswith(("the", "hello", "good"))  # English first
+    assert main(["align", str(en), str(de), "--presplit", "--lengths"]) == 2  # nowhere to write
+    assert "nowhere to put" in capsys.readouterr().err
+    assert main(["align", str(tmp_path / "missing.txt"), str(de), "--lengths", "--show", "3"]) == 2
