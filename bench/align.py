@@ -47,8 +47,13 @@ def peak_mb() -> float:
 
 
 def quality(args: argparse.Namespace) -> None:
-    from xlsearch.engine.align import AlignConfig, align_documents, align_lengths, read_beads
-    from xlsearch.engine.align import score_beads
+    from xlsearch.engine.align import (
+        AlignConfig,
+        align_documents,
+        align_lengths,
+        read_beads,
+        score_beads,
+    )
     from xlsearch.engine.importers.document import read_document
 
     folder = data_dir() / "dev" / "bleualign"

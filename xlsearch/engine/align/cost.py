@@ -13,8 +13,9 @@ number, a title) gets a small ``r`` and so a large cost; the ``a * b`` factor ke
 from swallowing neighbours. A deletion/insertion costs ``del_penalty``, by default a low
 quantile of the costs of random 1–1 pairs of the two documents (Vecalign's deletion knob),
 so it adapts to the model; beads whose cost per sentence pair is above another quantile
-of random pairs are flagged. Paragraphs, where both documents have them, add ``para_penalty`` to a bead
-that ends a paragraph on one side only or spans a boundary on either side.
+of random pairs are flagged. Paragraphs, where both documents have them, add
+``para_penalty`` to a bead that ends a paragraph on one side only or spans a boundary on
+either side.
 """
 
 from __future__ import annotations
