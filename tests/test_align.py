@@ -84,7 +84,7 @@ def brute_force(n: int, m: int, types: list[tuple[int, int]], cost, del_cost: fl
         for a, b in types:
             if a > i or b > j:
                 continue
-            c = del_cost if a == 0 or b == 0 else float(cost(a, b, i, np.array([j]))[0])
+            c = del_cost if a == 0 or b == 0 else float(cost(a, b, i, i + 1, j, j + 1)[0, 0])
             out = min(out, best(i - a, j - b) + c)
         return out
 
@@ -98,8 +98,11 @@ def test_dp_matches_brute_force(seed: int) -> None:
     table = rng.random((4, 4, n + 1, m + 1))
     types = bead_types(3, 4)
 
-    def cost(a: int, b: int, i: int, js: np.ndarray) -> np.ndarray:
-        return table[a, b, i, js]
+    def cost(a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
+        out = table[a, b, i0:i1, j0:j1].copy()
+        rows, cols = np.arange(i0, i1), np.arange(j0, j1)
+        out[(rows < a)[:, None] | (cols < b)[None, :]] = np.inf
+        return out
 
     del_cost = float(rng.uniform(0.2, 1.5))
     lo, hi = full_band(n, m)

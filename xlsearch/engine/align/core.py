@@ -153,18 +153,22 @@ def checkpoint_folder(model: str, src: Sequence[str], tgt: Sequence[str], max_si
     return cache_dir() / "align" / digest.hexdigest()
 
 
-def search(cost: Any, config: AlignConfig, cancel: CancelToken | None = None) -> list[Any]:
+def search(
+    cost: Any, config: AlignConfig, cancel: CancelToken | None = None, coarse_level: bool = False
+) -> list[Any]:
     """The bead path for ``cost`` (an ``EmbeddingCost``/``LengthCost``): exact DP for short
     documents, else coarse-to-fine within a band (linear time and memory)."""
     n, m = cost.n, cost.m
     types = bead_types(config.max_side, config.max_total)
+    if coarse_level:  # the coarse path only places the band: small beads suffice
+        types = bead_types(min(2, config.max_side), min(3, config.max_total))
     del_cost = cost.del_cost
     coarse_ok = hasattr(cost, "coarser") and min(n, m) >= 8
     if max(n, m) <= config.full_dp_max or not coarse_ok:
         lo, hi = full_band(n, m)
     else:
         coarse = cost.coarser()
-        coarse_path = search(coarse, config, cancel)
+        coarse_path = search(coarse, config, cancel, coarse_level=True)
         lo, hi = path_band(
             coarse_path, n, m, (n / max(coarse.n, 1), m / max(coarse.m, 1)), config.width
         )
@@ -178,7 +182,7 @@ def beads_from_path(path: list[Any], cost: Any, config: AlignConfig) -> list[Bea
         a, b = i1 - i0, j1 - j0
         score = 0.0
         if a and b and isinstance(cost, EmbeddingCost):
-            score = float(cost.similarity(a, b, i1, np.array([j1]))[0])
+            score = cost.similarity(a, b, i1, j1)
         unit = cost.unit_cost(a, b, c) if hasattr(cost, "unit_cost") else c
         flagged = not (a and b) or unit > cost.flag_cost
         beads.append(Bead(tuple(range(i0, i1)), tuple(range(j0, j1)), c, score, flagged))

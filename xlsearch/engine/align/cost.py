@@ -47,7 +47,7 @@ class AlignConfig:
     """Multiply a bead's normalised cost by ``a * b`` (Vecalign's scaling)."""
     width: int = 10
     """Half-width of the search band around the coarse path (Vecalign's ``width_over2``)."""
-    full_dp_max: int = 800
+    full_dp_max: int = 300
     """A full (exact) DP when both documents have at most this many sentences."""
     flag_cost: float | None = None
     """Beads costing more than this per sentence pair, and every deletion/insertion, are
@@ -111,7 +111,8 @@ class EmbeddingCost:
         self.src_ends = src_ends if both else None
         self.tgt_ends = tgt_ends if both else None
         if both:
-            self.tgt_csum = np.concatenate([[0], np.cumsum(tgt_ends[1:])])  # ends[1..k]
+            self.src_csum = np.concatenate([[0], np.cumsum(src_ends[1:])])  # ends[1..k]
+            self.tgt_csum = np.concatenate([[0], np.cumsum(tgt_ends[1:])])
 
     def _random_costs(self, size: int = 4000) -> np.ndarray:
         """Costs of random 1–1 pairs (fixed seed: the same documents align the same way)."""
@@ -128,26 +129,37 @@ class EmbeddingCost:
         """A bead's cost per sentence pair (what the flag threshold compares)."""
         return cost / (a * b) if self.config.size_scale and a and b else cost
 
-    def similarity(self, a: int, b: int, i: int, js: np.ndarray) -> np.ndarray:
-        """Cosine of source run ``[i-a, i)`` with each target run ``[j-b, j)``."""
-        return self.tgt[b][js - b] @ self.src[a][i - a]
+    def similarity(self, a: int, b: int, i: int, j: int) -> float:
+        """Cosine of source run ``[i-a, i)`` with target run ``[j-b, j)``."""
+        return float(self.tgt[b][j - b] @ self.src[a][i - a])
 
-    def __call__(self, a: int, b: int, i: int, js: np.ndarray) -> np.ndarray:
-        sim = self.similarity(a, b, i, js)
-        norm = np.maximum((self.src_r[a][i - a] + self.tgt_r[b][js - b]) / 2.0, 1e-3)
-        cost = (1.0 - sim) / norm
+    def __call__(self, a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
+        """Costs of beads ``(a, b)`` ending at rows ``i0..i1-1`` and columns ``j0..j1-1``."""
+        out = np.full((i1 - i0, j1 - j0), np.inf)
+        ri, cj = max(i0, a), max(j0, b)
+        if ri >= i1 or cj >= j1:
+            return out
+        x, y = self.src[a][ri - a : i1 - a], self.tgt[b][cj - b : j1 - b]
+        norm = (self.src_r[a][ri - a : i1 - a, None] + self.tgt_r[b][None, cj - b : j1 - b]) / 2
+        cost = (1.0 - x @ y.T) / np.maximum(norm, 1e-3)
         if self.config.size_scale:
-            cost = cost * (a * b)
-        cost = cost + self.config.size_penalty * (a + b - 2)
+            cost *= a * b
+        cost += self.config.size_penalty * (a + b - 2)
         if self.src_ends is not None and self.tgt_ends is not None:
-            mismatch = self.src_ends[i] != self.tgt_ends[js]
-            spans = bool(self.src_ends[i - a + 1 : i].any()) | self._spans(js - b, js)
-            cost = cost + self.config.para_penalty * (mismatch | spans)
-        return cost.astype(np.float64)
+            rows, cols = np.arange(ri, i1), np.arange(cj, j1)
+            mismatch = self.src_ends[rows, None] != self.tgt_ends[None, cols]
+            spans = (
+                self._spans(self.src_csum, rows - a, rows)[:, None]
+                | self._spans(self.tgt_csum, cols - b, cols)[None, :]
+            )
+            cost += self.config.para_penalty * (mismatch | spans)
+        out[ri - i0 :, cj - j0 :] = cost
+        return out
 
-    def _spans(self, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
-        """Whether each target run ``[start, stop)`` contains a paragraph boundary."""
-        return (self.tgt_csum[np.maximum(stops - 1, 0)] - self.tgt_csum[starts]) > 0
+    @staticmethod
+    def _spans(csum: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """Whether each run ``[start, stop)`` contains a paragraph boundary."""
+        return (csum[np.maximum(stops - 1, 0)] - csum[starts]) > 0
 
     def coarser(self) -> EmbeddingCost:
         """The same cost on documents with every two sentences averaged into one."""
@@ -188,14 +200,21 @@ class LengthCost:
             return self.PRIORS[key]
         return 0.011 / 10 ** max(0, a + b - 4)
 
-    def __call__(self, a: int, b: int, i: int, js: np.ndarray) -> np.ndarray:
-        l1 = self.src[i] - self.src[i - a]
-        l2 = self.tgt[js] - self.tgt[js - b]
+    def __call__(self, a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
+        """-log P(length ratio) - log P(bead type) for beads ending in the block."""
+        out = np.full((i1 - i0, j1 - j0), np.inf)
+        ri, cj = max(i0, a), max(j0, b)
+        if ri >= i1 or cj >= j1:
+            return out
+        rows, cols = np.arange(ri, i1), np.arange(cj, j1)
+        l1 = (self.src[rows] - self.src[rows - a])[:, None]
+        l2 = (self.tgt[cols] - self.tgt[cols - b])[None, :]
         mean = (l1 + l2 / self.ratio) / 2.0
         delta = (l1 * self.ratio - l2) / np.sqrt(np.maximum(mean, 1e-3) * self.VARIANCE)
         # -log P(|Z| >= |delta|) for a standard normal Z
         tail = _ERFC(np.abs(delta) / math.sqrt(2.0)).astype(np.float64)
-        return -np.log(np.maximum(tail, 1e-300)) - math.log(self.prior(a, b))
+        out[ri - i0 :, cj - j0 :] = -np.log(np.maximum(tail, 1e-300)) - math.log(self.prior(a, b))
+        return out
 
 
 _ERFC = np.frompyfunc(math.erfc, 1, 1)

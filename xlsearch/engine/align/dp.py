@@ -21,9 +21,12 @@ import numpy as np
 from xlsearch.engine.progress import CancelToken
 
 BeadType = tuple[int, int]
-CostFn = Callable[[int, int, int, np.ndarray], np.ndarray]
-"""``cost(a, b, i, js)``: costs of beads ``(a, b)`` ending at source ``i`` and targets ``js``
-(source run ``[i-a, i)``, target runs ``[j-b, j)``); ``a, b >= 1``."""
+CostFn = Callable[[int, int, int, int, int, int], np.ndarray]
+"""``cost(a, b, i0, i1, j0, j1)``: the ``(i1 - i0, j1 - j0)`` costs of beads ``(a, b)`` (both
+``>= 1``) ending at source ``i`` and target ``j`` for every ``i0 <= i < i1``, ``j0 <= j < j1``
+(source run ``[i-a, i)``, target run ``[j-b, j)``); ``inf`` where a run would start before 0."""
+BLOCK = 64
+"""Source rows whose costs are computed together (one matrix product per bead type)."""
 
 
 def bead_types(max_side: int = 4, max_total: int = 5) -> list[BeadType]:
@@ -55,7 +58,8 @@ def band_dp(
     cancel: CancelToken | None = None,
 ) -> list[tuple[int, int, int, int, float]]:
     """The cheapest bead path inside the band: ``[(i0, i1, j0, j1, cost), …]`` in order
-    (source ``[i0, i1)`` aligned with target ``[j0, j1)``)."""
+    (source ``[i0, i1)`` aligned with target ``[j0, j1)``). The band must be monotone (``lo``
+    and ``hi`` non-decreasing) and contain ``(0, 0)`` and ``(n, m)``."""
     lo = np.asarray(lo, dtype=np.int64)
     hi = np.asarray(hi, dtype=np.int64)
     if lo[0] != 0 or hi[n] != m:
@@ -63,56 +67,50 @@ def band_dp(
     ins = types.index((0, 1)) if (0, 1) in types else -1
     rows: list[np.ndarray] = []
     back: list[np.ndarray] = []
-    steps: list[np.ndarray] = []
-    for i in range(n + 1):
-        if cancel is not None and i % 256 == 0:
+    for r0 in range(0, n + 1, BLOCK):
+        if cancel is not None:
             cancel.raise_if_cancelled()
-        lo_i, hi_i = int(lo[i]), int(hi[i])
-        js = np.arange(lo_i, hi_i + 1)
-        best = np.full(len(js), np.inf)
-        arg = np.full(len(js), -1, dtype=np.int16)
-        step = np.zeros(len(js))
-        if i == 0 and lo_i == 0:
-            best[0] = 0.0
-        for t, (a, b) in enumerate(types):
-            if a == 0 or a > i:
-                continue
-            prev_lo, prev_hi = int(lo[i - a]), int(hi[i - a])
-            pj = js - b
-            ok = (pj >= prev_lo) & (pj <= prev_hi)
-            if not ok.any():
-                continue
-            sel = np.flatnonzero(ok)
-            prev = rows[i - a][pj[sel] - prev_lo]
-            fin = np.isfinite(prev)
-            sel, prev = sel[fin], prev[fin]
-            if not len(sel):
-                continue
-            c = np.full(len(sel), del_cost) if b == 0 else cost(a, b, i, js[sel])
-            cand = prev + c
-            better = cand < best[sel]
-            upd = sel[better]
-            best[upd] = cand[better]
-            arg[upd] = t
-            step[upd] = c[better]
-        if ins >= 0 and len(js) > 1:  # runs of insertions within the row: a running minimum
-            k = np.arange(len(js)) * del_cost
-            scanned = np.minimum.accumulate(best - k) + k
-            moved = scanned < best - 1e-12
-            best = np.where(moved, scanned, best)
-            arg[moved] = ins
-            step[moved] = del_cost
-        rows.append(best)
-        back.append(arg)
-        steps.append(step)
+        r1 = min(n + 1, r0 + BLOCK)
+        c0, c1 = int(lo[r0:r1].min()), int(hi[r0:r1].max()) + 1
+        blocks = {t: cost(a, b, r0, r1, c0, c1) for t, (a, b) in enumerate(types) if a and b}
+        for i in range(r0, r1):
+            lo_i, hi_i = int(lo[i]), int(hi[i])
+            best = np.full(hi_i - lo_i + 1, np.inf)
+            arg = np.full(hi_i - lo_i + 1, -1, dtype=np.int8)
+            if i == 0:
+                best[0] = 0.0
+            for t, (a, b) in enumerate(types):
+                if a == 0 or a > i:
+                    continue
+                prev_lo, prev_hi = int(lo[i - a]), int(hi[i - a])
+                j0, j1 = max(lo_i, prev_lo + b), min(hi_i, prev_hi + b)
+                if j0 > j1:
+                    continue
+                prev = rows[i - a][j0 - b - prev_lo : j1 - b - prev_lo + 1]
+                if b == 0:
+                    cand = prev + del_cost
+                else:
+                    cand = prev + blocks[t][i - r0, j0 - c0 : j1 - c0 + 1]
+                cur = best[j0 - lo_i : j1 - lo_i + 1]
+                better = cand < cur
+                cur[better] = cand[better]
+                arg[j0 - lo_i : j1 - lo_i + 1][better] = t
+            if ins >= 0 and len(best) > 1:  # runs of insertions within the row: a running min
+                k = np.arange(len(best)) * del_cost
+                scanned = np.minimum.accumulate(best - k) + k
+                moved = scanned < best - 1e-12
+                best[moved] = scanned[moved]
+                arg[moved] = ins
+            rows.append(best)
+            back.append(arg)
     if not np.isfinite(rows[n][m - int(lo[n])]):
         raise ValueError("no path inside the band")
     path = []
     i, j = n, m
     while i > 0 or j > 0:
-        t = int(back[i][j - int(lo[i])])
-        a, b = types[t]
-        path.append((i - a, i, j - b, j, float(steps[i][j - int(lo[i])])))
+        a, b = types[int(back[i][j - int(lo[i])])]
+        step = del_cost if a == 0 or b == 0 else float(cost(a, b, i, i + 1, j, j + 1)[0, 0])
+        path.append((i - a, i, j - b, j, step))
         i, j = i - a, j - b
     return path[::-1]
 
@@ -134,14 +132,17 @@ def path_band(
         c0, c1 = int(j0 * sy), min(m, int(np.ceil(j1 * sy)))
         lo[r0 : r1 + 1] = np.minimum(lo[r0 : r1 + 1], c0)
         hi[r0 : r1 + 1] = np.maximum(hi[r0 : r1 + 1], c1)
-    rows = np.arange(n + 1)
     # widen: a cell (i, j) is in the band if the path passes within `width` rows/columns
-    lo_w = np.array([lo[max(0, r - width) : r + width + 1].min() for r in rows]) - width
-    hi_w = np.array([hi[max(0, r - width) : r + width + 1].max() for r in rows]) + width
+    windows = np.lib.stride_tricks.sliding_window_view
+    lo_pad = np.pad(lo, width, constant_values=m)
+    hi_pad = np.pad(hi, width, constant_values=0)
+    lo_w = windows(lo_pad, 2 * width + 1).min(axis=1) - width
+    hi_w = windows(hi_pad, 2 * width + 1).max(axis=1) + width
     lo_w = np.clip(lo_w, 0, m)
     hi_w = np.clip(hi_w, 0, m)
     lo_w[0], hi_w[n] = 0, m
-    lo_w = np.minimum(lo_w, hi_w)
+    lo_w = np.minimum.accumulate(lo_w[::-1])[::-1]  # monotone: lo never decreases
+    hi_w = np.maximum.accumulate(hi_w)
     return lo_w, hi_w
 
 
