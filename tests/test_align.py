@@ -75,7 +75,7 @@ def vectors(encoder: ConceptEncoder, sentences: list[str], side: int) -> dict[in
     return out
 
 
-def brute_force(n: int, m: int, types: list[tuple[int, int]], cost, del_cost: float) -> float:  # type: ignore[no-untyped-def]
+def brute_force(n: int, m: int, types: list[tuple[int, int]], cost, dels) -> float:  # type: ignore[no-untyped-def]
     @functools.cache
     def best(i: int, j: int) -> float:
         if i == 0 and j == 0:
@@ -84,7 +84,12 @@ def brute_force(n: int, m: int, types: list[tuple[int, int]], cost, del_cost: fl
         for a, b in types:
             if a > i or b > j:
                 continue
-            c = del_cost if a == 0 or b == 0 else float(cost(a, b, i, i + 1, j, j + 1)[0, 0])
+            if b == 0:
+                c = float(dels[0][i - 1])
+            elif a == 0:
+                c = float(dels[1][j - 1])
+            else:
+                c = float(cost(a, b, i, i + 1, j, j + 1)[0, 0])
             out = min(out, best(i - a, j - b) + c)
         return out
 
@@ -104,10 +109,14 @@ def test_dp_matches_brute_force(seed: int) -> None:
         out[(rows < a)[:, None] | (cols < b)[None, :]] = np.inf
         return out
 
-    del_cost = float(rng.uniform(0.2, 1.5))
-    lo, hi = full_band(n, m)
-    path = band_dp(n, m, types, cost, del_cost, lo, hi)
-    assert sum(p[4] for p in path) == pytest.approx(brute_force(n, m, types, cost, del_cost))
+    if seed % 2:  # one deletion cost, or one per sentence
+        dels = (rng.uniform(0.2, 1.5, n), rng.uniform(0.2, 1.5, m))
+        path = band_dp(n, m, types, cost, dels, *full_band(n, m))
+    else:
+        one = float(rng.uniform(0.2, 1.5))
+        dels = (np.full(n, one), np.full(m, one))
+        path = band_dp(n, m, types, cost, one, *full_band(n, m))
+    assert sum(p[4] for p in path) == pytest.approx(brute_force(n, m, types, cost, dels))
     # the path is contiguous from (0, 0) to (n, m) with allowed bead types
     assert path[0][0] == 0 and path[0][2] == 0 and path[-1][1] == n and path[-1][3] == m
     for (_, i1, _, j1, _), (i0, _, j0, _, _) in zip(path, path[1:], strict=False):
@@ -157,7 +166,12 @@ def known_documents() -> tuple[list[str], list[str], list[Bead]]:
 def test_known_beads_with_a_deterministic_encoder() -> None:
     src, tgt, gold = known_documents()
     enc = ConceptEncoder()
-    beads = align_vectors(vectors(enc, src, 4), vectors(enc, tgt, 4))
+    sv, tv = vectors(enc, src, 4), vectors(enc, tgt, 4)
+    # the default deletion cost (tuned on real text) lets a dropped sentence join its
+    # neighbour's bead: still a lax match everywhere
+    assert score_beads(gold, align_vectors(sv, tv))["lax_f1"] == 1.0
+    # a lower deletion cost (--del-penalty) recovers every bead exactly
+    beads = align_vectors(sv, tv, AlignConfig(del_penalty=0.4))
     assert [(b.src, b.tgt) for b in beads] == [(g.src, g.tgt) for g in gold]
     scores = score_beads(gold, beads)
     assert scores["strict_f1"] == 1.0 and scores["lax_f1"] == 1.0
@@ -252,8 +266,9 @@ def test_cancel_then_resume_reuses_encoded_chunks(monkeypatch: pytest.MonkeyPatc
     import xlsearch.engine.align.core as core
 
     monkeypatch.setattr(core, "CHUNK", 50)
-    src_s, tgt_s, gold = known_documents()
-    src_s, tgt_s = src_s * 8, tgt_s * 8
+    src_s = [sentence(k) for k in range(120)]
+    tgt_s = [translate(x) for x in src_s]
+    gold = [Bead((k,), (k,)) for k in range(120)]
     src = Document.from_sentences(src_s, "en", "a.txt")
     tgt = Document.from_sentences(tgt_s, "de", "b.txt")
     enc = ConceptEncoder()
@@ -274,17 +289,18 @@ def test_cancel_then_resume_reuses_encoded_chunks(monkeypatch: pytest.MonkeyPatc
     assert resumed.count("resumed") == calls  # finished chunks came from the checkpoint
     total = len(set(run_texts(src_s, 4) + run_texts(tgt_s, 4)))
     assert enc.calls - calls == -(-total // 50) - calls
-    assert score_beads([b for b in gold], result.beads[: len(gold)])["strict_f1"] > 0.9
+    assert score_beads(gold, result.beads)["strict_f1"] == 1.0
     # the checkpoint is removed once the alignment is done
     from xlsearch.engine.align.core import checkpoint_folder
 
     assert not checkpoint_folder(enc.id, src_s, tgt_s, 4).exists()
 
 
-def test_average_runs_match_encoded_runs_for_additive_encoders() -> None:
+def test_average_runs_are_close_to_encoded_runs_for_additive_encoders() -> None:
     enc = ConceptEncoder()
     src = [sentence(k) for k in range(6)]
     averaged = run_vectors(enc.encode(src), 3)
     encoded = vectors(enc, src, 3)
     for a in (1, 2, 3):
-        assert np.allclose(averaged[a], encoded[a], atol=1e-5)
+        cos = np.einsum("kd,kd->k", averaged[a], encoded[a])
+        assert cos.min() > 0.98

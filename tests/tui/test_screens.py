@@ -12,6 +12,7 @@ from xlsearch.engine.errors import StoreError
 from xlsearch.engine.facade.api import EVAL_DEMO, EVAL_DEV
 from xlsearch.engine.facade.fake import STUDENT, TEACHER, FakeEngine
 from xlsearch.tui.app import SCREENS, make_app
+from xlsearch.tui.screens.align import AlignScreen
 from xlsearch.tui.messages import JobProgress
 from xlsearch.tui.screens.compare import CompareScreen
 from xlsearch.tui.screens.corpus import CorpusScreen
@@ -40,6 +41,7 @@ async def test_every_screen_opens_by_key_at_80x24(app, settle):
         "f6": EvaluateScreen,
         "f7": MiningScreen,
         "f8": ModelsScreen,
+        "f10": AlignScreen,
         "f1": HelpScreen,
     }
     async with app.run_test(size=(80, 24)) as pilot:

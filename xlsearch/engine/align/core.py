@@ -137,6 +137,7 @@ def encode_checkpointed(
             np.save(tmp, vecs)
             tmp.replace(saved)
         parts.append(vecs)
+        on_progress(Progress("encode", start + len(chunk), total))
     if not parts:
         return np.zeros((len(texts), 1), dtype=np.float32)
     table = np.concatenate(parts)
@@ -196,14 +197,23 @@ def align_vectors(
     src_paragraphs: Sequence[int] | None = None,
     tgt_paragraphs: Sequence[int] | None = None,
     cancel: CancelToken | None = None,
+    src_lengths: Sequence[int] | None = None,
+    tgt_lengths: Sequence[int] | None = None,
 ) -> list[Bead]:
-    """Beads aligning two documents given the embeddings of their runs of sentences."""
+    """Beads aligning two documents given the embeddings of their runs of sentences
+    (sentence lengths in characters: for ``AlignConfig.short_chars``)."""
     config = config or AlignConfig()
     n, m = len(src[1]), len(tgt[1])
     if n == 0 or m == 0:
         return [Bead((i,), ()) for i in range(n)] + [Bead((), (j,)) for j in range(m)]
     cost = EmbeddingCost(
-        src, tgt, config, boundaries(src_paragraphs, n), boundaries(tgt_paragraphs, m)
+        src,
+        tgt,
+        config,
+        boundaries(src_paragraphs, n),
+        boundaries(tgt_paragraphs, m),
+        src_lengths,
+        tgt_lengths,
     )
     return beads_from_path(search(cost, config, cancel), cost, config)
 
@@ -244,7 +254,15 @@ def align_documents(
     both = _embed_both(encoder, src, tgt, config, folder, on_progress, cancel)
     encoded = time.monotonic()
     on_progress(Progress("align", 0, 1, "searching"))
-    beads = align_vectors(*both, config, src.paragraphs, tgt.paragraphs, cancel)
+    beads = align_vectors(
+        *both,
+        config,
+        src.paragraphs,
+        tgt.paragraphs,
+        cancel,
+        [len(s) for s in src.sentences],
+        [len(t) for t in tgt.sentences],
+    )
     on_progress(Progress("align", 1, 1, f"{len(beads):,} beads"))
     anchors = boundaries(src.paragraphs, len(src)) is not None and (
         boundaries(tgt.paragraphs, len(tgt)) is not None

@@ -27,6 +27,11 @@ from dataclasses import dataclass
 import numpy as np
 
 
+DEFAULT_QUANTILE_COST = 0.85
+"""Deletion/flag cost for documents too short to sample random pairs (the 5 % quantile
+measured on the Bleualign dev document: 0.85 static student, 0.83 teacher)."""
+
+
 @dataclass
 class AlignConfig:
     """How the aligner searches and scores (defaults tuned on the Bleualign dev document)."""
@@ -37,7 +42,7 @@ class AlignConfig:
     """Most sentences in a bead, both sides together."""
     del_penalty: float | None = None
     """Cost of leaving one sentence unaligned; None: ``del_quantile`` of random 1–1 costs."""
-    del_quantile: float = 0.2
+    del_quantile: float = 0.05
     """Quantile of the costs of random sentence pairs that a deletion costs."""
     size_penalty: float = 0.02
     """Extra cost per sentence beyond a 1–1 bead."""
@@ -53,6 +58,9 @@ class AlignConfig:
     """Beads costing more than this per sentence pair, and every deletion/insertion, are
     flagged; None: the ``flag_quantile`` of random 1–1 costs."""
     flag_quantile: float = 0.05
+    short_chars: int = 0
+    """Sentences shorter than this (characters) cost proportionally less to leave unaligned
+    (stray page numbers, OCR debris, captions); 0 = off."""
     runs: str = "encode"
     """``encode``: embed each run of sentences as one text (Vecalign); ``average``: average
     the sentence embeddings (cheaper; close for static embedding-bag models)."""
@@ -92,6 +100,8 @@ class EmbeddingCost:
         config: AlignConfig,
         src_ends: np.ndarray | None = None,
         tgt_ends: np.ndarray | None = None,
+        src_lengths: Sequence[int] | None = None,
+        tgt_lengths: Sequence[int] | None = None,
     ) -> None:
         self.src, self.tgt, self.config = src, tgt, config
         self.n, self.m = len(src[1]), len(tgt[1])
@@ -103,9 +113,15 @@ class EmbeddingCost:
         q = (
             np.quantile(sample, [config.del_quantile, config.flag_quantile])
             if len(sample)
-            else [1, 1]
+            else [DEFAULT_QUANTILE_COST, DEFAULT_QUANTILE_COST]
         )
-        self.del_cost = config.del_penalty if config.del_penalty is not None else float(q[0])
+        base = config.del_penalty if config.del_penalty is not None else float(q[0])
+        self.del_cost: float | tuple[np.ndarray, np.ndarray] = base
+        if config.short_chars > 0 and src_lengths is not None and tgt_lengths is not None:
+            self.del_cost = (
+                base * np.clip(np.asarray(src_lengths) / config.short_chars, 0.1, 1.0),
+                base * np.clip(np.asarray(tgt_lengths) / config.short_chars, 0.1, 1.0),
+            )
         self.flag_cost = config.flag_cost if config.flag_cost is not None else float(q[1])
         both = src_ends is not None and tgt_ends is not None
         self.src_ends = src_ends if both else None
@@ -115,12 +131,18 @@ class EmbeddingCost:
             self.tgt_csum = np.concatenate([[0], np.cumsum(tgt_ends[1:])])
 
     def _random_costs(self, size: int = 4000) -> np.ndarray:
-        """Costs of random 1–1 pairs (fixed seed: the same documents align the same way)."""
-        if not self.n or not self.m:
+        """Costs of random 1–1 pairs far from the diagonal (so almost surely not
+        translations of each other); empty for documents too short to have enough of them.
+        A fixed seed: the same documents always align the same way."""
+        if self.n * self.m < 400:
             return np.zeros(0)
         rng = np.random.default_rng(0)
         i = rng.integers(0, self.n, size)
         j = rng.integers(0, self.m, size)
+        far = np.abs(i / self.n - j / self.m) >= 0.2
+        i, j = i[far], j[far]
+        if len(i) < 100:
+            return np.zeros(0)
         sim = np.einsum("kd,kd->k", self.src[1][i], self.tgt[1][j])
         norm = np.maximum((self.src_r[1][i] + self.tgt_r[1][j]) / 2.0, 1e-3)
         return (1.0 - sim) / norm
@@ -137,8 +159,8 @@ class EmbeddingCost:
         """Costs of beads ``(a, b)`` ending at rows ``i0..i1-1`` and columns ``j0..j1-1``."""
         out = np.full((i1 - i0, j1 - j0), np.inf)
         ri, cj = max(i0, a), max(j0, b)
-        if ri >= i1 or cj >= j1:
-            return out
+        if ri >= i1 or cj >= j1 or a not in self.src or b not in self.tgt:
+            return out  # no such run (a document shorter than the bead)
         x, y = self.src[a][ri - a : i1 - a], self.tgt[b][cj - b : j1 - b]
         norm = (self.src_r[a][ri - a : i1 - a, None] + self.tgt_r[b][None, cj - b : j1 - b]) / 2
         cost = (1.0 - x @ y.T) / np.maximum(norm, 1e-3)

@@ -52,14 +52,21 @@ def band_dp(
     m: int,
     types: Sequence[BeadType],
     cost: CostFn,
-    del_cost: float,
+    del_cost: float | tuple[np.ndarray, np.ndarray],
     lo: np.ndarray,
     hi: np.ndarray,
     cancel: CancelToken | None = None,
 ) -> list[tuple[int, int, int, int, float]]:
     """The cheapest bead path inside the band: ``[(i0, i1, j0, j1, cost), …]`` in order
-    (source ``[i0, i1)`` aligned with target ``[j0, j1)``). The band must be monotone (``lo``
-    and ``hi`` non-decreasing) and contain ``(0, 0)`` and ``(n, m)``."""
+    (source ``[i0, i1)`` aligned with target ``[j0, j1)``). ``del_cost``: one cost for every
+    deletion/insertion, or per sentence (an array for each side). The band must contain
+    ``(0, 0)`` and ``(n, m)``, one contiguous run of cells per row."""
+    if isinstance(del_cost, tuple):
+        del_src, del_tgt = (np.asarray(d, dtype=np.float64) for d in del_cost)
+    else:
+        del_src, del_tgt = np.full(n, float(del_cost)), np.full(m, float(del_cost))
+    # ins_csum[j]: cost of inserting target sentences 0..j-1
+    ins_csum = np.concatenate([[0.0], np.cumsum(del_tgt)])
     lo = np.asarray(lo, dtype=np.int64)
     hi = np.asarray(hi, dtype=np.int64)
     if lo[0] != 0 or hi[n] != m:
@@ -88,7 +95,7 @@ def band_dp(
                     continue
                 prev = rows[i - a][j0 - b - prev_lo : j1 - b - prev_lo + 1]
                 if b == 0:
-                    cand = prev + del_cost
+                    cand = prev + del_src[i - 1]
                 else:
                     cand = prev + blocks[t][i - r0, j0 - c0 : j1 - c0 + 1]
                 cur = best[j0 - lo_i : j1 - lo_i + 1]
@@ -96,7 +103,7 @@ def band_dp(
                 cur[better] = cand[better]
                 arg[j0 - lo_i : j1 - lo_i + 1][better] = t
             if ins >= 0 and len(best) > 1:  # runs of insertions within the row: a running min
-                k = np.arange(len(best)) * del_cost
+                k = ins_csum[lo_i : hi_i + 1]
                 scanned = np.minimum.accumulate(best - k) + k
                 moved = scanned < best - 1e-12
                 best[moved] = scanned[moved]
@@ -109,7 +116,12 @@ def band_dp(
     i, j = n, m
     while i > 0 or j > 0:
         a, b = types[int(back[i][j - int(lo[i])])]
-        step = del_cost if a == 0 or b == 0 else float(cost(a, b, i, i + 1, j, j + 1)[0, 0])
+        if b == 0:
+            step = float(del_src[i - 1])
+        elif a == 0:
+            step = float(del_tgt[j - 1])
+        else:
+            step = float(cost(a, b, i, i + 1, j, j + 1)[0, 0])
         path.append((i - a, i, j - b, j, step))
         i, j = i - a, j - b
     return path[::-1]
