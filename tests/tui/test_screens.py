@@ -12,8 +12,8 @@ from xlsearch.engine.errors import StoreError
 from xlsearch.engine.facade.api import EVAL_DEMO, EVAL_DEV
 from xlsearch.engine.facade.fake import STUDENT, TEACHER, FakeEngine
 from xlsearch.tui.app import SCREENS, make_app
-from xlsearch.tui.screens.align import AlignScreen
 from xlsearch.tui.messages import JobProgress
+from xlsearch.tui.screens.align import AlignScreen
 from xlsearch.tui.screens.compare import CompareScreen
 from xlsearch.tui.screens.corpus import CorpusScreen
 from xlsearch.tui.screens.distill import DistillScreen

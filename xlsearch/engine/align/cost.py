@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
 DEFAULT_QUANTILE_COST = 0.85
 """Deletion/flag cost for documents too short to sample random pairs (the 5 % quantile
 measured on the Bleualign dev document: 0.85 static student, 0.83 teacher)."""
