@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import random
 import resource
 import subprocess
@@ -28,10 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-
-def data_dir() -> Path:
-    return Path(os.environ.get("XLSEARCH_BENCH_DATA", ROOT.parent / "shared" / "data"))
+from _data import data_dir, machine  # noqa: E402
 
 
 def rss_mb() -> float:
@@ -88,7 +86,10 @@ def quality(args: argparse.Namespace) -> None:
                 len(beads),
             )
         )
-    print(f"Bleualign dev de-fr: {len(src)} + {len(tgt)} sentences, {len(gold)} gold beads")
+    print(
+        f"Bleualign dev de-fr: {len(src)} + {len(tgt)} sentences, {len(gold)} gold beads;"
+        f" {machine()}"
+    )
     print(
         "| model | strict P | strict R | strict F1 | lax P | lax R | lax F1 | s | flagged (wrong) |"
     )
@@ -178,6 +179,7 @@ def one_scale(args: argparse.Namespace) -> None:
 
 
 def scale(args: argparse.Namespace) -> None:
+    print(f"synthetic en-de documents from train pairs; {machine()}; threads {args.threads}")
     print(
         "| sentences (src + tgt) | wall s (encode + search) | RSS before MB | peak RSS MB | "
         "extra MB | strict F1 | lax F1 |"

@@ -129,6 +129,8 @@ def read_document(
     (blank lines separate paragraphs). ``lang`` picks the splitting rules; without it the
     language is identified from the text."""
     path = Path(path).expanduser()
+    if not path.is_file():
+        raise DataError(f"{path}: no such file")
     if presplit:
         sentences, paras = _presplit(path, encoding)
         return Document(str(path), lang or _guess_lang(sentences), sentences, paras)
