@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "xlsearch.commands.search",
     "xlsearch.commands.evaluate",
     "xlsearch.commands.align",
+    "xlsearch.commands.lookup",
 )
 
 

@@ -37,6 +37,12 @@ SCREENS: dict[str, tuple[str, str, str, str]] = {
     "mine": ("f7", "Mine", "Find translation pairs in two languages", "mining:MiningScreen"),
     "models": ("f8", "Models", "Model cards, choose the active model", "models:ModelsScreen"),
     "align": ("f10", "Align", "Align a document and its translation", "align:AlignScreen"),
+    "translate": (
+        "f9",
+        "Translate",
+        "Translate a document with your memory",
+        "translate:TranslateScreen",
+    ),
     "help": ("f1", "Help", "Key bindings", "help:HelpScreen"),
 }
 

@@ -314,6 +314,36 @@ class EngineAPI(Protocol):
         collection with ``spec`` (the cost of switching to it)."""
         ...
 
+    # -- translating with the memory (engine/lookup, analysis, bilingual) ----------------
+    def lookup(
+        self,
+        segment: str,
+        src: str,
+        tgt: str = "",
+        collection: str | None = None,
+        k: int = 5,
+    ) -> Any:
+        """``lookup.LookupResult``: CAT matches (fuzzy %, semantic, diff, target, flags)."""
+        ...
+
+    def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:
+        """``bilingual.Document``: a document to translate (XLIFF, PO, text, DOCX)."""
+        ...
+
+    def analyze(
+        self,
+        doc: Any,
+        collection: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        """``analysis.Analysis`` of ``doc`` against the memory."""
+        ...
+
+    def save_document(self, doc: Any, path: str = "") -> str:
+        """Write ``doc`` back (in its format, or XLIFF 2.0 for an .xlf path)."""
+        ...
+
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     """Cosine similarity of two vectors (0 when either is all zeros)."""

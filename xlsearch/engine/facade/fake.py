@@ -37,6 +37,7 @@ from xlsearch.engine.facade.api import (
     write_export,
 )
 from xlsearch.engine.facade.fake_data import SEED_UNITS, embed, script_lang, words
+from xlsearch.engine.facade.fake_lookup import FakeLookupMixin
 from xlsearch.engine.langtags import tag_matches
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
 
@@ -69,7 +70,7 @@ def _wait(seconds: float, cancel: CancelToken) -> bool:
     return cancel.cancelled
 
 
-class FakeEngine:
+class FakeEngine(FakeLookupMixin):
     """In-memory engine with one ``demo`` collection; see the module docstring."""
 
     def __init__(self, *, step_delay: float = 0.0, seed: bool = True) -> None:

@@ -399,6 +399,43 @@ class LocalEngine(JobsMixin):
                     collections += 1
         return segments, collections
 
+    # -- translating with the memory -------------------------------------------------
+    def lookup(
+        self,
+        segment: str,
+        src: str,
+        tgt: str = "",
+        collection: str | None = None,
+        k: int = 5,
+    ) -> Any:
+        from xlsearch.engine.lookup import Lookup
+
+        with self._store() as store:
+            lk = Lookup(store, collection=collection, searcher=self._searcher(store))
+            return lk.lookup(segment, src, tgt, k)
+
+    def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:
+        from xlsearch.engine.bilingual import open_document
+
+        return open_document(path, src or None, tgt or None)
+
+    def analyze(
+        self,
+        doc: Any,
+        collection: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        from xlsearch.engine.analysis import analyze
+        from xlsearch.engine.lookup import Lookup
+
+        with self._store() as store:
+            lk = Lookup(store, collection=collection, searcher=self._searcher(store))
+            return analyze(doc, lk, on_progress=on_progress, cancel=cancel)
+
+    def save_document(self, doc: Any, path: str = "") -> str:
+        return str(doc.save(path or None))
+
     def device_description(self) -> str:
         from xlsearch.engine.encoder import device_description
         from xlsearch.engine.settings import Settings

@@ -13,7 +13,10 @@ SCREEN_KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     (
         "Everywhere",
         [
-            ("f1 … f8", "Help, Search, Compare, Corpus, Distill, Evaluate, Mine, Models"),
+            (
+                "f1 … f9",
+                "Help, Search, Compare, Corpus, Distill, Evaluate, Mine, Models, Translate",
+            ),
             ("f10", "Align a document and its translation"),
             ("ctrl+p", "command palette (every screen and action by name)"),
             ("ctrl+t", "light / dark theme"),
@@ -61,6 +64,16 @@ SCREEN_KEYS: list[tuple[str, list[tuple[str, str]]]] = [
             ("] / [", "move the last translation sentence to the next bead / pull it back"),
             ("} / {", "the same for source sentences"),
             ("ctrl+s / e", "save into the collection as a memory / export TMX or TSV"),
+        ],
+    ),
+    (
+        "Translate",
+        [
+            ("ctrl+o / enter in the path", "open a document (XLIFF, PO, text, DOCX)"),
+            ("↑ ↓ / ctrl+↑ ctrl+↓", "walk the segments (the target you typed is kept)"),
+            ("1 … 5 / enter on a match", "insert that match's target into the editor"),
+            ("ctrl+r / ctrl+e", "analyse against the memory / pre-translate"),
+            ("ctrl+s", "save next to the original (*.translated.*), marked for review"),
         ],
     ),
 ]

@@ -1,0 +1,110 @@
+"""Analysis: CAT bands, repetitions, the semantic band; pre-translation; ``xlsearch analyze``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lxml import etree
+from test_lookup import write_tmx
+
+from xlsearch.engine.analysis import analyze, band_of, pretranslate
+from xlsearch.engine.bilingual import open_document
+from xlsearch.engine.lookup import Lookup
+
+MEMORY = [
+    ("the big dog sleeps", "der große hund schläft"),
+    ("the cat runs", "die katze läuft"),
+    ("the big red house and the small green tree", "das große rote haus und der kleine grüne baum"),
+]
+# segment → expected band (bag-of-words tiny model: a shuffled sentence has cosine 1)
+DOC = [
+    ("the big dog sleeps", "100%"),
+    ("The big dog sleeps", "95-99%"),
+    ("the big red house and the small green trees", "85-94%"),
+    ("the big dog sleeps now", "75-84%"),
+    ("the black cat runs fast", "50-74%"),
+    ("hello world", "no match"),
+    ("hello world", "repetitions"),
+    ("sleeps dog big the", "no match"),
+]
+
+
+def write_xliff(path: Path, segments: list[str]) -> Path:
+    units = "".join(
+        f'<trans-unit id="{i + 1}"><source>{s}</source></trans-unit>' for i, s in enumerate(segments)
+    )
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?><xliff version="1.2" '
+        'xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="d" source-language="en" '
+        f'target-language="de" datatype="plaintext"><body>{units}</body></file></xliff>',
+        encoding="utf-8",
+    )
+    return path
+
+
+def _store(tmp_path: Path, model: Path):
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.store import Store
+
+    enc = load_encoder(str(model))
+    store = Store()
+    store.import_file(write_tmx(tmp_path / "tm.tmx", MEMORY), "tm")
+    build_index(store, enc, "tm")
+    return store, enc
+
+
+def test_band_edges() -> None:
+    assert [band_of(f) for f in (100, 99, 95, 94, 85, 84, 75, 74, 50, 49, 0)] == [
+        "100%", "95-99%", "95-99%", "85-94%", "85-94%", "75-84%", "75-84%",
+        "50-74%", "50-74%", "no match", "no match",
+    ]  # fmt: skip
+
+
+def test_analysis_bands_repetitions_semantic_band_and_pretranslation(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    store, enc = _store(tmp_path, tiny_static_model)
+    doc = open_document(write_xliff(tmp_path / "doc.xlf", [s for s, _ in DOC]))
+    rep = analyze(doc, Lookup(store, enc, collection="tm"), threshold=0.95)
+    assert [s.band for s in rep.segments] == [band for _, band in DOC]
+    rows = {r["band"]: r for r in rep.table()}
+    assert rows["100%"]["segments"] == 1 and rows["100%"]["words"] == 4
+    assert rows["repetitions"] == {"band": "repetitions", "segments": 1, "words": 2, "percent": 5.7}
+    assert rows["total"]["segments"] == 8 and rows["total"]["words"] == 35
+    # the band no CAT tool has: no fuzzy ≥ 75 %, but a semantic match above the threshold
+    sem = rep.semantic_segments()
+    assert [(s.source, s.semantic.source) for s in sem] == [("sleeps dog big the", "the big dog sleeps")]
+    assert rows["semantic"]["segments"] == 1
+    md = rep.to_markdown()
+    assert "| 85-94% | 1 | 9 |" in md and "sleeps dog big the" in md
+    n = pretranslate(doc, rep)
+    # 100, 99, 88, 80 from fuzzy matches, the semantic one; 50-74 and no match stay empty
+    assert n == 5
+    assert [s.origin for s in doc.segments] == ["fuzzy"] * 4 + ["", "", "", "semantic"]
+    assert doc.segments[7].target == "der große hund schläft"
+    store.close()
+
+
+def test_cli_analyze_writes_report_and_pretranslated_xliff(
+    tmp_path: Path, tiny_static_model: Path, capsys
+) -> None:
+    from xlsearch.cli import main
+    from xlsearch.engine.catalog import set_active_model
+
+    store, _enc = _store(tmp_path, tiny_static_model)
+    store.close()
+    set_active_model(str(tiny_static_model))
+    src = write_xliff(tmp_path / "doc.xlf", [s for s, _ in DOC])
+    out, report = tmp_path / "pre.xlf", tmp_path / "r.json"
+    argv = ["analyze", str(src), "--collection", "tm", "--report", str(report), "--out", str(out)]
+    assert main([*argv, "--threshold", "0.99"]) == 0
+    printed = capsys.readouterr()
+    assert "| 100% | 1 | 4 |" in printed.out and "pre-translated 5 of 8" in printed.err
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert [r["band"] for r in data["bands"]][:6] == ["100%", "95-99%", "85-94%", "75-84%", "50-74%", "no match"]
+    ns = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
+    targets = etree.parse(str(out)).getroot().findall(".//x:trans-unit/x:target", ns)
+    assert len(targets) == 5 and all(t.get("state") == "needs-review-translation" for t in targets)
+    assert main(["analyze", str(tmp_path / "missing.xlf")]) == 2

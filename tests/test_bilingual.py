@@ -1,0 +1,235 @@
+"""Documents to translate: read XLIFF 1.2/2.0, PO, text and DOCX the way CAT tools and
+editors write them, set targets, save back in the same format (marked for review)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from xlsearch.engine.bilingual import open_document
+from xlsearch.engine.errors import DataError
+
+NS12 = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
+NS20 = {"x": "urn:oasis:names:tc:xliff:document:2.0", "mtc": "urn:oasis:names:tc:xliff:matches:2.0"}
+
+XLIFF12 = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+  <file original="manual.html" source-language="en-US" target-language="de-DE" datatype="html">
+    <header><tool tool-id="t" tool-name="Okapi-like"/></header>
+    <body>
+      <group id="g1">
+        <trans-unit id="1" resname="title">
+          <source>Press <g id="1">Save</g> to keep <x id="2"/>5 files.</source>
+          <target state="new"></target>
+          <note>UI string</note>
+        </trans-unit>
+      </group>
+      <trans-unit id="2" translate="no"><source>ACME</source></trans-unit>
+      <trans-unit id="3">
+        <source>Already done.</source>
+        <target state="translated">Schon erledigt.</target>
+      </trans-unit>
+      <trans-unit id="4">
+        <source>First sentence. Second one.</source>
+        <seg-source><mrk mtype="seg" mid="0">First sentence.</mrk> <mrk mtype="seg" mid="1">Second one.</mrk></seg-source>
+        <target><mrk mtype="seg" mid="0">Erster Satz.</mrk> <mrk mtype="seg" mid="1"></mrk></target>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+"""
+
+XLIFF20 = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="fr">
+  <file id="f1">
+    <unit id="u1">
+      <notes><note>checkout page</note></notes>
+      <segment id="s1" state="initial">
+        <source>Pay <pc id="1">now</pc> with <ph id="2"/>.</source>
+      </segment>
+      <ignorable><source> </source></ignorable>
+      <segment id="s2"><source>Thank you.</source><target>Merci.</target></segment>
+    </unit>
+  </file>
+</xliff>
+"""
+
+PO = """# Translator comment kept
+msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+"Language: de\\n"
+
+#: src/main.c:10
+msgctxt "menu"
+msgid "Open file"
+msgstr ""
+
+#, fuzzy
+msgid "Close the window"
+msgstr "Fenster schliessen"
+
+msgid "One file"
+msgid_plural "%d files"
+msgstr[0] ""
+msgstr[1] ""
+
+#~ msgid "Old string"
+#~ msgstr "Alter Text"
+"""
+
+
+def test_xliff12_read_segments_states_tags_and_seg_source(tmp_path: Path) -> None:
+    path = tmp_path / "manual.xlf"
+    path.write_text(XLIFF12, encoding="utf-8")
+    doc = open_document(path)
+    assert (doc.fmt, doc.src, doc.tgt) == ("xliff", "en", "de")
+    assert [(s.key, s.source, s.target, s.state) for s in doc.segments] == [
+        ("1", "Press Save to keep 5 files.", "", "new"),
+        ("3", "Already done.", "Schon erledigt.", "translated"),
+        ("4/0", "First sentence.", "Erster Satz.", ""),
+        ("4/1", "Second one.", "", ""),
+    ]
+    assert doc.segments[0].tags == 2
+
+
+def test_xliff12_round_trip_marks_targets_for_review(tmp_path: Path) -> None:
+    path = tmp_path / "manual.xlf"
+    path.write_text(XLIFF12, encoding="utf-8")
+    doc = open_document(path)
+    doc.set_target(0, "Drücken Sie Speichern, um 5 Dateien zu behalten.", quality=87,
+                   origin="fuzzy", match_source="Press Save to keep 7 files.")  # fmt: skip
+    doc.set_target(3, "Zweiter.", origin="edited")
+    out = doc.save(tmp_path / "manual.translated.xlf")
+    root = etree.parse(str(out)).getroot()
+    tu1 = root.find(".//x:trans-unit[@id='1']", NS12)
+    target = tu1.find("x:target", NS12)
+    assert target.text.startswith("Drücken Sie")
+    assert target.get("state") == "needs-review-translation"
+    assert target.get("state-qualifier") == "fuzzy-match"
+    alt = tu1.find("x:alt-trans", NS12)
+    assert (alt.get("match-quality"), alt.get("origin")) == ("87", "xlsearch")
+    assert alt.find("x:source", NS12).text == "Press Save to keep 7 files."
+    assert tu1.find("x:note", NS12).text == "UI string"  # the rest round-trips
+    assert root.find(".//x:trans-unit[@id='2']", NS12).find("x:target", NS12) is None
+    tu4 = root.find(".//x:trans-unit[@id='4']", NS12)
+    marks = tu4.findall("x:target/x:mrk", NS12)
+    assert [m.text for m in marks] == ["Erster Satz.", "Zweiter."]
+    again = open_document(out)
+    assert [s.target for s in again.segments] == [
+        "Drücken Sie Speichern, um 5 Dateien zu behalten.",
+        "Schon erledigt.",
+        "Erster Satz.",
+        "Zweiter.",
+    ]
+    assert path.read_text(encoding="utf-8") == XLIFF12  # the original is untouched
+
+
+def test_xliff20_round_trip_state_substate_and_match(tmp_path: Path) -> None:
+    path = tmp_path / "pay.xlf"
+    path.write_text(XLIFF20, encoding="utf-8")
+    doc = open_document(path)
+    assert (doc.src, doc.tgt) == ("en", "fr")
+    assert [(s.key, s.source, s.target, s.tags) for s in doc.segments] == [
+        ("u1/s1", "Pay now with .", "", 2),
+        ("u1/s2", "Thank you.", "Merci.", 0),
+    ]
+    doc.set_target(0, "Payez maintenant avec .", quality=91.5, origin="semantic",
+                   match_source="Pay right away with .")  # fmt: skip
+    out = doc.save()
+    assert out == path
+    root = etree.parse(str(out)).getroot()
+    seg = root.find(".//x:segment[@id='s1']", NS20)
+    assert seg.get("state") == "translated"
+    assert seg.get("subState") == "xlsearch:semantic-92"
+    children = [etree.QName(c).localname for c in seg]
+    assert children == ["source", "target"]
+    match = root.find(".//mtc:matches/mtc:match", NS20)
+    assert match.get("ref") == "#s1" and match.get("matchQuality") == "91.50"
+    assert open_document(out).segments[0].target == "Payez maintenant avec ."
+
+
+def test_po_round_trip_sets_fuzzy_previous_msgid_and_comment(tmp_path: Path) -> None:
+    import polib
+
+    path = tmp_path / "app.po"
+    path.write_text(PO, encoding="utf-8")
+    doc = open_document(path)
+    assert (doc.src, doc.tgt) == ("en", "de")
+    assert [(s.source, s.target, s.state) for s in doc.segments] == [
+        ("Open file", "", ""),
+        ("Close the window", "Fenster schliessen", "fuzzy"),
+        ("One file", "", ""),
+    ]
+    doc.set_target(0, "Datei öffnen", quality=90, origin="fuzzy", match_source="Open a file")
+    doc.set_target(2, "Eine Datei", origin="edited")
+    doc.save()
+    po = polib.pofile(str(path))
+    entry = po.find("Open file", msgctxt="menu")
+    assert entry.msgstr == "Datei öffnen" and entry.fuzzy
+    assert entry.previous_msgid == "Open a file"
+    assert "xlsearch: fuzzy match 90%" in entry.tcomment
+    assert po.find("One file").msgstr_plural[0] == "Eine Datei"
+    assert [e.msgid for e in po.obsolete_entries()] == ["Old string"]
+    assert "# Translator comment kept" in path.read_text(encoding="utf-8")
+
+
+def test_text_split_into_sentences_and_written_back_by_paragraph(tmp_path: Path) -> None:
+    path = tmp_path / "note.txt"
+    path.write_text("Hello there. How are you?\n\n  Fine, thanks.\n", encoding="utf-8")
+    doc = open_document(path, src="en", tgt="de")
+    assert [(s.key, s.source) for s in doc.segments] == [
+        ("line 1.1", "Hello there."),
+        ("line 1.2", "How are you?"),
+        ("line 3.1", "Fine, thanks."),
+    ]
+    doc.set_target(0, "Hallo.", origin="edited")
+    doc.set_target(2, "Gut, danke.", origin="edited")
+    out = doc.save(tmp_path / "note.de.txt")
+    assert out.read_text(encoding="utf-8") == "Hallo. How are you?\n\n  Gut, danke.\n"
+    xlf = doc.save(tmp_path / "note.xlf")  # any document → XLIFF 2.0 for the CAT tool
+    again = open_document(xlf)
+    assert [s.source for s in again.segments] == [s.source for s in doc.segments]
+    assert [s.target for s in again.segments] == ["Hallo.", "", "Gut, danke."]
+
+
+def test_docx_paragraphs_and_tables_round_trip(tmp_path: Path) -> None:
+    import docx
+
+    d = docx.Document()
+    p = d.add_paragraph("The device is ready. ")
+    p.add_run("Press start.").bold = True
+    table = d.add_table(rows=1, cols=1)
+    table.rows[0].cells[0].text = "Cell text here."
+    d.save(str(tmp_path / "guide.docx"))
+    doc = open_document(tmp_path / "guide.docx", src="en", tgt="de")
+    assert [s.source for s in doc.segments] == [
+        "The device is ready.",
+        "Press start.",
+        "Cell text here.",
+    ]
+    doc.set_target(0, "Das Gerät ist bereit.", origin="edited")
+    doc.set_target(2, "Zelltext.", origin="edited")
+    out = doc.save(tmp_path / "guide.de.docx")
+    again = docx.Document(str(out))
+    assert again.paragraphs[0].text == "Das Gerät ist bereit. Press start."
+    assert again.tables[0].rows[0].cells[0].text == "Zelltext."
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("broken.xlf", "<xliff version='1.2'><file>", "malformed XML"),
+        ("empty.xlf", "<xliff version='1.2'/>", "no translatable segments"),
+        ("tm.tmx", "<tmx/>", "cannot tell the format"),
+        ("notes.txt", "", "no segments"),
+    ],
+)
+def test_bad_documents_give_one_line_errors(tmp_path: Path, name, content, message) -> None:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(DataError, match=message) as err:
+        open_document(path, src="en")
+    assert str(path) in str(err.value)

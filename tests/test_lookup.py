@@ -1,0 +1,154 @@
+"""Lookup: the CAT fuzzy formula, word diff, number/tag/placeholder flags, candidates and
+ranking over a real store with a tiny real model, cross-language group, CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from xlsearch.engine import fuzzy as fz
+from xlsearch.engine.lookup import Lookup, Weights
+
+UNITS = [
+    ("the dog sleeps", "der hund schläft"),
+    ("the big dog sleeps", "der große hund schläft"),
+    ("the cat runs", "die katze läuft"),
+    ("a red house", "das rote haus"),
+    ("good morning world", "guten morgen welt"),
+    ("the small green tree", "der kleine grüne baum"),
+]
+
+
+def write_tmx(path: Path, units: list[tuple[str, str]], extra: str = "") -> Path:
+    tus = "".join(
+        f'<tu><tuv xml:lang="en"><seg>{en}</seg></tuv><tuv xml:lang="de"><seg>{de}</seg></tuv></tu>'
+        for en, de in units
+    )
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?><tmx version="1.4"><header srclang="en" '
+        'datatype="plaintext" segtype="sentence" adminlang="en" creationtool="t" '
+        f'creationtoolversion="1" o-tmf="t"/><body>{tus}{extra}</body></tmx>',
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture()
+def memory(tmp_path: Path, tiny_static_model: Path):
+    """A store with a small en–de memory (+ one fr–de unit), indexed with a tiny model."""
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.store import Store
+
+    fr = (
+        '<tu><tuv xml:lang="fr"><seg>bonjour le monde rouge</seg></tuv>'
+        '<tuv xml:lang="de"><seg>hallo rote welt</seg></tuv></tu>'
+    )
+    tmx = write_tmx(tmp_path / "tm.tmx", UNITS, fr)
+    enc = load_encoder(str(tiny_static_model))
+    store = Store()
+    store.import_file(tmx, "tm")
+    build_index(store, enc, "tm")
+    yield store, enc
+    store.close()
+
+
+# -- fuzzy formula ---------------------------------------------------------------------------
+def test_fuzzy_is_word_levenshtein_over_the_longer_segment() -> None:
+    # one word substituted out of 8 tokens (7 words + '.') → floor(100 × 7/8) = 87
+    assert fz.fuzzy("Press the power button for 10 seconds.", "Press the power button for 5 seconds.") == 87
+    # one word inserted into 4 → d=1, longer=5 → 80
+    assert fz.fuzzy("the big dog sleeps", "the dog sleeps") == 75  # 3 tokens vs 4: 1 - 1/4
+    assert fz.fuzzy("a b c d e", "a b c d") == 80
+    assert fz.fuzzy("same text.", "same text.") == 100
+    # differences of case / spacing / tags only: 99, never 100
+    assert fz.fuzzy("Hello  World", "hello world") == 99
+    assert fz.fuzzy("", "") == 100 and fz.fuzzy("x", "") == 0
+    # CJK: one character = one token
+    assert fz.fuzzy("这是一个测试", "这是一个考试") == 83
+    # a placeholder and a tag are one token each
+    assert [t.kind for t in fz.tokenize("Save {0} <b>now</b> 1,5 %s")] == [
+        "word", "ph", "tag", "word", "tag", "num", "ph",
+    ]  # fmt: skip
+    assert fz.words("Hello, world 5 猫狗") == 5
+
+
+def test_diff_marks_deletions_then_insertions() -> None:
+    ops = fz.diff("The red battery is almost empty now.", "The battery is almost full.")
+    assert fz.diff_markup(ops) == "The {+red+} battery is almost [-full-]{+empty now+}."
+    assert "".join(t for op, t in ops if op != "-") == "The red battery is almost empty now."
+    assert fz.diff("abc", "abc") == [("=", "abc")]
+
+
+def test_flags_numbers_tags_placeholders_that_differ() -> None:
+    assert fz.flags("Save 1,000 files", "Save 1000 files") == []  # same number, other format
+    flags = fz.flags("Press {0} for <b>10</b> s", "Press {1} for 5 s")
+    assert flags == [
+        "numbers: new 10 · stored 5",
+        "tags: new </b>, <b> · stored —",
+        "placeholders: new {0} · stored {1}",
+    ]
+
+
+def test_weights_put_an_exact_match_first() -> None:
+    w = Weights()
+    assert w.score(100, 0.1, 1.0) > w.score(99, 1.0, 1.0)
+    assert w.score(80, None, 0.5) == 80  # no model: the fuzzy % itself
+
+
+# -- lookup over a real store ----------------------------------------------------------------
+def test_lookup_ranks_the_closest_unit_first_with_target_diff_and_flags(memory) -> None:
+    store, enc = memory
+    res = Lookup(store, enc, collection="tm").lookup("the big dog sleeps", "en", "de", k=3)
+    best = res.matches[0]
+    assert (best.source, best.target, best.fuzzy) == ("the big dog sleeps", "der große hund schläft", 100)
+    second = res.matches[1]
+    assert (second.source, second.target, second.fuzzy) == ("the dog sleeps", "der hund schläft", 75)
+    assert ("+", "big ") in second.diff
+    assert second.semantic is not None and -1.0 <= second.semantic <= 1.0
+    assert all(m.source_lang == "en" and not m.cross_language for m in res.matches)
+    res = Lookup(store, enc, collection="tm").lookup("the dog sleeps 5 times", "en", "de")
+    assert res.matches[0].source == "the dog sleeps"
+    assert res.matches[0].flags == ["numbers: new 5 · stored —"]
+
+
+def test_fuzzy_only_lookup_needs_no_model_and_ranks_like_a_cat_tool(memory) -> None:
+    store, _enc = memory
+    lk = Lookup(store, None, collection="tm", semantic=False)
+    res = lk.lookup("the small green tree grows", "en", "de")
+    assert [(m.fuzzy, m.semantic) for m in res.matches] == [(80, None)]
+    assert res.matches[0].target == "der kleine grüne baum"
+
+
+def test_cross_language_matches_are_a_separate_group(memory) -> None:
+    store, enc = memory
+    res = Lookup(store, enc, collection="tm").lookup(
+        "bonjour le monde rouge", "en", "de", cross_k=5, all_matches=True
+    )
+    # the memory has this meaning only in a fr→de unit: a labelled cross-language match
+    assert res.cross[0].source_lang == "fr" and res.cross[0].cross_language
+    assert res.cross[0].target == "hallo rote welt"
+    assert res.cross[0].semantic == pytest.approx(1.0, abs=1e-4)
+    # units that have an English side are same-language candidates, never repeated here
+    assert [m.source_lang for m in res.cross] == ["fr"]
+
+
+def test_lexical_candidates_use_rare_words(memory) -> None:
+    store, enc = memory
+    lk = Lookup(store, enc, collection="tm")
+    ids = lk._lexical("zzz unknown morning", "en")
+    assert [s["text"] for s in store.segments(ids)] == ["good morning world"]
+
+
+def test_cli_lookup_json(memory, tiny_static_model: Path, capsys) -> None:
+    from xlsearch.cli import main
+    from xlsearch.engine.catalog import set_active_model
+
+    set_active_model(str(tiny_static_model))
+    assert main(["lookup", "the dog sleeps!", "--src", "en", "--tgt", "de", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    top = out["matches"][0]
+    assert (top["source"], top["target"], top["fuzzy"]) == ("the dog sleeps", "der hund schläft", 75)
+    assert main(["lookup", "", "--src", "en", "--fuzzy-only"]) == 2

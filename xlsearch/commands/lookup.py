@@ -1,0 +1,169 @@
+"""``xlsearch lookup``, ``analyze`` and ``serve``: translating with the memory."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add the lookup/analyze/serve commands."""
+    p = sub.add_parser(
+        "lookup",
+        help="look a segment up in the translation memory (fuzzy %%, semantic, diff, target)",
+        description="CAT-style lookup: the memory's units whose source matches the segment, "
+        "ranked by fuzzy %% and semantic similarity, with a word diff (wdiff notation: "
+        "[-deleted-] {+inserted+}), the stored target, number/tag/placeholder flags and a "
+        "separate group of cross-language matches.",
+    )
+    p.add_argument("segment", help="the source segment to translate")
+    p.add_argument("--src", required=True, help="source language of the segment (e.g. en)")
+    p.add_argument("--tgt", default="", help="target language (shows the stored target)")
+    p.add_argument("--collection", help="the memory (default: all collections)")
+    p.add_argument("--k", type=int, default=5, help="matches to show (default 5)")
+    p.add_argument("--cross", type=int, default=3, help="cross-language matches (default 3)")
+    p.add_argument("--min-fuzzy", type=int, default=0, help="hide matches below this fuzzy %%")
+    p.add_argument("--model", help="model (default: the active model)")
+    p.add_argument("--fuzzy-only", action="store_true", help="no model: rank by fuzzy %% only")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_lookup)
+
+    p = sub.add_parser(
+        "analyze",
+        help="analyse a document against the memory (CAT bands + semantic band), pre-translate",
+        description="Segment and word counts per CAT band (100, 95-99, 85-94, 75-84, 50-74, no "
+        "match), repetitions, and the semantic band: segments with no fuzzy match >= 75 %% "
+        "that have a semantic match above --threshold. --out writes the document with the best "
+        "match per segment (marked for review).",
+    )
+    p.add_argument("document", help="XLIFF 1.2/2.x, PO, plain text or DOCX")
+    p.add_argument("--collection", help="the memory (default: all collections)")
+    p.add_argument("--src", help="source language (default: from the file / detected)")
+    p.add_argument("--tgt", help="target language (default: from the file)")
+    p.add_argument("--report", help="write the report as .md or .json")
+    p.add_argument("--out", help="write the pre-translated document here (.xlf = XLIFF 2.0)")
+    p.add_argument("--min-fuzzy", type=int, default=75, help="pre-translate from this %% (75)")
+    p.add_argument(
+        "--threshold", type=float, default=None, help="cosine of the semantic band (default 0.80)"
+    )
+    p.add_argument("--no-semantic-fill", action="store_true", help="pre-translate fuzzy only")
+    p.add_argument("--overwrite", action="store_true", help="replace existing targets too")
+    p.add_argument("--model", help="model (default: the active model)")
+    p.add_argument("--fuzzy-only", action="store_true", help="no model (CAT bands only)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_analyze)
+
+    p = sub.add_parser(
+        "serve",
+        help="serve the app in a web browser (localhost) and open it",
+        description="The same Textual app, served on localhost with textual-serve.",
+    )
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    p.set_defaults(func=cmd_serve)
+
+
+def _lookup_engine(store: Any, args: argparse.Namespace) -> Any:
+    from xlsearch.engine.lookup import Lookup
+
+    encoder = None
+    if not args.fuzzy_only:
+        from xlsearch.engine.catalog import active_model
+        from xlsearch.engine.encoder import load_encoder
+
+        encoder = load_encoder(args.model or active_model())
+    from xlsearch.cli import ProgressBar
+
+    return Lookup(
+        store,
+        encoder,
+        collection=args.collection,
+        semantic=not args.fuzzy_only,
+        on_progress=ProgressBar(),
+    )
+
+
+def cmd_lookup(args: argparse.Namespace) -> int:
+    """Print the matches of one segment."""
+    from xlsearch.engine.fuzzy import diff_markup
+    from xlsearch.engine.importers.base import normalize_lang
+    from xlsearch.engine.store import Store
+
+    src = normalize_lang(args.src) or args.src
+    tgt = normalize_lang(args.tgt) or args.tgt
+    with Store() as store:
+        res = _lookup_engine(store, args).lookup(
+            args.segment, src, tgt, args.k, args.cross, min_fuzzy=args.min_fuzzy
+        )
+    if args.json:
+        print(json.dumps(res.to_dict(), ensure_ascii=False, indent=1))
+        return 0
+    if not res.matches and not res.cross:
+        print("no matches")
+    for rank, m in enumerate(res.matches, 1):
+        sem = "" if m.semantic is None else f"  semantic {m.semantic:.2f}"
+        print(f"{rank}. fuzzy {m.fuzzy:3d}%{sem}  score {m.score:.1f}  [{m.collection}]")
+        print(f"   {m.source_lang}: {diff_markup(m.diff)}")
+        print(f"   {tgt or '?'}: {m.target or '(no target)'}")
+        for flag in m.flags:
+            print(f"   ⚠ {flag}")
+    if res.cross:
+        print("cross-language matches (the memory has the meaning in another language):")
+        for m in res.cross:
+            print(f" · semantic {m.semantic or 0:.2f}  {m.source_lang}: {m.source}")
+            print(f"   {tgt or '?'}: {m.target or '(no target)'}")
+    print(f"({res.ms:.0f} ms)", file=sys.stderr)
+    return 0
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """Analyse a document; optionally write the report and the pre-translated document."""
+    from xlsearch.engine.analysis import analyze, pretranslate
+    from xlsearch.engine.bilingual import open_document
+    from xlsearch.engine.lookup import SEMANTIC_THRESHOLD
+    from xlsearch.engine.store import Store
+
+    doc = open_document(args.document, args.src, args.tgt)
+    threshold = SEMANTIC_THRESHOLD if args.threshold is None else args.threshold
+    with Store() as store:
+        lk = _lookup_engine(store, args)
+        try:
+            report = analyze(doc, lk, threshold=threshold, on_progress=lk.searcher.on_progress)
+        finally:
+            lk.searcher.on_progress.close()
+    if args.report:
+        path = Path(args.report).expanduser()
+        text = (
+            json.dumps(report.to_dict(), ensure_ascii=False, indent=1)
+            if path.suffix.lower() == ".json"
+            else report.to_markdown()
+        )
+        path.write_text(text, encoding="utf-8")
+        print(f"report written to {path}", file=sys.stderr)
+    if args.out:
+        n = pretranslate(
+            doc,
+            report,
+            min_fuzzy=args.min_fuzzy,
+            semantic=not args.no_semantic_fill,
+            overwrite=args.overwrite,
+        )
+        out = doc.save(args.out)
+        print(f"pre-translated {n} of {len(doc.segments)} segments → {out}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
+    else:
+        print(report.to_markdown())
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the TUI over HTTP (textual-serve) and open the browser."""
+    from xlsearch.tui.serve import serve
+
+    serve(args.host, args.port, open_browser=not args.no_browser)
+    return 0

@@ -1,0 +1,276 @@
+"""Analysis of a document against the memory (CAT bands + the semantic band) and
+pre-translation with the best match per segment.
+
+Bands are those of CAT tools' analysis reports, on the best fuzzy % among a segment's
+matches that have a target: 100 %, 95–99, 85–94, 75–84, 50–74, no match. A segment whose
+text already occurred earlier in the document is a *repetition* (counted once, by its first
+occurrence). The band no CAT tool has: segments with **no fuzzy match ≥ 75 %** whose best
+semantic match (same or another source language) has a cosine ≥ ``threshold`` — paraphrases
+the memory already translated.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from xlsearch.engine.fuzzy import words
+from xlsearch.engine.lookup import SEMANTIC_THRESHOLD, Lookup, Match
+from xlsearch.engine.progress import CancelToken, ProgressCallback
+
+BANDS: list[tuple[str, int, int]] = [
+    ("100%", 100, 100),
+    ("95-99%", 95, 99),
+    ("85-94%", 85, 94),
+    ("75-84%", 75, 84),
+    ("50-74%", 50, 74),
+    ("no match", 0, 49),
+]
+SEMANTIC_BAND = "semantic"
+REPETITIONS = "repetitions"
+
+
+def band_of(f: int) -> str:
+    """The CAT band of a fuzzy %."""
+    for name, lo, hi in BANDS:
+        if lo <= f <= hi:
+            return name
+    return "no match"
+
+
+@dataclass
+class SegmentResult:
+    """One document segment's analysis."""
+
+    index: int
+    source: str
+    words: int
+    band: str
+    fuzzy: int = 0
+    cosine: float | None = None
+    repetition_of: int | None = None
+    best: Match | None = None
+    """The match pre-translation would use: the top-ranked one with a target."""
+    semantic: Match | None = None
+    """The best-cosine match, when the segment falls in the semantic band."""
+
+    @property
+    def in_semantic_band(self) -> bool:
+        return self.semantic is not None
+
+
+@dataclass
+class Analysis:
+    """Counts per band, repetitions, the semantic band with examples."""
+
+    document: str
+    src: str
+    tgt: str
+    collection: str
+    threshold: float
+    segments: list[SegmentResult] = field(default_factory=list)
+    seconds: float = 0.0
+    model: str = ""
+
+    def table(self) -> list[dict[str, Any]]:
+        """Rows ``{band, segments, words, percent}`` (percent of words), CAT order, then
+        repetitions, the total and the semantic band (a subset of 50-74 % and no match)."""
+        total_words = sum(s.words for s in self.segments) or 1
+        rows = []
+        for name in [b[0] for b in BANDS] + [REPETITIONS]:
+            segs = [s for s in self.segments if s.band == name]
+            rows.append(_row(name, segs, total_words))
+        rows.append(_row("total", self.segments, total_words))
+        rows.append(_row(SEMANTIC_BAND, self.semantic_segments(), total_words))
+        return rows
+
+    def semantic_segments(self) -> list[SegmentResult]:
+        return [s for s in self.segments if s.in_semantic_band]
+
+    def to_dict(self, examples: int = 10) -> dict[str, Any]:
+        return {
+            "document": self.document,
+            "src": self.src,
+            "tgt": self.tgt,
+            "collection": self.collection,
+            "model": self.model,
+            "semantic_threshold": self.threshold,
+            "seconds": round(self.seconds, 2),
+            "bands": self.table(),
+            "semantic_examples": [
+                {
+                    "segment": s.source,
+                    "fuzzy": s.fuzzy,
+                    "match": s.semantic.source,
+                    "match_lang": s.semantic.source_lang,
+                    "target": s.semantic.target,
+                    "cosine": s.semantic.semantic,
+                }
+                for s in self.semantic_segments()[:examples]
+                if s.semantic is not None
+            ],
+            "segments": [
+                {
+                    "index": s.index,
+                    "source": s.source,
+                    "words": s.words,
+                    "band": s.band,
+                    "fuzzy": s.fuzzy,
+                    "cosine": s.cosine,
+                    "semantic_band": s.in_semantic_band,
+                    "repetition_of": s.repetition_of,
+                    "best": asdict(s.best) if s.best else None,
+                }
+                for s in self.segments
+            ],
+        }
+
+    def to_markdown(self, examples: int = 10) -> str:
+        lines = [
+            f"# Analysis of {self.document}",
+            "",
+            f"Memory: {self.collection or 'all collections'} · {self.src} → {self.tgt or '?'}"
+            f" · model {self.model or '(none: fuzzy only)'} · {self.seconds:.1f} s",
+            "",
+            "| band | segments | words | % words |",
+            "|---|---:|---:|---:|",
+        ]
+        for r in self.table():
+            name = r["band"]
+            if name == SEMANTIC_BAND:
+                name = f"**semantic** (no fuzzy ≥ 75 %, cosine ≥ {self.threshold:.2f})"
+            lines.append(f"| {name} | {r['segments']} | {r['words']} | {r['percent']:.1f} |")
+        sem = self.semantic_segments()[:examples]
+        if sem:
+            lines += ["", "## Semantic matches fuzzy matching misses", ""]
+            for s in sem:
+                m = s.semantic
+                assert m is not None
+                lines += [
+                    f"- **{s.source}** (best fuzzy {s.fuzzy} %)",
+                    f"  - memory [{m.source_lang}]: {m.source} (cosine {m.semantic:.2f})",
+                    f"  - target: {m.target or '—'}",
+                ]
+        return "\n".join(lines) + "\n"
+
+
+def _row(name: str, segs: list[SegmentResult], total_words: int) -> dict[str, Any]:
+    w = sum(s.words for s in segs)
+    return {
+        "band": name,
+        "segments": len(segs),
+        "words": w,
+        "percent": round(100.0 * w / total_words, 1),
+    }
+
+
+def analyze(
+    doc: Any,
+    lookup: Lookup,
+    *,
+    threshold: float = SEMANTIC_THRESHOLD,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> Analysis:
+    """Analyse ``doc`` (a ``bilingual.Document``) against the memory behind ``lookup``."""
+    start = time.perf_counter()
+    first: dict[str, int] = {}
+    todo: list[int] = []
+    results: list[SegmentResult] = []
+    for seg in doc.segments:
+        key = " ".join(seg.source.split())
+        res = SegmentResult(seg.index, seg.source, words(seg.source), "no match")
+        if key in first:
+            res.band, res.repetition_of = REPETITIONS, first[key]
+        else:
+            first[key] = seg.index
+            todo.append(seg.index)
+        results.append(res)
+    found = lookup.lookup_many(
+        [doc.segments[i].source for i in todo],
+        doc.src,
+        doc.tgt,
+        k=5,
+        cross_k=2,
+        require_target=bool(doc.tgt),
+        on_progress=on_progress,
+        cancel=cancel,
+    )
+    for i, lr in zip(todo, found, strict=True):
+        res = results[i]
+        if lr.matches:
+            res.best = lr.matches[0]
+            res.fuzzy = max(m.fuzzy for m in lr.matches)
+        res.band = band_of(res.fuzzy)
+        pool = [m for m in [*lr.matches, *lr.cross] if m.semantic is not None]
+        if pool:
+            top = max(pool, key=lambda m: m.semantic or 0.0)
+            res.cosine = top.semantic
+            if res.fuzzy < 75 and (top.semantic or 0.0) >= threshold:
+                res.semantic = top
+    model = ""
+    if lookup.semantic:
+        enc = lookup.searcher.encoder
+        model = str(getattr(enc, "path", "") or getattr(enc, "id", ""))
+    return Analysis(
+        doc.path.name,
+        doc.src,
+        doc.tgt,
+        lookup.collection or "",
+        threshold,
+        results,
+        time.perf_counter() - start,
+        model.rsplit("/", 1)[-1],
+    )
+
+
+def pretranslate(
+    doc: Any,
+    analysis: Analysis,
+    *,
+    min_fuzzy: int = 75,
+    semantic: bool = True,
+    overwrite: bool = False,
+) -> int:
+    """Write the best match per segment into ``doc`` (fuzzy ≥ ``min_fuzzy``, else a semantic
+    match when ``semantic``); repetitions take their first occurrence's target. Segments
+    that already have a target are kept unless ``overwrite``. Returns segments filled."""
+    filled = 0
+    for res in analysis.segments:
+        seg = doc.segments[res.index]
+        if seg.target.strip() and not overwrite:
+            continue
+        if res.repetition_of is not None:
+            first = doc.segments[res.repetition_of]
+            if first.target.strip():
+                doc.set_target(
+                    res.index,
+                    first.target,
+                    quality=first.quality,
+                    origin=first.origin or "fuzzy",
+                    match_source=first.match_source,
+                )
+                filled += 1
+            continue
+        best = res.best
+        if best is not None and best.target and best.fuzzy >= min_fuzzy:
+            doc.set_target(
+                res.index, best.target, quality=best.fuzzy, origin="fuzzy", match_source=best.source
+            )
+        elif semantic and res.semantic is not None and res.semantic.target:
+            m = res.semantic
+            doc.set_target(
+                res.index,
+                m.target,
+                quality=round(100 * (m.semantic or 0.0), 1),
+                origin="semantic",
+                match_source=m.source,
+            )
+        else:
+            continue
+        filled += 1
+    return filled
+
+
+__all__ = ["BANDS", "Analysis", "SegmentResult", "analyze", "band_of", "pretranslate"]

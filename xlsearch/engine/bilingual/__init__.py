@@ -1,0 +1,165 @@
+"""A document to translate: its segments, their targets, and saving it back in its format.
+
+Formats: XLIFF 1.2 (``trans-unit``, also segmented ``seg-source``/``mrk``) and 2.x
+(``unit/segment``), gettext PO, and plain text / DOCX split into sentences
+(``engine/segmentation.py``). ``open_document`` reads one; ``set_target`` records a chosen
+target with its match quality; ``save`` writes the file back in its own format, every target
+xlsearch wrote marked for review (XLIFF 1.2 ``state="needs-review-translation"`` + an
+``alt-trans`` with ``match-quality``; XLIFF 2.0 ``state="translated"`` +
+``subState="xlsearch:…"`` + an ``mtc:match``; PO the ``fuzzy`` flag, ``#| msgid`` and a
+comment), so the translator carries on in their CAT tool. Any document can also be saved as
+XLIFF 2.0 (``.xlf`` output for a text/DOCX input).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xlsearch.engine.errors import DataError
+
+FORMATS = ("xliff", "po", "text", "docx")
+_EXT = {
+    ".xlf": "xliff",
+    ".xliff": "xliff",
+    ".sdlxliff": "xliff",
+    ".mqxliff": "xliff",
+    ".po": "po",
+    ".pot": "po",
+    ".txt": "text",
+    ".text": "text",
+    ".md": "text",
+    ".docx": "docx",
+}
+
+
+@dataclass
+class DocSegment:
+    """One segment of the document: its source and (possibly empty) target."""
+
+    index: int
+    key: str
+    """Where it lives: unit id (+ segment id), PO msgctxt/msgid, or paragraph.sentence."""
+    source: str
+    target: str = ""
+    state: str = ""
+    """The file's own state of the target (``new``, ``translated``, ``fuzzy`` …)."""
+    tags: int = 0
+    """Inline codes in the source (targets are written as plain text; place them in the
+    CAT tool)."""
+    note: str = ""
+    quality: float | None = None
+    """Match quality of a target set by xlsearch (fuzzy %, or cosine × 100)."""
+    origin: str = ""
+    """How that target was found: ``fuzzy``, ``semantic``, ``edited``."""
+    match_source: str = ""
+    changed: bool = False
+    ref: Any = field(default=None, repr=False, compare=False)
+    """The format's handle on this segment (an XML element, a PO entry …)."""
+
+
+@dataclass
+class Document:
+    """A document being translated."""
+
+    path: Path
+    fmt: str
+    src: str
+    tgt: str
+    segments: list[DocSegment]
+    handle: Any = field(default=None, repr=False)
+
+    def set_target(
+        self,
+        index: int,
+        text: str,
+        *,
+        quality: float | None = None,
+        origin: str = "edited",
+        match_source: str = "",
+    ) -> DocSegment:
+        """Set segment ``index``'s target (marked for review when saved)."""
+        seg = self.segments[index]
+        seg.target = text
+        seg.quality = quality
+        seg.origin = origin
+        seg.match_source = match_source
+        seg.changed = True
+        return seg
+
+    @property
+    def translated(self) -> int:
+        return sum(1 for s in self.segments if s.target.strip())
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write the document (default: over itself) in its format, or as XLIFF 2.0 when
+        ``path`` ends in ``.xlf``/``.xliff`` and the document is not XLIFF. Atomic."""
+        out = Path(path).expanduser() if path else self.path
+        as_xliff = out.suffix.lower() in (".xlf", ".xliff") and self.fmt != "xliff"
+        from xlsearch.engine.bilingual import simple, xliff
+
+        if as_xliff:
+            data = xliff.as_xliff2(self)
+        elif self.fmt == "xliff":
+            data = xliff.dump(self)
+        elif self.fmt == "po":
+            data = simple.dump_po(self)
+        elif self.fmt == "docx":
+            data = simple.dump_docx(self)
+        else:
+            data = simple.dump_text(self)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f".{out.name}.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(out)
+        return out
+
+
+def detect(path: Path, fmt: str | None = None) -> str:
+    """The format of ``path`` (``fmt`` wins; else the extension)."""
+    if fmt:
+        fmt = {"xlf": "xliff", "txt": "text"}.get(fmt, fmt)
+        if fmt not in FORMATS:
+            raise DataError(f"unknown document format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        return fmt
+    found = _EXT.get(path.suffix.lower())
+    if found is None:
+        raise DataError(
+            f"{path}: cannot tell the format from the extension {path.suffix or '(none)'}",
+            hint="use .xlf/.xliff, .po, .txt or .docx (or pass --format)",
+        )
+    return found
+
+
+def open_document(
+    path: str | Path, src: str | None = None, tgt: str | None = None, fmt: str | None = None
+) -> Document:
+    """Read a document to translate. ``src``/``tgt`` override the file's languages (needed
+    for text and DOCX, whose source language is otherwise detected)."""
+    from xlsearch.engine.bilingual import simple, xliff
+
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise DataError(f"{p}: no such file")
+    kind = detect(p, fmt)
+    if kind == "xliff":
+        doc = xliff.load(p)
+    elif kind == "po":
+        doc = simple.load_po(p)
+    elif kind == "docx":
+        doc = simple.load_docx(p, src)
+    else:
+        doc = simple.load_text(p, src)
+    from xlsearch.engine.importers.base import normalize_lang
+
+    doc.src = normalize_lang(src) or doc.src
+    doc.tgt = normalize_lang(tgt) or doc.tgt
+    if not doc.src:
+        raise DataError(f"{p}: the file does not say its source language", hint="pass --src")
+    if not doc.segments:
+        raise DataError(f"{p}: no segments to translate")
+    return doc
+
+
+__all__ = ["FORMATS", "DocSegment", "Document", "detect", "open_document"]

@@ -1,0 +1,192 @@
+"""PO (polib), plain text and DOCX (python-docx) documents to translate.
+
+PO: one segment per entry (obsolete entries and the header skipped); a target set by
+xlsearch is written with the ``fuzzy`` flag, ``#| msgid`` = the memory's source (gettext's
+own way to show what changed) and a translator comment with the match quality. Text and
+DOCX: every paragraph split into sentences; saving writes the paragraph with each sentence
+replaced by its target (sentences without one stay in the source language).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from xlsearch.engine.errors import DataError
+
+
+def _note(seg: Any) -> str:
+    if seg.quality is None:
+        return "xlsearch: edited, needs review"
+    what = "semantic match" if seg.origin == "semantic" else "fuzzy match"
+    return f"xlsearch: {what} {seg.quality:.0f}%, needs review"
+
+
+# -- PO ------------------------------------------------------------------------------------
+def load_po(path: Path) -> Any:
+    import polib
+
+    from xlsearch.engine.bilingual import DocSegment, Document
+    from xlsearch.engine.importers.base import normalize_lang
+
+    try:
+        po = polib.pofile(str(path), wrapwidth=78)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not a readable PO file: {exc}") from exc
+    segs = []
+    for entry in po:
+        if entry.obsolete or not entry.msgid:
+            continue
+        target = entry.msgstr or (entry.msgstr_plural.get(0, "") if entry.msgid_plural else "")
+        key = (f"{entry.msgctxt}\x04" if entry.msgctxt else "") + entry.msgid
+        segs.append(
+            DocSegment(
+                len(segs),
+                key[:80],
+                entry.msgid,
+                target,
+                "fuzzy" if entry.fuzzy else ("translated" if target else ""),
+                note="; ".join(x for x in (entry.comment, entry.msgctxt or "") if x),
+                ref=entry,
+            )
+        )
+    lang = normalize_lang(po.metadata.get("Language", "")) or ""
+    src = normalize_lang(po.metadata.get("X-Source-Language", "")) or "en"
+    return Document(path, "po", src, lang, segs, po)
+
+
+def dump_po(doc: Any) -> bytes:
+    for seg in doc.segments:
+        if not seg.changed:
+            continue
+        entry = seg.ref
+        if entry.msgid_plural:
+            entry.msgstr_plural[0] = seg.target
+        else:
+            entry.msgstr = seg.target
+        if "fuzzy" not in entry.flags:
+            entry.flags.append("fuzzy")
+        if seg.match_source and seg.match_source != entry.msgid:
+            entry.previous_msgid = seg.match_source
+        lines = [x for x in (entry.tcomment or "").splitlines() if not x.startswith("xlsearch:")]
+        entry.tcomment = "\n".join([*lines, _note(seg)])
+        seg.changed = False
+    if doc.tgt and not doc.handle.metadata.get("Language"):
+        doc.handle.metadata["Language"] = doc.tgt
+    return str(doc.handle).encode("utf-8")
+
+
+# -- plain text ----------------------------------------------------------------------------
+def _detect(texts: list[str]) -> str:
+    from xlsearch.engine.langid import identify
+
+    langs = identify(texts[:200], same_language=True)
+    return max(set(langs), key=langs.count) if langs else ""
+
+
+def _split(paragraphs: list[str], src: str | None) -> tuple[str, list[tuple[int, str]]]:
+    from xlsearch.engine.segmentation import split_sentences
+
+    lang = src or _detect([p for p in paragraphs if p.strip()])
+    out = []
+    for i, para in enumerate(paragraphs):
+        if para.strip():
+            out.extend((i, s) for s in split_sentences(para, lang))
+    return lang, out
+
+
+def _decode(path: Path) -> str:
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(raw).best()
+    if best is None:
+        raise DataError(f"{path}: not a text file (cannot detect its encoding)")
+    return str(best)
+
+
+def load_text(path: Path, src: str | None) -> Any:
+    """One paragraph per line; each split into sentences."""
+    from xlsearch.engine.bilingual import Document
+
+    lines = _decode(path).splitlines()
+    lang, sents = _split(lines, src)
+    return Document(path, "text", lang, "", _segments(sents, "line "), lines)
+
+
+def _segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
+    """DocSegments keyed ``<prefix><paragraph>.<sentence>`` (1-based), ref = paragraph."""
+    from xlsearch.engine.bilingual import DocSegment
+
+    out, last, n = [], -1, 0
+    for i, (p, s) in enumerate(sents):
+        n = n + 1 if p == last else 1
+        last = p
+        out.append(DocSegment(i, f"{prefix}{p + 1}.{n}", s, ref=p))
+    return out
+
+
+def _paragraph_texts(doc: Any) -> dict[int, str]:
+    """Paragraph index → its text rebuilt from targets (only paragraphs with a target)."""
+    by_para: dict[int, list[Any]] = {}
+    for seg in doc.segments:
+        by_para.setdefault(seg.ref, []).append(seg)
+    out = {}
+    for p, segs in by_para.items():
+        if any(s.target.strip() for s in segs):
+            out[p] = " ".join((s.target.strip() or s.source) for s in segs)
+    return out
+
+
+def dump_text(doc: Any) -> bytes:
+    lines = list(doc.handle)
+    for p, text in _paragraph_texts(doc).items():
+        indent = lines[p][: len(lines[p]) - len(lines[p].lstrip())]
+        lines[p] = indent + text
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+# -- DOCX ----------------------------------------------------------------------------------
+def _docx_paragraphs(document: Any) -> list[Any]:
+    """Body paragraphs, then table cells' paragraphs (document order within each)."""
+    paras = list(document.paragraphs)
+    for table in document.tables:
+        for row in table.rows:
+            for cell in row.cells:
+                paras.extend(cell.paragraphs)
+    return paras
+
+
+def load_docx(path: Path, src: str | None) -> Any:
+    import docx
+
+    from xlsearch.engine.bilingual import Document
+
+    try:
+        document = docx.Document(str(path))
+    except Exception as exc:  # noqa: BLE001 - python-docx raises many kinds on bad files
+        raise DataError(f"{path}: not a readable DOCX file: {exc}") from exc
+    paras = _docx_paragraphs(document)
+    lang, sents = _split([p.text for p in paras], src)
+    return Document(path, "docx", lang, "", _segments(sents, "¶"), (document, paras))
+
+
+def dump_docx(doc: Any) -> bytes:
+    document, paras = doc.handle
+    for p, text in _paragraph_texts(doc).items():
+        para = paras[p]
+        runs = list(para.runs)
+        if runs:  # keep the first run's formatting for the whole paragraph
+            runs[0].text = text
+            for run in runs[1:]:
+                run._r.getparent().remove(run._r)
+        else:
+            para.add_run(text)
+    buf = io.BytesIO()
+    document.save(buf)
+    return buf.getvalue()

@@ -1,0 +1,288 @@
+"""XLIFF 1.2 and 2.x documents to translate: read segments, write chosen targets back.
+
+The whole tree is kept (lxml, entities and network off) so saving changes only the targets
+xlsearch set and the match records next to them; everything else round-trips.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from xlsearch.engine.errors import DataError
+
+NS12 = "urn:oasis:names:tc:xliff:document:1.2"
+NS20 = "urn:oasis:names:tc:xliff:document:2.0"
+NS_MTC = "urn:oasis:names:tc:xliff:matches:2.0"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+# inline codes whose content is native markup, and empty placeholders (1.2 and 2.x)
+_CODES = frozenset({"bpt", "ept", "ph", "it", "ut", "x", "bx", "ex", "sc", "ec", "cp"})
+_PAIRED = frozenset({"g", "pc", "mrk", "sm", "em", "sub"})
+
+
+def _local(tag: Any) -> str:
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def _ns(elem: Any) -> str:
+    return elem.tag[1:].split("}", 1)[0] if elem.tag.startswith("{") else ""
+
+
+def _text(elem: Any) -> tuple[str, int]:
+    """Plain text of a source/target (codes dropped, paired tags' content kept), tag count."""
+    parts: list[str] = [elem.text or ""]
+    tags = 0
+    for child in elem:
+        name = _local(child.tag)
+        if name in _CODES:
+            tags += 1
+        elif name in _PAIRED:
+            inner, n = _text(child)
+            parts.append(inner)
+            tags += n + (0 if name == "mrk" else 1)
+        parts.append(child.tail or "")
+    return " ".join("".join(parts).split()), tags
+
+
+def _parse(path: Path) -> Any:
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, remove_blank_text=False)
+    try:
+        return etree.parse(str(path), parser)
+    except etree.XMLSyntaxError as exc:
+        line = exc.lineno or (exc.position[0] if exc.position else 0)
+        raise DataError(f"{path}:{line}: malformed XML: {exc.msg}") from exc
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read: {exc}") from exc
+
+
+def load(path: Path) -> Any:
+    """Read an XLIFF 1.2 or 2.x file into a ``Document``."""
+    from xlsearch.engine.bilingual import DocSegment, Document
+    from xlsearch.engine.importers.base import normalize_lang
+
+    tree = _parse(path)
+    root = tree.getroot()
+    if _local(root.tag) != "xliff":
+        raise DataError(f"{path}: not an XLIFF file (root <{_local(root.tag)}>)")
+    ns = _ns(root)
+    segs: list[DocSegment] = []
+    src = tgt = ""
+    if root.get("version", "").startswith("2") or ns == NS20:
+        src, tgt = root.get("srcLang", ""), root.get("trgLang", "")
+        for unit in root.iter(f"{{{ns}}}unit" if ns else "unit"):
+            for seg in unit:
+                if _local(seg.tag) != "segment":
+                    continue
+                source = _child(seg, "source")
+                if source is None:
+                    continue
+                text, tags = _text(source)
+                target = _child(seg, "target")
+                key = unit.get("id", "") + (f"/{seg.get('id')}" if seg.get("id") else "")
+                segs.append(
+                    DocSegment(
+                        len(segs),
+                        key,
+                        text,
+                        _text(target)[0] if target is not None else "",
+                        seg.get("state", ""),
+                        tags,
+                        ref=seg,
+                    )
+                )
+    else:
+        for file in root.iter(f"{{{ns}}}file" if ns else "file"):
+            src = src or file.get("source-language", "")
+            tgt = tgt or file.get("target-language", "")
+            for tu in file.iter(f"{{{ns}}}trans-unit" if ns else "trans-unit"):
+                if tu.get("translate") == "no":
+                    continue
+                segs.extend(_units12(tu, len(segs)))
+    if not segs:
+        raise DataError(f"{path}: no translatable segments (no trans-unit / unit)")
+    return Document(path, "xliff", normalize_lang(src) or "", normalize_lang(tgt) or "", segs, tree)
+
+
+def _child(elem: Any, name: str) -> Any:
+    for c in elem:
+        if _local(c.tag) == name:
+            return c
+    return None
+
+
+def _units12(tu: Any, start: int) -> list[Any]:
+    """The segments of one 1.2 trans-unit: one, or one per ``seg-source`` ``mrk``."""
+    from xlsearch.engine.bilingual import DocSegment
+
+    target = _child(tu, "target")
+    state = target.get("state", "") if target is not None else ""
+    seg_source = _child(tu, "seg-source")
+    tid = tu.get("id", "")
+    if seg_source is not None:
+        marks = [m for m in seg_source.iter() if _local(m.tag) == "mrk" and m.get("mtype") == "seg"]
+        if marks:
+            tmarks = {}
+            if target is not None:
+                tmarks = {
+                    m.get("mid"): m
+                    for m in target.iter()
+                    if _local(m.tag) == "mrk" and m.get("mtype") == "seg"
+                }
+            out = []
+            for m in marks:
+                text, tags = _text(m)
+                tm = tmarks.get(m.get("mid"))
+                out.append(
+                    DocSegment(
+                        start + len(out),
+                        f"{tid}/{m.get('mid')}",
+                        text,
+                        _text(tm)[0] if tm is not None else "",
+                        state,
+                        tags,
+                        ref=(tu, m.get("mid")),
+                    )
+                )
+            return out
+    source = _child(tu, "source")
+    if source is None:
+        return []
+    text, tags = _text(source)
+    return [
+        DocSegment(
+            start,
+            tid,
+            text,
+            _text(target)[0] if target is not None else "",
+            state,
+            tags,
+            ref=(tu, None),
+        )
+    ]
+
+
+def _qualifier(seg: Any) -> str:
+    if seg.origin == "edited" and seg.quality is None:
+        return ""
+    if seg.origin == "semantic":
+        return "leveraged-tm"
+    return "exact-match" if (seg.quality or 0) >= 100 else "fuzzy-match"
+
+
+def _set_text(elem: Any, text: str) -> None:
+    for c in list(elem):
+        elem.remove(c)
+    elem.text = text
+
+
+def _write12(doc: Any, seg: Any) -> None:
+    from lxml import etree
+
+    tu, mid = seg.ref
+    ns = _ns(tu)
+    q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
+    target = _child(tu, "target")
+    if target is None:
+        target = etree.Element(q("target"))
+        anchor = _child(tu, "seg-source") or _child(tu, "source")
+        anchor.addnext(target)
+        if anchor.tail and anchor.tail.strip() == "":
+            target.tail = anchor.tail
+    if doc.tgt:
+        target.set(XML_LANG, doc.tgt)
+    if mid is None:
+        _set_text(target, seg.target)
+    else:
+        marks = [m for m in target.iter() if _local(m.tag) == "mrk" and m.get("mid") == mid]
+        if marks:
+            _set_text(marks[0], seg.target)
+        else:
+            mrk = etree.SubElement(target, q("mrk"), mtype="seg", mid=mid)
+            mrk.text = seg.target
+    target.set("state", "needs-review-translation")
+    if _qualifier(seg):
+        target.set("state-qualifier", _qualifier(seg))
+    if seg.quality is not None and seg.match_source:
+        alt = etree.SubElement(tu, q("alt-trans"), origin="xlsearch")
+        alt.set("match-quality", f"{seg.quality:.0f}")
+        if mid is not None:
+            alt.set("mid", mid)
+        etree.SubElement(alt, q("source")).text = seg.match_source
+        alt_t = etree.SubElement(alt, q("target"))
+        alt_t.text = seg.target
+        if doc.tgt:
+            alt_t.set(XML_LANG, doc.tgt)
+
+
+def _write20(doc: Any, seg: Any) -> None:
+    from lxml import etree
+
+    elem = seg.ref
+    ns = _ns(elem)
+    q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
+    target = _child(elem, "target")
+    if target is None:
+        target = etree.Element(q("target"))
+        source = _child(elem, "source")
+        source.addnext(target)
+        target.tail = source.tail
+    _set_text(target, seg.target)
+    elem.set("state", "translated")
+    label = seg.origin + (f"-{seg.quality:.0f}" if seg.quality is not None else "")
+    elem.set("subState", f"xlsearch:{label}")
+    unit = elem.getparent()
+    if seg.quality is not None and seg.match_source and elem.get("id") and unit is not None:
+        matches = next((c for c in unit if c.tag == f"{{{NS_MTC}}}matches"), None)
+        if matches is None:
+            matches = etree.Element(f"{{{NS_MTC}}}matches", nsmap={"mtc": NS_MTC})
+            unit.insert(0, matches)
+        match = etree.SubElement(matches, f"{{{NS_MTC}}}match", ref=f"#{elem.get('id')}")
+        match.set("matchQuality", f"{seg.quality:.2f}")
+        match.set("origin", "xlsearch")
+        match.set("type", "tm")
+        etree.SubElement(match, q("source")).text = seg.match_source
+        etree.SubElement(match, q("target")).text = seg.target
+
+
+def dump(doc: Any) -> bytes:
+    """The document's XLIFF with every changed target written."""
+    from lxml import etree
+
+    for seg in doc.segments:
+        if not seg.changed:
+            continue
+        if isinstance(seg.ref, tuple):
+            _write12(doc, seg)
+        else:
+            _write20(doc, seg)
+        seg.changed = False
+    return etree.tostring(doc.handle, xml_declaration=True, encoding="UTF-8")
+
+
+def as_xliff2(doc: Any) -> bytes:
+    """Any document as a new XLIFF 2.0 file: one unit per segment (id = position)."""
+    from lxml import etree
+
+    root = etree.Element(f"{{{NS20}}}xliff", nsmap={None: NS20, "mtc": NS_MTC})
+    root.set("version", "2.0")
+    root.set("srcLang", doc.src)
+    if doc.tgt:
+        root.set("trgLang", doc.tgt)
+    file = etree.SubElement(root, f"{{{NS20}}}file", id="f1", original=doc.path.name)
+    for seg in doc.segments:
+        unit = etree.SubElement(file, f"{{{NS20}}}unit", id=f"u{seg.index + 1}")
+        if seg.key:
+            notes = etree.SubElement(unit, f"{{{NS20}}}notes")
+            etree.SubElement(notes, f"{{{NS20}}}note", category="location").text = seg.key
+        s = etree.SubElement(unit, f"{{{NS20}}}segment", id=f"s{seg.index + 1}")
+        etree.SubElement(s, f"{{{NS20}}}source").text = seg.source
+        if seg.target:
+            etree.SubElement(s, f"{{{NS20}}}target").text = seg.target
+            if seg.changed or seg.origin:
+                ghost = type(seg)(**{**seg.__dict__, "ref": s})
+                _write20(doc, ghost)
+            else:
+                s.set("state", "translated")
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)

@@ -1,0 +1,219 @@
+"""CAT-style fuzzy matching: tokens, fuzzy %, word diff and number/tag/placeholder checks.
+
+The fuzzy percentage is the one translators know from Trados, memoQ or OmegaT: a
+**word-level Levenshtein similarity normalised by the longer segment**,
+
+    fuzzy = floor(100 × (1 − d(A, B) / max(|A|, |B|)))
+
+where A and B are the token sequences of the two segments and d counts token insertions,
+deletions and substitutions (each costs 1). Tokens are words, numbers, single punctuation
+marks, and each inline tag or placeholder (``<b>``, ``{0}``, ``%s``…) as one token; scripts
+written without spaces (Chinese, Japanese, Thai) count one token per character. Whitespace
+is normalised away and words compare case-insensitively; a segment that then equals the
+stored one but differs in case, spacing or tags gets 99, not 100 (CAT tools' penalty), so
+100 % always means "identical text". One changed word in a 20-word segment gives 95 %.
+The distance is rapidfuzz's (C++, ``Levenshtein.normalized_similarity``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz.distance import Levenshtein
+
+# Inline tags (XML/HTML-like), then placeholders of common formats: {0} {name} {{x}} ${x}
+# %s %d %1$s %(name)s, then numbers (1,234.5 · 12:30 · 3/4 · 50%), words, a CJK character,
+# any other non-space character.
+_TAG = r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>"
+_PLACEHOLDER = (
+    r"\{\{\s*[\w.]+\s*\}\}|\$\{[\w.]+\}|\{[\w.:]*\}|%\([\w]+\)[sdif]|%\d+\$[sdif@]|%[sdif@]"
+)
+_NUMBER = r"[-+]?\d+(?:[.,:/]\d+)*%?"
+_NOSPACE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f"
+_TOKEN = re.compile(
+    rf"(?P<tag>{_TAG})|(?P<ph>{_PLACEHOLDER})|(?P<num>{_NUMBER})"
+    rf"|(?P<cjk>[{_NOSPACE}])|(?P<word>[^\W\d_{_NOSPACE}]+(?:['’][^\W\d_]+)*)|(?P<punct>\S)",
+    re.UNICODE,
+)
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token: its kind (tag, ph, num, cjk, word, punct), text and span in the segment."""
+
+    kind: str
+    text: str
+    start: int
+    end: int
+
+    @property
+    def key(self) -> str:
+        """What the distance compares: words lower-cased, tags by name only."""
+        if self.kind == "tag":
+            return "<" + re.sub(r"[\s/>].*", "", self.text.lstrip("</")) + ">"
+        return self.text.lower() if self.kind == "word" else self.text
+
+
+def tokenize(text: str) -> list[Token]:
+    """The segment's tokens (see the module doc), with their spans."""
+    return [
+        Token(m.lastgroup or "punct", m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)
+    ]
+
+
+@lru_cache(maxsize=65536)
+def _keys(text: str) -> tuple[str, ...]:
+    return tuple(t.key for t in tokenize(text))
+
+
+def words(text: str) -> int:
+    """Word count as CAT tools count it: words and numbers, each CJK/Thai character one."""
+    return sum(1 for t in tokenize(text) if t.kind in ("word", "num", "cjk"))
+
+
+def fuzzy(new: str, stored: str) -> int:
+    """The fuzzy match percentage (0–100) of ``stored`` for segment ``new`` (module doc)."""
+    a, b = _keys(new), _keys(stored)
+    if not a and not b:
+        return 100 if new.strip() == stored.strip() else 0
+    sim = Levenshtein.normalized_similarity(a, b)
+    pct = math.floor(100 * sim + 1e-9)
+    if pct >= 100 and _WS.sub(" ", new).strip() != _WS.sub(" ", stored).strip():
+        return 99
+    return pct
+
+
+def fuzzy_many(new: str, stored: Sequence[str]) -> list[int]:
+    """``fuzzy(new, s)`` for each stored segment."""
+    return [fuzzy(new, s) for s in stored]
+
+
+def char_similarity(new: str, stored: str) -> float:
+    """Character-level Levenshtein similarity (0–1) of the case-folded, space-normalised
+    texts; a ranking feature that rewards shared word stems (``battery``/``batteries``)."""
+    a = _WS.sub(" ", new).strip().casefold()
+    b = _WS.sub(" ", stored).strip().casefold()
+    return float(Levenshtein.normalized_similarity(a, b))
+
+
+# -- diff ----------------------------------------------------------------------------------
+DiffOp = tuple[str, str]
+"""``("=", text)`` unchanged, ``("-", text)`` only in the stored source (delete it),
+``("+", text)`` only in the new segment (insert it)."""
+
+
+def diff(new: str, stored: str) -> list[DiffOp]:
+    """Word-level diff that turns the stored source into the new segment.
+
+    Runs of whitespace between tokens follow the side they come from; adjacent operations
+    of the same kind are merged.
+    """
+    ta, tb = tokenize(stored), tokenize(new)
+    ops: list[DiffOp] = []
+
+    def text(src: str, toks: list[Token], i: int, j: int) -> str:
+        if i >= j:
+            return ""
+        start = toks[i].start if i else 0
+        end = toks[j].start if j < len(toks) else len(src)
+        return src[start:end]
+
+    dels: list[str] = []
+    ins: list[str] = []
+
+    def flush() -> None:  # a changed region reads "-old" then "+new"
+        _push(ops, "-", "".join(dels))
+        _push(ops, "+", "".join(ins))
+        dels.clear()
+        ins.clear()
+
+    for tag, i1, i2, j1, j2 in Levenshtein.opcodes([t.key for t in ta], [t.key for t in tb]):
+        if tag == "equal":
+            flush()
+            _push(ops, "=", text(new, tb, j1, j2))
+        else:
+            dels.append(text(stored, ta, i1, i2))
+            ins.append(text(new, tb, j1, j2))
+    flush()
+    if not ta and not tb:
+        return [("=", new)] if new else []
+    return ops
+
+
+def _push(ops: list[DiffOp], op: str, text: str) -> None:
+    if not text:
+        return
+    if ops and ops[-1][0] == op:
+        ops[-1] = (op, ops[-1][1] + text)
+    else:
+        ops.append((op, text))
+
+
+def diff_markup(ops: Sequence[DiffOp]) -> str:
+    """The diff as plain text: ``[-deleted-]`` and ``{+inserted+}`` (wdiff's notation)."""
+    out = []
+    for op, text in ops:
+        body = text.strip()
+        lead = text[: len(text) - len(text.lstrip())]
+        trail = text[len(text.rstrip()) :]
+        if op == "=" or not body:
+            out.append(text)
+        else:
+            out.append(f"{lead}[-{body}-]{trail}" if op == "-" else f"{lead}{{+{body}+}}{trail}")
+    return "".join(out)
+
+
+# -- numbers, tags, placeholders -------------------------------------------------------------
+_KINDS = {"num": "numbers", "tag": "tags", "ph": "placeholders"}
+
+
+def protected(text: str) -> dict[str, Counter[str]]:
+    """Numbers, tags and placeholders of a segment (multisets by kind)."""
+    out: dict[str, Counter[str]] = {k: Counter() for k in _KINDS.values()}
+    for t in tokenize(text):
+        if t.kind in _KINDS:
+            value = t.text if t.kind != "num" else _number_value(t.text)
+            out[_KINDS[t.kind]][value] += 1
+    return out
+
+
+def _number_value(text: str) -> str:
+    """``1,000`` and ``1.000`` and ``1000`` compare equal; ``1,5`` and ``1.5`` too."""
+    digits = re.sub(r"[.,](?=\d{3}(?:\D|$))", "", text)
+    return digits.replace(",", ".")
+
+
+def flags(new: str, stored: str) -> list[str]:
+    """What differs between the new segment and the stored source in numbers, tags and
+    placeholders, one line per kind: ``numbers: new 5, 10 · stored 7`` (empty: all agree)."""
+    a, b = protected(new), protected(stored)
+    out = []
+    for kind in _KINDS.values():
+        if a[kind] != b[kind]:
+            only_new = sorted((a[kind] - b[kind]).elements())
+            only_old = sorted((b[kind] - a[kind]).elements())
+            out.append(
+                f"{kind}: new {', '.join(only_new) or '—'} · stored {', '.join(only_old) or '—'}"
+            )
+    return out
+
+
+__all__ = [
+    "DiffOp",
+    "Token",
+    "char_similarity",
+    "diff",
+    "diff_markup",
+    "flags",
+    "fuzzy",
+    "fuzzy_many",
+    "protected",
+    "tokenize",
+    "words",
+]

@@ -1,0 +1,431 @@
+"""Translation-memory lookup: a source segment → the memory's best matches, CAT style.
+
+Candidates come from three cheap sources, so a lookup costs the same at 1M units as at 1k:
+the exact text (hash index), the vector index (one FAISS search, split by language) and
+FTS5 over the segment's rarest words. Each candidate gets its CAT fuzzy % (``fuzzy``), its
+cosine with the segment (vectors from the store's cache, computed only when missing) and a
+combined score (``Weights``), then a word diff against the new segment and a check of
+numbers, tags and placeholders. Matches whose source side is in another language than the
+segment form a separate, labelled cross-language group (ranked by cosine).
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from xlsearch.engine import fuzzy as fz
+from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+
+
+@dataclass(frozen=True)
+class Weights:
+    """``score = 100 × (fuzzy·f/100 + semantic·cos + char·c)`` (+1000 for a 100 % match).
+
+    ``f`` is the CAT fuzzy %, ``cos`` the cosine of the two segments' embeddings and ``c``
+    the character-level similarity (``fuzzy.char_similarity``). Tuned on STSb *train*
+    (bench/lookup.py --tune), reported on STSb test; see docs/benchmarks.md.
+    """
+
+    fuzzy: float = 0.35
+    semantic: float = 0.45
+    char: float = 0.2
+
+    def score(self, f: float, cos: float | None, c: float) -> float:
+        if cos is None:  # no model: the CAT ranking
+            return float(f)
+        s = 100.0 * (self.fuzzy * f / 100.0 + self.semantic * cos + self.char * c)
+        return s + (1000.0 if f >= 100 else 0.0)
+
+
+DEFAULT_WEIGHTS = Weights()
+SEMANTIC_THRESHOLD = 0.80
+"""Cosine above which a match counts as a semantic match in the analysis."""
+FUZZY_FLOOR = 50
+COSINE_FLOOR = 0.5
+"""Shown matches have fuzzy ≥ ``FUZZY_FLOOR`` or cosine ≥ ``COSINE_FLOOR`` (CAT tools hide
+matches under ~50 %; ``all_matches=True`` keeps them, e.g. for benchmarks)."""
+
+
+@dataclass
+class Match:
+    """One memory unit matching the segment."""
+
+    segment_id: int
+    source: str
+    source_lang: str
+    target: str
+    """The unit's text in the target language ('' when it has none)."""
+    target_lang: str
+    fuzzy: int
+    semantic: float | None
+    """Cosine with the segment (None: looked up without a model)."""
+    score: float
+    diff: list[tuple[str, str]] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    cross_language: bool = False
+    translations: dict[str, str] = field(default_factory=dict)
+    collection: str = ""
+    document: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class LookupResult:
+    """The matches for one segment: same source language, then cross-language."""
+
+    segment: str
+    src: str
+    tgt: str
+    matches: list[Match]
+    cross: list[Match]
+    ms: float = 0.0
+
+    @property
+    def best(self) -> Match | None:
+        return self.matches[0] if self.matches else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "segment": self.segment,
+            "src": self.src,
+            "tgt": self.tgt,
+            "matches": [m.to_dict() for m in self.matches],
+            "cross_language": [m.to_dict() for m in self.cross],
+            "ms": round(self.ms, 2),
+        }
+
+
+def _fold(word: str) -> str:
+    """A word as FTS5's ``unicode61 remove_diacritics 2`` tokenizer stores it."""
+    nfkd = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in nfkd if not unicodedata.combining(c))
+
+
+class Lookup:
+    """Look segments up in the store (one collection or all) with the active model.
+
+    ``semantic=False`` (or no model) gives the CAT tools' ranking by fuzzy % alone.
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        encoder: Any = None,
+        *,
+        model: str | None = None,
+        collection: str | None = None,
+        semantic: bool = True,
+        weights: Weights = DEFAULT_WEIGHTS,
+        depth: int = 40,
+        repair: bool = True,
+        searcher: Any = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> None:
+        from xlsearch.engine.search import Searcher
+
+        self.store = store
+        self.collection = collection
+        self.semantic = semantic
+        self.weights = weights
+        self.depth = depth
+        if collection is not None and store.collection_id(collection) is None:
+            raise ConfigError(f"no collection named {collection!r}")
+        self.searcher = searcher or Searcher(
+            store, encoder, model=model, repair=repair, on_progress=on_progress, cancel=cancel
+        )
+        self._df_ready = False
+        self._total: tuple[int, int] | None = None
+
+    # -- public ------------------------------------------------------------------------------
+    def lookup(
+        self,
+        segment: str,
+        src: str,
+        tgt: str = "",
+        k: int = 5,
+        cross_k: int = 3,
+        *,
+        require_target: bool = False,
+        min_fuzzy: int = 0,
+        all_matches: bool = False,
+    ) -> LookupResult:
+        """The best ``k`` same-language matches and ``cross_k`` cross-language ones."""
+        qvec = self.encode([segment])[0] if self.semantic else None
+        return self._one(
+            segment, qvec, src, tgt, k, cross_k, require_target, min_fuzzy, all_matches
+        )
+
+    def lookup_many(
+        self,
+        segments: Sequence[str],
+        src: str,
+        tgt: str = "",
+        k: int = 1,
+        cross_k: int = 1,
+        *,
+        require_target: bool = False,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[LookupResult]:
+        """``lookup`` for many segments (the embeddings computed in one batch)."""
+        on_progress = on_progress or no_progress
+        qvecs = self.encode(list(segments)) if self.semantic and segments else None
+        out = []
+        for i, seg in enumerate(segments):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            qv = qvecs[i] if qvecs is not None else None
+            out.append(self._one(seg, qv, src, tgt, k, cross_k, require_target, 0, False))
+            if i % 20 == 0 or i + 1 == len(segments):
+                on_progress(Progress("lookup", i + 1, len(segments), "matching segments"))
+        return out
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        vecs = np.asarray(self.searcher.encoder.encode(texts), dtype=np.float32)
+        return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+
+    # -- one segment -------------------------------------------------------------------------
+    def _one(
+        self,
+        segment: str,
+        qvec: np.ndarray | None,
+        src: str,
+        tgt: str,
+        k: int,
+        cross_k: int,
+        require_target: bool,
+        min_fuzzy: int,
+        all_matches: bool,
+    ) -> LookupResult:
+        start = time.perf_counter()
+        segment = " ".join(segment.split())
+        if not segment:
+            raise ConfigError("the segment to look up is empty")
+        cands: dict[int, float | None] = {}
+        for sid in self._exact(segment, src):
+            cands[sid] = None
+        for sid in self._lexical(segment, src):
+            cands.setdefault(sid, None)
+        cross_ids: dict[int, float] = {}
+        if qvec is not None:
+            same, other = self._semantic(qvec, src)
+            for sid, cos in same:
+                cands[sid] = cos
+            cross_ids = dict(other)
+        rows = {r["id"]: r for r in self.store.segments([*cands, *cross_ids])}
+        units = self.store.translations({r["tu_id"] for r in rows.values()})
+        if qvec is not None:
+            self._fill_cosines(qvec, cands, rows)
+        matches = []
+        for sid, cos in cands.items():
+            row = rows.get(sid)
+            if row is None:
+                continue
+            m = self._match(segment, row, units, tgt, cos)
+            if (require_target and not m.target) or m.fuzzy < min_fuzzy:
+                continue
+            if not all_matches and m.fuzzy < FUZZY_FLOOR and (cos or 0.0) < COSINE_FLOOR:
+                continue
+            matches.append(m)
+        matches.sort(key=lambda m: (-m.score, -m.fuzzy, m.segment_id))
+        matches = matches[:k]
+        for m in matches:
+            m.diff = fz.diff(segment, m.source)
+            m.flags = fz.flags(segment, m.source)
+        seen_units = {rows[m.segment_id]["tu_id"] for m in matches}
+        cross = []
+        for sid, cos in sorted(cross_ids.items(), key=lambda kv: -kv[1]):
+            row = rows.get(sid)
+            if row is None or row["tu_id"] in seen_units or len(cross) >= cross_k:
+                continue
+            if any(t["lang"] == src for t in units.get(row["tu_id"], [])):
+                continue  # the unit has a source-language side: a same-language candidate
+            if not all_matches and cos < COSINE_FLOOR:
+                break
+            m = self._match(segment, row, units, tgt, cos, cross=True)
+            if require_target and not m.target:
+                continue
+            m.flags = fz.flags(segment, m.source)
+            seen_units.add(row["tu_id"])
+            cross.append(m)
+        ms = (time.perf_counter() - start) * 1000
+        return LookupResult(segment, src, tgt, matches, cross, ms)
+
+    def _match(
+        self,
+        segment: str,
+        row: dict[str, Any],
+        units: dict[str, list[dict[str, Any]]],
+        tgt: str,
+        cos: float | None,
+        cross: bool = False,
+    ) -> Match:
+        aligned = {
+            t["lang"]: t["text"]
+            for t in reversed(units.get(row["tu_id"], []))
+            if t["id"] != row["id"] and t["document_id"] == row["document_id"]
+        }
+        target = row["text"] if cross and row["lang"] == tgt else aligned.get(tgt, "")
+        if cross:
+            f, score = 0, 100.0 * (cos or 0.0)
+        else:
+            f = fz.fuzzy(segment, row["text"])
+            score = self.weights.score(f, cos, fz.char_similarity(segment, row["text"]))
+        return Match(
+            row["id"],
+            row["text"],
+            row["lang"],
+            target,
+            tgt,
+            f,
+            None if cos is None else round(float(cos), 4),
+            round(score, 2),
+            cross_language=cross,
+            translations=aligned,
+            collection=row.get("collection", ""),
+            document=str(row.get("path", "")).rsplit("/", 1)[-1],
+        )
+
+    # -- candidates --------------------------------------------------------------------------
+    def _where(self, src: str) -> tuple[str, list[Any]]:
+        where, params = self.store._filters(self.collection, [src] if src else None)
+        return where.replace(" WHERE ", " AND ", 1), params
+
+    def _exact(self, segment: str, src: str) -> list[int]:
+        from xlsearch.engine.store.ingest import text_hash
+
+        extra, params = self._where(src)
+        cur = self.store.conn.execute(
+            f"SELECT s.id FROM segments s WHERE s.text_hash = ?{extra} LIMIT 20",
+            [text_hash(segment), *params],
+        )
+        return [int(r[0]) for r in cur]
+
+    def _doc_freqs(self, terms: list[str]) -> dict[str, int]:
+        conn = self.store.conn
+        if not self._df_ready:
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.xl_lookup_vocab "
+                "USING fts5vocab(main, segments_fts, row)"
+            )
+            self._df_ready = True
+        out: dict[str, int] = {}
+        for term in terms:
+            row = conn.execute("SELECT doc FROM temp.xl_lookup_vocab WHERE term = ?", (term,))
+            hit = row.fetchone()
+            if hit:
+                out[term] = int(hit[0])
+        return out
+
+    def _segment_total(self) -> int:
+        gen = self.store.generation()
+        if self._total is None or self._total[0] != gen:
+            n = self.store.conn.execute("SELECT MAX(id) FROM segments").fetchone()[0]
+            self._total = (gen, int(n or 0))
+        return self._total[1]
+
+    def _lexical(self, segment: str, src: str) -> list[int]:
+        """FTS5 candidates: an OR of the segment's rarest words, BM25-ranked (common words
+        such as "the" would make the OR query visit half the store)."""
+        terms = list(
+            dict.fromkeys(
+                _fold(t.text)
+                for t in fz.tokenize(segment)
+                if t.kind in ("word", "num") and (len(t.text) > 1 or t.text.isdigit())
+            )
+        )[:40]
+        if not terms:
+            return []
+        df = self._doc_freqs(terms)
+        cap = max(2000, self._segment_total() // 20)
+        rare = sorted((t for t in df if df[t] <= cap), key=lambda t: df[t])[:8]
+        if not rare:
+            rare = sorted(df, key=lambda t: df[t])[:2]
+        if not rare:
+            return []
+        query = " OR ".join('"' + t.replace('"', '""') + '"' for t in rare)
+        extra, params = self._where(src)
+        cur = self.store.conn.execute(
+            "SELECT s.id FROM segments_fts JOIN segments s ON s.id = segments_fts.rowid "
+            f"WHERE segments_fts MATCH ?{extra} ORDER BY bm25(segments_fts) LIMIT ?",
+            [query, *params, self.depth],
+        )
+        return [int(r[0]) for r in cur]
+
+    def _semantic(
+        self, qvec: np.ndarray, src: str
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """(same-language, other-language) nearest neighbours from one unfiltered search;
+        a filtered search tops up the same-language side when the memory is mostly in
+        other languages."""
+        hits = self.searcher.semantic(qvec[None, :], 2 * self.depth, collection=self.collection)
+        if not hits:
+            return [], []
+        langs = dict(
+            self.store.conn.execute(
+                f"SELECT id, lang FROM segments WHERE id IN ({','.join('?' * len(hits))})",
+                [i for i, _ in hits],
+            ).fetchall()
+        )
+        same = [(i, c) for i, c in hits if langs.get(i) == src]
+        other = [(i, c) for i, c in hits if i in langs and langs[i] != src]
+        if len(same) < self.depth // 2:
+            same = self.searcher.semantic(
+                qvec[None, :], self.depth, langs=[src], collection=self.collection
+            )
+        return same, other
+
+    def _fill_cosines(
+        self, qvec: np.ndarray, cands: dict[int, float | None], rows: dict[int, dict[str, Any]]
+    ) -> None:
+        """Cosines for lexical-only candidates: cached vectors, else encoded now."""
+        from xlsearch.engine.index.cache import model_key
+
+        todo = [sid for sid, cos in cands.items() if cos is None and sid in rows]
+        if not todo:
+            return
+        enc = self.searcher.encoder
+        hashes = [rows[sid]["text_hash"] for sid in todo]
+        vecs, found = self.store.get_embeddings(model_key(enc), hashes, int(enc.dim))
+        if not found.all():
+            missing = [i for i, ok in enumerate(found) if not ok]
+            vecs[missing] = np.asarray(
+                enc.encode([rows[todo[i]]["text"] for i in missing]), dtype=np.float32
+            )
+        vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+        for sid, cos in zip(todo, vecs @ qvec, strict=True):
+            cands[sid] = float(cos)
+
+
+def lookup(
+    segment: str,
+    src: str,
+    tgt: str = "",
+    k: int = 5,
+    *,
+    collection: str | None = None,
+    model: str | None = None,
+    semantic: bool = True,
+    store_path: str | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> LookupResult:
+    """One-shot lookup over the default store (opens and closes it)."""
+    from xlsearch.engine.store import Store
+
+    with Store(store_path) as store:
+        return Lookup(
+            store, model=model, collection=collection, semantic=semantic, on_progress=on_progress
+        ).lookup(segment, src, tgt, k)
+
+
+__all__ = ["DEFAULT_WEIGHTS", "SEMANTIC_THRESHOLD", "Lookup", "LookupResult", "Match", "Weights"]

@@ -1,0 +1,404 @@
+"""Translate: open a document, walk its segments, see memory matches, insert and edit a
+target, analyse, pre-translate and save it back for the CAT tool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static, TextArea
+
+from xlsearch.engine.progress import CancelToken
+from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
+from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
+
+ALL = "*"
+DOC_SUFFIXES = (".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".po", ".pot", ".txt", ".md", ".docx")
+
+
+def diff_text(ops: list[tuple[str, str]]) -> Text:
+    """A word diff as rich text: deletions struck through in red, insertions green."""
+    out = Text()
+    for op, text in ops:
+        style = {"-": "strike red", "+": "bold green"}.get(op, "")
+        out.append(text, style=style)
+    return out
+
+
+def saved_path(path: Path) -> Path:
+    """Where a translated document goes by default: next to it, never over it."""
+    return path.with_name(f"{path.stem}.translated{path.suffix}")
+
+
+class TranslateScreen(EngineScreen):
+    """Segments (left), the current segment's matches and its target editor (right)."""
+
+    BINDINGS = [
+        Binding("ctrl+o", "open", "Open"),
+        Binding("ctrl+down", "next_segment", "Next seg."),
+        Binding("ctrl+up", "previous_segment", "Prev seg.", show=False),
+        Binding("ctrl+s", "save", "Save"),
+        Binding("ctrl+r", "analyze", "Analyse"),
+        Binding("ctrl+e", "pretranslate", "Pre-translate"),
+        *(
+            Binding(str(n), f"insert_match({n - 1})", f"Insert {n}", show=False)
+            for n in range(1, 6)
+        ),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.doc: Any = None
+        self.current = -1
+        self.result: Any = None
+        self.analysis: Any = None
+        self._inserted: tuple[int, str, Any] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="tr-bar", classes="bar"):
+            yield Input(
+                placeholder="document to translate (.xlf .po .txt .docx), enter",
+                id="doc-path",
+                compact=True,
+            )
+            yield Input(placeholder="src", id="tr-src", compact=True)
+            yield Input(placeholder="tgt", id="tr-tgt", compact=True)
+            yield Select(
+                [("all collections", ALL)],
+                value=ALL,
+                allow_blank=False,
+                id="tr-collection",
+                compact=True,
+            )
+        yield Label("Open a document: type its path above, or ctrl+o to browse.", id="tr-status")
+        with Horizontal(id="tr-body"):
+            segs: DataTable[Any] = DataTable(
+                id="tr-segments", cursor_type="row", zebra_stripes=True
+            )
+            yield segs
+            with Vertical(id="tr-side"):
+                yield Static("", id="tr-source")
+                matches: DataTable[Any] = DataTable(id="tr-matches", cursor_type="row")
+                yield matches
+                yield Static("", id="tr-detail")
+                yield TextArea("", id="tr-target", soft_wrap=True, show_line_numbers=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        segs = self.query_one("#tr-segments", DataTable)
+        segs.add_column("#", width=4, key="n")
+        segs.add_column("", width=1, key="st")
+        segs.add_column("source", width=28, key="source")
+        segs.add_column("target", width=18, key="target")
+        m = self.query_one("#tr-matches", DataTable)
+        m.add_column("n", width=1, key="n")
+        m.add_column("fuzzy", width=5, key="fuzzy")
+        m.add_column("sem", width=4, key="sem")
+        m.add_column("target", key="target")
+        self.query_one("#doc-path", Input).focus()
+        engine = self.engine
+        self.run_query("collections", lambda: engine.collections())
+
+    # -- opening -----------------------------------------------------------------------------
+    @on(Input.Submitted, "#doc-path")
+    def _path_submitted(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.open_document(event.value.strip())
+
+    def action_open(self) -> None:
+        from xlsearch.tui.widgets.modals import FilePickerScreen
+
+        def done(paths: list[str] | None) -> None:
+            if paths:
+                self.query_one("#doc-path", Input).value = paths[0]
+                self.open_document(paths[0])
+
+        self.app.push_screen(
+            FilePickerScreen("Open a document to translate", ".", DOC_SUFFIXES), done
+        )
+
+    def open_document(self, path: str) -> None:
+        """Read ``path`` (in a worker) and show its segments."""
+        src = self.query_one("#tr-src", Input).value.strip()
+        tgt = self.query_one("#tr-tgt", Input).value.strip()
+        engine = self.engine
+        self._status(f"opening {path}…")
+        self.run_job("open", lambda _p, _c: engine.open_document(path, src, tgt))
+
+    def _collection(self) -> str | None:
+        value = self.query_one("#tr-collection", Select).value
+        return None if value in (ALL, Select.BLANK) else str(value)
+
+    # -- results -------------------------------------------------------------------------------
+    def on_job_done(self, message: JobDone) -> None:
+        super().on_job_done(message)
+        if message.job == "collections":
+            sel = self.query_one("#tr-collection", Select)
+            with self.prevent(Select.Changed):
+                sel.set_options(
+                    [("all collections", ALL)] + [(c.name, c.name) for c in message.result]
+                )
+        elif message.job == "open":
+            self.doc = message.result
+            self.analysis = None
+            self.query_one("#tr-src", Input).value = self.doc.src
+            self.query_one("#tr-tgt", Input).value = self.doc.tgt
+            self._fill_segments()
+            self._status(self._summary())
+            self.query_one("#tr-segments", DataTable).focus()
+            self.goto(0)
+        elif message.job == "lookup":
+            index, result = message.result
+            if index == self.current:
+                self.result = result
+                self._show_matches()
+        elif message.job == "analyze":
+            self.analysis = message.result
+            self._show_analysis()
+        elif message.job == "save":
+            self._status(f"saved → {message.result}")
+            self.notify(str(message.result), title="Saved", timeout=4)
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        super().on_job_progress(message)
+        p = message.progress
+        if p.total:
+            self._status(f"{message.job}: {p.done}/{p.total}")
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        super().on_job_failed(message)
+        self._status(f"⚠ {message.title}: {message.message.splitlines()[0]}")
+
+    def _status(self, text: str) -> None:
+        self.query_one("#tr-status", Label).update(text)
+
+    def _summary(self) -> str:
+        d = self.doc
+        return (
+            f"{d.path.name} · {d.fmt} · {d.src} → {d.tgt or '?'} · {len(d.segments)} segments, "
+            f"{d.translated} with a target"
+        )
+
+    def _fill_segments(self) -> None:
+        table = self.query_one("#tr-segments", DataTable)
+        table.clear()
+        for seg in self.doc.segments:
+            table.add_row(
+                str(seg.index + 1), self._mark(seg), seg.source, seg.target, key=str(seg.index)
+            )
+
+    @staticmethod
+    def _mark(seg: Any) -> str:
+        if seg.changed or seg.origin:
+            return "✎"
+        return "●" if seg.target.strip() else ""
+
+    # -- walking segments ------------------------------------------------------------------------
+    @on(DataTable.RowHighlighted, "#tr-segments")
+    def _segment_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.doc is not None and event.cursor_row != self.current:
+            self.goto(event.cursor_row)
+
+    def goto(self, index: int) -> None:
+        """Make segment ``index`` current: keep the edited target, look the new one up."""
+        if self.doc is None or not 0 <= index < len(self.doc.segments):
+            return
+        self.commit()
+        self.current = index
+        seg = self.doc.segments[index]
+        table = self.query_one("#tr-segments", DataTable)
+        if table.cursor_row != index:
+            table.move_cursor(row=index)
+        info = f"[{index + 1}/{len(self.doc.segments)}] {seg.key}"
+        if seg.tags:
+            info += f" · {seg.tags} inline tags (place them in your CAT tool)"
+        src = Text(info + "\n", style="dim")
+        src.append(seg.source, style="bold")
+        self.query_one("#tr-source", Static).update(src)
+        editor = self.query_one("#tr-target", TextArea)
+        editor.text = seg.target
+        self._inserted = None
+        self.result = None
+        self.query_one("#tr-matches", DataTable).clear()
+        self.query_one("#tr-detail", Static).update("looking up…")
+        engine = self.engine
+        src_lang = self.query_one("#tr-src", Input).value.strip() or self.doc.src
+        tgt_lang = self.query_one("#tr-tgt", Input).value.strip() or self.doc.tgt
+        collection = self._collection()
+        source = seg.source
+        self._lookup_worker(
+            "lookup",
+            lambda _p, _c: (index, engine.lookup(source, src_lang, tgt_lang, collection, 5)),
+        )
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="lookup")
+    def _lookup_worker(self, job: str, call: EngineCall) -> None:
+        execute(self, job, call, CancelToken())
+
+    def action_next_segment(self) -> None:
+        self.goto(self.current + 1)
+
+    def action_previous_segment(self) -> None:
+        self.goto(self.current - 1)
+
+    def commit(self) -> None:
+        """Write the editor's text into the current segment if the translator changed it."""
+        if self.doc is None or self.current < 0:
+            return
+        seg = self.doc.segments[self.current]
+        text = self.query_one("#tr-target", TextArea).text.strip()
+        if text == seg.target.strip():
+            return
+        ins = self._inserted
+        if ins is not None and ins[0] == self.current and ins[1] == text:
+            m = ins[2]
+            quality = m.fuzzy if not m.cross_language and m.fuzzy >= 75 else 100 * (m.semantic or 0)
+            origin = "fuzzy" if not m.cross_language and m.fuzzy >= 75 else "semantic"
+            self.doc.set_target(
+                self.current, text, quality=round(quality, 1), origin=origin, match_source=m.source
+            )
+        else:
+            self.doc.set_target(self.current, text, origin="edited")
+        table = self.query_one("#tr-segments", DataTable)
+        table.update_cell(str(self.current), "st", self._mark(seg))
+        table.update_cell(str(self.current), "target", seg.target)
+
+    # -- matches -------------------------------------------------------------------------------
+    def all_matches(self) -> list[Any]:
+        if self.result is None:
+            return []
+        return [*self.result.matches, *self.result.cross]
+
+    def _show_matches(self) -> None:
+        table = self.query_one("#tr-matches", DataTable)
+        table.clear()
+        for i, m in enumerate(self.all_matches()):
+            fuzzy = "xlang" if m.cross_language else f"{m.fuzzy}%"
+            sem = "" if m.semantic is None else f"{m.semantic:.2f}"
+            target = m.target or Text("(no target)", style="dim")
+            table.add_row(str(i + 1), fuzzy, sem, target, key=str(i))
+        if not self.all_matches():
+            self.query_one("#tr-detail", Static).update("No match in the memory.")
+        else:
+            self._show_detail(0)
+
+    @on(DataTable.RowHighlighted, "#tr-matches")
+    def _match_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    @on(DataTable.RowSelected, "#tr-matches")
+    def _match_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_insert_match(event.cursor_row)
+
+    def _show_detail(self, i: int) -> None:
+        matches = self.all_matches()
+        if not 0 <= i < len(matches):
+            return
+        m = matches[i]
+        out = Text()
+        if m.cross_language:
+            out.append(f"cross-language match [{m.source_lang}] ", style="bold magenta")
+            out.append(m.source)
+        else:
+            out.append(f"{m.fuzzy}% ", style="bold")
+            out.append_text(diff_text(m.diff))
+        out.append(f"\n{m.target_lang or '?'}: ", style="bold")
+        out.append(m.target or "(no target)")
+        for flag in m.flags:
+            out.append(f"\n⚠ {flag}", style="yellow")
+        self.query_one("#tr-detail", Static).update(out)
+
+    def action_insert_match(self, i: int) -> None:
+        """Put match ``i``'s target into the editor (edit it, then move on or save)."""
+        matches = self.all_matches()
+        if self.doc is None or not 0 <= i < len(matches) or not matches[i].target:
+            self.notify("No target to insert for that match", title="Nothing inserted", timeout=3)
+            return
+        m = matches[i]
+        editor = self.query_one("#tr-target", TextArea)
+        editor.text = m.target
+        self._inserted = (self.current, m.target.strip(), m)
+        editor.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "insert_match":  # digits type into the editor and the inputs
+            return not isinstance(self.focused, (TextArea, Input))
+        return True
+
+    # -- analysis, pre-translation, saving ----------------------------------------------------
+    def action_analyze(self) -> None:
+        if self.doc is None:
+            self.notify("Open a document first", title="Nothing to analyse")
+            return
+        self.commit()
+        engine, doc, coll = self.engine, self.doc, self._collection()
+        self._status("analysing…")
+        self.run_job("analyze", lambda p, c: engine.analyze(doc, coll, on_progress=p, cancel=c))
+
+    def _show_analysis(self) -> None:
+        a = self.analysis
+        out = Text("Analysis", style="bold")
+        out.append(f" ({a.seconds:.1f} s)\n")
+        for row in a.table():
+            name = row["band"]
+            if name == "semantic":
+                name = f"semantic ≥{a.threshold:.2f}"
+            seg, words, pct = row["segments"], row["words"], row["percent"]
+            out.append(f"{name:>16} {seg:>5} seg {words:>6} words {pct:5.1f}%\n")
+        self.query_one("#tr-detail", Static).update(out)
+        self._status(self._summary() + " · analysed (ctrl+e pre-translates)")
+
+    def action_pretranslate(self) -> None:
+        if self.analysis is None:
+            self.notify("Analyse first (ctrl+r)", title="No analysis")
+            return
+        from xlsearch.engine.analysis import pretranslate
+
+        n = pretranslate(self.doc, self.analysis)
+        self._fill_segments()
+        self.goto(max(self.current, 0))
+        self._status(self._summary() + f" · pre-translated {n}")
+        self.notify(f"{n} segments filled (marked for review)", title="Pre-translated")
+
+    def action_save(self, path: str = "") -> None:
+        if self.doc is None:
+            return
+        self.commit()
+        target = path or str(saved_path(self.doc.path))
+        engine, doc, analysis = self.engine, self.doc, self.analysis
+
+        def call(_p: Any, _c: Any) -> str:
+            out = engine.save_document(doc, target)
+            if analysis is not None:
+                report = Path(out).with_suffix(".analysis.md")
+                report.write_text(analysis.to_markdown(), encoding="utf-8")
+            return out
+
+        self.run_job("save", call)
+
+    def commands(self) -> list[tuple[str, str, Any]]:
+        """Screen-specific command palette entries."""
+        out = [
+            ("Translate: open a document", "XLIFF, PO, text or DOCX (ctrl+o)", self.action_open),
+            (
+                "Translate: analyse against the memory",
+                "CAT bands + semantic band (ctrl+r)",
+                self.action_analyze,
+            ),
+            (
+                "Translate: pre-translate",
+                "best match per segment (ctrl+e)",
+                self.action_pretranslate,
+            ),
+            ("Translate: save", "next to the original, *.translated.* (ctrl+s)", self.action_save),
+        ]
+        if self.doc is not None:
+            xlf = str(self.doc.path.with_suffix(".xlf"))
+            out.append(("Translate: save as XLIFF 2.0", xlf, lambda: self.action_save(xlf)))
+        return out
