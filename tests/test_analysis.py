@@ -32,7 +32,8 @@ DOC = [
 
 def write_xliff(path: Path, segments: list[str]) -> Path:
     units = "".join(
-        f'<trans-unit id="{i + 1}"><source>{s}</source></trans-unit>' for i, s in enumerate(segments)
+        f'<trans-unit id="{i + 1}"><source>{s}</source></trans-unit>'
+        for i, s in enumerate(segments)
     )
     path.write_text(
         '<?xml version="1.0" encoding="UTF-8"?><xliff version="1.2" '
@@ -75,7 +76,9 @@ def test_analysis_bands_repetitions_semantic_band_and_pretranslation(
     assert rows["total"]["segments"] == 8 and rows["total"]["words"] == 35
     # the band no CAT tool has: no fuzzy ≥ 75 %, but a semantic match above the threshold
     sem = rep.semantic_segments()
-    assert [(s.source, s.semantic.source) for s in sem] == [("sleeps dog big the", "the big dog sleeps")]
+    assert [(s.source, s.semantic.source) for s in sem] == [
+        ("sleeps dog big the", "the big dog sleeps")
+    ]
     assert rows["semantic"]["segments"] == 1
     md = rep.to_markdown()
     assert "| 85-94% | 1 | 9 |" in md and "sleeps dog big the" in md
@@ -103,7 +106,14 @@ def test_cli_analyze_writes_report_and_pretranslated_xliff(
     printed = capsys.readouterr()
     assert "| 100% | 1 | 4 |" in printed.out and "pre-translated 5 of 8" in printed.err
     data = json.loads(report.read_text(encoding="utf-8"))
-    assert [r["band"] for r in data["bands"]][:6] == ["100%", "95-99%", "85-94%", "75-84%", "50-74%", "no match"]
+    assert [r["band"] for r in data["bands"]][:6] == [
+        "100%",
+        "95-99%",
+        "85-94%",
+        "75-84%",
+        "50-74%",
+        "no match",
+    ]
     ns = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
     targets = etree.parse(str(out)).getroot().findall(".//x:trans-unit/x:target", ns)
     assert len(targets) == 5 and all(t.get("state") == "needs-review-translation" for t in targets)

@@ -58,7 +58,10 @@ def memory(tmp_path: Path, tiny_static_model: Path):
 # -- fuzzy formula ---------------------------------------------------------------------------
 def test_fuzzy_is_word_levenshtein_over_the_longer_segment() -> None:
     # one word substituted out of 8 tokens (7 words + '.') → floor(100 × 7/8) = 87
-    assert fz.fuzzy("Press the power button for 10 seconds.", "Press the power button for 5 seconds.") == 87
+    assert (
+        fz.fuzzy("Press the power button for 10 seconds.", "Press the power button for 5 seconds.")
+        == 87
+    )
     # one word inserted into 4 → d=1, longer=5 → 80
     assert fz.fuzzy("the big dog sleeps", "the dog sleeps") == 75  # 3 tokens vs 4: 1 - 1/4
     assert fz.fuzzy("a b c d e", "a b c d") == 80
@@ -103,9 +106,17 @@ def test_lookup_ranks_the_closest_unit_first_with_target_diff_and_flags(memory) 
     store, enc = memory
     res = Lookup(store, enc, collection="tm").lookup("the big dog sleeps", "en", "de", k=3)
     best = res.matches[0]
-    assert (best.source, best.target, best.fuzzy) == ("the big dog sleeps", "der große hund schläft", 100)
+    assert (best.source, best.target, best.fuzzy) == (
+        "the big dog sleeps",
+        "der große hund schläft",
+        100,
+    )
     second = res.matches[1]
-    assert (second.source, second.target, second.fuzzy) == ("the dog sleeps", "der hund schläft", 75)
+    assert (second.source, second.target, second.fuzzy) == (
+        "the dog sleeps",
+        "der hund schläft",
+        75,
+    )
     assert ("+", "big ") in second.diff
     assert second.semantic is not None and -1.0 <= second.semantic <= 1.0
     assert all(m.source_lang == "en" and not m.cross_language for m in res.matches)
@@ -150,5 +161,9 @@ def test_cli_lookup_json(memory, tiny_static_model: Path, capsys) -> None:
     assert main(["lookup", "the dog sleeps!", "--src", "en", "--tgt", "de", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     top = out["matches"][0]
-    assert (top["source"], top["target"], top["fuzzy"]) == ("the dog sleeps", "der hund schläft", 75)
+    assert (top["source"], top["target"], top["fuzzy"]) == (
+        "the dog sleeps",
+        "der hund schläft",
+        75,
+    )
     assert main(["lookup", "", "--src", "en", "--fuzzy-only"]) == 2

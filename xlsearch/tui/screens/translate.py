@@ -39,12 +39,13 @@ class TranslateScreen(EngineScreen):
     """Segments (left), the current segment's matches and its target editor (right)."""
 
     BINDINGS = [
-        Binding("ctrl+o", "open", "Open"),
-        Binding("ctrl+down", "next_segment", "Next seg."),
-        Binding("ctrl+up", "previous_segment", "Prev seg.", show=False),
-        Binding("ctrl+s", "save", "Save"),
-        Binding("ctrl+r", "analyze", "Analyse"),
-        Binding("ctrl+e", "pretranslate", "Pre-translate"),
+        # priority: these work while typing in the target editor (TextArea has ctrl+e etc.)
+        Binding("ctrl+o", "open", "Open", priority=True),
+        Binding("ctrl+down", "next_segment", "Next seg.", priority=True),
+        Binding("ctrl+up", "previous_segment", "Prev seg.", show=False, priority=True),
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("ctrl+r", "analyze", "Analyse", priority=True),
+        Binding("ctrl+e", "pretranslate", "Pre-translate", priority=True),
         *(
             Binding(str(n), f"insert_match({n - 1})", f"Insert {n}", show=False)
             for n in range(1, 6)
@@ -187,7 +188,11 @@ class TranslateScreen(EngineScreen):
 
     def _fill_segments(self) -> None:
         table = self.query_one("#tr-segments", DataTable)
-        table.clear()
+        with self.prevent(DataTable.RowHighlighted):  # refilling is not walking
+            table.clear()
+            self._add_rows(table)
+
+    def _add_rows(self, table: DataTable[Any]) -> None:
         for seg in self.doc.segments:
             table.add_row(
                 str(seg.index + 1), self._mark(seg), seg.source, seg.target, key=str(seg.index)
@@ -360,9 +365,13 @@ class TranslateScreen(EngineScreen):
             return
         from xlsearch.engine.analysis import pretranslate
 
+        self.commit()  # the translator's own edit first; pre-translation keeps targets
         n = pretranslate(self.doc, self.analysis)
         self._fill_segments()
-        self.goto(max(self.current, 0))
+        if self.current >= 0:
+            self.query_one("#tr-target", TextArea).text = self.doc.segments[self.current].target
+            with self.prevent(DataTable.RowHighlighted):
+                self.query_one("#tr-segments", DataTable).move_cursor(row=self.current)
         self._status(self._summary() + f" · pre-translated {n}")
         self.notify(f"{n} segments filled (marked for review)", title="Pre-translated")
 

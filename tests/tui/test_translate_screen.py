@@ -1,0 +1,130 @@
+"""The Translate screen over the real engine and a tiny model: open an XLIFF, walk segments,
+see matches, insert and edit a target, analyse, pre-translate, save for the CAT tool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lxml import etree
+from textual.widgets import DataTable, Input, TextArea
+
+from xlsearch.tui.app import make_app
+from xlsearch.tui.screens.translate import TranslateScreen
+
+pytestmark = pytest.mark.anyio
+
+MEMORY = [
+    ("the dog sleeps", "der hund schläft"),
+    ("the cat runs", "die katze läuft"),
+    ("a red house", "das rote haus"),
+]
+SEGMENTS = ["the big dog sleeps", "a red house", "hello world"]
+NS = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
+
+
+async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    from textual.worker import WorkerCancelled
+
+    for _ in range(3):
+        await pilot.pause()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:  # a newer lookup replaced an older one: that is fine
+            pass
+        await pilot.pause()
+
+
+def _prepare(tmp_path: Path, model: Path) -> Path:
+    from test_analysis import write_xliff
+    from test_lookup import write_tmx
+
+    from xlsearch.engine.catalog import set_active_model
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.store import Store
+
+    set_active_model(str(model))
+    with Store() as store:
+        store.import_file(write_tmx(tmp_path / "tm.tmx", MEMORY), "tm")
+        build_index(store, load_encoder(str(model)), "tm")
+    return write_xliff(tmp_path / "job.xlf", SEGMENTS)
+
+
+async def test_translate_journey_with_the_real_engine(tmp_path: Path, tiny_static_model: Path):
+    from xlsearch.engine.facade.local import LocalEngine
+
+    doc_path = _prepare(tmp_path, tiny_static_model)
+    app = make_app(engine=LocalEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranslateScreen)
+        screen.query_one("#doc-path", Input).value = str(doc_path)
+        screen.query_one("#doc-path", Input).focus()
+        await pilot.press("enter")
+        await _settle(pilot)
+        assert not app._notifications, [n.message for n in app._notifications]
+        assert screen.doc is not None and screen.current == 0
+        assert screen.query_one("#tr-segments", DataTable).row_count == 3
+        # the current segment's matches: the closest unit first, with fuzzy % and target
+        best = screen.result.matches[0]
+        assert (best.source, best.fuzzy, best.target) == ("the dog sleeps", 75, "der hund schläft")
+        matches = screen.query_one("#tr-matches", DataTable)
+        assert [str(c) for c in matches.get_row_at(0)][:2] == ["1", "75%"]
+        # insert match 1 (focus on the segments table), edit it, move on: the target is kept
+        screen.query_one("#tr-segments", DataTable).focus()
+        await pilot.press("1")
+        editor = screen.query_one("#tr-target", TextArea)
+        assert editor.text == "der hund schläft" and editor.has_focus
+        editor.text = "der große hund schläft"
+        await pilot.press("ctrl+down")
+        await _settle(pilot)
+        assert screen.current == 1
+        first = screen.doc.segments[0]
+        assert (first.target, first.origin) == ("der große hund schläft", "edited")
+        assert screen.result.matches[0].fuzzy == 100
+        # analyse and pre-translate the rest, then save next to the original
+        await pilot.press("ctrl+r")
+        await _settle(pilot)
+        bands = {r["band"]: r["segments"] for r in screen.analysis.table()}
+        assert (bands["100%"], bands["no match"]) == (1, 1)
+        await pilot.press("ctrl+e")
+        await _settle(pilot)
+        assert screen.doc.segments[1].target == "das rote haus"
+        assert screen.doc.segments[0].target == "der große hund schläft"  # kept
+        await pilot.press("ctrl+s")
+        await _settle(pilot)
+        assert not [n for n in app._notifications if n.severity == "error"]
+    out = tmp_path / "job.translated.xlf"
+    root = etree.parse(str(out)).getroot()
+    targets = [tu.find("x:target", NS) for tu in root.findall(".//x:trans-unit", NS)]
+    assert [t.text if t is not None else None for t in targets] == [
+        "der große hund schläft",
+        "das rote haus",
+        None,
+    ]
+    assert targets[1].get("state") == "needs-review-translation"
+    assert targets[1].get("state-qualifier") == "exact-match"
+    assert (
+        (tmp_path / "job.translated.analysis.md")
+        .read_text(encoding="utf-8")
+        .startswith("# Analysis")
+    )
+
+
+async def test_translate_screen_reports_a_bad_file(tmp_path: Path) -> None:
+    from xlsearch.engine.facade.fake import FakeEngine
+
+    bad = tmp_path / "broken.xlf"
+    bad.write_text("<xliff version='1.2'><file>", encoding="utf-8")
+    app = make_app(engine=FakeEngine(), theme="textual-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.open_document(str(bad))
+        await _settle(pilot)
+        assert screen.doc is None
+        assert any("malformed XML" in n.message for n in app._notifications)
