@@ -188,7 +188,7 @@ def quality(args) -> None:
             t0 = time.perf_counter()
             build_memory(store, enc, memory, f"sts-{split}")
             print(
-                f"{split}: memory {len(memory)} sentences indexed in {time.perf_counter() - t0:.0f}s",
+                f"{split}: memory {len(memory)} sentences, {time.perf_counter() - t0:.0f}s",
                 file=sys.stderr,
             )
             vecs, found = store.get_embeddings(
@@ -337,8 +337,9 @@ def latency(args) -> None:
             for i, s in enumerate(segs)
         )
         xlf.write_text(
-            '<?xml version="1.0"?><xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
-            f'<file source-language="en" target-language="de" datatype="plaintext" original="x"><body>{units}'
+            '<?xml version="1.0"?><xliff version="1.2" '
+            'xmlns="urn:oasis:names:tc:xliff:document:1.2"><file source-language="en" '
+            f'target-language="de" datatype="plaintext" original="x"><body>{units}'
             "</body></file></xliff>",
             encoding="utf-8",
         )

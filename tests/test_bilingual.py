@@ -33,7 +33,8 @@ XLIFF12 = """<?xml version="1.0" encoding="UTF-8"?>
       </trans-unit>
       <trans-unit id="4">
         <source>First sentence. Second one.</source>
-        <seg-source><mrk mtype="seg" mid="0">First sentence.</mrk> <mrk mtype="seg" mid="1">Second one.</mrk></seg-source>
+        <seg-source><mrk mtype="seg" mid="0">First sentence.</mrk> <mrk mtype="seg"
+          mid="1">Second one.</mrk></seg-source>
         <target><mrk mtype="seg" mid="0">Erster Satz.</mrk> <mrk mtype="seg" mid="1"></mrk></target>
       </trans-unit>
     </body>

@@ -3,7 +3,7 @@
 textual-serve runs ``python -m xlsearch app`` in a pseudo-terminal per browser session and
 streams it to xterm.js. Its page template links a Google font stylesheet; xlsearch works
 offline, so the page is served from a copy of the template without that link (the font
-itself ships with textual-serve as a local file).
+itself ships with textual-serve as a local file) and with an empty favicon.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ def offline_templates() -> Path:
 
     src = Path(textual_serve.__file__).parent / "templates" / "app_index.html"
     html = re.sub(r"<link[^>]*fonts\.googleapis\.com[^>]*>", "", src.read_text("utf-8"))
+    # an empty icon: browsers otherwise ask for /favicon.ico and log a 404 error
+    html = html.replace("<head>", '<head>\n    <link rel="icon" href="data:," />', 1)
     folder = cache_dir() / "serve-templates"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "app_index.html").write_text(html, encoding="utf-8")
