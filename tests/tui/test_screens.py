@@ -19,6 +19,7 @@ from xlsearch.tui.screens.corpus import CorpusScreen
 from xlsearch.tui.screens.distill import DistillScreen
 from xlsearch.tui.screens.evaluate import EvaluateScreen
 from xlsearch.tui.screens.help import HelpScreen
+from xlsearch.tui.screens.translate import TranslateScreen
 from xlsearch.tui.screens.mining import MiningScreen
 from xlsearch.tui.screens.models import ModelsScreen
 from xlsearch.tui.widgets.modals import ConfirmScreen
@@ -41,6 +42,7 @@ async def test_every_screen_opens_by_key_at_80x24(app, settle):
         "f6": EvaluateScreen,
         "f7": MiningScreen,
         "f8": ModelsScreen,
+        "f9": TranslateScreen,
         "f10": AlignScreen,
         "f1": HelpScreen,
     }
