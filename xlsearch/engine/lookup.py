@@ -104,6 +104,9 @@ class LookupResult:
         }
 
 
+_DF_CACHE: dict[tuple[str, int], dict[str, int]] = {}
+
+
 def _fold(word: str) -> str:
     """A word as FTS5's ``unicode61 remove_diacritics 2`` tokenizer stores it."""
     nfkd = unicodedata.normalize("NFKD", word.lower())
@@ -312,20 +315,27 @@ class Lookup:
         return [int(r[0]) for r in cur]
 
     def _doc_freqs(self, terms: list[str]) -> dict[str, int]:
+        """Document frequencies of FTS terms (``fts5vocab`` reads a term's whole posting
+        list, so counts are cached per store and generation: common words cost once)."""
         conn = self.store.conn
-        if not self._df_ready:
+        key = (str(getattr(self.store, "path", "")), self.store.generation())
+        cache = _DF_CACHE.get(key)
+        if cache is None or len(cache) > 200_000:
+            _DF_CACHE.clear()
+            cache = _DF_CACHE[key] = {}
+        todo = [t for t in terms if t not in cache]
+        if todo and not self._df_ready:
             conn.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS temp.xl_lookup_vocab "
                 "USING fts5vocab(main, segments_fts, row)"
             )
             self._df_ready = True
-        out: dict[str, int] = {}
-        for term in terms:
-            row = conn.execute("SELECT doc FROM temp.xl_lookup_vocab WHERE term = ?", (term,))
-            hit = row.fetchone()
-            if hit:
-                out[term] = int(hit[0])
-        return out
+        for term in todo:
+            hit = conn.execute(
+                "SELECT doc FROM temp.xl_lookup_vocab WHERE term = ?", (term,)
+            ).fetchone()
+            cache[term] = int(hit[0]) if hit else 0
+        return {t: cache[t] for t in terms if cache[t]}
 
     def _segment_total(self) -> int:
         gen = self.store.generation()
@@ -379,7 +389,7 @@ class Lookup:
         )
         same = [(i, c) for i, c in hits if langs.get(i) == src]
         other = [(i, c) for i, c in hits if i in langs and langs[i] != src]
-        if len(same) < self.depth // 2:
+        if len(same) < min(10, self.depth):  # a filtered search is dearer: only when needed
             same = self.searcher.semantic(
                 qvec[None, :], self.depth, langs=[src], collection=self.collection
             )
