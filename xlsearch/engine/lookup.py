@@ -6,7 +6,7 @@ FTS5 over the segment's rarest words. Each candidate gets its CAT fuzzy % (``fuz
 cosine with the segment (vectors from the store's cache, computed only when missing) and a
 combined score (``Weights``), then a word diff against the new segment and a check of
 numbers, tags and placeholders. Matches whose source side is in another language than the
-segment form a separate, labelled cross-language group (ranked by cosine).
+segment form a separate, labelled cross-language group (ranked mostly by cosine).
 """
 
 from __future__ import annotations
@@ -36,6 +36,12 @@ class Weights:
     fuzzy: float = 0.35
     semantic: float = 0.45
     char: float = 0.2
+
+    cross_fuzzy: float = 0.0
+    """Cross-language group: ``score = 100 × ((1 − w)·cos + w·f/100)``."""
+
+    def cross(self, f: float, cos: float) -> float:
+        return 100.0 * ((1.0 - self.cross_fuzzy) * cos + self.cross_fuzzy * f / 100.0)
 
     def score(self, f: float, cos: float | None, c: float) -> float:
         if cos is None:  # no model: the CAT ranking
@@ -105,6 +111,14 @@ class LookupResult:
 
 
 _DF_CACHE: dict[tuple[str, int], dict[str, int]] = {}
+
+
+def _first(seen: set[str], key: str) -> bool:
+    """True the first time ``key`` is seen (one cross-language match per unit)."""
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
 
 
 def _fold(word: str) -> str:
@@ -247,20 +261,22 @@ class Lookup:
             m.flags = fz.flags(segment, m.source)
         seen_units = {rows[m.segment_id]["tu_id"] for m in matches}
         cross = []
-        for sid, cos in sorted(cross_ids.items(), key=lambda kv: -kv[1]):
+        for sid, cos in cross_ids.items():
             row = rows.get(sid)
-            if row is None or row["tu_id"] in seen_units or len(cross) >= cross_k:
+            if row is None or row["tu_id"] in seen_units:
                 continue
             if any(t["lang"] == src for t in units.get(row["tu_id"], [])):
                 continue  # the unit has a source-language side: a same-language candidate
             if not all_matches and cos < COSINE_FLOOR:
-                break
+                continue
             m = self._match(segment, row, units, tgt, cos, cross=True)
             if require_target and not m.target:
                 continue
-            m.flags = fz.flags(segment, m.source)
-            seen_units.add(row["tu_id"])
             cross.append(m)
+        cross.sort(key=lambda m: (-m.score, m.segment_id))
+        cross = [m for m in cross if _first(seen_units, rows[m.segment_id]["tu_id"])][:cross_k]
+        for m in cross:
+            m.flags = fz.flags(segment, m.source)
         ms = (time.perf_counter() - start) * 1000
         return LookupResult(segment, src, tgt, matches, cross, ms)
 
@@ -279,10 +295,10 @@ class Lookup:
             if t["id"] != row["id"] and t["document_id"] == row["document_id"]
         }
         target = row["text"] if cross and row["lang"] == tgt else aligned.get(tgt, "")
-        if cross:
-            f, score = 0, 100.0 * (cos or 0.0)
+        f = fz.fuzzy(segment, row["text"])
+        if cross:  # shared names, numbers and cognates still say something
+            score = self.weights.cross(f, cos or 0.0)
         else:
-            f = fz.fuzzy(segment, row["text"])
             score = self.weights.score(f, cos, fz.char_similarity(segment, row["text"]))
         return Match(
             row["id"],
