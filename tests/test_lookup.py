@@ -167,3 +167,20 @@ def test_cli_lookup_json(memory, tiny_static_model: Path, capsys) -> None:
         75,
     )
     assert main(["lookup", "", "--src", "en", "--fuzzy-only"]) == 2
+
+
+def test_no_index_falls_back_to_fuzzy_matches_with_a_note(
+    tmp_path: Path, tiny_static_model
+) -> None:
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.store import Store
+
+    with Store() as store:
+        store.import_file(write_tmx(tmp_path / "tm.tmx", UNITS), "tm")
+        lk = Lookup(store, load_encoder(str(tiny_static_model)), collection="tm")
+        res = lk.lookup("the dog sleeps now", "en", "de")
+    assert [(m.source, m.fuzzy, m.semantic) for m in res.matches] == [
+        ("the dog sleeps", 75, None),
+        ("the big dog sleeps", 50, None),
+    ]
+    assert res.note.startswith("fuzzy matches only") and "no index" in res.note

@@ -19,9 +19,9 @@ from xlsearch.tui.screens.corpus import CorpusScreen
 from xlsearch.tui.screens.distill import DistillScreen
 from xlsearch.tui.screens.evaluate import EvaluateScreen
 from xlsearch.tui.screens.help import HelpScreen
-from xlsearch.tui.screens.translate import TranslateScreen
 from xlsearch.tui.screens.mining import MiningScreen
 from xlsearch.tui.screens.models import ModelsScreen
+from xlsearch.tui.screens.translate import TranslateScreen
 from xlsearch.tui.widgets.modals import ConfirmScreen
 from xlsearch.tui.widgets.slider import Slider
 

@@ -116,6 +116,8 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         for m in res.cross:
             print(f" · semantic {m.semantic or 0:.2f}  {m.source_lang}: {m.source}")
             print(f"   {tgt or '?'}: {m.target or '(no target)'}")
+    if res.note:
+        print(f"note: {res.note}", file=sys.stderr)
     print(f"({res.ms:.0f} ms)", file=sys.stderr)
     return 0
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine import fuzzy as fz
-from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.errors import ConfigError, IndexMismatchError, ModelError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 
 
@@ -94,6 +94,8 @@ class LookupResult:
     matches: list[Match]
     cross: list[Match]
     ms: float = 0.0
+    note: str = ""
+    """Why the lookup fell back to fuzzy matching only (no model, no index), if it did."""
 
     @property
     def best(self) -> Match | None:
@@ -107,6 +109,7 @@ class LookupResult:
             "matches": [m.to_dict() for m in self.matches],
             "cross_language": [m.to_dict() for m in self.cross],
             "ms": round(self.ms, 2),
+            "note": self.note,
         }
 
 
@@ -162,6 +165,7 @@ class Lookup:
         )
         self._df_ready = False
         self._total: tuple[int, int] | None = None
+        self.note = ""
 
     # -- public ------------------------------------------------------------------------------
     def lookup(
@@ -177,7 +181,8 @@ class Lookup:
         all_matches: bool = False,
     ) -> LookupResult:
         """The best ``k`` same-language matches and ``cross_k`` cross-language ones."""
-        qvec = self.encode([segment])[0] if self.semantic else None
+        qvec = self._encode_or_fallback([segment])
+        qvec = qvec[0] if qvec is not None else None
         return self._one(
             segment, qvec, src, tgt, k, cross_k, require_target, min_fuzzy, all_matches
         )
@@ -196,7 +201,7 @@ class Lookup:
     ) -> list[LookupResult]:
         """``lookup`` for many segments (the embeddings computed in one batch)."""
         on_progress = on_progress or no_progress
-        qvecs = self.encode(list(segments)) if self.semantic and segments else None
+        qvecs = self._encode_or_fallback(list(segments)) if segments else None
         out = []
         for i, seg in enumerate(segments):
             if cancel is not None:
@@ -206,6 +211,21 @@ class Lookup:
             if i % 20 == 0 or i + 1 == len(segments):
                 on_progress(Progress("lookup", i + 1, len(segments), "matching segments"))
         return out
+
+    def _encode_or_fallback(self, texts: list[str]) -> np.ndarray | None:
+        """Embeddings of ``texts``; a missing model or index turns semantic matching off
+        (``note`` says why) so the translator still gets the CAT fuzzy matches."""
+        if not self.semantic:
+            return None
+        try:
+            vecs = self.encode(texts)
+            for name in self.searcher._collections(self.collection):
+                self.searcher.index(name)
+            return vecs
+        except (ModelError, IndexMismatchError) as exc:
+            self.semantic = False
+            self.note = f"fuzzy matches only: {exc}"
+            return None
 
     def encode(self, texts: list[str]) -> np.ndarray:
         vecs = np.asarray(self.searcher.encoder.encode(texts), dtype=np.float32)
@@ -278,7 +298,7 @@ class Lookup:
         for m in cross:
             m.flags = fz.flags(segment, m.source)
         ms = (time.perf_counter() - start) * 1000
-        return LookupResult(segment, src, tgt, matches, cross, ms)
+        return LookupResult(segment, src, tgt, matches, cross, ms, self.note)
 
     def _match(
         self,

@@ -159,6 +159,8 @@ class TranslateScreen(EngineScreen):
             if index == self.current:
                 self.result = result
                 self._show_matches()
+                if getattr(result, "note", ""):
+                    self._status(result.note.splitlines()[0])
         elif message.job == "analyze":
             self.analysis = message.result
             self._show_analysis()
