@@ -14,104 +14,22 @@ from __future__ import annotations
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
 from xlsearch.engine import fuzzy as fz
 from xlsearch.engine.errors import ConfigError, IndexMismatchError, ModelError
+from xlsearch.engine.matches import (
+    COSINE_FLOOR,
+    DEFAULT_WEIGHTS,
+    FUZZY_FLOOR,
+    SEMANTIC_THRESHOLD,
+    LookupResult,
+    Match,
+    Weights,
+)
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
-
-
-@dataclass(frozen=True)
-class Weights:
-    """``score = 100 × (fuzzy·f/100 + semantic·cos + char·c)`` (+1000 for a 100 % match).
-
-    ``f`` is the CAT fuzzy %, ``cos`` the cosine of the two segments' embeddings and ``c``
-    the character-level similarity (``fuzzy.char_similarity``). Tuned on STSb *train*
-    (bench/lookup.py --tune), reported on STSb test; see docs/benchmarks.md.
-    """
-
-    fuzzy: float = 0.35
-    semantic: float = 0.45
-    char: float = 0.2
-
-    cross_fuzzy: float = 0.0
-    """Cross-language group: ``score = 100 × ((1 − w)·cos + w·f/100)``."""
-
-    def cross(self, f: float, cos: float) -> float:
-        return 100.0 * ((1.0 - self.cross_fuzzy) * cos + self.cross_fuzzy * f / 100.0)
-
-    def score(self, f: float, cos: float | None, c: float) -> float:
-        if cos is None:  # no model: the CAT ranking
-            return float(f)
-        s = 100.0 * (self.fuzzy * f / 100.0 + self.semantic * cos + self.char * c)
-        return s + (1000.0 if f >= 100 else 0.0)
-
-
-DEFAULT_WEIGHTS = Weights()
-SEMANTIC_THRESHOLD = 0.80
-"""Cosine above which a match counts as a semantic match in the analysis."""
-FUZZY_FLOOR = 50
-COSINE_FLOOR = 0.5
-"""Shown matches have fuzzy ≥ ``FUZZY_FLOOR`` or cosine ≥ ``COSINE_FLOOR`` (CAT tools hide
-matches under ~50 %; ``all_matches=True`` keeps them, e.g. for benchmarks)."""
-
-
-@dataclass
-class Match:
-    """One memory unit matching the segment."""
-
-    segment_id: int
-    source: str
-    source_lang: str
-    target: str
-    """The unit's text in the target language ('' when it has none)."""
-    target_lang: str
-    fuzzy: int
-    semantic: float | None
-    """Cosine with the segment (None: looked up without a model)."""
-    score: float
-    diff: list[tuple[str, str]] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)
-    cross_language: bool = False
-    translations: dict[str, str] = field(default_factory=dict)
-    collection: str = ""
-    document: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class LookupResult:
-    """The matches for one segment: same source language, then cross-language."""
-
-    segment: str
-    src: str
-    tgt: str
-    matches: list[Match]
-    cross: list[Match]
-    ms: float = 0.0
-    note: str = ""
-    """Why the lookup fell back to fuzzy matching only (no model, no index), if it did."""
-
-    @property
-    def best(self) -> Match | None:
-        return self.matches[0] if self.matches else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "segment": self.segment,
-            "src": self.src,
-            "tgt": self.tgt,
-            "matches": [m.to_dict() for m in self.matches],
-            "cross_language": [m.to_dict() for m in self.cross],
-            "ms": round(self.ms, 2),
-            "note": self.note,
-        }
-
 
 _DF_CACHE: dict[tuple[str, int], dict[str, int]] = {}
 
