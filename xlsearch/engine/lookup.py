@@ -263,7 +263,9 @@ class Lookup:
 
         extra, params = self._where(src)
         cur = self.store.conn.execute(
-            f"SELECT s.id FROM segments s WHERE s.text_hash = ?{extra} LIMIT 20",
+            # without the hint SQLite may walk the language index (half the store)
+            f"SELECT s.id FROM segments s INDEXED BY segments_text_hash "
+            f"WHERE s.text_hash = ?{extra} LIMIT 20",
             [text_hash(segment), *params],
         )
         return [int(r[0]) for r in cur]
