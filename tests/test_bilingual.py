@@ -86,7 +86,7 @@ def test_xliff12_read_segments_states_tags_and_seg_source(tmp_path: Path) -> Non
     path = tmp_path / "manual.xlf"
     path.write_text(XLIFF12, encoding="utf-8")
     doc = open_document(path)
-    assert (doc.fmt, doc.src, doc.tgt) == ("xliff", "en", "de")
+    assert (doc.fmt, doc.src, doc.tgt) == ("xliff", "en-US", "de-DE")  # BCP 47 as written
     assert [(s.key, s.source, s.target, s.state) for s in doc.segments] == [
         ("1", "Press Save to keep 5 files.", "", "new"),
         ("3", "Already done.", "Schon erledigt.", "translated"),

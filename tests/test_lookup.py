@@ -184,3 +184,9 @@ def test_no_index_falls_back_to_fuzzy_matches_with_a_note(
         ("the big dog sleeps", 50, None),
     ]
     assert res.note.startswith("fuzzy matches only") and "no index" in res.note
+
+
+def test_region_tags_match_the_language(memory) -> None:
+    store, enc = memory
+    res = Lookup(store, enc, collection="tm").lookup("the dog sleeps", "en-US", "de-DE")
+    assert (res.matches[0].source, res.matches[0].target) == ("the dog sleeps", "der hund schläft")

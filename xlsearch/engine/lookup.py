@@ -20,6 +20,7 @@ import numpy as np
 
 from xlsearch.engine import fuzzy as fz
 from xlsearch.engine.errors import ConfigError, IndexMismatchError, ModelError
+from xlsearch.engine.langtags import primary
 from xlsearch.engine.matches import (
     COSINE_FLOOR,
     DEFAULT_WEIGHTS,
@@ -203,7 +204,7 @@ class Lookup:
             row = rows.get(sid)
             if row is None or row["tu_id"] in seen_units:
                 continue
-            if any(t["lang"] == src for t in units.get(row["tu_id"], [])):
+            if any(primary(t["lang"]) == primary(src) for t in units.get(row["tu_id"], [])):
                 continue  # the unit has a source-language side: a same-language candidate
             if not all_matches and cos < COSINE_FLOOR:
                 continue
@@ -232,7 +233,11 @@ class Lookup:
             for t in reversed(units.get(row["tu_id"], []))
             if t["id"] != row["id"] and t["document_id"] == row["document_id"]
         }
-        target = row["text"] if cross and row["lang"] == tgt else aligned.get(tgt, "")
+        target = aligned.get(tgt, "") or next(
+            (t for lang, t in aligned.items() if tgt and primary(lang) == primary(tgt)), ""
+        )
+        if cross and tgt and primary(row["lang"]) == primary(tgt):
+            target = row["text"]
         f = fz.fuzzy(segment, row["text"])
         if cross:  # shared names, numbers and cognates still say something
             score = self.weights.cross(f, cos or 0.0)
@@ -255,7 +260,8 @@ class Lookup:
 
     # -- candidates --------------------------------------------------------------------------
     def _where(self, src: str) -> tuple[str, list[Any]]:
-        where, params = self.store._filters(self.collection, [src] if src else None)
+        # the language, not the exact tag: an en-US document matches an en or en-GB memory
+        where, params = self.store._filters(self.collection, [primary(src)] if src else None)
         return where.replace(" WHERE ", " AND ", 1), params
 
     def _exact(self, segment: str, src: str) -> list[int]:
@@ -343,11 +349,12 @@ class Lookup:
                 [i for i, _ in hits],
             ).fetchall()
         )
-        same = [(i, c) for i, c in hits if langs.get(i) == src]
-        other = [(i, c) for i, c in hits if i in langs and langs[i] != src]
+        lang = primary(src)
+        same = [(i, c) for i, c in hits if i in langs and primary(langs[i]) == lang]
+        other = [(i, c) for i, c in hits if i in langs and primary(langs[i]) != lang]
         if len(same) < min(10, self.depth):  # a filtered search is dearer: only when needed
             same = self.searcher.semantic(
-                qvec[None, :], self.depth, langs=[src], collection=self.collection
+                qvec[None, :], self.depth, langs=[lang], collection=self.collection
             )
         return same, other
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from xlsearch.engine import fuzzy as fz
+from xlsearch.engine.langtags import primary
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback
 
 
@@ -26,7 +27,9 @@ class _FakeLookup:
         matches = []
         for s in eng.segments.values():
             doc = eng.docs[s.doc]
-            if s.lang != src or (self.collection and doc.collection != self.collection):
+            if primary(s.lang) != primary(src) or (
+                self.collection and doc.collection != self.collection
+            ):
                 continue
             f = fz.fuzzy(segment, s.text)
             if f < 50:
