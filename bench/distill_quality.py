@@ -62,6 +62,11 @@ def main() -> None:
     ap.add_argument("--extend-vocab", action="store_true")
     ap.add_argument("--ema", action="store_true")
     ap.add_argument("--contrastive", type=float, help="InfoNCE weight (0 = off; preset default)")
+    ap.add_argument("--sim-kd", type=float, help="similarity-structure weight (preset default)")
+    ap.add_argument("--vocab-balance", type=float, help="static: per-language vocab budget")
+    ap.add_argument("--mono", nargs="*", default=[], help="monolingual files (two-stage)")
+    ap.add_argument("--targets", default="source", help="source | each (multilingual teacher)")
+    ap.add_argument("--calibrate-sts", default="", help="STS file to calibrate the result on")
     ap.add_argument("--warmup", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--ema-tau-base", type=float, default=0.99999)
@@ -86,6 +91,7 @@ def main() -> None:
         student=args.student,
         out=str(out),
         vocab_size=args.vocab_size,
+        vocab_balance=args.vocab_balance or 0.0,
         head=args.head,
         init=args.init,
         sif=args.sif,
@@ -100,6 +106,10 @@ def main() -> None:
         dev_per_lang=args.dev_per_lang,
         ema=args.ema,
         contrastive=args.contrastive,
+        sim_kd=args.sim_kd,
+        mono=list(args.mono),
+        targets=args.targets,
+        calibrate_sts=args.calibrate_sts,
         warmup=args.warmup,
         seed=args.seed,
         ema_tau_base=args.ema_tau_base,
