@@ -72,6 +72,7 @@ def main() -> None:
     ap.add_argument("--ema-tau-base", type=float, default=0.99999)
     ap.add_argument("--schedule", default="linear")
     ap.add_argument("--max-per-lang", type=int, default=0, help="cap pairs per language")
+    ap.add_argument("--train-dir", help="train on these TSVs as they are (default: train/ ∩ cache)")
     ap.add_argument("--eval-steps", type=int, default=0)
     ap.add_argument("--dev-per-lang", type=int, default=300)
     ap.add_argument("--sts", action="store_true", help="also STSb-multi-MT Spearman")
@@ -83,7 +84,11 @@ def main() -> None:
     from xlsearch.engine.distill import DistillConfig, distill
 
     tmp = Path(tempfile.mkdtemp(prefix="distill-bench-"))
-    files, total, used = cached_subset(tmp, args.teacher, args.max_per_lang)
+    if args.train_dir:  # every pair of these files; distill caches what is missing
+        files = sorted(str(p) for p in Path(args.train_dir).glob("*.tsv*"))
+        total = used = 0
+    else:
+        files, total, used = cached_subset(tmp, args.teacher, args.max_per_lang)
     out = Path(args.out or tmp / "student")
     cfg = DistillConfig(
         train=files,
@@ -161,7 +166,9 @@ def main() -> None:
         )
         print(
             f"cross-lingual mean ({', '.join('-'.join(p) for p in STS_CROSS)}): "
-            f"{summ['sts_cross_mean']:.1f}"
+            f"{summ['sts_cross_mean']:.1f}; STSb-multi-MT en×xx mean (10) "
+            f"{summ['sts_enxx_mean10']:.1f}, mono mean (10) {summ['sts_mono_mean10']:.1f}; "
+            f"Tatoeba min over 14 {summ['tatoeba_min14']:.1f}"
         )
     print("\nlearning curve (dev = held-out pairs of train/, mean of both directions):")
     print("| step | train min | dev acc | dev MSE×100 |\n|---|---|---|---|")
