@@ -141,6 +141,12 @@ def main() -> None:
     st = sts(enc) if args.sts else None
     t_eval = time.perf_counter() - t1
     summ = summary(tat, st)
+    from xlsearch.engine.modelio import update_card
+
+    figures = {f"tatoeba_{k}": round(v, 2) for k, v in tat.items()}
+    figures |= {f"stsb_{k}": round(v, 2) for k, v in (st or {}).items()}
+    figures |= {k: round(v, 2) for k, v in summ.items()}
+    update_card(res.out, metrics=figures)  # the student's card carries its dev figures
     curve = [
         json.loads(x)
         for x in (res.run_dir / "metrics.jsonl").read_text().splitlines()
