@@ -95,6 +95,7 @@ def test_two_stage_static_from_transformer_student(
             "--dev-per-lang", "16",
             "--device", "cpu",
             "--calibrate-sts", str(sts),
+            "--teacher-precision", "fp32",  # the cache checked below is the fp32 one
         ]
     )  # fmt: skip
     assert code == 0 and "model:" in capsys.readouterr().out
