@@ -32,6 +32,8 @@ TRAINED = [
 UNTRAINED = ["isl", "afr", "swe", "dan", "ukr"]
 STS_CROSS = [("en", "de"), ("en", "es"), ("en", "fr"), ("en", "zh"), ("de", "fr")]
 STS_MONO = ["en", "de", "zh"]
+MT_LANGS = "de es fr it ja nl pl pt ru zh".split()
+"""STSb-multi-MT languages: the issue-15 targets are means over these (as bench/quality.py)."""
 
 
 def data_root() -> Path:
@@ -65,13 +67,14 @@ def sts(encoder: Any) -> dict[str, float]:
     """Spearman ρ×100 on STSb-multi-MT test (machine-translated): mono and cross-lingual."""
     from scipy.stats import spearmanr
 
-    sets = {lang: _stsb(lang) for lang in {x for p in STS_CROSS for x in p} | set(STS_MONO)}
+    sets = {lang: _stsb(lang) for lang in {"en", *MT_LANGS}}
     emb = {lang: (encoder.encode(s[0]), encoder.encode(s[1])) for lang, s in sets.items()}
     out = {}
-    for lang in STS_MONO:
+    for lang in ["en", *MT_LANGS]:
         a, b = emb[lang]
         out[f"{lang}-{lang}"] = 100 * spearmanr((a * b).sum(1), sets[lang][2]).statistic
-    for x, y in STS_CROSS:
+    pairs = STS_CROSS + [("en", x) for x in MT_LANGS if ("en", x) not in STS_CROSS]
+    for x, y in pairs:
         sim = (emb[x][0] * emb[y][1]).sum(1)
         out[f"{x}-{y}"] = 100 * spearmanr(sim, sets[x][2]).statistic
     return out
@@ -84,4 +87,7 @@ def summary(tat: dict[str, float], st: dict[str, float] | None = None) -> dict[s
         res["tatoeba_untrained"] = float(np.mean(un))
     if st:
         res["sts_cross_mean"] = float(np.mean([st[f"{x}-{y}"] for x, y in STS_CROSS]))
+        res["sts_enxx_mean10"] = float(np.mean([st[f"en-{x}"] for x in MT_LANGS]))
+        res["sts_mono_mean10"] = float(np.mean([st[f"{x}-{x}"] for x in MT_LANGS]))
+        res["tatoeba_min14"] = float(min(tat[x] for x in TRAINED if x in tat))
     return res

@@ -62,11 +62,17 @@ def main() -> None:
     ap.add_argument("--extend-vocab", action="store_true")
     ap.add_argument("--ema", action="store_true")
     ap.add_argument("--contrastive", type=float, help="InfoNCE weight (0 = off; preset default)")
+    ap.add_argument("--sim-kd", type=float, help="similarity-structure weight (preset default)")
+    ap.add_argument("--vocab-balance", type=float, help="static: per-language vocab budget")
+    ap.add_argument("--mono", nargs="*", default=[], help="monolingual files (two-stage)")
+    ap.add_argument("--targets", default="source", help="source | each (multilingual teacher)")
+    ap.add_argument("--calibrate-sts", default="", help="STS file to calibrate the result on")
     ap.add_argument("--warmup", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--ema-tau-base", type=float, default=0.99999)
     ap.add_argument("--schedule", default="linear")
     ap.add_argument("--max-per-lang", type=int, default=0, help="cap pairs per language")
+    ap.add_argument("--train-dir", help="train on these TSVs as they are (default: train/ ∩ cache)")
     ap.add_argument("--eval-steps", type=int, default=0)
     ap.add_argument("--dev-per-lang", type=int, default=300)
     ap.add_argument("--sts", action="store_true", help="also STSb-multi-MT Spearman")
@@ -78,7 +84,11 @@ def main() -> None:
     from xlsearch.engine.distill import DistillConfig, distill
 
     tmp = Path(tempfile.mkdtemp(prefix="distill-bench-"))
-    files, total, used = cached_subset(tmp, args.teacher, args.max_per_lang)
+    if args.train_dir:  # every pair of these files; distill caches what is missing
+        files = sorted(str(p) for p in Path(args.train_dir).glob("*.tsv*"))
+        total = used = 0
+    else:
+        files, total, used = cached_subset(tmp, args.teacher, args.max_per_lang)
     out = Path(args.out or tmp / "student")
     cfg = DistillConfig(
         train=files,
@@ -86,6 +96,7 @@ def main() -> None:
         student=args.student,
         out=str(out),
         vocab_size=args.vocab_size,
+        vocab_balance=args.vocab_balance or 0.0,
         head=args.head,
         init=args.init,
         sif=args.sif,
@@ -100,6 +111,10 @@ def main() -> None:
         dev_per_lang=args.dev_per_lang,
         ema=args.ema,
         contrastive=args.contrastive,
+        sim_kd=args.sim_kd,
+        mono=list(args.mono),
+        targets=args.targets,
+        calibrate_sts=args.calibrate_sts,
         warmup=args.warmup,
         seed=args.seed,
         ema_tau_base=args.ema_tau_base,
@@ -126,6 +141,12 @@ def main() -> None:
     st = sts(enc) if args.sts else None
     t_eval = time.perf_counter() - t1
     summ = summary(tat, st)
+    from xlsearch.engine.modelio import update_card
+
+    figures = {f"tatoeba_{k}": round(v, 2) for k, v in tat.items()}
+    figures |= {f"stsb_{k}": round(v, 2) for k, v in (st or {}).items()}
+    figures |= {k: round(v, 2) for k, v in summ.items()}
+    update_card(res.out, metrics=figures)  # the student's card carries its dev figures
     curve = [
         json.loads(x)
         for x in (res.run_dir / "metrics.jsonl").read_text().splitlines()
@@ -151,7 +172,9 @@ def main() -> None:
         )
         print(
             f"cross-lingual mean ({', '.join('-'.join(p) for p in STS_CROSS)}): "
-            f"{summ['sts_cross_mean']:.1f}"
+            f"{summ['sts_cross_mean']:.1f}; STSb-multi-MT en×xx mean (10) "
+            f"{summ['sts_enxx_mean10']:.1f}, mono mean (10) {summ['sts_mono_mean10']:.1f}; "
+            f"Tatoeba min over 14 {summ['tatoeba_min14']:.1f}"
         )
     print("\nlearning curve (dev = held-out pairs of train/, mean of both directions):")
     print("| step | train min | dev acc | dev MSE×100 |\n|---|---|---|---|")

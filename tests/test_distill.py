@@ -87,12 +87,14 @@ def test_static_loss_falls_and_saved_student_loads_everywhere(
     assert len(steps) == 24 and res.steps == 24 and not res.cancelled
     first, last = steps[0], steps[-1]
     assert first["loss_src"] > 0 and first["loss_tgt"] > 0
-    # the static presets add a small in-batch InfoNCE term (weight 0.01)
-    assert first["loss_ctr"] > 0
+    # the static presets add a small in-batch InfoNCE term (weight 0.01) and the
+    # similarity-structure term (weight 1.0)
+    assert first["loss_ctr"] > 0 and first["loss_skd"] > 0
     assert first["loss"] == pytest.approx(
-        first["loss_src"] + first["loss_tgt"] + 0.01 * first["loss_ctr"]
+        first["loss_src"] + first["loss_tgt"] + 0.01 * first["loss_ctr"] + first["loss_skd"]
     )
-    assert np.mean([r["loss"] for r in steps[-4:]]) < 0.7 * np.mean([r["loss"] for r in steps[:4]])
+    mse = [r["loss_src"] + r["loss_tgt"] for r in steps]  # the paper's objective falls
+    assert np.mean(mse[-4:]) < 0.7 * np.mean(mse[:4])
     assert last["loss"] < first["loss"]
     ev = [e for e in events if e.stage == "distill" and "pairs_per_s" in e.metrics]
     assert {"step", "epoch", "loss", "loss_src", "loss_tgt", "pairs_per_s", "eta_s"} <= set(
@@ -280,10 +282,13 @@ def test_contrastive_term_is_logged_and_added(
     steps = [r for r in log_lines(res.run_dir) if "loss" in r]
     assert len(steps) == 8 and all(r["loss_ctr"] > 0 for r in steps)
     r = steps[0]
-    assert r["loss"] == pytest.approx(r["loss_src"] + r["loss_tgt"] + 0.5 * r["loss_ctr"])
-    pure = distill(config(corpus, tiny_st_model, tmp_path / "p", contrastive=0.0, max_steps=2))
+    skd = r["loss_skd"]  # the preset's similarity-structure term, weight 1.0
+    assert r["loss"] == pytest.approx(r["loss_src"] + r["loss_tgt"] + 0.5 * r["loss_ctr"] + skd)
+    pure = distill(
+        config(corpus, tiny_st_model, tmp_path / "p", contrastive=0.0, sim_kd=0.0, max_steps=2)
+    )
     first = [r for r in log_lines(pure.run_dir) if "loss" in r][0]
-    assert "loss_ctr" not in first
+    assert "loss_ctr" not in first and "loss_skd" not in first
     assert first["loss"] == pytest.approx(first["loss_src"] + first["loss_tgt"])
     with pytest.raises(ConfigError, match="contrastive"):
         distill(config(corpus, tiny_st_model, tmp_path / "d", contrastive=-1.0))

@@ -87,6 +87,24 @@ def test_margin_and_retrieval_match_laser_loops(margin: str, retrieval: str) -> 
     assert [p.score for p in got] == sorted((p.score for p in got), reverse=True)
 
 
+def test_mining_and_bucc_evaluation_share_one_margin_implementation() -> None:
+    """``mine --retrieval max`` (FAISS k-NN) and the BUCC-style evaluator (numpy k-NN) give
+    the same pairs and scores; ties between neighbours go to the lowest row in both."""
+    from xlsearch.engine.evaluation.evaluators import mine_candidates
+
+    rng = np.random.default_rng(7)
+    x = unit(rng.standard_normal((40, 8)) + 1.0)
+    y = unit(np.vstack([x[:25] + 0.3 * rng.standard_normal((25, 8)), rng.random((20, 8))]))
+    mined = [(p.src, p.tgt, p.score) for p in mine_vectors(x, y, k=4, retrieval="max")]
+    evaluated = mine_candidates(x, y, k=4)
+    assert [(i, j) for i, j, _ in mined] == [(i, j) for i, j, _ in evaluated]
+    assert [s for *_, s in mined] == pytest.approx([s for *_, s in evaluated], rel=1e-6)
+    # a duplicated target row: both pick the lower row index
+    e = np.eye(3, dtype=np.float32)
+    dup = mine_vectors(e[[0]], e[[1, 0, 0]], k=3, retrieval="fwd")
+    assert dup[0].tgt == 1 and mine_candidates(e[[0]], e[[1, 0, 0]], k=3)[0][:2] == (0, 1)
+
+
 def test_ratio_margin_by_hand() -> None:
     # two sources, two targets, k=2: every mean is over both candidates
     x = unit(np.array([[1.0, 0.0], [0.6, 0.8]]))

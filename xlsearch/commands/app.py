@@ -34,6 +34,11 @@ def register_demo(sub: Any) -> None:
     p.add_argument("--fresh", action="store_true", help="rebuild the demo student and index")
     p.add_argument("--no-app", action="store_true", help="prepare the demo, do not open the app")
     p.add_argument("--query", default=None, help="the example query shown first")
+    p.add_argument(
+        "--calibrate-sts", metavar="FILE",
+        help="STS file (e.g. STS-benchmark sts-train.csv): calibrate the demo student's 0-5 "
+        "STS score",
+    )  # fmt: skip
     p.set_defaults(func=cmd_demo)
 
 
@@ -47,7 +52,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     start = time.monotonic()
     bar = ProgressBar()
-    state = prepare_demo(fresh=args.fresh, on_progress=bar)
+    state = prepare_demo(fresh=args.fresh, sts_file=args.calibrate_sts, on_progress=bar)
     bar.close()
     took = ", ".join(f"{k} {v:.1f}s" for k, v in state.timings.items())
     print(f"demo ready in {time.monotonic() - start:.1f}s ({took})", file=sys.stderr)

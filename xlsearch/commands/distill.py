@@ -38,7 +38,21 @@ def register(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--train", nargs="+", metavar="FILE[:W]", help="training TSVs (.gz ok)")
-    p.add_argument("--teacher", default="bundled:teacher", help="teacher model (English)")
+    p.add_argument(
+        "--teacher", default="bundled:teacher",
+        help="teacher model: the English bundled one, or a local multilingual model folder "
+        "(two-stage: a transformer student teaching a static one)",
+    )  # fmt: skip
+    p.add_argument(
+        "--mono", nargs="+", metavar="FILE[:W]", default=[],
+        help="monolingual sentences (one a line, any language; language from the name, e.g. "
+        "news.de.txt): taught with the teacher's own embeddings — for a multilingual teacher",
+    )  # fmt: skip
+    p.add_argument(
+        "--targets", default="source", choices=["source", "each"],
+        help="target of a translation: the teacher's embedding of its source (paper) or of "
+        "itself (each; a multilingual teacher)",
+    )  # fmt: skip
     p.add_argument(
         "--student",
         default="auto",
@@ -62,6 +76,11 @@ def register(sub: Any) -> None:
     p.add_argument("--schedule", default="linear", choices=["linear", "cosine", "constant"])
     p.add_argument("--warmup", type=float, default=0.05, help="warm-up fraction of steps")
     p.add_argument("--vocab-size", type=int, default=64000, help="static: vocabulary pieces")
+    p.add_argument(
+        "--vocab-balance", type=float, default=0.0,
+        help="static: equal vocabulary-corpus share per language, small ones repeated at most "
+        "this many times (0 = texts as they are)",
+    )  # fmt: skip
     p.add_argument("--head", default="mlp", choices=["mlp", "linear", "none"], help="static")
     p.add_argument("--extend-vocab", action="store_true", help="teacher: add [UNK] tokens")
     p.add_argument("--ema", action="store_true", help="EMA teacher (Ham & Kim 2021)")
@@ -71,6 +90,11 @@ def register(sub: Any) -> None:
         help="weight of an in-batch InfoNCE term (0 = pure MSE; default: 0.01 static, 0 others)",
     )
     p.add_argument("--contrastive-scale", type=float, default=20.0, help="InfoNCE scale")
+    p.add_argument(
+        "--sim-kd", type=float,
+        help="weight of the similarity-structure term: in-batch cosines regressed on the "
+        "teacher's (graded similarity; 0 = off; default: the preset's)",
+    )  # fmt: skip
     p.add_argument("--ema-tau-base", type=float, default=0.99999, help="EMA τ_base")
     p.add_argument("--eval-steps", type=int, help="dev evaluation every N steps")
     p.add_argument("--ckpt-steps", type=int, help="checkpoint every N steps")
@@ -86,6 +110,10 @@ def register(sub: Any) -> None:
         help="teacher cache precision (auto: bf16 on CPUs with native bf16, else int8 on AVX2)",
     )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--calibrate-sts", metavar="FILE", default="",
+        help="STS file (e.g. STS-benchmark sts-train.csv): fit the student's 0-5 STS score",
+    )  # fmt: skip
     p.set_defaults(func=cmd_distill)
 
 
@@ -103,6 +131,8 @@ def cmd_distill(args: argparse.Namespace) -> int:
         raise ConfigError("--train is required", hint="xlsearch distill --train a.tsv b.tsv.gz:2")
     cfg = DistillConfig(
         train=list(args.train or []),
+        mono=list(args.mono),
+        targets=args.targets,
         dev=args.dev,
         dev_per_lang=args.dev_per_lang,
         langs=args.langs,
@@ -112,6 +142,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
         out=args.out,
         name=args.name,
         vocab_size=args.vocab_size,
+        vocab_balance=args.vocab_balance,
         head=args.head,
         extend_vocab=args.extend_vocab,
         preset=args.preset,
@@ -128,6 +159,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
         ema=args.ema,
         contrastive=args.contrastive,
         contrastive_scale=args.contrastive_scale,
+        sim_kd=args.sim_kd,
         ema_tau_base=args.ema_tau_base,
         eval_steps=args.eval_steps,
         ckpt_steps=args.ckpt_steps,
@@ -135,6 +167,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
         device=args.device,
         threads=args.threads,
         teacher_precision=args.teacher_precision,
+        calibrate_sts=args.calibrate_sts,
     )
     cancel = CancelToken()
 

@@ -38,6 +38,11 @@ def register(sub: Any) -> None:
     )  # fmt: skip
     g.add_argument("--mse", metavar="TSV", help="English<TAB>translation file: MSE to teacher")
     g.add_argument("--teacher", default="bundled:teacher", help="teacher for --mse")
+    g.add_argument(
+        "--calibrate-sts", metavar="FILE",
+        help="fit the model's 0-5 STS score curve on this STS file (STS-benchmark train) and "
+        "store it in its card: used by `xlsearch sts` and the Compare screen",
+    )  # fmt: skip
     o = p.add_argument_group("output and running")
     o.add_argument("--json", metavar="OUT", help="write the results as JSON (figures as printed)")
     o.add_argument("--markdown", action="store_true", help="print markdown tables")
@@ -93,6 +98,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             _write_json(args.json, _compare_json(table, models))
         return 0
 
+    if args.calibrate_sts:
+        _calibrate(args)
+        if not wanted:
+            return 0
     if not wanted:
         raise ConfigError(
             "nothing to evaluate",
@@ -116,6 +125,33 @@ def cmd_eval(args: argparse.Namespace) -> int:
         where = save_results(report, spec)
         print(f"results stored in {where}", file=sys.stderr)
     return 0
+
+
+def _calibrate(args: argparse.Namespace) -> None:
+    from xlsearch.cli import ProgressBar
+    from xlsearch.engine import calibration, load_encoder
+
+    spec = args.model
+    if not spec:
+        from xlsearch.engine.catalog import active_model
+
+        spec = active_model()
+    enc = load_encoder(spec, device=args.device, batch_size=args.batch_size)
+    bar = ProgressBar()
+    try:
+        cal = calibration.calibrate(enc, args.calibrate_sts, save=not args.no_save, on_progress=bar)
+    finally:
+        bar.close()
+    print(
+        f"STS calibration on {cal['data']} ({cal['pairs']:,} pairs, "
+        f"Spearman {cal['spearman']:.1f}): mean absolute error "
+        f"{cal['mae_fallback']:.2f} (5 × cosine) → {cal['mae']:.2f}"
+        f" (calibrated), 0-5 scale"
+    )
+    points = [f"{x:.2f}→{y:.1f}" for x, y in zip(cal["x"][::8], cal["y"][::8], strict=False)]
+    print("cosine → score: " + ", ".join(points))
+    if not args.no_save:
+        print(f"calibration stored for {enc.id}", file=sys.stderr)
 
 
 def _compare_json(table: Any, models: list[str]) -> str:

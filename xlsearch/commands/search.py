@@ -213,14 +213,19 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_sts(args: argparse.Namespace) -> int:
-    """Print cosine and the 0–5 score (5 × clip(cosine, 0, 1))."""
+    """Print cosine and the 0–5 score (the model's STS calibration, else 5 × clip(cos, 0, 1))."""
     from xlsearch.engine.search import sts
 
     res = sts(args.a, args.b, _encoder(args.model))
     if args.json:
-        print(json.dumps({"cosine": res.cosine, "score": res.score}))
+        print(json.dumps({"cosine": res.cosine, "score": res.score, "calibrated": res.calibrated}))
     else:
-        print(f"cosine {res.cosine:.4f}  score {res.score:.2f}/5  (5 × clip(cosine, 0, 1))")
+        how = (
+            "calibrated on STS data"
+            if res.calibrated
+            else "uncalibrated: 5 × clip(cosine, 0, 1); see xlsearch eval --calibrate-sts"
+        )
+        print(f"cosine {res.cosine:.4f}  score {res.score:.2f}/5  ({how})")
     return 0
 
 

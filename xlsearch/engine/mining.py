@@ -1,11 +1,9 @@
 """Bitext mining with margin scoring, as LASER's ``mine_bitexts.py`` (Artetxe & Schwenk 2019).
 
 For source rows ``x`` and target rows ``y`` (L2-normalised): k nearest neighbours both ways
-(FAISS, batched, so memory stays bounded), ``fwd_mean[i]`` / ``bwd_mean[j]`` = mean similarity
-of the k neighbours, and for each candidate pair ``score = margin(cos(x_i, y_j),
-(fwd_mean[i] + bwd_mean[j]) / 2)`` with ``ratio`` a/b, ``distance`` a−b or ``absolute`` a.
-Retrieval: ``fwd`` (best target per source), ``bwd`` (best source per target), ``intersect``
-(both agree) or ``max`` (union sorted by score, each sentence used at most once).
+(FAISS, batched, so memory stays bounded), then margin scores and retrieval (``fwd``,
+``bwd``, ``intersect``, ``max``) from ``engine/margin.py`` — the same code the evaluation
+suite's BUCC-style task and Tatoeba margin retrieval use.
 """
 
 from __future__ import annotations
@@ -17,13 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine.errors import ConfigError
+from xlsearch.engine import margin as margins
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 
-MARGINS = ("ratio", "distance", "absolute")
 ANN_MIN = 50_000
 """With ``exact=False``, sides larger than this are searched with an IVF index."""
-RETRIEVALS = ("max", "fwd", "bwd", "intersect")
 
 
 @dataclass(frozen=True)
@@ -34,17 +30,6 @@ class MinedPair:
     src: int
     tgt: int
     cosine: float = 0.0
-
-
-def margin_fn(a: np.ndarray, b: np.ndarray, margin: str) -> np.ndarray:
-    """``ratio``: a / b, ``distance``: a − b, ``absolute``: a."""
-    if margin == "ratio":
-        return a / np.maximum(b, 1e-9)
-    if margin == "distance":
-        return a - b
-    if margin == "absolute":
-        return a.copy()
-    raise ConfigError(f"unknown margin {margin!r}; choose from {', '.join(MARGINS)}")
 
 
 def knn(
@@ -109,63 +94,19 @@ def mine_vectors(
     cancel: CancelToken | None = None,
 ) -> list[MinedPair]:
     """Mine pairs between rows of ``x`` and ``y``; best first; ``score >= threshold`` kept."""
-    if retrieval not in RETRIEVALS:
-        raise ConfigError(f"unknown retrieval {retrieval!r}; choose from {', '.join(RETRIEVALS)}")
-    margin_fn(np.zeros(1), np.ones(1), margin)  # validates the name early
+    margins.check(margin, retrieval)
     if len(x) == 0 or len(y) == 0:
         return []
     kw = {"batch": batch, "exact": exact, "on_progress": on_progress, "cancel": cancel}
     x2y_sim, x2y_ind = knn(x, y, k, stage="mine fwd", **kw)
     y2x_sim, y2x_ind = knn(y, x, k, stage="mine bwd", **kw)
-    # neighbours an approximate search could not fill (id -1) count as absent
-    x2y_sim[x2y_ind < 0], y2x_sim[y2x_ind < 0] = -1.0, -1.0
-    x2y_ind[x2y_ind < 0], y2x_ind[y2x_ind < 0] = 0, 0
-    fwd_mean = x2y_sim.mean(axis=1)
-    bwd_mean = y2x_sim.mean(axis=1)
-    # candidate scores: the k-NN similarity is exactly cos(x_i, y_j) for a flat index
-    fwd_scores = margin_fn(x2y_sim, (fwd_mean[:, None] + bwd_mean[x2y_ind]) / 2, margin)
-    bwd_scores = margin_fn(y2x_sim, (bwd_mean[:, None] + fwd_mean[y2x_ind]) / 2, margin)
-    fwd_arg = fwd_scores.argmax(axis=1)
-    bwd_arg = bwd_scores.argmax(axis=1)
-    rx, ry = np.arange(len(x)), np.arange(len(y))
-    fwd_best, fwd_score, fwd_cos = (
-        x2y_ind[rx, fwd_arg],
-        fwd_scores[rx, fwd_arg],
-        x2y_sim[rx, fwd_arg],
-    )
-    bwd_best, bwd_score, bwd_cos = (
-        y2x_ind[ry, bwd_arg],
-        bwd_scores[ry, bwd_arg],
-        y2x_sim[ry, bwd_arg],
-    )
-
-    if retrieval == "fwd":
-        src, tgt, score, cos = rx, fwd_best, fwd_score, fwd_cos
-    elif retrieval == "bwd":
-        src, tgt, score, cos = bwd_best, ry, bwd_score, bwd_cos
-    elif retrieval == "intersect":
-        keep = bwd_best[fwd_best] == rx
-        src, tgt, score, cos = rx[keep], fwd_best[keep], fwd_score[keep], fwd_cos[keep]
-    else:  # max: union of both directions, best first, each sentence used once
-        src = np.concatenate([rx, bwd_best])
-        tgt = np.concatenate([fwd_best, ry])
-        score = np.concatenate([fwd_score, bwd_score])
-        cos = np.concatenate([fwd_cos, bwd_cos])
-        seen_src = np.zeros(len(x), bool)
-        seen_tgt = np.zeros(len(y), bool)
-        keep_idx = []
-        for i in np.argsort(-score, kind="stable"):
-            s, t = src[i], tgt[i]
-            if not seen_src[s] and not seen_tgt[t]:
-                seen_src[s] = seen_tgt[t] = True
-                keep_idx.append(i)
-        sel = np.asarray(keep_idx, dtype=np.int64)
-        src, tgt, score, cos = src[sel], tgt[sel], score[sel], cos[sel]
-    if threshold is not None:
-        keep = score >= threshold
-        src, tgt, score, cos = src[keep], tgt[keep], score[keep], cos[keep]
-    order = np.argsort(-score, kind="stable")
-    return [MinedPair(float(score[i]), int(src[i]), int(tgt[i]), float(cos[i])) for i in order]
+    # the k-NN similarity is exactly cos(x_i, y_j) for a flat index
+    c = margins.select(x2y_sim, x2y_ind, y2x_sim, y2x_ind, margin=margin, retrieval=retrieval)
+    keep = np.ones(len(c.score), bool) if threshold is None else c.score >= threshold
+    return [
+        MinedPair(float(c.score[i]), int(c.src[i]), int(c.tgt[i]), float(c.cosine[i]))
+        for i in np.flatnonzero(keep)
+    ]
 
 
 @dataclass

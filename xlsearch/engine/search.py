@@ -49,21 +49,26 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class StsResult:
-    """Cosine similarity and its STS-style score.
+    """Cosine similarity and its 0–5 STS score.
 
-    ``score = 5 × clip(cosine, 0, 1)``: a linear map of cosine onto the 0–5 STS scale with
-    negative cosines counted as 0 (unrelated). It is *not* calibrated against human labels.
+    ``calibrated``: the score comes from the model's own curve fitted on human-labelled
+    pairs (``engine/calibration.py``, ``xlsearch eval MODEL --calibrate-sts FILE``);
+    otherwise it is the fallback ``5 × clip(cosine, 0, 1)``.
     """
 
     cosine: float
     score: float
+    calibrated: bool = False
 
 
 def sts(a: str, b: str, encoder: Any) -> StsResult:
     """Semantic similarity of two texts (any languages) with ``encoder``."""
     va, vb = np.asarray(encoder.encode([a, b]), dtype=np.float32)
     cos = float(np.clip(va @ vb / max(np.linalg.norm(va) * np.linalg.norm(vb), 1e-12), -1, 1))
-    return StsResult(cos, round(5.0 * min(1.0, max(0.0, cos)), 3))
+    from xlsearch.engine import calibration
+
+    score, calibrated = calibration.score(encoder, cos)
+    return StsResult(cos, score, calibrated)
 
 
 def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:

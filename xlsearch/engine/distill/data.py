@@ -4,6 +4,8 @@ Format: column 1 a sentence in the teacher's language, every further column a tr
 (rows may differ in column count); plain or gzip; each file may carry an integer weight
 (``file.tsv.gz:2``). Bad lines are counted and reported as ``file:line``; a file that is
 binary, not UTF-8, empty or mostly bad raises ``DataError`` before any training starts.
+Monolingual files (``--mono``: one sentence per line, any language — for a multilingual
+teacher) become groups whose two sides are the same sentence (``Group.mono``).
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ class Group:
     lang: str
     src: list[str] = field(default_factory=list)
     tgt: list[str] = field(default_factory=list)
+    mono: bool = False  # monolingual sentences: tgt is src, the teacher embeds them itself
 
 
 def _open_lines(path: Path) -> Iterator[bytes]:
@@ -215,6 +218,58 @@ def read_tsv(
     return out, report
 
 
+_MONO_LANG = re.compile(r"(?:^|[._-])([a-z]{2,3})$")
+_EXTENSIONS = {"txt", "gz", "tsv", "text", "mono"}
+
+
+def read_mono(
+    train: TrainFile, index: int, *, too_long: Callable[[list[str]], list[bool]] | None = None
+) -> tuple[list[Group], FileReport]:
+    """One sentence per line (first TAB column if any), any language: one ``mono`` group.
+
+    Language: the last 2–3-letter part of the name (``news.de.txt``, ``mono-ko.gz``), else
+    py3langid's majority over the first lines. Same checks as ``read_tsv``.
+    """
+    report = FileReport(train.path)
+    sents: list[str] = []
+    seen: set[str] = set()
+    for lineno, raw in enumerate(_open_lines(train.path), start=1):
+        report.lines = lineno
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            report.add_bad(lineno, f"not UTF-8 ({exc.reason} at byte {exc.start})")
+            continue
+        text = normalize_text(line.lstrip("\ufeff").split("\t", 1)[0])
+        if not text:
+            report.drop("blank line")
+        elif text in seen:
+            report.drop("duplicate sentence")
+        else:
+            seen.add(text)
+            sents.append(text)
+    if report.lines == 0:
+        raise DataError(f"{train.path}: empty file", hint="expected one sentence per line")
+    if report.bad > MAX_BAD_FRACTION * report.lines:
+        raise DataError(
+            f"{train.path}: mostly bad ({report.bad:,} of {report.lines:,} lines), e.g. "
+            + "; ".join(report.examples[:3]),
+            hint="convert the file to UTF-8 text, one sentence per line",
+        )
+    if too_long is not None and sents:
+        ok = [not x for x in too_long(sents)]
+        if len(ok) - sum(ok):
+            report.drop("over max_seq_length tokens", len(ok) - sum(ok))
+            sents = [s for s, k in zip(sents, ok, strict=True) if k]
+    if not sents:
+        raise DataError(f"{train.path}: no usable sentences in {report.lines:,} lines")
+    stem = ".".join(p for p in train.path.name.lower().split(".") if p not in _EXTENSIONS)
+    m = _MONO_LANG.search(stem)
+    lang = m.group(1) if m else guess_lang(train.path, 0, 0, sents)
+    report.pairs = len(sents)
+    return [Group(index, 0, lang, sents, sents, mono=True)], report
+
+
 def _dedupe_and_limit(
     g: Group, report: FileReport, too_long: Callable[[list[str]], list[bool]] | None
 ) -> None:
@@ -268,7 +323,7 @@ class ParallelData:
         return list(dict.fromkeys(s for g in [*self.groups, *self.dev] for s in g.src))
 
     def summary(self) -> str:
-        parts = [f"{len(g.src):,} {g.lang}" for g in self.groups]
+        parts = [f"{len(g.src):,} {g.lang}" + (" mono" if g.mono else "") for g in self.groups]
         return f"{self.n_pairs:,} pairs ({', '.join(parts)})"
 
 
@@ -303,8 +358,11 @@ def load_parallel(
     langs: list[str] | None = None,
     too_long: Callable[[list[str]], list[bool]] | None = None,
     seed: int = 0,
+    mono: list[str | Path | TrainFile] | None = None,
 ) -> ParallelData:
-    """Read every training file (all checked before returning) and split off the dev set."""
+    """Read every training file (all checked before returning) and split off the dev set.
+
+    ``mono`` files are added to the training groups after the split (never to dev)."""
     files = [s if isinstance(s, TrainFile) else TrainFile.parse(s) for s in specs]
     if not files:
         raise DataError("no training files given", hint="--train a.tsv [b.tsv.gz:2 …]")
@@ -320,13 +378,25 @@ def load_parallel(
         if not groups:
             raise DataError(f"no training pairs for languages {sorted(wanted)}")
     if dev_file is not None:
-        dev_groups, rep = read_tsv(TrainFile.parse(dev_file), -1, too_long=too_long)
-        reports.append(rep)
-        dev_src = {s for g in dev_groups for s in g.src}
+        dev, rep = read_tsv(TrainFile.parse(dev_file), -1, too_long=too_long)
+        dev_src = {s for g in dev for s in g.src}
         for g in groups:
             keep = [i for i, s in enumerate(g.src) if s not in dev_src]
             g.src = [g.src[i] for i in keep]
             g.tgt = [g.tgt[i] for i in keep]
-        return ParallelData(files, [g for g in groups if g.src], dev_groups, reports)
-    train, dev = split_dev(groups, dev_per_lang, seed)
+        train = [g for g in groups if g.src]
+    else:
+        train, dev = split_dev(groups, dev_per_lang, seed)
+    for spec in mono or []:
+        f = spec if isinstance(spec, TrainFile) else TrainFile.parse(spec)
+        gs, mrep = read_mono(f, len(files), too_long=too_long)
+        files.append(f)
+        reports.append(mrep)
+        held_out = {t for g in dev for t in (*g.src, *g.tgt)}
+        for g in gs:
+            g.src = g.tgt = [s for s in g.src if s not in held_out]
+            if g.src and (not langs or g.lang in langs):
+                train.append(g)
+    if dev_file is not None:
+        reports.append(rep)
     return ParallelData(files, train, dev, reports)

@@ -71,6 +71,7 @@ def read_data(cfg: DistillConfig, teacher: Any) -> ParallelData:
         langs=cfg.langs,
         too_long=token_filter(teacher, cfg.max_seq_length),
         seed=cfg.seed,
+        mono=list(cfg.mono),
     )
 
 
@@ -99,7 +100,7 @@ def build_student(
     kind, folder = students.parse_student(student)
     if kind == "static":
         model = students.build_static(
-            data.all_texts(),
+            vocab_texts(data, cfg.vocab_balance, cfg.seed),
             workdir,
             dim=teacher.dim,
             vocab_size=cfg.vocab_size,
@@ -124,6 +125,28 @@ def build_student(
         )
     assert folder is not None
     return students.build_checkpoint_student(folder, teacher.dim), {"base": folder}
+
+
+def vocab_texts(data: ParallelData, balance: float, seed: int = 0) -> Any:
+    """The vocabulary's corpus: every text, or (``balance`` > 0) an equal share per language
+    — the teacher's side counts as one language — with small languages repeated at most
+    ``balance`` times, so that a 5k-pair language is not left a handful of pieces."""
+    if balance <= 0:
+        return data.all_texts()
+    by_lang: dict[str, list[str]] = {}
+    for g in [*data.groups, *data.dev]:
+        if not g.mono:
+            by_lang.setdefault("\0teacher", []).extend(g.src)
+        by_lang.setdefault(g.lang, []).extend(g.tgt)
+    uniq = [list(dict.fromkeys(v)) for v in by_lang.values()]
+    share = sum(len(v) for v in uniq) // max(1, len(uniq))
+    rng = np.random.default_rng(seed)
+    out: list[str] = []
+    for texts in uniq:
+        n = min(share, int(len(texts) * balance))
+        reps, rest = divmod(n, len(texts))
+        out += texts * reps + [texts[i] for i in rng.permutation(len(texts))[:rest]]
+    return out
 
 
 def _pairs_for_init(data: ParallelData, cache: Any) -> tuple[list[str], list[str], Any]:

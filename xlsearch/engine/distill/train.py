@@ -2,6 +2,12 @@
 
 Per batch: loss = MSE(M̂(s), M(s)) + MSE(M̂(t), M(s)) — ``loss_src`` and ``loss_tgt`` —
 plus, only when ``contrastive`` > 0, λ·InfoNCE(M̂(t), M̂(s)) with in-batch negatives.
+A multilingual teacher (two-stage: a transformer student teaching a static one) may also
+give each translation its own target (``targets="each"``: MSE(M̂(t), M(t))) and teach
+monolingual sentences x of any language (``mono``: MSE(M̂(x), M(x)), no InfoNCE term).
+``sim_kd`` > 0 adds μ·``sim_kd_loss``: the in-batch cosine matrices of the student
+(translations × sources, translations × translations) regressed on the teacher's — graded
+similarity, which InfoNCE alone pushes towards "translation or not".
 One entry point, ``distill(config, on_progress, cancel, resume)``; the CLI, the TUI and
 ``torchrun`` all call it.
 """
@@ -24,6 +30,7 @@ from xlsearch.engine.distill import ddp
 from xlsearch.engine.distill import setup as su
 from xlsearch.engine.distill.config import DistillConfig, apply_preset, check_config
 from xlsearch.engine.distill.dev import evaluate_dev
+from xlsearch.engine.distill.losses import info_nce, sim_kd_loss
 from xlsearch.engine.distill.sampler import PairStream
 from xlsearch.engine.distill.teacher_cache import TeacherCache
 from xlsearch.engine.errors import ConfigError
@@ -162,8 +169,11 @@ def _run(
             "teacher> (Ham & Kim 2021 start the EMA teacher from the student)",
         )
     need = [s for g in data.dev for s in g.src[: cfg.eval_max_pairs]]
+    each = cfg.targets == "each"
     if not cfg.ema:
         need = data.source_texts()
+        if each:
+            need += [t for g in [*data.groups, *data.dev] for t in g.tgt if not g.mono]
     if dist.main:
         assert cache is not None
         cache_stats = cache.ensure(need, teacher, on_progress=report, cancel=cancel)
@@ -195,6 +205,8 @@ def _run(
     cfg.max_steps = max_steps
     stream = PairStream(sizes, weights, cfg.seed)
     rows = [su.teacher_rows(cache, g.src) for g in data.groups] if not cfg.ema else []
+    rows_t = [su.teacher_rows(cache, g.tgt) for g in data.groups] if each and not cfg.ema else []
+    mono_group = np.array([g.mono for g in data.groups], dtype=bool)
     dev_teacher = [cache.get(g.src[: cfg.eval_max_pairs]) for g in data.dev]
 
     model.to(device).train()
@@ -232,8 +244,10 @@ def _run(
         "languages": languages,
         "data": [
             {"path": str(f.path), "pairs": r.pairs, "weight": f.weight}
-            for f, r in zip(data.files, data.reports, strict=False)
+            | ({"mono": True} if i >= len(cfg.train) else {})
+            for i, (f, r) in enumerate(zip(data.files, data.reports, strict=False))
         ],
+        "targets": cfg.targets,
         "preset": cfg.preset,
         "ema": cfg.ema,
         "student_info": info,
@@ -266,6 +280,7 @@ def _run(
 
     use_amp = cfg.amp and device.startswith("cuda")
     ctr = float(cfg.contrastive or 0.0)
+    skd = float(cfg.sim_kd or 0.0)
     B, world = int(cfg.batch_size or 1), dist.world
     pin = device.startswith("cuda")
     dense_params = [
@@ -282,7 +297,7 @@ def _run(
             break
         retune()  # follow the machine's load (automatic thread count only)
         t0 = time.perf_counter()
-        ls = lt = lc = 0.0
+        ls = lt = lc = lk = 0.0
         for micro in range(cfg.accum):
             base = ((step * cfg.accum + micro) * world + dist.rank) * B
             groups, idx = stream.take(base, B)
@@ -290,22 +305,37 @@ def _run(
             tgt = [data.groups[g].tgt[i] for g, i in zip(groups, idx, strict=True)]
             if ema_model is not None:
                 with torch.no_grad(), torch.autocast("cuda", torch.bfloat16, enabled=use_amp):
-                    feats = _to(ema_model.tokenize(src), device, pin)
-                    target = ema_model(feats).float()
+                    feats = _to(ema_model.tokenize(src + tgt if each else src), device, pin)
+                    both = ema_model(feats).float()
+                target, target_t = both[: len(src)], both[len(src) :] if each else both
             else:
                 r = np.array([rows[g][i] for g, i in zip(groups, idx, strict=True)])
                 target = torch.from_numpy(np.asarray(cache.vectors[r], dtype=np.float32))
                 target = _to({"t": target}, device, pin)["t"]
+                target_t = target
+                if each:
+                    r = np.array([rows_t[g][i] for g, i in zip(groups, idx, strict=True)])
+                    t_vec = torch.from_numpy(np.asarray(cache.vectors[r], dtype=np.float32))
+                    target_t = _to({"t": t_vec}, device, pin)["t"]
             feats = _to(model.tokenize(src + tgt), device, pin)
             with torch.autocast("cuda", torch.bfloat16, enabled=use_amp):
                 emb = net(feats).float()
             loss_src = torch.nn.functional.mse_loss(emb[: len(src)], target)
-            loss_tgt = torch.nn.functional.mse_loss(emb[len(src) :], target)
+            loss_tgt = torch.nn.functional.mse_loss(emb[len(src) :], target_t)
             loss = loss_src + loss_tgt
-            if ctr > 0:
-                loss_ctr = info_nce(emb[len(src) :], emb[: len(src)], src, cfg.contrastive_scale)
+            pair = np.flatnonzero(~mono_group[groups])  # monolingual rows have no translation
+            if ctr > 0 and len(pair) > 1:
+                sel = torch.from_numpy(pair).to(emb.device)
+                loss_ctr = info_nce(
+                    emb[len(src) :][sel], emb[: len(src)][sel], [src[i] for i in pair],
+                    cfg.contrastive_scale,
+                )  # fmt: skip
                 loss = loss + ctr * loss_ctr
                 lc += loss_ctr.item() / cfg.accum
+            if skd > 0:
+                loss_skd = sim_kd_loss(emb[: len(src)], emb[len(src) :], target, target_t)
+                loss = loss + skd * loss_skd
+                lk += loss_skd.item() / cfg.accum
             (loss / cfg.accum).backward()
             ls += loss_src.item() / cfg.accum
             lt += loss_tgt.item() / cfg.accum
@@ -330,10 +360,11 @@ def _run(
             m = {
                 "step": step,
                 "epoch": round(stream.epoch_of(examples), 4),
-                "loss": ls + lt + ctr * lc,
+                "loss": ls + lt + ctr * lc + skd * lk,
                 "loss_src": ls,
                 "loss_tgt": lt,
                 **({"loss_ctr": lc} if ctr > 0 else {}),
+                **({"loss_skd": lk} if skd > 0 else {}),
                 "lr": scheds[-1].get_last_lr()[0],
                 "pairs_per_s": rate,
                 "eta_s": (max_steps - step) * B * cfg.accum * world / max(rate, 1e-9),
@@ -371,6 +402,8 @@ def _run(
         if not (out / "modules.json").is_file() or (not data.dev and not cancelled):
             save_best(best or {"step": step})
         checkpoint()
+        if cfg.calibrate_sts and not cancelled:
+            _calibrate(out, cfg.calibrate_sts, device, report, cancel)
         if (run_dir / "init-work").exists():
             import shutil
 
@@ -391,20 +424,14 @@ def _run(
     )
 
 
-def info_nce(a: Any, b: Any, keys: list[str], scale: float) -> Any:
-    """In-batch InfoNCE between rows of ``a`` and ``b`` (row i of each is a pair), both
-    directions; rows whose ``keys`` are equal (the same source sentence) are not negatives."""
-    import torch
+def _calibrate(out: Path, sts_file: str, device: str, report: Any, cancel: Any) -> None:
+    """Fit the saved student's STS calibration (``engine/calibration.py``) into its card."""
+    from xlsearch.engine import calibration
+    from xlsearch.engine.encoder import load_encoder
 
-    f = torch.nn.functional
-    logits = scale * f.normalize(a, dim=-1) @ f.normalize(b, dim=-1).T
-    ids: dict[str, int] = {}
-    key = torch.tensor([ids.setdefault(k, len(ids)) for k in keys], device=a.device)
-    same = key[:, None] == key[None, :]
-    same.fill_diagonal_(False)
-    logits = logits.masked_fill(same, float("-inf"))
-    labels = torch.arange(len(keys), device=a.device)
-    return (f.cross_entropy(logits, labels) + f.cross_entropy(logits.T, labels)) / 2
+    report(Progress("calibrate", 0, None, f"STS calibration on {Path(sts_file).name}"))
+    cal = calibration.calibrate(load_encoder(out, device=device), sts_file, cancel=cancel)
+    report(Progress("calibrate", 1, 1, f"STS calibration: MAE {cal['mae']:.2f} on 0–5"))
 
 
 def _to(features: dict[str, Any], device: str, pin: bool) -> dict[str, Any]:

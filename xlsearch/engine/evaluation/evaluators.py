@@ -237,39 +237,17 @@ def mine_candidates(
 
     The best partner is searched among the ``k`` nearest neighbours (memory stays bounded).
     Returns ``(src_row, tgt_row, score)`` sorted by score, greedily one-to-one (a row is
-    used at most once on each side), as in the BUCC mining recipe.
+    used at most once on each side), as in the BUCC mining recipe — the scoring and
+    retrieval of ``engine/margin.py``, the same as ``xlsearch mine --retrieval max``.
     """
+    from xlsearch.engine.margin import select
+
     if len(src) == 0 or len(tgt) == 0:
         return []
     fwd_sim, fwd_idx = M.knn(src, tgt, k)
     bwd_sim, bwd_idx = M.knn(tgt, src, k)
-    fx = fwd_sim.astype(np.float64).mean(axis=1)
-    fy = bwd_sim.astype(np.float64).mean(axis=1)
-    cand: list[tuple[int, int, float]] = []
-    for sims, idx, own, other, forward in (
-        (fwd_sim, fwd_idx, fx, fy, True),
-        (bwd_sim, bwd_idx, fy, fx, False),
-    ):
-        denom = (own[:, None] + other[idx]) / 2.0
-        margin = sims / np.where(np.abs(denom) > 1e-12, denom, 1e-12)
-        # ties between neighbours go to the lowest row index (as argmax over all rows would)
-        order = np.lexsort((idx, -margin), axis=-1)
-        best = np.take_along_axis(idx, order[:, :1], axis=1)[:, 0]
-        score = np.take_along_axis(margin, order[:, :1], axis=1)[:, 0]
-        for r in range(len(best)):
-            pair = (r, int(best[r])) if forward else (int(best[r]), r)
-            cand.append((*pair, float(score[r])))
-    cand.sort(key=lambda c: -c[2])
-    used_s: set[int] = set()
-    used_t: set[int] = set()
-    out = []
-    for i, j, s in cand:
-        if i in used_s or j in used_t:
-            continue
-        used_s.add(i)
-        used_t.add(j)
-        out.append((i, j, s))
-    return out
+    c = select(fwd_sim, fwd_idx, bwd_sim, bwd_idx, margin="ratio", retrieval="max")
+    return [(int(i), int(j), float(s)) for i, j, s in zip(c.src, c.tgt, c.score, strict=True)]
 
 
 class MiningEvaluator(Evaluator):

@@ -117,16 +117,17 @@ def margin_matrix(
 ) -> np.ndarray:
     """Ratio-margin scores (Artetxe & Schwenk 2019) between every row of ``x`` and ``y``.
 
-    ``margin(x, y) = cos(x, y) / (mean_k_nn(x in Y)/2 + mean_k_nn(y in X)/2)``. Rows must be
-    L2-normalised. Returns an ``(len(x), len(y))`` matrix; meant for sets of a few thousand.
+    ``margin(x, y) = cos(x, y) / (mean_k_nn(x in Y)/2 + mean_k_nn(y in X)/2)`` — computed by
+    ``engine/margin.py``, shared with bitext mining. Rows must be L2-normalised. Returns an
+    ``(len(x), len(y))`` matrix; meant for sets of a few thousand.
     """
+    from xlsearch.engine.margin import margin_matrix as dense
+
     x = np.asarray(x, dtype=np.float32)
     y = np.asarray(y, dtype=np.float32)
     fx = knn_mean_sim(x, y, k) if x_knn is None else x_knn
     fy = knn_mean_sim(y, x, k) if y_knn is None else y_knn
-    denom = (fx[:, None] + fy[None, :]) / 2.0
-    denom = np.where(np.abs(denom) > 1e-12, denom, 1e-12)
-    return (x @ y.T).astype(np.float64) / denom
+    return dense(x, y, fx, fy, "ratio")
 
 
 def margin_translation_accuracy(

@@ -62,11 +62,20 @@ class StsScore:
 
     text: str
     cosine: float
+    calibrated_score: float | None = None
+    """0–5 from the model's STS calibration; None when the model has none."""
 
     @property
     def score(self) -> float:
-        """The cosine mapped onto the STS 0–5 scale (negative cosines count as 0)."""
+        """The 0–5 STS score: calibrated if the model has a calibration, else the fallback
+        ``5 × clip(cosine, 0, 1)``."""
+        if self.calibrated_score is not None:
+            return round(self.calibrated_score, 2)
         return round(5.0 * max(0.0, min(1.0, self.cosine)), 2)
+
+    @property
+    def calibrated(self) -> bool:
+        return self.calibrated_score is not None
 
 
 @dataclass(frozen=True)

@@ -168,11 +168,16 @@ class LocalEngine(JobsMixin):
     def sts(self, a: str, b_list: Sequence[str]) -> list[StsScore]:
         import numpy as np
 
-        vecs = np.asarray(self.encoder().encode([a, *b_list]), dtype=np.float32)
+        from xlsearch.engine import calibration
+
+        encoder = self.encoder()
+        vecs = np.asarray(encoder.encode([a, *b_list]), dtype=np.float32)
         norms = np.maximum(np.linalg.norm(vecs, axis=1), 1e-12)
-        cos = (vecs[1:] @ vecs[0]) / (norms[1:] * norms[0])
+        cos = np.clip((vecs[1:] @ vecs[0]) / (norms[1:] * norms[0]), -1.0, 1.0)
+        cal = calibration.load(encoder)
         scores = [
-            StsScore(t, float(np.clip(c, -1.0, 1.0))) for t, c in zip(b_list, cos, strict=True)
+            StsScore(t, float(c), float(calibration.apply(c, cal)) if cal else None)
+            for t, c in zip(b_list, cos, strict=True)
         ]
         return sorted(scores, key=lambda s: -s.cosine)
 

@@ -65,8 +65,9 @@ class CompareScreen(EngineScreen):
         for rank, s in enumerate(self.scores, start=1):
             table.add_row(str(rank), f"{s.score:.2f}", f"{s.cosine:.3f}", s.text)
         best = self.scores[0] if self.scores else None
+        how = "calibrated" if best and best.calibrated else "uncalibrated: 5 × cosine"
         self.query_one("#sts-status", Label).update(
-            f"{len(self.scores)} scored; best {best.score:.2f}/5" if best else ""
+            f"{len(self.scores)} scored; best {best.score:.2f}/5 ({how})" if best else ""
         )
 
     def commands(self) -> list[tuple[str, str, Any]]:

@@ -1,0 +1,146 @@
+"""STS scores people can read: cosine → 0–5, calibrated per model on human-labelled pairs.
+
+A model's cosines are not on the STS scale (a static student gives 0.6 to unrelated
+sentences, a transformer 0.1), so ``5 × cosine`` means different things per model. The
+calibration is an isotonic regression (scikit-learn) of the gold 0–5 scores on the model's
+cosines of an STS training set (STS-benchmark train: 5,749 English pairs), stored as a
+monotone piecewise-linear curve (≤ ``KNOTS`` knots) in the model card under
+``sts_calibration`` — or, for the bundled teacher, whose folder belongs to an installed
+package, in ``<data>/eval/teacher.json``. Between knots the score is interpolated; outside
+them it is the end value. Without a calibration the documented fallback is
+``5 × clip(cosine, 0, 1)`` (flagged ``calibrated=False``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xlsearch.engine.errors import DataError
+from xlsearch.engine.progress import CancelToken, ProgressCallback
+
+KEY = "sts_calibration"
+KNOTS = 64
+
+
+def fallback_score(cosine: float | np.ndarray) -> Any:
+    """The uncalibrated mapping: ``5 × clip(cosine, 0, 1)``."""
+    return 5.0 * np.clip(cosine, 0.0, 1.0)
+
+
+def fit(cosines: np.ndarray, gold: np.ndarray, *, knots: int = KNOTS) -> dict[str, Any]:
+    """Isotonic fit of ``gold`` on ``cosines``, as ``{"x": [...], "y": [...]}`` knots.
+
+    Knots sit at quantiles of the cosines, so the curve is detailed where the data are.
+    """
+    from sklearn.isotonic import IsotonicRegression
+
+    cos = np.asarray(cosines, dtype=np.float64)
+    gold = np.asarray(gold, dtype=np.float64)
+    if len(cos) < 2 or len(cos) != len(gold) or np.ptp(cos) <= 0:
+        raise DataError("STS calibration needs at least 2 pairs with different cosines")
+    iso = IsotonicRegression(y_min=0.0, y_max=5.0, out_of_bounds="clip").fit(cos, gold)
+    xs = np.unique(np.quantile(cos, np.linspace(0.0, 1.0, knots)))
+    ys = np.maximum.accumulate(np.clip(iso.predict(xs), 0.0, 5.0))
+    return {"x": [round(float(v), 5) for v in xs], "y": [round(float(v), 4) for v in ys]}
+
+
+def apply(cosine: float | np.ndarray, calibration: dict[str, Any] | None) -> Any:
+    """0–5 score(s) for ``cosine``: the calibration curve, else the fallback."""
+    if not calibration or not calibration.get("x"):
+        return fallback_score(cosine)
+    return np.clip(np.interp(cosine, calibration["x"], calibration["y"]), 0.0, 5.0)
+
+
+def _teacher_file() -> Path:
+    from xlsearch.engine import locations
+
+    return locations.data_dir() / "eval" / "teacher.json"
+
+
+def _is_bundled(encoder_id: str) -> bool:
+    from xlsearch.engine.modelio import BUNDLED_TEACHER
+
+    return encoder_id == BUNDLED_TEACHER
+
+
+def load(encoder: Any) -> dict[str, Any] | None:
+    """The calibration stored for ``encoder`` (card, or the bundled teacher's file), if any."""
+    if _is_bundled(getattr(encoder, "id", "")):
+        try:
+            data = json.loads(_teacher_file().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        cal = data.get(KEY)
+    else:
+        cal = (getattr(encoder, "card", None) or {}).get(KEY)
+    return cal if isinstance(cal, dict) and cal.get("x") else None
+
+
+def score(encoder: Any, cosine: float) -> tuple[float, bool]:
+    """``(0–5 score, calibrated?)`` for one cosine with ``encoder``'s calibration."""
+    cal = load(encoder)
+    return round(float(apply(cosine, cal)), 3), cal is not None
+
+
+def calibrate(
+    encoder: Any,
+    sts_file: str | os.PathLike[str],
+    *,
+    save: bool = True,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]:
+    """Fit ``encoder``'s calibration on an STS file and (``save``) store it with the model.
+
+    Returns the calibration: knots, the file, pair count, Spearman×100 and the mean absolute
+    error (0–5 scale, on the calibration data) of the fallback and of the calibrated score.
+    """
+    from xlsearch.engine.evaluation import metrics as M
+    from xlsearch.engine.evaluation.evaluators import STSEvaluator
+    from xlsearch.engine.evaluation.readers import read_sts
+
+    data = read_sts(sts_file)
+    cos = STSEvaluator.from_set(data).cosines(encoder, on_progress, cancel)
+    gold = np.asarray(data.scores, dtype=np.float64)
+    cal = fit(cos, gold)
+    cal.update(
+        data=Path(sts_file).name,
+        pairs=len(gold),
+        spearman=round(100.0 * M.spearman(cos, gold), 2),
+        mae_fallback=round(float(np.abs(fallback_score(cos) - gold).mean()), 3),
+        mae=round(float(np.abs(apply(cos, cal) - gold).mean()), 3),
+        date=_dt.date.today().isoformat(),
+    )
+    if save:
+        store(encoder, cal)
+    return cal
+
+
+def store(encoder: Any, cal: dict[str, Any]) -> Path:
+    """Write ``cal`` into the model card (or the bundled teacher's results file)."""
+    if _is_bundled(getattr(encoder, "id", "")):
+        path = _teacher_file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        data[KEY] = cal
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(path)
+        return path
+    from xlsearch.engine.modelio import CARD_NAME, update_card
+
+    if encoder.path is None:
+        raise DataError("an in-memory model has no card to store a calibration in")
+    card = update_card(encoder.path, **{KEY: cal})
+    if hasattr(encoder, "card"):
+        encoder.card = card
+    return Path(encoder.path) / CARD_NAME
