@@ -89,6 +89,7 @@ class FakeEngine:
             }
         }
         self.calls: list[str] = []
+        self.notices: list[str] = []
         if seed:
             self._add_units("demo", "demo.tmx", SEED_UNITS)
             self.indexed[("demo", STUDENT)] = len(self.segments)
@@ -130,8 +131,13 @@ class FakeEngine:
         collection: str | None = None,
         k: int = 50,
         where: Any = "",
+        *,
+        variants: bool = False,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
     ) -> list[Hit]:
         self.calls.append(f"search:{mode}:{query}")
+        self.notices = []
         if where:
             from xlsearch.engine.store.units import UnitFilter
 
@@ -175,6 +181,15 @@ class FakeEngine:
                 Hit(s.id, round(score, 4), s.lang, s.text, doc.name, doc.collection, translations)
             )
         hits.sort(key=lambda h: (-h.score, h.segment_id))
+        if not variants:  # one hit per unit, its best segment (as LocalEngine)
+            seen: set[int] = set()
+            unique = []
+            for h in hits:
+                unit = self.segments[h.segment_id].unit
+                if unit not in seen:
+                    seen.add(unit)
+                    unique.append(h)
+            hits = unique
         return hits[:k]
 
     def detect_language(self, text: str) -> str:
