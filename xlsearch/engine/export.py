@@ -209,13 +209,12 @@ def export_store(
                 present |= have
         if not present:
             where = f"collection {collection!r}" if collection else "the store"
-            need = (
-                f"{langs[0]} and any of {','.join(langs[1:])}"
-                if fmt == "tsv"
-                else f"at least two of {','.join(langs)}"
-            )
+            need = {
+                "tsv": f"{langs[0]} and any of {','.join(langs[1:])}",
+                "xliff": f"text in both {langs[0]} and {langs[-1]}",
+            }.get(fmt, f"at least two of {','.join(langs)}")
             raise DataError(
-                f"no translation unit in {where} has {need}; nothing written to {path}",
+                f"no unit has {need}; nothing written to {path} (searched {where})",
                 hint="see the languages stored with: xlsearch collections",
             )
         columns = [lg for lg in langs if lg in present] if fmt == "tsv" else langs
