@@ -302,6 +302,7 @@ def write_hits(hits: Sequence[Any], path: str | Path, langs: Sequence[str] | Non
     from collections import Counter
 
     from xlsearch.engine import export
+    from xlsearch.engine.langtags import tag_matches
 
     fmt = export.export_format(path)
     if not langs:
@@ -326,7 +327,10 @@ def write_hits(hits: Sequence[Any], path: str | Path, langs: Sequence[str] | Non
         for t in h.translations:
             texts.setdefault(t["lang"], t["text"])
         texts[h.lang] = h.text
-        cells = [texts.get(lang, "") for lang in langs]
+        cells = [  # --lang values are BCP 47 prefixes: "en" fills from "en-US"
+            texts.get(lang) or next((t for tag, t in texts.items() if tag_matches(lang, tag)), "")
+            for lang in langs
+        ]
         rows.append([str(rank), f"{h.score:.4f}", *cells, h.collection, Path(h.path).name])
     export.write_tsv(path, header, rows)
     return Path(path)
