@@ -12,16 +12,28 @@ from xlsearch.engine.evaluation.metrics import mse_x100, translation_accuracy
 from xlsearch.engine.modelio import update_card
 
 
-def test_active_model_defaults_to_teacher_then_newest_student(tiny_static_model: Path) -> None:
+def test_active_model_is_only_what_the_user_chose(tiny_static_model: Path) -> None:
+    """A new student never becomes active by itself; unfinished runs are not models."""
+    import pytest
+
+    from xlsearch.engine.errors import ModelError
+
     assert catalog.active_model() == "bundled:teacher"
     older = Path(shutil.copytree(tiny_static_model, locations.models_dir() / "older"))
     newer = Path(shutil.copytree(tiny_static_model, locations.models_dir() / "newer"))
+    running = Path(shutil.copytree(tiny_static_model, locations.models_dir() / "running"))
     update_card(older, created="2026-01-01T00:00:00+00:00")
     update_card(newer, created="2026-02-01T00:00:00+00:00")
+    update_card(running, created="2026-03-01T00:00:00+00:00", finished=False)
     names = [m.name for m in catalog.list_models()]
     assert names[0].startswith("teacher") and {"older", "newer"} <= set(names)
-    assert catalog.active_model() == str(newer.resolve())
+    assert "running" not in names
+    assert [m.name for m in catalog.list_models(unfinished=True)] == ["running"]
+    assert catalog.active_model() == "bundled:teacher"
     catalog.set_active_model(str(older))
+    assert catalog.active_model() == str(older.resolve())
+    with pytest.raises(ModelError, match="unfinished"):
+        catalog.set_active_model("running")
     assert catalog.active_model() == str(older.resolve())
 
 

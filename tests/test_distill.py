@@ -142,6 +142,13 @@ def test_cancel_saves_and_resume_matches_uninterrupted_run(
     part = distill(cfg_b, on_progress=stop_at_6, cancel=token)
     assert part.cancelled and part.steps == 6
     assert (part.out / "modules.json").is_file()  # a usable model right away
+    from xlsearch.engine.catalog import ModelInfo
+    from xlsearch.engine.modelio import read_card
+
+    # … but an unfinished run, not a finished model (catalog and `models --use` skip it)
+    assert read_card(part.out)["finished"] is False
+    assert not ModelInfo(str(part.out), part.out, read_card(part.out)).finished
+    assert read_card(full.out)["finished"] is True
     meta = json.loads((part.run_dir / "checkpoint" / "meta.json").read_text())
     assert meta["step"] == 6 and meta["config"]["max_steps"] == 14
 
@@ -149,6 +156,7 @@ def test_cancel_saves_and_resume_matches_uninterrupted_run(
         distill(cfg_b)
     done = distill(DistillConfig(out=str(tmp_path / "b"), device="cpu"), resume=True)
     assert done.steps == 14 and not done.cancelled
+    assert read_card(done.out)["finished"] is True
     a = _weights(full.run_dir / "checkpoint" / "model")
     b = _weights(done.run_dir / "checkpoint" / "model")
     assert a.keys() == b.keys() and len(a) == 5

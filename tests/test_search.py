@@ -40,10 +40,13 @@ def test_cross_lingual_hit_has_language_document_and_translations() -> None:
             "fr": "le chien dort",
         }
         assert hits[0].score >= hits[1].score >= hits[2].score
-        # no language filter: the query's own sentence and its translations come first
-        assert {h.text for h in Searcher(store, enc).search("the dog sleeps", 3)} == set(
-            UNITS[0].values()
-        )
+        # variants: the query's own sentence and its translations fill the first ranks
+        found = Searcher(store, enc).search("the dog sleeps", 3, variants=True)
+        assert {h.text for h in found} == set(UNITS[0].values())
+        # default: one hit per translation unit (its best segment), still k of them
+        best = Searcher(store, enc).search("the dog sleeps", 3)
+        assert len(best) == 3 and best[0].text == "the dog sleeps"
+        assert len({h.tu_id for h in best}) == 3
 
 
 @pytest.mark.parametrize("kind", ["flat", "ivf", "hnsw"])
@@ -84,12 +87,43 @@ def test_filter_on_documents_and_collections() -> None:
         assert [h.collection for h in s.search("hund", 5, collection="a")] == ["a"] * 5
 
 
-def test_search_refuses_missing_index_and_bad_arguments() -> None:
+def test_missing_index_is_built_on_the_spot_with_a_notice() -> None:
+    with Store() as store:
+        add_document(store, "c", "a.txt", UNITS)
+        with pytest.raises(IndexMismatchError, match="no index"):
+            Searcher(store, FakeEncoder(), repair=False).search("dog", 3)
+        events: list = []
+        s = Searcher(store, FakeEncoder(), on_progress=events.append)
+        hits = s.search("the dog sleeps", 3)
+        assert hits and hits[0].text == "the dog sleeps"
+        assert len(s.notices) == 1 and "'c' had no index" in s.notices[0]
+        assert events[0].stage == "notice" and any(e.stage == "save" for e in events)
+        again = Searcher(store, FakeEncoder())
+        assert again.search("the dog sleeps", 3) == hits and again.notices == []
+
+
+def test_damaged_index_is_rebuilt_on_the_spot_with_a_notice() -> None:
+    from xlsearch.engine.index.files import read_sidecar
+
+    with Store() as store:
+        add_document(store, "c", "a.txt", UNITS)
+        oi = build_index(store, FakeEncoder(), "c")
+        path = oi.folder / read_sidecar(oi.folder)["file"]
+        data = bytearray(path.read_bytes())
+        data[-5] ^= 0xFF
+        path.write_bytes(bytes(data))
+        with pytest.raises(IndexMismatchError, match="checksum"):
+            Searcher(store, FakeEncoder(), repair=False).search("the dog sleeps", 3)
+        s = Searcher(store, FakeEncoder())
+        assert s.search("the dog sleeps", 3)[0].text == "the dog sleeps"
+        assert "'c' had an unreadable index" in s.notices[0]
+        assert Searcher(store, FakeEncoder()).search("the dog sleeps", 1)  # fixed for good
+
+
+def test_search_refuses_bad_arguments() -> None:
     with Store() as store:
         add_document(store, "c", "a.txt", UNITS)
         s = Searcher(store, FakeEncoder())
-        with pytest.raises(IndexMismatchError, match="no index"):
-            s.search("dog", 3)
         with pytest.raises(ConfigError):
             s.search("dog", 3, mode="fuzzy")
         with pytest.raises(ConfigError):

@@ -182,12 +182,15 @@ def test_cancel_rolls_back(store: Store, tmp_path: Path) -> None:
     assert store.import_file(path).added == 20_000
 
 
-def test_empty_file_imports_nothing(store: Store, tmp_path: Path) -> None:
-    path = tmp_path / "e.txt"
+@pytest.mark.parametrize("name", ["e.txt", "e.tsv", "e.csv", "e.jsonl"])
+def test_empty_file_is_an_error_and_imports_nothing(
+    store: Store, tmp_path: Path, name: str
+) -> None:
+    path = tmp_path / name
     path.write_text("\n\n", encoding="utf-8")
-    report = store.import_file(path, langs="en")
-    assert report.added == 0 and report.document_id is None and "no segments" in report.warnings[0]
-    assert store.documents() == [] and store.generation() == 0
+    with pytest.raises(DataError, match=f"{name}:1: no segments found"):
+        store.import_file(path, langs="en")
+    assert store.documents() == [] and store.collections() == [] and store.generation() == 0
     with pytest.raises(DataError, match="no such file"):
         store.import_file(tmp_path / "missing.tsv")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,49 +27,11 @@ COMMAND_MODULES = (
 )
 
 
-class ProgressBar:
-    """A one-line progress bar on stderr, fed with engine ``Progress`` events."""
+def ProgressBar() -> Any:  # noqa: N802 - kept for callers of the former class
+    """The CLI progress display (rich bars on a terminal, plain lines otherwise)."""
+    from xlsearch.commands.progress import ProgressDisplay
 
-    def __init__(self, stream: Any = None, width: int = 30) -> None:
-        self.stream = stream or sys.stderr
-        self.width = width
-        self.start = time.monotonic()
-        self._last = 0.0
-        self._stage = ""
-        self._open = False
-
-    def __call__(self, event: Any) -> None:
-        now = time.monotonic()
-        final = event.total is not None and event.done >= event.total
-        if event.stage != self._stage:
-            self.close()
-            self._stage = event.stage
-            self.start = now
-        elif now - self._last < 0.2 and not final:
-            return
-        self._last = now
-        frac = event.fraction
-        if frac is None:
-            bar = f"{event.done:,}"
-        else:
-            filled = int(frac * self.width)
-            bar = "#" * filled + "-" * (self.width - filled) + f" {event.done:,}/{event.total:,}"
-        extra = " ".join(
-            f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-            for k, v in list(event.metrics.items())[:5]
-        )
-        msg = f" {event.message}" if event.message else ""
-        line = f"\r{event.stage:>10} [{bar}] {now - self.start:5.0f}s {extra}{msg}"
-        self.stream.write(line[:160].ljust(80))
-        self.stream.flush()
-        self._open = True
-
-    def close(self) -> None:
-        """End the current line."""
-        if self._open:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._open = False
+    return ProgressDisplay()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,22 +62,65 @@ def _configure_threads() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``xlsearch`` console script."""
+    """Entry point of the ``xlsearch`` console script.
+
+    Every failure is one line on stderr and exit status 2 (Ctrl-C: 130); a closed pipe
+    (``xlsearch search … --json | head``) ends quietly. ``XLSEARCH_DEBUG=1`` shows tracebacks.
+    """
     from xlsearch.engine.errors import XLSearchError
 
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):  # bare `xlsearch` opens the app
         args = parser.parse_args(["app"])
+    debug = bool(os.environ.get("XLSEARCH_DEBUG"))
     try:
         _configure_threads()
-        return int(args.func(args) or 0)
+        rc = int(args.func(args) or 0)
+        sys.stdout.flush()  # a reader that went away (| head) surfaces here, not at exit
+        return rc
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
     except XLSearchError as exc:
-        print(f"error: {exc.title}: {exc}", file=sys.stderr)
+        if debug:
+            raise
+        print(error_line(exc), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except OSError as exc:
+        if debug:
+            raise
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"error:{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug: still one line, with how to see more
+        if debug:
+            raise
+        print(
+            f"error: {type(exc).__name__}: {exc} (xlsearch {args.command}; "
+            "rerun with XLSEARCH_DEBUG=1 for the traceback and report it)",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def error_line(exc: Any) -> str:
+    """An ``XLSearchError`` as one line: ``error: Title: message (hint: fix)``."""
+    text = " ".join(str(exc.message).split())
+    hint = f" (hint: {' '.join(str(exc.hint).split())})" if exc.hint else ""
+    return f"error: {exc.title}: {text}{hint}"
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the exit flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -66,7 +66,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         )
     if args.no_app:
         return 0
+    from xlsearch.engine.facade.local import LocalEngine
     from xlsearch.tui.app import run_app
 
-    run_app(query=args.query if args.query is not None else EXAMPLE_QUERY)
+    # the demo searches with its own student, whatever model is active
+    engine = LocalEngine(model=str(state.model))
+    run_app(query=args.query if args.query is not None else EXAMPLE_QUERY, engine=engine)
     return 0

@@ -58,8 +58,9 @@ def register(sub: Any) -> None:
     p.add_argument("--collection", "-c", help="collection (default: all)")
     p.add_argument(
         "--lang",
-        help="comma-separated BCP 47 prefixes (en = en, en-GB, en-US …; TSV: the columns, in "
-        "order; XLIFF: source,target)",
+        help="comma-separated BCP 47 prefixes (en = en, en-GB, en-US …), first one first: "
+        "TSV writes units with the first and any other (columns: those present), TMX units "
+        "with at least two of them, XLIFF (source,target) units with both",
     )
     p.add_argument("--format", choices=("tmx", "xliff", "tsv"), help="default: by extension")
     p.add_argument(
@@ -90,7 +91,7 @@ def _expand(paths: list[Path]) -> list[Path]:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Import files; one line per file, warnings after it; exit 2 if any file failed."""
-    from xlsearch.cli import ProgressBar
+    from xlsearch.cli import ProgressBar, error_line
     from xlsearch.engine.errors import CancelledError, XLSearchError
     from xlsearch.engine.store import Store
 
@@ -117,7 +118,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             except XLSearchError as exc:
                 if bar:
                     bar.close()
-                print(f"error: {exc.title}: {exc}", file=sys.stderr)
+                print(error_line(exc), file=sys.stderr)
                 failed += 1
                 continue
             if bar:
@@ -171,12 +172,19 @@ def cmd_collections(args: argparse.Namespace) -> int:
 
 def cmd_delete(args: argparse.Namespace) -> int:
     """Delete a collection or a document."""
+    from xlsearch.engine.index.files import collection_folders
+    from xlsearch.engine.index.vectors import human_bytes
     from xlsearch.engine.store import Store
 
     with Store() as store:
         if args.collection:
+            folders = collection_folders(args.collection)
+            size = sum(f.stat().st_size for d in folders for f in d.rglob("*") if f.is_file())
             n = store.delete_collection(args.collection)
-            print(f"deleted collection {args.collection!r} ({n:,} segments)")
+            print(
+                f"deleted collection {args.collection!r} ({n:,} segments; "
+                f"{len(folders)} index folder(s), {human_bytes(size)} removed)"
+            )
         else:
             n = store.delete_document(args.document)
             print(f"deleted document {args.document} ({n:,} segments)")
@@ -184,11 +192,11 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Export translation units of a collection."""
-    from xlsearch.cli import ProgressBar
+    """Export translation units of a collection; says what it left out."""
+    from xlsearch.commands.progress import progress_display
     from xlsearch.commands.search import unit_filter
     from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.export import export_format, iter_store_units, write_units
+    from xlsearch.engine.export import export_format, export_store
     from xlsearch.engine.importers import langs_option
     from xlsearch.engine.store import Store
 
@@ -200,15 +208,16 @@ def cmd_export(args: argparse.Namespace) -> int:
                 "XLIFF is bilingual: pass --lang SOURCE,TARGET",
                 hint=f"languages in the store: {', '.join(known) or 'none'}",
             )
-        bar = ProgressBar()
-        n = write_units(
-            args.out,
-            iter_store_units(store, args.collection, langs, unit_filter(args)),
-            args.format,
-            langs,
-            on_progress=bar,
-            xliff_version=args.xliff_version,
-        )
-        bar.close()
-    print(f"wrote {n:,} units to {args.out}")
+        with progress_display() as bar:
+            report = export_store(
+                store,
+                args.out,
+                args.collection,
+                langs,
+                args.format,
+                on_progress=bar,
+                xliff_version=args.xliff_version,
+                units=unit_filter(args),
+            )
+    print(report.describe())
     return 0

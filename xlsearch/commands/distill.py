@@ -191,6 +191,27 @@ def cmd_distill(args: argparse.Namespace) -> int:
         f"{state} at step {result.steps:,}/{result.max_steps:,} "
         f"({result.pairs_per_s:,.0f} pairs/s){dev}\nmodel: {result.out}"
     )
-    if result.cancelled or result.stopped_early:
-        print(f"resume: xlsearch distill --resume --out {result.out}")
-    return 130 if result.cancelled else 0
+    if result.cancelled:
+        print(
+            "this run is unfinished (not listed as a model); "
+            f"resume: xlsearch distill --resume --out {result.out}"
+        )
+        return 130
+    if result.stopped_early:
+        print(f"time limit reached; to train on: xlsearch distill --resume --out {result.out}")
+    print(switch_hint(result.out))
+    return 0
+
+
+def switch_hint(out: Any) -> str:
+    """How to make a new model the active one (distilling never does it by itself)."""
+    from pathlib import Path
+
+    from xlsearch.engine import locations
+
+    path = Path(out)
+    name = path.name if path.parent.resolve() == locations.models_dir().resolve() else str(path)
+    return (
+        f"the active model is unchanged; to search with this one: xlsearch models --use {name} "
+        "(collections are re-indexed for it on first use)"
+    )

@@ -81,5 +81,10 @@ def cmd_models(args: argparse.Namespace) -> int:
         )
         if m.spec != "bundled:teacher":
             print(f"    {m.spec}")
-    print("(* = active model)", file=sys.stderr)
+    runs = catalog.list_models(unfinished=True)
+    if runs:
+        print("unfinished distillation runs (not usable yet):")
+        for r in runs:
+            print(f"  {r.name}: resume with xlsearch distill --resume --out {r.spec}")
+    print("(* = active model; change it with xlsearch models --use NAME)", file=sys.stderr)
     return 0

@@ -37,9 +37,22 @@ def register(sub: Any) -> None:
     p.add_argument("--collection", help="search one collection (default: all)")
     p.add_argument("--document", type=int, action="append", help="restrict to document id(s)")
     p.add_argument("--model", help="model (default: the active model)")
+    p.add_argument(
+        "--variants",
+        action="store_true",
+        help="every matching segment (default: one hit per translation unit, its best one)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per hit")
-    p.add_argument("--no-repair", action="store_true", help="refuse a stale index, don't fix it")
-    p.add_argument("--out", help="also export the hits as .tmx, .xlf (XLIFF 1.2) or .tsv")
+    p.add_argument(
+        "--no-repair",
+        action="store_true",
+        help="refuse a stale or missing index instead of (re)indexing on the spot",
+    )
+    p.add_argument(
+        "--out",
+        help="also write the hits to .tsv (header; columns: rank, score, the --lang "
+        "languages, collection, document), .tmx or .xlf (XLIFF 1.2)",
+    )
     add_unit_filters(p)
     p.set_defaults(func=cmd_search)
 
@@ -121,27 +134,9 @@ def _encoder(spec: str | None, **kw: Any) -> Any:
     return load_encoder(spec or active_model(), **kw)
 
 
-class _Bar:
-    """ProgressBar that prints ``plan`` events (index kind and memory estimate) as lines."""
-
-    def __init__(self) -> None:
-        from xlsearch.cli import ProgressBar
-
-        self.bar = ProgressBar()
-
-    def __call__(self, event: Any) -> None:
-        if event.stage == "plan":
-            self.bar.close()
-            print(f"plan: {event.message} for {event.total:,} segments", file=sys.stderr)
-            return
-        self.bar(event)
-
-    def close(self) -> None:
-        self.bar.close()
-
-
 def cmd_index(args: argparse.Namespace) -> int:
     """Build or update indexes; embeds only texts without a cached vector."""
+    from xlsearch.commands.progress import progress_display
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.store import Store
 
@@ -152,13 +147,10 @@ def cmd_index(args: argparse.Namespace) -> int:
             print("nothing to index: import files first (xlsearch import FILE…)", file=sys.stderr)
             return 1
         for name in names:
-            bar = _Bar()
-            try:
+            with progress_display() as bar:
                 oi = build_index(
                     store, enc, name, kind=args.kind, rebuild=args.rebuild, on_progress=bar
                 )
-            finally:
-                bar.close()
             st = oi.stats
             print(
                 f"{name}: {oi.count:,} vectors ({oi.vi.kind}), +{st['added']:,} "
@@ -168,38 +160,39 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    """Print the top hits (text or JSON lines)."""
-    from xlsearch.engine.search import Searcher
+    """Print the top hits (text or JSON lines); ``--out`` also writes them to a file."""
+    from xlsearch.commands.progress import progress_display
+    from xlsearch.engine.search import Searcher, model_label
     from xlsearch.engine.store import Store
     from xlsearch.engine.store.units import unit_lines
 
-    with Store() as store:
+    langs = _langs(args.lang)
+    with Store() as store, progress_display() as bar:
         needs_model = args.mode in ("semantic", "hybrid")
         enc = _encoder(args.model) if needs_model else None
-        bar = _Bar()
         searcher = Searcher(store, enc, repair=not args.no_repair, on_progress=bar)
-        try:
-            hits = searcher.search(
-                args.query,
-                args.k,
-                mode=args.mode,
-                langs=_langs(args.lang),
-                collection=args.collection,
-                documents=args.document,
-                case_sensitive=args.case_sensitive,
-                units=unit_filter(args),
-            )
-        finally:
-            bar.close()
+        hits = searcher.search(
+            args.query,
+            args.k,
+            mode=args.mode,
+            langs=langs,
+            collection=args.collection,
+            documents=args.document,
+            case_sensitive=args.case_sensitive,
+            units=unit_filter(args),
+            variants=args.variants,
+        )
     if args.out:
         from xlsearch.engine.mining import write_hits
 
-        path = write_hits(hits, args.out)
+        path = write_hits(hits, args.out, langs)
         print(f"wrote {len(hits)} hits to {path}", file=sys.stderr)
     if args.json:
         for h in hits:
             print(json.dumps(h.to_dict(), ensure_ascii=False))
         return 0
+    if enc is not None:
+        print(f"model: {model_label(enc)}", file=sys.stderr)
     if not hits:
         print("no hits")
     for rank, h in enumerate(hits, 1):
@@ -231,29 +224,26 @@ def cmd_sts(args: argparse.Namespace) -> int:
 
 def cmd_mine(args: argparse.Namespace) -> int:
     """Mine pairs and print or export them."""
+    from xlsearch.commands.progress import progress_display
     from xlsearch.engine.mining import mine_store, write_pairs
     from xlsearch.engine.store import Store
 
     enc = _encoder(args.model)
-    bar = _Bar()
-    with Store() as store:
-        try:
-            res = mine_store(
-                store,
-                enc,
-                args.src,
-                args.tgt,
-                collection=args.collection,
-                tgt_collection=args.tgt_collection,
-                k=args.k,
-                margin=args.margin,
-                retrieval=args.retrieval,
-                threshold=args.threshold,
-                exact=not args.fast,
-                on_progress=bar,
-            )
-        finally:
-            bar.close()
+    with Store() as store, progress_display() as bar:
+        res = mine_store(
+            store,
+            enc,
+            args.src,
+            args.tgt,
+            collection=args.collection,
+            tgt_collection=args.tgt_collection,
+            k=args.k,
+            margin=args.margin,
+            retrieval=args.retrieval,
+            threshold=args.threshold,
+            exact=not args.fast,
+            on_progress=bar,
+        )
     s = res.stats
     print(
         f"{s['pairs']:,} pairs from {s['src']:,} {args.src} × {s['tgt']:,} {args.tgt} "

@@ -39,16 +39,30 @@ class ModelInfo:
     def created(self) -> str:
         return str(self.card.get("created", ""))
 
+    @property
+    def finished(self) -> bool:
+        """False for a distillation that was cancelled, crashed or is still running (its card
+        says ``"finished": false``); such a folder is a resumable run, not a model to use."""
+        return self.card.get("finished", True) is not False
 
-def list_models() -> list[ModelInfo]:
-    """The bundled teacher, then every model folder under ``./models`` and the user models dir."""
-    found = [
-        ModelInfo(
-            BUNDLED_TEACHER,
-            bundled_teacher_path(),
-            {"kind": "transformer", "dim": 384, "languages": ["en"]},
+    @property
+    def run_dir(self) -> Path:
+        """The run folder (checkpoints, metrics log) beside the model folder."""
+        return self.path.with_name(self.path.name + ".run")
+
+
+def list_models(*, unfinished: bool = False) -> list[ModelInfo]:
+    """The bundled teacher, then every finished model folder under ``./models`` and the user
+    models dir; ``unfinished=True`` lists only the resumable runs instead (no teacher)."""
+    found = []
+    if not unfinished:
+        found.append(
+            ModelInfo(
+                BUNDLED_TEACHER,
+                bundled_teacher_path(),
+                {"kind": "transformer", "dim": 384, "languages": ["en"]},
+            )
         )
-    ]
     seen: set[Path] = set()
     for folder in search_path():
         if not folder.is_dir():
@@ -66,27 +80,39 @@ def list_models() -> list[ModelInfo]:
                 card = read_card(sub)
             except ModelError:
                 card = {}
-            found.append(ModelInfo(str(real), real, card))
+            info = ModelInfo(str(real), real, card)
+            if info.finished != unfinished:
+                found.append(info)
     return found
 
 
-def active_model(settings: Settings | None = None) -> str:
-    """The model used for indexing and search.
+def _card(path: Path) -> dict[str, Any]:
+    try:
+        return read_card(path)
+    except ModelError:
+        return {}
 
-    ``settings.active_model`` if set, else the newest distilled student, else the teacher.
+
+def active_model(settings: Settings | None = None) -> str:
+    """The model used for indexing and search: the one chosen with ``models --use`` (or the
+    Models screen, or ``XLSEARCH_ACTIVE_MODEL``), else the bundled teacher.
+
+    Nothing else changes it: distilling a student does not make it active.
     """
     settings = settings or Settings.load()
-    if settings.active_model:
-        return settings.active_model
-    students = [m for m in list_models() if m.is_student]
-    if students:
-        return max(students, key=lambda m: m.created).spec
-    return BUNDLED_TEACHER
+    return settings.active_model or BUNDLED_TEACHER
 
 
 def set_active_model(spec: str) -> str:
-    """Make ``spec`` the active model (checked to exist) and save the setting."""
+    """Make ``spec`` the active model (checked to exist and finished) and save the setting."""
     resolved = BUNDLED_TEACHER if spec == BUNDLED_TEACHER else str(resolve_model_path(spec))
+    if resolved != BUNDLED_TEACHER:
+        info = ModelInfo(resolved, Path(resolved), _card(Path(resolved)))
+        if not info.finished:
+            raise ModelError(
+                f"{resolved} is an unfinished distillation run, not a finished model",
+                hint=f"finish it: xlsearch distill --resume --out {resolved}",
+            )
     settings = Settings.load()
     settings.active_model = resolved
     settings.save()

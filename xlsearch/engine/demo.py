@@ -132,11 +132,15 @@ def prepare_demo(
     """Distill the demo student, import and index the demo corpus — each only if missing.
 
     ``sts_file`` (e.g. STS-benchmark train): calibrate the demo student's 0–5 STS score.
+    The demo corpus is indexed with the demo student, whatever model is active; the demo
+    student becomes the active model only when none was ever chosen. A cancelled first run
+    is resumed on the next call.
     """
-    from xlsearch.engine.catalog import active_model
+    from xlsearch.engine.catalog import ModelInfo
     from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.modelio import read_card, update_card
+    from xlsearch.engine.settings import Settings
     from xlsearch.engine.store import Store
 
     on_progress = on_progress or no_progress
@@ -145,12 +149,15 @@ def prepare_demo(
     state = DemoState(model_dir)
     if fresh:
         shutil.rmtree(model_dir, ignore_errors=True)
+        shutil.rmtree(model_dir.with_name(model_dir.name + ".run"), ignore_errors=True)
         with Store() as store:
             if store.collection_id(DEMO_COLLECTION) is not None:
                 store.delete_collection(DEMO_COLLECTION)
 
     start = time.monotonic()
-    if not (model_dir / "modules.json").is_file():
+    have = (model_dir / "modules.json").is_file()
+    finished = have and ModelInfo(str(model_dir), model_dir, read_card(model_dir)).finished
+    if not finished:
         from xlsearch.engine.distill import DistillConfig, distill
 
         on_progress(Progress("demo", 0, 3, "distilling the demo student (first run only)"))
@@ -168,7 +175,14 @@ def prepare_demo(
             eval_steps=100,
             ckpt_steps=1000,
         )
-        distill(cfg, on_progress=on_progress, cancel=cancel)
+        from xlsearch.engine.distill.checkpoint import read_meta
+
+        resume = read_meta(model_dir.with_name(model_dir.name + ".run")) is not None
+        result = distill(cfg, on_progress=on_progress, cancel=cancel, resume=resume)
+        if result.cancelled:
+            from xlsearch.engine.errors import CancelledError
+
+            raise CancelledError("demo set-up cancelled; the next run resumes the distillation")
         encoder = load_encoder(model_dir)
         teacher = load_encoder("bundled:teacher")
         state.heldout = {
@@ -197,11 +211,15 @@ def prepare_demo(
         state.timings["import"] = time.monotonic() - start
 
         start = time.monotonic()
-        spec = active_model()
+        spec = str(model_dir)
         if not index_is_fresh(store, spec, DEMO_COLLECTION):
             on_progress(Progress("demo", 2, 3, "indexing the demo corpus"))
             encoder = load_encoder(spec)
             build_index(store, encoder, DEMO_COLLECTION, on_progress=on_progress, cancel=cancel)
         state.timings["index"] = time.monotonic() - start
+    settings = Settings.load()
+    if not settings.active_model:  # first run: the demo student, until the user chooses
+        settings.active_model = str(model_dir.resolve())
+        settings.save()
     on_progress(Progress("demo", 3, 3, "ready"))
     return state

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
 from xlsearch.engine import export_xliff as xliff
-from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.errors import ConfigError, DataError
 from xlsearch.engine.langtags import tag_matches
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
 
@@ -128,7 +128,7 @@ def iter_store_units(
         f"LEFT JOIN units u ON u.tu_id = s.tu_id{where} ORDER BY s.document_id, s.position",
         params,
     )
-    current: str | None = None
+    current: tuple[int, str] | None = None
     segs: list[tuple[str, str]] = []
     seg_meta: list[dict[str, Any] | None] = []
     unit_meta: str | None = None
@@ -141,6 +141,116 @@ def iter_store_units(
         seg_meta.append(_tuv_meta(smeta))
     if segs:
         yield _unit(segs, seg_meta, unit_meta, langs)
+
+
+@dataclass
+class ExportReport:
+    """What ``export_store`` wrote and what it left out (reason → units)."""
+
+    path: Path
+    written: int
+    columns: list[str] = field(default_factory=list)
+    """TSV: the language columns written (requested languages present in the units)."""
+    left_out: dict[str, int] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """``wrote N units to PATH (columns …); left out …`` in one line."""
+        cols = f" (columns {', '.join(self.columns)})" if self.columns else ""
+        out = f"wrote {self.written:,} units to {self.path}{cols}"
+        if self.left_out:
+            out += "; left out " + ", ".join(f"{n:,} {why}" for why, n in self.left_out.items())
+        return out
+
+
+def export_store(
+    store: Store,
+    path: Path | str,
+    collection: str | None = None,
+    langs: Sequence[str] | None = None,
+    fmt: str | None = None,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+    xliff_version: str = "1.2",
+    units: UnitFilter | None = None,
+) -> ExportReport:
+    """Export a collection's units; with ``langs`` = (first, others…):
+
+    TSV (distillation input): units that have ``first`` and any of the others, one column per
+    requested language that occurs in them (empty cells where a unit lacks one). TMX: units
+    with at least two of the requested languages (one language asked for: units having it).
+    XLIFF: units with both the source and the target language (``langs`` = source,target).
+    The report counts what was left out and why.
+    """
+    path = Path(path)
+    fmt = export_format(path, fmt)
+    langs = list(langs or [])
+    if fmt == "xliff":
+        _check_xliff(langs, xliff_version)
+    if fmt == "tsv" and len(langs) < 2:
+        raise ConfigError(
+            "TSV export needs at least two languages, English (the teacher's) first",
+            hint="--lang en,de[,fr…]",
+        )
+    if collection is not None and store.collection_id(collection) is None:
+        raise ConfigError(f"no collection named {collection!r}", hint="xlsearch collections")
+    columns = langs
+    left: dict[str, int] = {}
+    if not langs and not store.count_segments(collection=collection):
+        where = f"collection {collection!r}" if collection else "the store"
+        raise DataError(f"{where} holds no segments; nothing written to {path}")
+    if langs:
+        present: set[str] = set()
+        for unit in iter_store_units(store, collection, units=units):  # count what is left
+            have = {want for want in langs for lg, _ in unit.segments if tag_matches(want, lg)}
+            reason = _left_out_reason(have, langs, fmt)
+            if reason:
+                left[reason] = left.get(reason, 0) + 1
+            else:
+                present |= have
+        if not present:
+            where = f"collection {collection!r}" if collection else "the store"
+            need = {
+                "tsv": f"{langs[0]} and any of {','.join(langs[1:])}",
+                "xliff": f"text in both {langs[0]} and {langs[-1]}",
+            }.get(fmt, f"at least two of {','.join(langs)}")
+            raise DataError(
+                f"no unit has {need}; nothing written to {path} (searched {where})",
+                hint="see the languages stored with: xlsearch collections",
+            )
+        columns = [lg for lg in langs if lg in present] if fmt == "tsv" else langs
+    selected = (
+        u
+        for u in iter_store_units(store, collection, langs or None, units)
+        if not langs
+        or not _left_out_reason(
+            {want for want in langs for lg, _ in u.segments if tag_matches(want, lg)}, langs, fmt
+        )
+    )
+    n = write_units(
+        path,
+        selected,
+        fmt,
+        columns or None,
+        on_progress=on_progress,
+        cancel=cancel,
+        xliff_version=xliff_version,
+    )
+    return ExportReport(path, n, list(columns) if fmt == "tsv" else [], left)
+
+
+def _left_out_reason(have: set[str], langs: Sequence[str], fmt: str) -> str:
+    others = set(langs[1:])
+    if fmt == "tsv":
+        if langs[0] not in have:
+            return f"without {langs[0]}"
+        if not have & others:
+            return f"with only {langs[0]}"
+        return ""
+    if len(langs) >= 2 and len(have) < 2:
+        return f"with fewer than 2 of {','.join(langs)}"
+    if not have:
+        return f"without {langs[0]}"
+    return ""
 
 
 def _tuv_meta(raw: str | None) -> dict[str, Any] | None:
@@ -184,8 +294,9 @@ def write_units(
     """Write units atomically (temp file + rename) as TMX, XLIFF or TSV; return units written.
 
     TSV: one row per unit with one column per language of ``langs`` (required; the first is
-    the teacher's language for distillation), no header; units missing a language are left
-    out and tabs/newlines inside texts become spaces. TMX: all segments of each unit;
+    the teacher's language for distillation), no header; a unit lacking the first language or
+    all the others is left out, a missing other language is an empty cell; tabs/newlines
+    inside texts become spaces. TMX: all segments of each unit (of ``langs`` if given);
     ``header_props`` become ``<prop>``s of the header, ``srclang`` its source language.
     XLIFF (``xliff_version`` 1.2 or 2.0): ``langs`` is source,target; units with both.
     """
@@ -216,7 +327,7 @@ def write_units(
                 else:
                     ok = _tsv_row(fh, unit, langs)  # type: ignore[arg-type]
                 written += ok
-                if written % 1000 == 0:
+                if ok and written % 1000 == 0:
                     cancel.raise_if_cancelled()
                     if on_progress:
                         on_progress(Progress("export", written, None, path.name))
@@ -236,6 +347,28 @@ def write_units(
     if on_progress:
         on_progress(Progress("export", written, written, path.name))
     return written
+
+
+def write_tsv(path: Path | str, header: Sequence[str], rows: Iterable[Sequence[str]]) -> int:
+    """A TSV with a header row, written atomically; tabs/newlines in cells become spaces."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    n = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write("\t".join(header) + "\n")
+            for row in rows:
+                fh.write("\t".join(" ".join(str(c).split()) for c in row) + "\n")
+                n += 1
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return n
 
 
 def write_pairs(
@@ -340,8 +473,9 @@ def _annotations(fh: Any, meta: dict[str, Any]) -> None:
 
 
 def _tsv_row(fh: Any, unit: ExportUnit, langs: Sequence[str]) -> bool:
-    cells = [unit.text(lang) for lang in langs]
-    if any(not c for c in cells):
+    """One row: the first language is required, then at least one other; missing → empty."""
+    cells = [unit.text(lang) or "" for lang in langs]
+    if not cells[0] or (len(cells) > 1 and not any(cells[1:])):
         return False
-    fh.write("\t".join(" ".join(c.split()) for c in cells if c) + "\n")
+    fh.write("\t".join(" ".join(c.split()) for c in cells) + "\n")
     return True

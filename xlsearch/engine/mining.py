@@ -232,27 +232,46 @@ def write_pairs(
 
 
 def write_hits(hits: Sequence[Any], path: str | Path, langs: Sequence[str] | None = None) -> Path:
-    """Write search hits, each with its aligned translations, as TMX, XLIFF 1.2 or TSV.
+    """Write search hits, each with its aligned translations, as TSV, TMX or XLIFF 1.2.
 
-    TSV columns: ``langs``, else the hits' languages (most frequent first); a hit whose unit
-    lacks one of them is left out of the TSV (TMX keeps every segment). XLIFF: the first
-    two of those languages are source and target.
+    TSV (every hit): a header ``rank, score, <languages>, collection, document``, one row per
+    hit; the language columns are ``langs`` (the languages searched), else every language of
+    the hits (most frequent first); a cell is empty where the hit's unit lacks that language.
+    TMX: one unit per hit with all its segments and its score (``x-score``). XLIFF: the first
+    two of those languages are source and target (hits lacking either are left out).
     """
     from collections import Counter
 
     from xlsearch.engine import export
+    from xlsearch.engine.langtags import tag_matches
 
-    units = [
-        export.ExportUnit(
-            [(h.lang, h.text)] + [(t["lang"], t["text"]) for t in h.translations],
-            {"x-score": f"{h.score:.4f}", "x-tu": str(h.tu_id)},
-        )
-        for h in hits
-    ]
-    if not langs:
-        counts = Counter(lang for u in units for lang, _ in u.segments)
-        langs = [lang for lang, _ in counts.most_common()]
     fmt = export.export_format(path)
-    cols = list(langs) if fmt == "tsv" else list(langs)[:2] if fmt == "xliff" else None
-    export.write_units(path, units, fmt, cols)
+    if not langs:
+        counts = Counter(
+            lang for h in hits for lang in [h.lang, *(t["lang"] for t in h.translations)]
+        )
+        langs = [lang for lang, _ in counts.most_common()]
+    if fmt != "tsv":
+        units = [
+            export.ExportUnit(
+                [(h.lang, h.text)] + [(t["lang"], t["text"]) for t in h.translations],
+                {"x-score": f"{h.score:.4f}", "x-tu": str(h.tu_id)},
+            )
+            for h in hits
+        ]
+        export.write_units(path, units, fmt, list(langs)[:2] if fmt == "xliff" else None)
+        return Path(path)
+    header = ["rank", "score", *langs, "collection", "document"]
+    rows = []
+    for rank, h in enumerate(hits, 1):
+        texts: dict[str, str] = {}
+        for t in h.translations:
+            texts.setdefault(t["lang"], t["text"])
+        texts[h.lang] = h.text
+        cells = [  # --lang values are BCP 47 prefixes: "en" fills from "en-US"
+            texts.get(lang) or next((t for tag, t in texts.items() if tag_matches(lang, tag)), "")
+            for lang in langs
+        ]
+        rows.append([str(rank), f"{h.score:.4f}", *cells, h.collection, Path(h.path).name])
+    export.write_tsv(path, header, rows)
     return Path(path)

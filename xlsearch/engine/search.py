@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine.errors import ConfigError
-from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.engine.errors import ConfigError, IndexMismatchError
+from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback
 from xlsearch.engine.store.units import UnitFilter
 
 MODES = ("semantic", "lexical", "hybrid", "phrase", "regex")
@@ -84,7 +84,10 @@ class Searcher:
     """Search one store; keeps opened indexes and re-checks them against the store each call.
 
     ``encoder`` (or ``model``, default the active model) is loaded lazily: lexical search
-    needs none. ``repair`` lets a stale index be brought up to date instead of refused.
+    needs none. One search uses one model for every collection. With ``repair`` (default) a
+    stale index is brought up to date and a collection without an index for the model is
+    indexed on the spot (progress reported, and a ``notice`` event plus an entry in
+    ``notices``); ``repair=False`` refuses both instead.
     """
 
     def __init__(
@@ -105,6 +108,8 @@ class Searcher:
         self.cancel = cancel
         self._indexes: dict[str, Any] = {}
         self._allowed: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self.notices: list[str] = []
+        """What searching had to do that the user did not ask for (indexing on the spot)."""
 
     @property
     def encoder(self) -> Any:
@@ -126,17 +131,52 @@ class Searcher:
             side = read_sidecar(cached.folder)
             if side is not None and side.get("file") == cached.meta.get("file"):
                 return cached
-        oi = open_index(
-            self.store,
-            self.encoder,
-            collection,
-            repair=self.repair,
-            on_progress=self.on_progress,
-            cancel=self.cancel,
-        )
+        try:
+            oi = open_index(
+                self.store,
+                self.encoder,
+                collection,
+                repair=self.repair,
+                on_progress=self.on_progress,
+                cancel=self.cancel,
+            )
+        except IndexMismatchError:
+            if not self.repair:
+                raise
+            oi = self._index_now(collection)
         oi.meta["checked"] = gen
         self._indexes[collection] = oi
         return oi
+
+    def _index_now(self, collection: str) -> Any:
+        """Index ``collection`` for this search's model (none yet, or one from other weights)."""
+        from xlsearch.engine.index.manager import build_index, index_status, open_index
+
+        try:
+            state = index_status(self.store, self.encoder, collection)["state"]
+        except IndexMismatchError:
+            state = "unreadable"
+        why = {
+            "missing": "no index",
+            "mismatch": "an index from other weights",
+        }.get(state, "an unreadable index")
+        segments = self.store.count_segments(collection=collection)
+        notice = (
+            f"collection {collection!r} had {why} for model {model_label(self.encoder)}: "
+            f"indexing its {segments:,} segments now (once; cached vectors are reused)"
+        )
+        self.notices.append(notice)
+        if self.on_progress:
+            self.on_progress(Progress("notice", 0, None, notice))
+        build_index(
+            self.store,
+            self.encoder,
+            collection,
+            rebuild=state != "missing",
+            on_progress=self.on_progress,
+            cancel=self.cancel,
+        )
+        return open_index(self.store, self.encoder, collection, repair=True)
 
     def _collections(self, collection: str | None) -> list[str]:
         if collection is not None:
@@ -205,11 +245,14 @@ class Searcher:
         case_sensitive: bool = False,
         translations: bool = True,
         units: UnitFilter | None = None,
+        variants: bool = False,
     ) -> list[SearchHit]:
         """Top-``k`` hits for ``query`` in ``mode`` (semantic, lexical, hybrid, phrase, regex).
 
         ``langs``: BCP 47 prefixes (``en`` finds ``en-GB``); ``units``: translation-unit
         metadata filters (``UnitFilter``: props, notes, users, dates), applied before ranking.
+        One hit per translation unit (its best-scoring segment) unless ``variants``: then
+        every matching segment, so one unit may fill several ranks (e.g. its en and de side).
         """
         if mode not in MODES:
             raise ConfigError(f"unknown search mode {mode!r}; choose from {', '.join(MODES)}")
@@ -217,19 +260,29 @@ class Searcher:
             raise ConfigError("the query is empty")
         if k < 1:
             raise ConfigError("k must be at least 1")
+        if collection is not None and self.store.collection_id(collection) is None:
+            raise ConfigError(f"no collection named {collection!r}", hint="xlsearch collections")
         langs = list(langs) if langs else None
         qvec = None
         if mode in ("semantic", "hybrid"):
             qvec = np.asarray(self.encoder.encode([query]), dtype=np.float32)
         for _attempt in range(3):  # a concurrent import/delete: redo on the new snapshot
             gen = self.store.generation()
-            ranked = self._rank(
-                query, qvec, k, mode, langs, collection, documents, case_sensitive, units
-            )
-            hits = self.hits(ranked, translations=translations)
+            depth = k if variants else 3 * k
+            while True:
+                ranked = self._rank(
+                    query, qvec, depth, mode, langs, collection, documents, case_sensitive, units
+                )
+                hits = self.hits(ranked, translations=translations)
+                if not variants:
+                    hits = best_per_unit(hits)
+                # fewer than asked after merging variants: look deeper (the store may have more)
+                if variants or len(hits) >= k or len(ranked) < depth or depth >= 64 * k:
+                    break
+                depth *= 4
             if self.store.generation() == gen:
                 break
-        return hits
+        return hits[:k]
 
     def _rank(
         self,
@@ -307,6 +360,27 @@ class Searcher:
         return out
 
 
+def best_per_unit(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """Keep the first (best-ranked) hit of each translation unit (same document and unit)."""
+    seen: set[tuple[int, str]] = set()
+    out = []
+    for h in hits:
+        key = (h.document_id, h.tu_id)
+        if h.tu_id and key in seen:
+            continue
+        seen.add(key)
+        out.append(h)
+    return out
+
+
+def model_label(encoder: Any) -> str:
+    """A short name of the encoder's model (folder name, or ``bundled:teacher``)."""
+    from pathlib import Path
+
+    ident = str(getattr(encoder, "id", "") or "model")
+    return ident if ident.startswith("bundled:") else Path(ident).name or ident
+
+
 def _search_one(
     vi: Any, qvec: np.ndarray, k: int, allowed: np.ndarray | None
 ) -> list[tuple[int, float]]:
@@ -359,6 +433,7 @@ def search(
     encoder: Any = None,
     store_path: str | None = None,
     units: UnitFilter | None = None,
+    variants: bool = False,
 ) -> list[SearchHit]:
     """One-shot search over the default store (opens and closes it)."""
     from xlsearch.engine.store import Store
@@ -373,6 +448,7 @@ def search(
             documents=documents,
             case_sensitive=case_sensitive,
             units=units,
+            variants=variants,
         )
 
 
@@ -381,6 +457,8 @@ __all__ = [
     "SearchHit",
     "Searcher",
     "StsResult",
+    "best_per_unit",
+    "model_label",
     "rrf",
     "search",
     "sts",

@@ -239,6 +239,7 @@ def _run(
         _trim_log(log_path, step)
     languages = data.languages
     card_base = {
+        "finished": False,  # until the run ends without a cancel (see the end of _run)
         "teacher": teacher.id,
         "student": student,
         "languages": languages,
@@ -401,6 +402,10 @@ def _run(
                 save_best(res)
         if not (out / "modules.json").is_file() or (not data.dev and not cancelled):
             save_best(best or {"step": step})
+        if not cancelled:
+            from xlsearch.engine.modelio import update_card
+
+            update_card(out, finished=True)
         checkpoint()
         if cfg.calibrate_sts and not cancelled:
             _calibrate(out, cfg.calibrate_sts, device, report, cancel)

@@ -217,10 +217,16 @@ class EngineAPI(Protocol):
         collection: str | None = None,
         k: int = 50,
         where: str | UnitFilter = "",
+        *,
+        variants: bool = False,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
     ) -> list[Hit]:
         """``langs``: BCP 47 prefixes (``en`` finds ``en-GB``); ``where``: memory metadata
         filters, a ``UnitFilter`` or its one-line form (``client=ACME changed>=2024-01-01``;
-        bad input raises ``ConfigError``)."""
+        bad input raises ``ConfigError``). One hit per translation unit unless ``variants``;
+        a collection without an index for the model is indexed on the spot (progress via
+        ``on_progress``; afterwards the engine's ``notices`` list says what was done)."""
         ...
 
     def context(self, segment_id: int, window: int = 2) -> ContextView: ...

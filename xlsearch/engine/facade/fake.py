@@ -90,6 +90,7 @@ class FakeEngine(FakeLookupMixin):
             }
         }
         self.calls: list[str] = []
+        self.notices: list[str] = []
         if seed:
             self._add_units("demo", "demo.tmx", SEED_UNITS)
             self.indexed[("demo", STUDENT)] = len(self.segments)
@@ -131,8 +132,13 @@ class FakeEngine(FakeLookupMixin):
         collection: str | None = None,
         k: int = 50,
         where: Any = "",
+        *,
+        variants: bool = False,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
     ) -> list[Hit]:
         self.calls.append(f"search:{mode}:{query}")
+        self.notices = []
         if where:
             from xlsearch.engine.store.units import UnitFilter
 
@@ -176,6 +182,15 @@ class FakeEngine(FakeLookupMixin):
                 Hit(s.id, round(score, 4), s.lang, s.text, doc.name, doc.collection, translations)
             )
         hits.sort(key=lambda h: (-h.score, h.segment_id))
+        if not variants:  # one hit per unit, its best segment (as LocalEngine)
+            seen: set[int] = set()
+            unique = []
+            for h in hits:
+                unit = self.segments[h.segment_id].unit
+                if unit not in seen:
+                    seen.add(unit)
+                    unique.append(h)
+            hits = unique
         return hits[:k]
 
     def detect_language(self, text: str) -> str:

@@ -35,13 +35,20 @@ if TYPE_CHECKING:
 
 
 class LocalEngine(JobsMixin):
-    """The real engine behind the TUI (``store_path`` None = the user's store)."""
+    """The real engine behind the TUI (``store_path`` None = the user's store).
 
-    def __init__(self, store_path: str | Path | None = None) -> None:
+    ``model``: a session model used instead of the saved active model until the user picks
+    one with ``set_active_model`` (``xlsearch demo`` opens the app on the demo student).
+    """
+
+    def __init__(self, store_path: str | Path | None = None, model: str | None = None) -> None:
         self.store_path = store_path
+        self.session_model = model
         self._lock = threading.Lock()
         self._encoders: dict[str, Any] = {}
         self._index_cache: dict[str, dict[str, Any]] = {}
+        self.notices: list[str] = []
+        """Notices of the last ``search`` (e.g. a collection indexed on the spot)."""
 
     # -- plumbing ------------------------------------------------------------------
     @contextmanager
@@ -103,21 +110,32 @@ class LocalEngine(JobsMixin):
         collection: str | None = None,
         k: int = 50,
         where: str | UnitFilter = "",
+        *,
+        variants: bool = False,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
     ) -> list[Hit]:
+        """One hit per translation unit (``variants``: every matching segment). Collections
+        without an index for the model are indexed on the spot (``on_progress`` sees it, a
+        ``notice`` event first); ``self.notices`` then says so."""
         from xlsearch.engine.store.units import UnitFilter
 
         units = where if isinstance(where, UnitFilter) else UnitFilter.parse(where)
+        self.notices = []
         if not query.strip():
             return []
         with self._store() as store:
-            raw = self._searcher(store).search(
+            searcher = self._searcher(store, on_progress=on_progress, cancel=cancel)
+            raw = searcher.search(
                 query,
                 k,
                 mode=mode,
                 langs=list(langs) or None,
                 collection=collection,
                 units=units or None,
+                variants=variants,
             )
+            self.notices = list(searcher.notices)
         return [
             Hit(
                 h.id,
@@ -348,14 +366,18 @@ class LocalEngine(JobsMixin):
         ]
 
     def active_model(self) -> str:
+        """The session model if one was given, else the saved active model."""
         from xlsearch.engine.catalog import active_model
 
-        return active_model()
+        return self.session_model or active_model()
 
     def set_active_model(self, spec: str) -> str:
+        """Save ``spec`` as the active model (it also replaces a session model)."""
         from xlsearch.engine.catalog import set_active_model
 
-        return set_active_model(spec)
+        resolved = set_active_model(spec)
+        self.session_model = None
+        return resolved
 
     def model_card(self, spec: str) -> dict[str, Any]:
         from xlsearch.engine.modelio import read_card, resolve_model_path

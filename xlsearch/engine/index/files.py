@@ -47,6 +47,44 @@ def index_folder(collection: str, key: str) -> Path:
     return locations.indexes_dir() / f"{_slug(collection)}--{_slug(base)}-{fp[:8] or 'x'}"
 
 
+def collection_folders(collection: str) -> list[Path]:
+    """Every index folder of ``collection`` (any model), by name and sidecar."""
+    root = locations.indexes_dir()
+    prefix = f"{_slug(collection)}--"
+    found = []
+    for folder in sorted(root.glob(f"{glob_escape(prefix)}*")) if root.is_dir() else []:
+        if not folder.is_dir():
+            continue
+        try:
+            meta = read_sidecar(folder)
+        except IndexMismatchError:
+            meta = None
+        if meta is not None and "collection" in meta:
+            if meta["collection"] == collection:
+                found.append(folder)
+        elif "--" not in folder.name[len(prefix) :]:
+            found.append(folder)
+    return found
+
+
+def remove_collection_folders(collection: str) -> tuple[int, int]:
+    """Delete the index folders of ``collection``; returns (folders, bytes) removed."""
+    import shutil
+
+    folders = collection_folders(collection)
+    size = sum(f.stat().st_size for d in folders for f in d.rglob("*") if f.is_file())
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+    return len(folders), size
+
+
+def glob_escape(text: str) -> str:
+    """``text`` with glob metacharacters escaped."""
+    import glob
+
+    return glob.escape(text)
+
+
 @contextmanager
 def folder_lock(folder: Path, *, wait: bool = True) -> Iterator[bool]:
     """Exclusive writer lock on ``folder/.lock``; yields False when ``wait`` is off and busy."""

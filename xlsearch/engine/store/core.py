@@ -189,11 +189,8 @@ class Store(SegmentQueries):
         return n
 
     def delete_collection(self, name: str) -> int:
-        """Delete a collection with its documents and segments; return segments removed.
-
-        Index records of the collection stay (the index layer sees the new generation and
-        rebuilds or refuses them).
-        """
+        """Delete a collection with its documents, segments, index records and index folders
+        (every model's); return segments removed. Cached vectors stay (keyed by text)."""
         with self.transaction() as conn:
             cid = self.collection_id(name)
             if cid is None:
@@ -205,7 +202,11 @@ class Store(SegmentQueries):
             ).rowcount
             conn.execute("DELETE FROM documents WHERE collection_id=?", (cid,))
             conn.execute("DELETE FROM collections WHERE id=?", (cid,))
+            conn.execute("DELETE FROM indexes WHERE collection=?", (name,))
             self._bump_generation()
+        from xlsearch.engine.index.files import remove_collection_folders
+
+        remove_collection_folders(name)
         return n
 
     # -- import ------------------------------------------------------------------------------

@@ -202,20 +202,21 @@ def import_file(
             ).fetchall()
         )
         report.segments = sum(langs_count.values())
-        if not row and report.segments == 0:
-            ctx.warn("no segments found; nothing imported", skip=False)
-            conn.execute("DELETE FROM documents WHERE id=?", (doc_id,))
-            doc_id = None  # type: ignore[assignment]
-        else:
-            conn.execute(
-                "UPDATE documents SET format=?, sha256=?, "
-                "imported_at=strftime('%Y-%m-%dT%H:%M:%SZ','now'), segment_count=?, "
-                "languages=?, options=?, size=? WHERE id=?",
-                (fmt, sha, report.segments, json.dumps(langs_count), options_json, size, doc_id),
+        if not row and report.segments == 0:  # rolled back: no document, no new collection
+            raise DataError(
+                f"{path}:1: no segments found (an empty file, or only blank lines or empty "
+                "segments); nothing imported",
+                hint="check the file, or its --format / --lang",
             )
-            units_changed = units_digest(conn, doc_id) != old_units
-            if report.added or report.removed or (not fresh and moved) or units_changed:
-                store._bump_generation()
+        conn.execute(
+            "UPDATE documents SET format=?, sha256=?, "
+            "imported_at=strftime('%Y-%m-%dT%H:%M:%SZ','now'), segment_count=?, "
+            "languages=?, options=?, size=? WHERE id=?",
+            (fmt, sha, report.segments, json.dumps(langs_count), options_json, size, doc_id),
+        )
+        units_changed = units_digest(conn, doc_id) != old_units
+        if report.added or report.removed or (not fresh and moved) or units_changed:
+            store._bump_generation()
     progress(Progress("import", size, size, path.name, {"segments": report.segments}))
     report.document_id = doc_id
     report.skipped, report.warnings = ctx.skipped, ctx.warnings
