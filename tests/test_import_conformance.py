@@ -302,9 +302,9 @@ def test_po_broken_and_unknown_formats(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"b\.po:3: not a valid PO file"):
         read(bad)
     with pytest.raises(DataError) as info:
-        detect_format(Path("memory.docx"))
+        detect_format(Path("memory.pdf"))
     message = str(info.value)
-    assert "'.docx' files are not a supported format" in message
+    assert "'.pdf' files are not a supported format" in message
     assert "po (.po .pot)" in message and "tmx (.tmx)" in message
 
 

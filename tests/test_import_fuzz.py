@@ -13,6 +13,20 @@ from xlsearch.engine.importers import FORMATS, ReadContext, normalize, read_reco
 from xlsearch.engine.importers.base import MAX_SEGMENT_CHARS
 from xlsearch.engine.store import Store
 
+
+def _docx_sample() -> bytes:
+    import io
+
+    from docx import Document
+
+    doc = Document()
+    doc.add_paragraph("First sentence. Second one.")
+    doc.add_paragraph("Another paragraph.")
+    buf = io.BytesIO()
+    doc.save(buf)
+    return buf.getvalue()
+
+
 SAMPLES: dict[str, bytes] = {
     "tmx": (
         b'<?xml version="1.0" encoding="UTF-8"?><tmx version="1.4"><header srclang="en"/><body>'
@@ -38,6 +52,9 @@ SAMPLES: dict[str, bytes] = {
     "csv": b'en,fr\n"Yes, sir","Oui, monsieur"\nNo,Non\n',
     "text": b"Ein Satz.\n\nA second line. With two sentences!\n",
     "jsonl": b'{"text": "Hej", "lang": "sv"}\n{"text": "Moi", "tu": 1}\n',
+    "markdown": b"# Titel\n\nEin *Satz*. Noch einer!\n\n- Punkt eins\n",
+    "html": b"<html><body><h1>Titre</h1><p>Une phrase. Une autre&nbsp;!</p></body></html>",
+    "docx": _docx_sample(),
 }
 
 

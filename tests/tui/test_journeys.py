@@ -193,7 +193,9 @@ async def test_distill_use_search_evaluate(real_app, tiny_static_model, tiny_st_
 
         search_screen = await search(pilot, "der hund schläft")
         assert search_screen.hits and not errors(app)
-        assert str(search_screen.query_one("#search-status", Label).content) == "12 hits"
+        assert (
+            str(search_screen.query_one("#search-status", Label).content) == "4 hits"
+        )  # one hit per unit: 12 segments in 4 units
 
         await pilot.press("f6")
         await settle(pilot)

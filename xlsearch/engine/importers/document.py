@@ -251,16 +251,13 @@ def _html_blocks(text: str) -> list[str]:
 
 def _docx_blocks(path: Path) -> list[str]:
     """Body paragraphs and table-cell paragraphs of a .docx, in reading order."""
-    import zipfile
-
     import docx
-    from docx.opc.exceptions import PackageNotFoundError
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
     try:
         document = docx.Document(str(path))
-    except (zipfile.BadZipFile, PackageNotFoundError, KeyError, ValueError) as exc:
+    except Exception as exc:  # a damaged zip raises BadZipFile, zlib.error, KeyError, lxml …
         raise DataError(
             f"{path}: not a readable .docx file ({exc})",
             hint="save it again as .docx (Word 2007+), or export it as .txt or .html",
@@ -284,4 +281,10 @@ def _docx_blocks(path: Path) -> list[str]:
                 if content is not None:
                     yield from walk(parent, content)
 
-    return list(walk(document, document.element.body))
+    try:
+        return list(walk(document, document.element.body))
+    except Exception as exc:  # damaged XML inside a readable zip
+        raise DataError(
+            f"{path}: not a readable .docx file ({exc})",
+            hint="save it again as .docx (Word 2007+), or export it as .txt or .html",
+        ) from exc
