@@ -172,6 +172,7 @@ def prepare_demo(
             epochs=40.0,
             batch_size=128,
             emb_lr=0.02,  # few steps on 3.8k pairs: the measured demo setting
+            sim_kd=0.0,  # measured: 81.6 held-out without, 74.8 with sim_kd 1.0
             eval_steps=100,
             ckpt_steps=1000,
         )
