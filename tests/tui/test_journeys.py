@@ -149,7 +149,7 @@ async def test_import_index_search_export(real_app, tmp_path: Path):
 
         screen.query_one("#mode", Select).value = "phrase"
         screen.query_one("#query", Input).value = "rote haus"
-        await pilot.press("enter")
+        screen.start_search(explicit=True)  # focus is on the results (enter picks a row)
         await settle(pilot)
         assert [h.text for h in screen.hits] == ["das rote haus"]
         assert not errors(app)
