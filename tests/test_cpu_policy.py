@@ -97,6 +97,35 @@ def test_cpu_count_honours_a_cgroup_quota(tmp_path: Path) -> None:
     assert cpu.cpu_count(quota) == len(os.sched_getaffinity(0))
 
 
+STAT = """cpu  100 0 100 800 0 0 0 0 0 0
+cpu0 50 0 50 400 0 0 0 0 0 0
+cpu1 50 0 50 400 0 0 0 0 0 0
+intr 1 2 3
+"""
+
+
+def test_cpu_times_and_busy_cores_from_proc_stat(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    assert cpu.cpu_times(STAT) == (200.0, 1000.0)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {1})  # only the CPUs we may use
+    assert cpu.cpu_times(STAT) == (100.0, 500.0)
+    # one core fully busy, the other idle, over the interval
+    assert cpu.busy_cores((100.0, 500.0), (200.0, 700.0), 2) == pytest.approx(1.0)
+    assert cpu.busy_cores(None, (1.0, 2.0), 2) is None
+
+
+def test_free_cpus_uses_the_load_now_not_a_minute_ago(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a job just ended: the 1-minute load average still says 2, /proc/stat says idle
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.0, 2.0, 2.0))
+    samples = iter([(100.0, 500.0), (100.5, 700.0)])
+    monkeypatch.setattr(cpu, "cpu_times", lambda stat=None: next(samples))
+    monkeypatch.setattr(cpu, "STAT_SAMPLE_S", 0.0)
+    assert cpu.free_cpus(2) == 2
+    # no /proc/stat: the load average is the fallback
+    monkeypatch.setattr(cpu, "cpu_times", lambda stat=None: None)
+    assert cpu.free_cpus(2) == 1
+
+
 def test_retune_follows_the_load_and_explicit_threads_win(monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 

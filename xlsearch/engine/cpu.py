@@ -8,8 +8,10 @@ with torch's defaults ran 5–7× slower than with passive waiting and one threa
 
 * sets ``OMP_WAIT_POLICY=PASSIVE`` (idle OpenMP threads sleep instead of spinning), and
 * uses as many threads as there are *free* cores: the CPUs this process may run on
-  (``os.sched_getaffinity``) minus the load of other processes (``os.getloadavg``), at
-  least one.
+  (``os.sched_getaffinity``) minus what other processes keep busy *now*, at least one.
+  "Now" is a 0.1 s sample of ``/proc/stat`` on those CPUs (the 1-minute load average,
+  used where ``/proc/stat`` is missing, still counts work that ended a minute ago: right
+  after a job an idle machine got one thread and encoding ran at 57 % speed).
 
 What the user set always wins, in this order: ``--threads`` / the ``threads`` setting (``>0``),
 ``XLSEARCH_THREADS``, ``OMP_NUM_THREADS``; a user's ``OMP_WAIT_POLICY`` is kept.
@@ -60,6 +62,8 @@ class ThreadPolicy:
 _policy: ThreadPolicy | None = None
 _last_tune = 0.0
 _last_cpu = 0.0
+_last_stat: tuple[float, float] | None = None
+STAT_SAMPLE_S = 0.1
 
 
 def cpu_count(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
@@ -77,13 +81,54 @@ def cpu_count(cpu_max: Path = Path("/sys/fs/cgroup/cpu.max")) -> int:
     return max(1, n)
 
 
+def cpu_times(stat: str | None = None) -> tuple[float, float] | None:
+    """``(busy, total)`` jiffies of the CPUs this process may run on, from ``/proc/stat``
+    (None where it cannot be read). Idle time is ``idle + iowait``."""
+    try:
+        text = Path("/proc/stat").read_text() if stat is None else stat
+        allowed = os.sched_getaffinity(0)
+    except (AttributeError, OSError):
+        return None
+    busy = total = 0.0
+    for line in text.splitlines():
+        name, _, rest = line.partition(" ")
+        if not name.startswith("cpu") or name == "cpu" or int(name[3:]) not in allowed:
+            continue
+        fields = [float(x) for x in rest.split()[:8]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)
+        total += sum(fields)
+        busy += sum(fields) - idle
+    return (busy, total) if total > 0 else None
+
+
+def busy_cores(
+    before: tuple[float, float] | None, after: tuple[float, float] | None, cpus: int
+) -> float | None:
+    """Cores kept busy between two ``cpu_times`` samples (None if either is missing)."""
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return cpus * (after[0] - before[0]) / (after[1] - before[1])
+
+
+def current_load(cpus: int) -> float | None:
+    """Cores busy right now (a ``STAT_SAMPLE_S`` sample of ``/proc/stat``), or None."""
+    before = cpu_times()
+    if before is None:
+        return None
+    time.sleep(STAT_SAMPLE_S)
+    return busy_cores(before, cpu_times(), cpus)
+
+
 def free_cpus(cpus: int | None = None, load: float | None = None, own: float = 0.0) -> int:
     """Cores not used by other processes: ``cpus - (load - own)``, rounded, in ``[1, cpus]``.
 
-    ``load`` is the 1-minute load average (read when omitted); ``own`` is this process's own
-    share of it (busy cores, measured by ``retune``), which must not count as "others".
+    ``load``: busy cores (read when omitted: a short ``/proc/stat`` sample, else the
+    1-minute load average); ``own`` is this process's own share of it (busy cores, measured
+    by ``retune``), which must not count as "others".
     """
     cpus = cpu_count() if cpus is None else cpus
+    if load is None:
+        load = current_load(cpus)
     if load is None:
         try:
             load = os.getloadavg()[0]
@@ -121,7 +166,7 @@ def configure_threads(threads: int = 0) -> ThreadPolicy:
     calls return the policy in force, or switch to ``threads`` when it is given (``> 0``:
     ``--threads``, the ``threads`` setting). ``import xlsearch.engine`` calls it.
     """
-    global _policy, _last_tune, _last_cpu
+    global _policy, _last_tune, _last_cpu, _last_stat
     if _policy is not None:
         if threads > 0 and (threads != _policy.threads or _policy.auto):
             _policy.threads, _policy.source = threads, "setting"
@@ -144,7 +189,7 @@ def configure_threads(threads: int = 0) -> ThreadPolicy:
         os.environ.setdefault("MKL_NUM_THREADS", os.environ["OMP_NUM_THREADS"])
     _policy = ThreadPolicy(n, source, os.environ.get("OMP_WAIT_POLICY", ""), not torch_loaded)
     _apply(n)
-    _last_tune, _last_cpu = time.monotonic(), time.process_time()
+    _last_tune, _last_cpu, _last_stat = time.monotonic(), time.process_time(), cpu_times()
     return _policy
 
 
@@ -153,15 +198,19 @@ def retune() -> ThreadPolicy:
 
     Long jobs call this between chunks of work; it is cheap when nothing changes.
     """
-    global _last_tune, _last_cpu
+    global _last_tune, _last_cpu, _last_stat
     policy = configure_threads()
     now = time.monotonic()
     if not policy.auto or now - _last_tune < RETUNE_EVERY_S:
         return policy
-    cpu = time.process_time()
+    cpu, stat = time.process_time(), cpu_times()
     own = (cpu - _last_cpu) / max(now - _last_tune, 1e-9)
-    _last_tune, _last_cpu = now, cpu
-    threads = free_cpus(own=own)
+    cpus = cpu_count()
+    load = busy_cores(_last_stat, stat, cpus)  # the whole interval, no extra sampling
+    _last_tune, _last_cpu, _last_stat = now, cpu, stat
+    if load is None:
+        load = current_load(cpus)
+    threads = free_cpus(cpus, load, own=own)
     if threads != policy.threads:
         policy.threads = threads
         _apply(threads)
