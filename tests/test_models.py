@@ -122,3 +122,12 @@ def test_cancel_stops_encoding(tiny_static_model: Path) -> None:
     with pytest.raises(CancelledError):
         enc.encode(["hello"] * 5000, batch_size=1024, on_progress=on_progress, cancel=token)
     assert len(events) == 1
+
+
+def test_unseen_languages_from_the_card() -> None:
+    from xlsearch.engine.modelio import BUNDLED_TEACHER, unseen_languages
+
+    assert unseen_languages(BUNDLED_TEACHER, {}, ["en-US", "de-DE", "fr", None]) == ["de", "fr"]
+    student = {"languages": ["de", "fr-FR"], "teacher": BUNDLED_TEACHER}
+    assert unseen_languages("/m/s", student, ["en-GB", "fr-CA", "ko"]) == ["ko"]
+    assert unseen_languages("/m/x", {}, ["ko"]) == []  # unknown: say nothing

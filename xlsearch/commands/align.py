@@ -71,8 +71,17 @@ def cmd_align(args: argparse.Namespace) -> int:
     else:
         from xlsearch.engine.catalog import active_model
         from xlsearch.engine.encoder import load_encoder
+        from xlsearch.engine.modelio import unseen_languages
 
         encoder = load_encoder(args.model or active_model())
+        unseen = unseen_languages(encoder.id, encoder.card, [src.lang, tgt.lang])
+        if unseen:
+            print(
+                f"notice: model {encoder.id} was not trained on {', '.join(unseen)}: beads "
+                "rest mostly on sentence lengths and shared words; distil a student on your "
+                "languages (README: 'Your own data') and pass --model NAME",
+                file=sys.stderr,
+            )
         alignment = align_documents(src, tgt, encoder, config, on_progress=bar)
     if bar:
         bar.close()

@@ -212,7 +212,7 @@ def analyze(
     model = ""
     if lookup.semantic:
         enc = lookup.searcher.encoder
-        model = str(getattr(enc, "path", "") or getattr(enc, "id", ""))
+        model = str(getattr(enc, "id", "") or getattr(enc, "path", ""))  # bundled:teacher
     return Analysis(
         doc.path.name,
         doc.src,

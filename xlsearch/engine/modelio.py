@@ -137,3 +137,31 @@ def model_id(path: str | os.PathLike[str]) -> str:
     except ModelError:
         pass
     return str(p)
+
+
+def trained_languages(model: str, card: dict[str, Any]) -> set[str] | None:
+    """Primary language subtags a model was trained on (None: unknown). The bundled teacher
+    is English-only; a distilled student knows its card's languages plus its teacher's
+    (English for the bundled teacher)."""
+    if model == BUNDLED_TEACHER:
+        return {"en"}
+    langs = card.get("languages")
+    if not isinstance(langs, list) or not langs:
+        return None
+    known = {str(x).split("-")[0].lower() for x in langs}
+    if card.get("teacher") == BUNDLED_TEACHER:
+        known.add("en")
+    return known
+
+
+def unseen_languages(model: str, card: dict[str, Any], langs: list[str | None]) -> list[str]:
+    """The languages among ``langs`` (BCP 47 tags; None = unknown) the model never saw."""
+    known = trained_languages(model, card)
+    if known is None:
+        return []
+    out = []
+    for tag in langs:
+        primary = (tag or "").split("-")[0].lower()
+        if primary and primary not in known and primary not in out:
+            out.append(primary)
+    return out
