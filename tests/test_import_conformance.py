@@ -7,21 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from import_helpers import read, write
 
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.importers import ReadContext, detect_format, read_records
-
-
-def read(path: Path, fmt: str | None = None, **opts):  # type: ignore[no-untyped-def]
-    ctx = ReadContext(path, **opts)
-    records = list(read_records(ctx, detect_format(path, fmt)))
-    return [(r.tu, r.lang, r.text) for r in records], ctx
-
-
-def write(tmp_path: Path, name: str, data: str | bytes) -> Path:
-    path = tmp_path / name
-    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
-    return path
 
 
 def tmx(body: str, doctype: bool = False, encoding: str = "UTF-8") -> str:
