@@ -304,3 +304,15 @@ def test_average_runs_are_close_to_encoded_runs_for_additive_encoders() -> None:
     for a in (1, 2, 3):
         cos = np.einsum("kd,kd->k", averaged[a], encoded[a])
         assert cos.min() > 0.98
+
+
+def test_a_model_that_never_saw_a_language_is_reported() -> None:
+    src_s = [sentence(k) for k in range(6)]
+    src = Document.from_sentences(src_s, "de", "a.txt")
+    tgt = Document.from_sentences([translate(x) for x in src_s], "fr", "b.txt")
+    enc = ConceptEncoder()
+    enc.card = {"languages": ["de", "fr"], "teacher": "bundled:teacher"}  # type: ignore[attr-defined]
+    assert align_documents(src, tgt, enc, checkpoint=False).warnings == []
+    enc.card = {"languages": ["de"], "teacher": "bundled:teacher"}  # type: ignore[attr-defined]
+    (warning,) = align_documents(src, tgt, enc, checkpoint=False).warnings
+    assert "test:concepts was not trained on fr" in warning

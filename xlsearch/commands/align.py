@@ -71,20 +71,13 @@ def cmd_align(args: argparse.Namespace) -> int:
     else:
         from xlsearch.engine.catalog import active_model
         from xlsearch.engine.encoder import load_encoder
-        from xlsearch.engine.modelio import unseen_languages
 
         encoder = load_encoder(args.model or active_model())
-        unseen = unseen_languages(encoder.id, encoder.card, [src.lang, tgt.lang])
-        if unseen:
-            print(
-                f"notice: model {encoder.id} was not trained on {', '.join(unseen)}: beads "
-                "rest mostly on sentence lengths and shared words; distil a student on your "
-                "languages (README: 'Your own data') and pass --model NAME",
-                file=sys.stderr,
-            )
         alignment = align_documents(src, tgt, encoder, config, on_progress=bar)
     if bar:
         bar.close()
+    for warning in alignment.warnings:
+        print(f"notice: {warning}", file=sys.stderr)
     types = Counter(f"{len(b.src)}-{len(b.tgt)}" for b in alignment.beads)
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(types.items(), key=lambda kv: -kv[1]))
     secs = " ".join(f"{k} {v:.1f}s" for k, v in alignment.seconds.items())

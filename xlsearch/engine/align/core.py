@@ -29,6 +29,7 @@ from xlsearch.engine.align.cost import (
 from xlsearch.engine.align.dp import band_dp, bead_types, full_band, path_band
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.importers.document import Document
+from xlsearch.engine.modelio import unseen_languages
 from xlsearch.engine.progress import (
     CancelToken,
     Progress,
@@ -67,6 +68,8 @@ class Alignment:
     """Wall-clock seconds per stage (encode, search)."""
     anchors: bool = False
     """Whether paragraph boundaries were used as anchors."""
+    warnings: list[str] = field(default_factory=list)
+    """What the user should know about this alignment (a model that never saw a language)."""
 
     def texts(self, bead: Bead) -> tuple[str, str]:
         """(source text, target text) of a bead, sentences joined with spaces."""
@@ -269,6 +272,16 @@ def align_documents(
     )
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+    unseen = unseen_languages(encoder.id, getattr(encoder, "card", {}), [src.lang, tgt.lang])
+    warnings = (
+        [
+            f"model {encoder.id} was not trained on {', '.join(unseen)}: beads rest mostly on "
+            "sentence lengths and shared words; distil a student on your languages (README: "
+            "'Your own data') and align with it"
+        ]
+        if unseen
+        else []
+    )
     return Alignment(
         src,
         tgt,
@@ -276,6 +289,7 @@ def align_documents(
         encoder.id,
         {"encode": encoded - start, "search": time.monotonic() - encoded},
         anchors,
+        warnings,
     )
 
 

@@ -96,6 +96,8 @@ class AlignScreen(EngineScreen):
             self.query_one(JobPanel).finish(f"{len(self.alignment.beads):,} beads")
             self._fill()
             self.query_one("#beads", DataTable).focus()
+            for warning in self.alignment.warnings:
+                self.notify(warning, title="Check the model", severity="warning", timeout=12)
         elif message.job == "save":
             self.notify(str(message.result), title="Saved")
 
