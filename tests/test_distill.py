@@ -316,3 +316,26 @@ def test_find_unknown_scans_every_language_beyond_the_limit(tiny_st_model: Path)
     words, chars = find_unknown(tok, texts, limit=200)
     assert "ね" in chars and "こ" in chars  # sampled evenly, not cut after the first 200
     assert sum(chars.values()) < 100  # counts are per sample
+
+
+def test_fit_steps_follows_the_pace() -> None:
+    from xlsearch.engine.distill.train import _fit_steps
+
+    # 100 steps took 50 s; 100 s of a 150 s budget left → 200 more steps
+    assert _fit_steps(100, 100, 50.0, 150.0, 10_000) == 300
+    assert _fit_steps(100, 100, 50.0, 150.0, 250) == 250  # never above the plan
+    assert _fit_steps(100, 100, 200.0, 150.0, 10_000) == 101  # over budget: stop next step
+
+
+def test_time_limit_fits_the_schedule_and_ends_annealed(
+    corpus: dict[str, Path], tiny_st_model: Path, shared_home: Path, tmp_path: Path
+) -> None:
+    # a plan far too long for a 2-second budget: the run ends on its own, annealed, saved
+    cfg = config(corpus, tiny_st_model, tmp_path / "t", max_steps=100_000, time_limit_min=2 / 60)
+    res = distill(cfg)
+    assert not res.cancelled and not res.stopped_early and res.planned_steps == 100_000
+    assert 20 <= res.steps == res.max_steps < 100_000
+    lrs = [r["lr"] for r in log_lines(res.run_dir) if "lr" in r]
+    assert lrs[-1] < 0.1 * max(lrs)  # the learning rate decayed to the fitted end
+    assert (res.out / "xlsearch.json").is_file()
+    assert json.loads((res.out / "xlsearch.json").read_text())["config"]["max_steps"] == res.steps

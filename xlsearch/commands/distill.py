@@ -68,7 +68,12 @@ def register(sub: Any) -> None:
     p.add_argument("--max-seq-length", type=int, default=128, help="drop longer pairs (tokens)")
     p.add_argument("--max-steps", type=int, help="optimizer steps (default from --epochs)")
     p.add_argument("--epochs", type=float, help="passes over the largest language")
-    p.add_argument("--time-limit", type=float, default=0.0, help="stop after N minutes")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        help="minutes of training: the schedule is fitted to end within them "
+        "(quick static preset: 15; 0 = no limit)",
+    )
     p.add_argument("--batch-size", type=int, help="pairs per step and process")
     p.add_argument("--accum", type=int, default=1, help="gradient accumulation steps")
     p.add_argument("--lr", type=float, help="peak learning rate (AdamW)")
@@ -191,6 +196,11 @@ def cmd_distill(args: argparse.Namespace) -> int:
         f"{state} at step {result.steps:,}/{result.max_steps:,} "
         f"({result.pairs_per_s:,.0f} pairs/s){dev}\nmodel: {result.out}"
     )
+    if not result.cancelled and result.steps < result.planned_steps:
+        print(
+            "schedule fitted to the time limit: "
+            f"{result.steps:,} of {result.planned_steps:,} planned steps (--time-limit 0: all)"
+        )
     if result.cancelled:
         print(
             "this run is unfinished (not listed as a model); "

@@ -47,7 +47,8 @@ class DistillConfig:
     clip: float = 1.0  # gradient-norm clipping of dense parameters (0 = off)
     epochs: float | None = None  # passes over the largest language (sets max_steps if None)
     max_steps: int | None = None  # optimizer steps (overrides epochs)
-    time_limit_min: float = 0.0  # stop (and save) after this many minutes of training; 0 = off
+    time_limit_min: float | None = None  # minutes of training: the schedule is fitted to end
+    # within them (fewer steps on a slow or busy CPU); 0 = off; None = the preset's value
     seed: int = 0  # data order, vocabulary and initialisation
     # --- alignment term (not in the paper; 0 = pure MSE distillation; None = preset's value)
     contrastive: float | None = None  # weight of in-batch InfoNCE between M̂(t) and M̂(s)
@@ -84,11 +85,16 @@ class DistillConfig:
 # benchmarks.md) it lifts Tatoeba accuracy by ~10 points over pure MSE, at a cost in STS.
 # quick/static = the best measured CPU run (s2-static: table lr 0.005, dev acc 93.3 where
 # table lr 0.02 reached 90.0); 2 epochs ≈ 4,700 steps ≈ 11 CPU-minutes on all of train/.
+# quick/static fits its schedule to 15 minutes of training (issue 15: the best model within
+# 15 CPU-minutes on any CPU): 2 epochs take 11.6 min on a 2-core AVX-512 Xeon but ~25 on an
+# AVX2 EPYC, where the run then ends annealed after the steps that fit (dev accuracy is flat
+# after ~2,000 steps: docs/benchmarks.md).
 # sim_kd (similarity-structure term) stays off by default: +2.4 dev / +1.6 Tatoeba in matched
 # 14.5k-pair probes, but the demo student fell from 81.6 to 74.8 held-out accuracy with it
 # (docs/benchmarks.md, 2026-11-23) and it is not yet run on all data; opt in with --sim-kd 1.
 PRESETS: dict[tuple[str, str], dict[str, Any]] = {
     ("quick", "static"): dict(
+        time_limit_min=15.0,
         batch_size=512,
         lr=3e-3,
         emb_lr=0.005,
@@ -99,6 +105,7 @@ PRESETS: dict[tuple[str, str], dict[str, Any]] = {
         sim_kd=0.0,
     ),
     ("full", "static"): dict(
+        time_limit_min=0.0,
         batch_size=1024,
         lr=2e-3,
         emb_lr=0.02,
@@ -109,6 +116,7 @@ PRESETS: dict[tuple[str, str], dict[str, Any]] = {
         sim_kd=0.0,
     ),
     ("quick", "transformer"): dict(
+        time_limit_min=0.0,
         batch_size=32,
         lr=5e-5,
         emb_lr=None,
@@ -119,6 +127,7 @@ PRESETS: dict[tuple[str, str], dict[str, Any]] = {
         sim_kd=0.0,
     ),
     ("full", "transformer"): dict(
+        time_limit_min=0.0,
         batch_size=64,
         lr=2e-5,
         emb_lr=None,

@@ -43,6 +43,17 @@ class Dist:
         dist.broadcast(t, 0)
         return bool(t.item())
 
+    def broadcast_int(self, value: int) -> int:
+        """Rank 0's ``value`` on every rank (e.g. the step count fitted to a time budget)."""
+        if not self.active:
+            return value
+        import torch
+        import torch.distributed as dist
+
+        t = torch.tensor([value], dtype=torch.int64)
+        dist.broadcast(t, 0)
+        return int(t.item())
+
 
 def setup(device: str) -> Dist:
     """Join the process group when launched by torchrun (gloo on CPU, nccl on CUDA)."""

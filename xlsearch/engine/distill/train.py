@@ -47,26 +47,40 @@ class DistillResult:
     max_steps: int
     cancelled: bool = False
     stopped_early: bool = False  # time limit reached
+    planned_steps: int = 0  # before the schedule was fitted to the time limit
     metrics: dict[str, Any] = field(default_factory=dict)  # best dev metrics (card metrics)
     pairs_per_s: float = 0.0
     train_seconds: float = 0.0
     history: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _lr_lambda(cfg: DistillConfig, total: int) -> Any:
-    warm = int(cfg.warmup * total)
+def _lr_lambda(cfg: DistillConfig, total: list[int]) -> Any:
+    """The learning-rate factor per step; ``total[0]`` may shrink during the run (a time
+    budget fitted to the machine's speed), and the decay follows it."""
 
     def f(step: int) -> float:
+        warm = int(cfg.warmup * total[0])
         if step < warm:
             return (step + 1) / (warm + 1)
         if cfg.schedule == "constant":
             return 1.0
-        frac = (step - warm) / max(1, total - warm)
+        frac = (step - warm) / max(1, total[0] - warm)
         if cfg.schedule == "cosine":
             return 0.5 * (1.0 + math.cos(math.pi * min(frac, 1.0)))
         return max(0.0, 1.0 - frac)
 
     return f
+
+
+def _fit_steps(step: int, timed: int, train_s: float, budget_s: float, total: int) -> int:
+    """The step count that fits ``budget_s`` seconds of training at the pace of the last
+    ``timed`` steps (``train_s`` seconds so far), never below the next step nor above
+    ``total``. Re-estimated as the run goes: the pace follows the machine's load."""
+    if train_s <= 0 or timed <= 0:
+        return total
+    pace = train_s / timed
+    left = max(0.0, budget_s - train_s)
+    return max(step + 1, min(total, step + int(left / pace)))
 
 
 def _optimizers(model: Any, cfg: DistillConfig, sparse: bool) -> list[Any]:
@@ -202,6 +216,7 @@ def _run(
     sizes = [len(g.src) for g in data.groups]
     weights = [data.files[g.file].weight for g in data.groups]
     max_steps = su.total_steps(cfg, sizes, weights, dist.world)
+    planned = max_steps
     cfg.max_steps = max_steps
     stream = PairStream(sizes, weights, cfg.seed)
     rows = [su.teacher_rows(cache, g.src) for g in data.groups] if not cfg.ema else []
@@ -219,7 +234,8 @@ def _run(
         ema_model = load_model(src) if resume and src.is_dir() else copy.deepcopy(model)
         ema_model.to(device).eval().requires_grad_(False)
     opts = _optimizers(model, cfg, sparse)
-    scheds = [torch.optim.lr_scheduler.LambdaLR(o, _lr_lambda(cfg, max_steps)) for o in opts]
+    total = [max_steps]
+    scheds = [torch.optim.lr_scheduler.LambdaLR(o, _lr_lambda(cfg, total)) for o in opts]
     step = examples = 0
     best: dict[str, Any] = {}
     history: list[dict[str, Any]] = []
@@ -256,6 +272,7 @@ def _run(
     }
 
     def save_best(metrics: dict[str, Any]) -> None:
+        card_base["config"]["max_steps"] = cfg.max_steps  # fitted to a time limit, perhaps
         model.save(out, card={**card_base, "metrics": metrics})
 
     def evaluate() -> dict[str, Any]:
@@ -288,11 +305,12 @@ def _run(
         p for p in model.parameters() if not (sparse and p is model.body.embedding.weight)
     ]
     train_s, t_start, cancelled, early = 0.0, time.perf_counter(), False, False
+    budget_s, fit_from = float(cfg.time_limit_min or 0.0) * 60, step
     window = [time.perf_counter(), step]
     last_loss = (float("nan"), float("nan"))
     while step < max_steps:
         stop = cancel is not None and cancel.cancelled
-        limit_hit = cfg.time_limit_min > 0 and train_s > cfg.time_limit_min * 60
+        limit_hit = budget_s > 0 and train_s > budget_s * 1.05  # the fit's safety net
         if dist.broadcast_flag(stop or limit_hit):
             cancelled, early = stop, limit_hit and not stop
             break
@@ -350,6 +368,11 @@ def _run(
             o.zero_grad(set_to_none=True)
         step += 1
         examples += B * cfg.accum * world
+        if budget_s > 0 and step - fit_from >= 20 and step % 10 == 0:
+            fitted = _fit_steps(step, step - fit_from, train_s, budget_s, max_steps)
+            fitted = dist.broadcast_int(fitted)  # every rank stops at the same step
+            if fitted < max_steps:
+                max_steps = total[0] = cfg.max_steps = fitted
         if ema_model is not None:
             ck.ema_update(ema_model, model, ck.ema_tau(step, max_steps, cfg.ema_tau_base))
         train_s += time.perf_counter() - t0
@@ -422,6 +445,7 @@ def _run(
         max_steps=max_steps,
         cancelled=cancelled,
         stopped_early=early,
+        planned_steps=planned,
         metrics=best,
         pairs_per_s=(examples / max(train_s, 1e-9)) if train_s else 0.0,
         train_seconds=train_s,

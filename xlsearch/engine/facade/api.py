@@ -166,7 +166,7 @@ class DistillConfig:
     batch_size: int = 0
     max_steps: int = 0
     time_limit_min: float = 0.0
-    """Stop (saving a usable model) after this many minutes; 0 = no limit."""
+    """Minutes of training (the schedule is fitted to end within them); 0 = the preset's."""
     output: str = ""
     """Folder name (under the models dir) or path; empty = derived from languages and time."""
     resume: bool = False

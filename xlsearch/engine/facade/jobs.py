@@ -105,7 +105,7 @@ class JobsMixin:
             epochs=config.epochs or None,
             batch_size=config.batch_size or None,
             max_steps=config.max_steps or None,
-            time_limit_min=config.time_limit_min,
+            time_limit_min=config.time_limit_min or None,  # 0: the preset's
             device=config.device,
         )
         r = distill(cfg, on_progress, cancel, resume=config.resume)
