@@ -147,12 +147,15 @@ def encode_checkpointed(
     return table[[where[t] for t in texts]]
 
 
-def checkpoint_folder(model: str, src: Sequence[str], tgt: Sequence[str], max_side: int) -> Path:
-    """The cache folder of one alignment's encoded runs."""
+def checkpoint_folder(
+    model: str, src: Sequence[str], tgt: Sequence[str], max_side: int, runs: str = "average"
+) -> Path:
+    """The cache folder of one alignment's encoded texts (sentences, or runs of them)."""
     from xlsearch.engine.locations import cache_dir
 
     digest = hashlib.blake2b(digest_size=12)
-    for part in (model, str(max_side), *src, "\x00", *tgt):
+    key = str(max_side) if runs == "encode" else "sentences"
+    for part in (model, key, *src, "\x00", *tgt):
         digest.update(part.encode("utf-8", "surrogatepass") + b"\n")
     return cache_dir() / "align" / digest.hexdigest()
 
@@ -184,11 +187,12 @@ def beads_from_path(path: list[Any], cost: Any, config: AlignConfig) -> list[Bea
     beads = []
     for i0, i1, j0, j1, c in path:
         a, b = i1 - i0, j1 - j0
-        score = 0.0
+        score, swallowed = 0.0, False
         if a and b and isinstance(cost, EmbeddingCost):
             score = cost.similarity(a, b, i1, j1)
+            swallowed = a + b > 2 and cost.edge_gain(a, b, i1, j1) < config.flag_gain
         unit = cost.unit_cost(a, b, c) if hasattr(cost, "unit_cost") else c
-        flagged = not (a and b) or unit > cost.flag_cost
+        flagged = not (a and b) or unit > cost.flag_cost or swallowed
         beads.append(Bead(tuple(range(i0, i1)), tuple(range(j0, j1)), c, score, flagged))
     return beads
 
@@ -249,7 +253,7 @@ def align_documents(
     on_progress = on_progress or no_progress
     cancel = ensure_token(cancel)
     folder = (
-        checkpoint_folder(encoder.id, src.sentences, tgt.sentences, config.max_side)
+        checkpoint_folder(encoder.id, src.sentences, tgt.sentences, config.max_side, config.runs)
         if checkpoint
         else None
     )
