@@ -124,6 +124,74 @@ def test_dp_matches_brute_force(seed: int) -> None:
     assert all((p[1] - p[0], p[3] - p[2]) in types for p in path)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_blocked_dp_matches_brute_force_inside_a_band(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blocks of 3 rows (so bead types reach back across blocks) and a random monotone
+    band: the vectorised DP finds the brute-force optimum over the band's cells."""
+    import xlsearch.engine.align.dp as dp
+
+    monkeypatch.setattr(dp, "BLOCK", 3)
+    rng = np.random.default_rng(100 + seed)
+    n, m = int(rng.integers(5, 14)), int(rng.integers(5, 14))
+    table = rng.random((5, 5, n + 1, m + 1))
+    types = bead_types(4, 5)
+    centre = np.round(np.arange(n + 1) * m / n).astype(int)
+    half = int(rng.integers(1, 4))
+    lo = np.clip(centre - half - rng.integers(0, 2, n + 1), 0, m)
+    hi = np.clip(centre + half + rng.integers(0, 2, n + 1), 0, m)
+    lo = np.minimum.accumulate(lo[::-1])[::-1]
+    hi = np.maximum.accumulate(hi)
+    lo[0], hi[n] = 0, m
+
+    def cost(a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
+        out = table[a, b, i0:i1, j0:j1].copy()
+        rows, cols = np.arange(i0, i1), np.arange(j0, j1)
+        out[(rows < a)[:, None] | (cols < b)[None, :]] = np.inf
+        return out
+
+    dels = (rng.uniform(0.2, 1.5, n), rng.uniform(0.2, 1.5, m))
+
+    def banded(a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
+        out = cost(a, b, i0, i1, j0, j1)
+        for i in range(i0, i1):  # a bead may only end (and so start) inside the band
+            cols = np.arange(j0, j1)
+            out[i - i0, (cols < lo[i]) | (cols > hi[i])] = np.inf
+        return out
+
+    path = band_dp(n, m, types, cost, dels, lo, hi)
+    assert all(lo[i] <= j <= hi[i] for p in path for i, j in ((p[0], p[2]), (p[1], p[3])))
+    inside = brute_force_band(n, m, types, cost, dels, lo, hi)
+    assert sum(p[4] for p in path) == pytest.approx(inside)
+    assert [p[:4] for p in path] == [p[:4] for p in dp.band_dp(n, m, types, banded, dels, lo, hi)]
+
+
+def brute_force_band(n, m, types, cost, dels, lo, hi) -> float:  # type: ignore[no-untyped-def]
+    """``brute_force`` over the cells of a band only."""
+
+    @functools.cache
+    def best(i: int, j: int) -> float:
+        if not lo[i] <= j <= hi[i]:
+            return np.inf
+        if i == 0 and j == 0:
+            return 0.0
+        out = np.inf
+        for a, b in types:
+            if a > i or b > j:
+                continue
+            if b == 0:
+                c = float(dels[0][i - 1])
+            elif a == 0:
+                c = float(dels[1][j - 1])
+            else:
+                c = float(cost(a, b, i, i + 1, j, j + 1)[0, 0])
+            out = min(out, best(i - a, j - b) + c)
+        return out
+
+    return best(n, m)
+
+
 def known_documents() -> tuple[list[str], list[str], list[Bead]]:
     """Source/target sentences with gold beads: 1-1s, a 1-2 split, a 2-1 merge, an
     insertion and a deletion."""

@@ -3,8 +3,8 @@
 A bead ``(a, b)`` joins ``a`` consecutive source and ``b`` consecutive target sentences
 (``(1, 0)``/``(0, 1)``: a deletion/insertion). ``band_dp`` finds the cheapest path from
 ``(0, 0)`` to ``(n, m)`` whose cells stay inside a band (per source row ``i``, the target
-positions ``lo[i]..hi[i]``); with the full band it is the exact DP. Its cost per row is one
-vectorised step per bead type, so time and memory are ``O(n · width)``.
+positions ``lo[i]..hi[i]``); with the full band it is the exact DP. Each row is a few
+vectorised steps over every bead type at once, so time and memory are ``O(n · width)``.
 
 ``coarse_to_fine_band`` is Vecalign's approximation (Thompson & Koehn 2019): align copies of
 both documents with pairs of sentences averaged together (recursively, until a full DP is
@@ -60,7 +60,13 @@ def band_dp(
     """The cheapest bead path inside the band: ``[(i0, i1, j0, j1, cost), …]`` in order
     (source ``[i0, i1)`` aligned with target ``[j0, j1)``). ``del_cost``: one cost for every
     deletion/insertion, or per sentence (an array for each side). The band must contain
-    ``(0, 0)`` and ``(n, m)``, one contiguous run of cells per row."""
+    ``(0, 0)`` and ``(n, m)``, one contiguous run of cells per row.
+
+    Rows go by blocks of ``BLOCK``: the block's cells live in one dense table (its rows and
+    the ``max_side`` rows before it, its columns and ``max_side`` before them) and each row
+    is one gather of every bead type's predecessor (a ``(types, columns)`` fancy index),
+    one ``argmin``, and a running minimum for runs of insertions — a few numpy calls per
+    row whatever the number of bead types."""
     if isinstance(del_cost, tuple):
         del_src, del_tgt = (np.asarray(d, dtype=np.float64) for d in del_cost)
     else:
@@ -72,57 +78,79 @@ def band_dp(
     if lo[0] != 0 or hi[n] != m:
         raise ValueError("the band must contain (0, 0) and (n, m)")
     ins = types.index((0, 1)) if (0, 1) in types else -1
-    rows: list[np.ndarray] = []
-    back: list[np.ndarray] = []
+    steps = [t for t, (a, _) in enumerate(types) if a >= 1]  # every type but insertion
+    step_a = np.array([types[t][0] for t in steps], dtype=np.int64)
+    step_b = np.array([types[t][1] for t in steps], dtype=np.int64)
+    step_code = np.array(steps, dtype=np.int8)
+    pad_r, pad_c = int(step_a.max(initial=1)), int(step_b.max(initial=0))
+    # per block: first column, bead type and step cost of every cell (rows, columns)
+    backs: list[tuple[int, np.ndarray, np.ndarray]] = []
+    tail = np.full((pad_r, 1), np.inf)  # the rows before the block, from column tail_c0
+    tail_c0 = 0
+    final = np.inf
     for r0 in range(0, n + 1, BLOCK):
         if cancel is not None:
             cancel.raise_if_cancelled()
         r1 = min(n + 1, r0 + BLOCK)
         c0, c1 = int(lo[r0:r1].min()), int(hi[r0:r1].max()) + 1
-        blocks = {t: cost(a, b, r0, r1, c0, c1) for t, (a, b) in enumerate(types) if a and b}
-        for i in range(r0, r1):
-            lo_i, hi_i = int(lo[i]), int(hi[i])
-            best = np.full(hi_i - lo_i + 1, np.inf)
-            arg = np.full(hi_i - lo_i + 1, -1, dtype=np.int8)
+        width = c1 - c0
+        # table[pad_r + r, pad_c + c]: cell (r0 + r, c0 + c); earlier rows/columns above/left
+        table = np.full((pad_r + r1 - r0, pad_c + width), np.inf)
+        left = c0 - pad_c  # absolute column of table column 0
+        a0, a1 = max(left, tail_c0), min(c1, tail_c0 + tail.shape[1])
+        if a1 > a0:
+            table[:pad_r, a0 - left : a1 - left] = tail[:, a0 - tail_c0 : a1 - tail_c0]
+        costs = np.empty((len(steps), r1 - r0, width))
+        for k, t in enumerate(steps):
+            a, b = types[t]
+            if b == 0:
+                rows = np.arange(r0, r1)
+                costs[k] = np.where(rows >= 1, del_src[np.maximum(rows - 1, 0)], np.inf)[:, None]
+            else:
+                costs[k] = cost(a, b, r0, r1, c0, c1)
+        # flat offsets of every type's predecessor for row 0 of the block
+        stride = table.shape[1]
+        gather = (pad_r - step_a)[:, None] * stride + (
+            pad_c + np.arange(width)[None, :] - step_b[:, None]
+        )
+        flat = table.reshape(-1)
+        back = np.empty((r1 - r0, width), dtype=np.int8)
+        paid = np.empty((r1 - r0, width), dtype=np.float64)
+        columns = np.arange(width)
+        for r in range(r1 - r0):
+            i = r0 + r
+            cand = flat[gather + r * stride] + costs[:, r, :]
+            pick = cand.argmin(axis=0)
+            best = cand[pick, columns]
+            arg = step_code[pick]
+            paid[r] = costs[pick, r, columns]
             if i == 0:
-                best[0] = 0.0
-            for t, (a, b) in enumerate(types):
-                if a == 0 or a > i:
-                    continue
-                prev_lo, prev_hi = int(lo[i - a]), int(hi[i - a])
-                j0, j1 = max(lo_i, prev_lo + b), min(hi_i, prev_hi + b)
-                if j0 > j1:
-                    continue
-                prev = rows[i - a][j0 - b - prev_lo : j1 - b - prev_lo + 1]
-                if b == 0:
-                    cand = prev + del_src[i - 1]
-                else:
-                    cand = prev + blocks[t][i - r0, j0 - c0 : j1 - c0 + 1]
-                cur = best[j0 - lo_i : j1 - lo_i + 1]
-                better = cand < cur
-                cur[better] = cand[better]
-                arg[j0 - lo_i : j1 - lo_i + 1][better] = t
-            if ins >= 0 and len(best) > 1:  # runs of insertions within the row: a running min
-                k = ins_csum[lo_i : hi_i + 1]
-                scanned = np.minimum.accumulate(best - k) + k
-                moved = scanned < best - 1e-12
-                best[moved] = scanned[moved]
-                arg[moved] = ins
-            rows.append(best)
-            back.append(arg)
-    if not np.isfinite(rows[n][m - int(lo[n])]):
+                best[0 - c0], arg[0 - c0] = 0.0, -1
+            lo_i, hi_i = int(lo[i]) - c0, int(hi[i]) - c0
+            best[:lo_i] = np.inf
+            best[hi_i + 1 :] = np.inf
+            if ins >= 0 and hi_i > lo_i:  # runs of insertions within the row: a running min
+                seg = best[lo_i : hi_i + 1]
+                k = ins_csum[lo_i + c0 : hi_i + c0 + 1]
+                scanned = np.minimum.accumulate(seg - k) + k
+                moved = scanned < seg - 1e-12
+                seg[moved] = scanned[moved]
+                arg[lo_i : hi_i + 1][moved] = ins
+                paid[r, lo_i : hi_i + 1][moved] = del_tgt[np.arange(lo_i, hi_i + 1)[moved] + c0 - 1]
+            table[pad_r + r, pad_c:] = best
+            back[r] = arg
+        backs.append((c0, back, paid))
+        tail, tail_c0 = table[-pad_r:].copy(), left
+        if r1 == n + 1:
+            final = float(table[-1, pad_c + m - c0])
+    if not np.isfinite(final):
         raise ValueError("no path inside the band")
     path = []
     i, j = n, m
     while i > 0 or j > 0:
-        a, b = types[int(back[i][j - int(lo[i])])]
-        if b == 0:
-            step = float(del_src[i - 1])
-        elif a == 0:
-            step = float(del_tgt[j - 1])
-        else:
-            step = float(cost(a, b, i, i + 1, j, j + 1)[0, 0])
-        path.append((i - a, i, j - b, j, step))
+        c0, back, paid = backs[i // BLOCK]
+        a, b = types[int(back[i % BLOCK, j - c0])]
+        path.append((i - a, i, j - b, j, float(paid[i % BLOCK, j - c0])))
         i, j = i - a, j - b
     return path[::-1]
 
@@ -161,8 +189,8 @@ def path_band(
 def downsample(vecs: np.ndarray) -> np.ndarray:
     """Pairs of consecutive rows averaged and re-normalised (the last row alone if odd)."""
     n = len(vecs)
-    half = (n + 1) // 2
-    out = np.zeros((half, vecs.shape[1]), dtype=np.float32)
-    np.add.at(out, np.arange(n) // 2, vecs)
+    out = vecs[: n - n % 2].reshape(n // 2, 2, -1).sum(axis=1, dtype=np.float32)
+    if n % 2:
+        out = np.concatenate([out, vecs[-1:].astype(np.float32)])
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     return out / np.maximum(norms, 1e-9)
