@@ -220,7 +220,7 @@ def main() -> None:
     parser.add_argument("--lengths", action="store_true", help="add the Gale-Church baseline")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--runs", choices=("encode", "average"), default="encode")
+    parser.add_argument("--runs", choices=("encode", "average"), default="average")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.what == "quality":
