@@ -393,3 +393,12 @@ def test_a_model_that_never_saw_a_language_is_reported() -> None:
     enc.card = {"languages": ["de"], "teacher": "bundled:teacher"}  # type: ignore[attr-defined]
     (warning,) = align_documents(src, tgt, enc, checkpoint=False).warnings
     assert "test:concepts was not trained on fr" in warning
+
+
+def test_unknown_scaling_or_runs_is_a_config_error() -> None:
+    from xlsearch.engine.errors import ConfigError
+
+    doc = Document.from_sentences(["a b."], "en", "a.txt")
+    for config in (AlignConfig(size_scale="square"), AlignConfig(runs="pool")):
+        with pytest.raises(ConfigError):
+            align_documents(doc, doc, ConceptEncoder(), config, checkpoint=False)

@@ -187,11 +187,11 @@ def beads_from_path(path: list[Any], cost: Any, config: AlignConfig) -> list[Bea
     beads = []
     for i0, i1, j0, j1, c in path:
         a, b = i1 - i0, j1 - j0
-        score, swallowed = 0.0, False
+        score, swallowed, unit = 0.0, False, c
         if a and b and isinstance(cost, EmbeddingCost):
             score = cost.similarity(a, b, i1, j1)
             swallowed = a + b > 2 and cost.edge_gain(a, b, i1, j1) < config.flag_gain
-        unit = cost.unit_cost(a, b, c) if hasattr(cost, "unit_cost") else c
+            unit = cost.meaning_cost(a, b, i1, j1)
         flagged = not (a and b) or unit > cost.flag_cost or swallowed
         beads.append(Bead(tuple(range(i0, i1)), tuple(range(j0, j1)), c, score, flagged))
     return beads
@@ -261,6 +261,10 @@ def align_documents(
     config = config or AlignConfig()
     if config.max_side < 1 or config.max_total < 2:
         raise ConfigError("beads need max_side >= 1 and max_total >= 2")
+    if config.size_scale not in ("mean", "product", "none"):
+        raise ConfigError(f"size_scale is mean, product or none, not {config.size_scale!r}")
+    if config.runs not in ("average", "encode"):
+        raise ConfigError(f"runs is average or encode, not {config.runs!r}")
     on_progress = on_progress or no_progress
     cancel = ensure_token(cancel)
     folder = (

@@ -163,10 +163,6 @@ class EmbeddingCost:
         norm = np.maximum((self.src_r[1][i] + self.tgt_r[1][j]) / 2.0, 1e-3)
         return (1.0 - sim) / norm
 
-    def unit_cost(self, a: int, b: int, cost: float) -> float:
-        """A bead's cost per sentence pair (what the flag threshold compares)."""
-        return cost / self.scale(a, b) if a and b else cost
-
     def scale(self, a: int, b: int) -> float:
         """The factor a bead's normalised cost is multiplied by (``size_scale``)."""
         kind = self.config.size_scale
@@ -175,6 +171,13 @@ class EmbeddingCost:
         if kind == "product":
             return float(a * b)
         return 1.0
+
+    def meaning_cost(self, a: int, b: int, i: int, j: int) -> float:
+        """The normalised embedding cost of one bead, per sentence pair: ``(1 - cos) / norm``
+        without the length term or the size scaling (what the flag threshold, a quantile of
+        random 1–1 pairs' costs, compares)."""
+        norm = (self.src_r[a][i - a] + self.tgt_r[b][j - b]) / 2.0
+        return float((1.0 - self.similarity(a, b, i, j)) / max(norm, 1e-3))
 
     def edge_gain(self, a: int, b: int, i: int, j: int) -> float:
         """How much the bead's weakest edge sentence adds to its cosine: the cosine of source
