@@ -4,21 +4,22 @@
 Embedding cost of a bead joining source run ``x`` (``a`` sentences) and target run ``y``
 (``b`` sentences), with ``x``, ``y`` the embeddings of the runs (Thompson & Koehn 2019)::
 
-    cost(x, y) = s(a, b) * (1 - cos(x, y)) / ((r(x) + r(y)) / 2)
+    cost(x, y) = s(a, b) * ((1 - cos(x, y)) / ((r(x) + r(y)) / 2) + w * GC(x, y))
 
 where ``r(x)`` is the mean of ``1 - cos(x, y')`` over the other document's sentences ``y'``
 (random pairs; the mean of cosines is one dot product with the mean vector, so every
 sentence counts and nothing is sampled). A sentence that resembles everything (a hub, a
-number, a title) gets a small ``r`` and so a large cost. ``s(a, b)`` keeps runs from
-swallowing neighbours: Vecalign uses ``a * b``; the default ``(a + b) / 2`` lifts strict F1
-on the Bleualign dev document from 0.80 to 0.85 (static student) and 0.77 to 0.81 (teacher)
-— ``a * b`` makes a 2–2 bead cost four 1–1 beads, so crossing translations get split. A
-deletion/insertion costs ``del_penalty``, by default a low
-quantile of the costs of random 1–1 pairs of the two documents (Vecalign's deletion knob),
-so it adapts to the model; beads whose cost per sentence pair is above another quantile
-of random pairs are flagged. Given sentence lengths, ``length_weight`` times the
-Gale–Church cost of the bead is added (on the Bleualign dev document it lifts strict F1
-from 0.68 to 0.79 with a small static student: lengths and meaning err differently).
+number, a title) gets a small ``r`` and so a large cost. ``GC`` is the Gale–Church cost of
+the bead (length ratio and bead-type prior), weighted by ``length_weight`` (given sentence
+lengths; lengths and meaning err differently, and without the prior the size scaling alone
+lets runs grow). ``s(a, b)`` keeps runs from swallowing neighbours: Vecalign uses ``a * b``;
+the default ``(a + b) / 2`` lifts strict F1 on the Bleualign dev document from 0.80 to 0.85
+(static student) and 0.77 to 0.81 (teacher) — ``a * b`` makes a 2–2 bead cost four 1–1
+beads, so crossing translations get split. A deletion/insertion costs ``del_penalty``, by
+default a low quantile of the costs of random 1–1 pairs of the two documents (Vecalign's
+deletion knob) plus the weighted Gale–Church deletion cost, so it adapts to the model.
+Beads whose meaning cost per sentence pair is above another quantile of random pairs, and
+beads with an edge sentence that adds nothing to their cosine, are flagged.
 Paragraphs, where both documents have them, add ``para_penalty`` to a bead that ends a
 paragraph on one side only or spans a boundary on either side.
 """
