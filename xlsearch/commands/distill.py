@@ -80,11 +80,11 @@ def register(sub: Any) -> None:
     p.add_argument("--emb-lr", type=float, help="static: embedding-table learning rate")
     p.add_argument("--schedule", default="linear", choices=["linear", "cosine", "constant"])
     p.add_argument("--warmup", type=float, default=0.05, help="warm-up fraction of steps")
-    p.add_argument("--vocab-size", type=int, default=64000, help="static: vocabulary pieces")
+    p.add_argument("--vocab-size", type=int, default=128000, help="static: vocabulary pieces")
     p.add_argument(
-        "--vocab-balance", type=float, default=0.0,
+        "--vocab-balance", type=float, default=4.0,
         help="static: equal vocabulary-corpus share per language, small ones repeated at most "
-        "this many times (0 = texts as they are)",
+        "this many times (default 4; 0 = texts as they are)",
     )  # fmt: skip
     p.add_argument("--head", default="mlp", choices=["mlp", "linear", "none"], help="static")
     p.add_argument("--extend-vocab", action="store_true", help="teacher: add [UNK] tokens")
