@@ -106,30 +106,30 @@ def build_memory(store, enc, texts: list[str], name: str, targets: dict[str, str
     build_index(store, enc, name)
 
 
-def features(lk, query: str, src: str, exclude: str) -> list[tuple[str, float, float, float]]:
-    """Candidates of the real lookup: (text, fuzzy, cosine, char similarity)."""
+def features(
+    lk, query: str, src: str, exclude: str
+) -> list[tuple[str, float, float, float, float]]:
+    """Candidates of the real lookup: (text, fuzzy, cosine, char similarity, overlap)."""
     from xlsearch.engine import fuzzy as fz
 
     res = lk.lookup(query, src, "", k=60, cross_k=60, all_matches=True)
-    out = []
-    for m in [*res.matches, *res.cross]:
-        if m.source == exclude:
-            continue
-        out.append(
-            (
-                m.source,
-                fz.fuzzy(query, m.source),
-                m.semantic or 0.0,
-                fz.char_similarity(query, m.source),
-            )
-        )
-    return out
+    ms = [m for m in [*res.matches, *res.cross] if m.source != exclude]
+    texts = [m.source for m in ms]
+    fs = fz.fuzzy_many(query, texts)
+    cs = fz.char_similarity_many(query, texts)
+    os_ = lk.overlap(query, texts)
+    return [
+        (m.source, f, m.semantic or 0.0, c, o) for m, f, c, o in zip(ms, fs, cs, os_, strict=True)
+    ]
 
 
-def rank(cands, wf: float, ws: float, wc: float) -> list[str]:
+def rank(cands, wf: float, ws: float, wc: float, wo: float = 0.0) -> list[str]:
+    """The candidates ordered as ``Weights.score`` orders them (100 % matches first)."""
     scored = sorted(
         cands,
-        key=lambda c: -(wf * c[1] / 100 + ws * c[2] + wc * c[3] + (10.0 if c[1] >= 100 else 0.0)),
+        key=lambda c: (
+            -(wf * c[1] / 100 + ws * c[2] + wc * c[3] + wo * c[4] + (10.0 if c[1] >= 100 else 0.0))
+        ),
     )
     return [c[0] for c in scored]
 
@@ -156,8 +156,9 @@ class Case:
             keep = [j for j in order if memory[j] != exclude[i]]
             self.top_cos.append(float(sims[i][keep[0]]))
             self.sem.append([memory[j] for j in order if memory[j] != exclude[i]][:5])
+            pool = [m for m in memory if m != exclude[i]]
             scored = sorted(
-                ((fz.fuzzy(q, m), fz.char_similarity(q, m), m) for m in memory if m != exclude[i]),
+                zip(fz.fuzzy_many(q, pool), fz.char_similarity_many(q, pool), pool, strict=True),
                 reverse=True,
             )[:5]
             self.fuz.append([m for _f, _c, m in scored])
@@ -182,7 +183,7 @@ class Case:
             )
         return out
 
-    def row(self, w: tuple[float, float, float]) -> dict:
+    def row(self, w: tuple[float, ...]) -> dict:
         comb = [rank(c, *w) for c in self.cands]
         out = {"case": self.name, "queries": len(self.gold)}
         for label, ranked in (("fuzzy", self.fuz), ("semantic", self.sem), ("combined", comb)):
@@ -267,7 +268,7 @@ def quality(args) -> None:
     if splits:
         cache.write_bytes(pickle.dumps(cases))
     d = DEFAULT_WEIGHTS
-    default = ((d.fuzzy, d.semantic, d.char), (d.cross_fuzzy, 1.0 - d.cross_fuzzy, 0.0))
+    default = ((d.fuzzy, d.semantic, d.char, d.overlap), (d.cross_fuzzy, 1.0 - d.cross_fuzzy))
     chosen = default
 
     def rows(split: str, w: tuple) -> list[dict]:
@@ -277,11 +278,12 @@ def quality(args) -> None:
     if args.tune:
         same, cross, near = cases["dev"]
         grid = []
-        for wf, wc in itertools.product(np.arange(0, 1.01, 0.05), np.arange(0, 0.61, 0.05)):
-            ws = 1.0 - wf - wc
+        steps = np.arange(0, 1.001, 0.05)
+        for wf, wc, wo in itertools.product(steps, steps[:13], steps[:13]):
+            ws = 1.0 - wf - wc - wo
             if ws < -1e-9:
                 continue
-            w = (round(wf, 2), round(max(ws, 0.0), 2), round(wc, 2))
+            w = (round(wf, 2), round(max(ws, 0.0), 2), round(wc, 2), round(wo, 2))
             r_same, r_near = same.row(w), near.row(w)
             # objective: same-language recall@1, no more than 1 point lost on near copies
             ok = r_near["combined@1"] >= r_near["fuzzy@1"] - 1.0
@@ -289,13 +291,13 @@ def quality(args) -> None:
         grid.sort(reverse=True)
         xgrid = []
         for wx in np.arange(0, 0.51, 0.05):
-            w = (round(wx, 2), round(1 - wx, 2), 0.0)
+            w = (round(wx, 2), round(1 - wx, 2))
             r = cross.row(w)
             xgrid.append((r["combined@1"], r["combined@5"], w))
         xgrid.sort(reverse=True)
         chosen = (grid[0][3], xgrid[0][2])
         results["tuned_on_dev"] = {"weights": chosen, "top5": [g[3] for g in grid[:5]]}
-        print(f"tuned weights (fuzzy, semantic, char), cross = {chosen}", file=sys.stderr)
+        print(f"tuned weights (fuzzy, semantic, char, overlap), cross = {chosen}", file=sys.stderr)
     results["test_default"] = rows("test", default)
     results["test_tuned"] = rows("test", chosen)
     if "dev" in cases:
@@ -365,6 +367,8 @@ def latency(args) -> None:
             t0 = time.perf_counter()
             build_index(store, enc, "big")
             print(f"index {time.perf_counter() - t0:.0f}s", file=sys.stderr)
+        if args.build_only:
+            return
         nseg = store.count_segments(collection="big")
         lk = Lookup(store, enc, collection="big")
         queries = [a for a, _ in held[:100]] + [
@@ -433,6 +437,7 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="reuse the features of an earlier run")
     ap.add_argument("--xlang", default="de")
     ap.add_argument("--latency", type=int, default=0, help="memory size in units")
+    ap.add_argument("--build-only", action="store_true", help="build the memory, measure nothing")
     ap.add_argument("--home", default="", help="XLSEARCH_HOME to keep the big store in")
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()

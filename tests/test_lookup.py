@@ -192,3 +192,58 @@ def test_region_tags_match_the_language(memory) -> None:
     store, enc = memory
     res = Lookup(store, enc, collection="tm").lookup("the dog sleeps", "en-US", "de-DE")
     assert (res.matches[0].source, res.matches[0].target) == ("the dog sleeps", "der hund schläft")
+
+
+# -- bounded, batched candidate work (the 1M-unit speed target) -----------------------------
+def test_batched_fuzzy_and_char_similarity_equal_the_pairwise_formulas() -> None:
+    new = "Press {0} for <b>10</b> s and the battery is almost empty"
+    stored = [
+        "Press {1} for 5 s",
+        "press {0} for <b>10</b>  s and the battery is almost empty",
+        new,
+        "",
+        "...",
+    ]
+    assert fz.fuzzy_many(new, stored) == [fz.fuzzy(new, s) for s in stored] == [23, 99, 100, 0, 0]
+    assert fz.char_similarity_many(new, stored) == pytest.approx(
+        [fz.char_similarity(new, s) for s in stored]
+    )
+    assert fz.fuzzy_many(new, []) == [] and fz.word_keys("Save {0} <b>5</b> now") == [
+        "save",
+        "5",
+        "now",
+    ]
+
+
+def test_lexical_candidates_skip_words_beyond_the_postings_budget(memory, monkeypatch) -> None:
+    import xlsearch.engine.lookup as lookup_mod
+
+    store, enc = memory
+    lk = Lookup(store, enc, collection="tm")
+    # "the" is in 4 segments, "cat" in 1: with a budget of 2 postings only "cat" is read
+    monkeypatch.setattr(lookup_mod, "LEXICAL_BUDGET", 2)
+    assert [s["text"] for s in store.segments(lk._lexical("the cat", "en"))] == ["the cat runs"]
+    # only words more common than the budget: no full-text work at all
+    monkeypatch.setattr(lookup_mod, "LEXICAL_BUDGET", 0)
+    assert lk._lexical("the cat", "en") == []
+
+
+def test_overlap_weights_rare_shared_words_most(memory) -> None:
+    store, enc = memory
+    lk = Lookup(store, enc, collection="tm")
+    rare, common = lk.overlap("the cat sleeps", ["a cat", "the dog"])
+    assert rare > common > 0.0
+    assert lk.overlap("the cat sleeps", ["the cat sleeps"]) == [pytest.approx(1.0)]
+
+
+def test_lookup_many_equals_one_lookup_per_segment(memory) -> None:
+    store, enc = memory
+    lk = Lookup(store, enc, collection="tm")
+    segs = ["the big dog sleeps", "a red house!", "bonjour le monde rouge", "the cat runs fast"]
+    many = lk.lookup_many(segs, "en", "de", k=3, cross_k=2, batch=3)
+    one = [lk.lookup(s, "en", "de", k=3, cross_k=2) for s in segs]
+    for a, b in zip(many, one, strict=True):
+        assert [(m.segment_id, m.fuzzy, m.semantic, m.score) for m in a.matches] == [
+            (m.segment_id, m.fuzzy, m.semantic, m.score) for m in b.matches
+        ]
+        assert [m.segment_id for m in a.cross] == [m.segment_id for m in b.cross]

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 # Inline tags (XML/HTML-like), then placeholders of common formats: {0} {name} {{x}} ${x}
@@ -67,9 +69,27 @@ def tokenize(text: str) -> list[Token]:
     ]
 
 
+_TAG_NAME = re.compile(r"[\s/>].*")
+
+
 @lru_cache(maxsize=65536)
 def _keys(text: str) -> tuple[str, ...]:
-    return tuple(t.key for t in tokenize(text))
+    """``Token.key`` of each token, without building ``Token``s (the lookup's hot path)."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        kind, tok = m.lastgroup, m.group()
+        if kind == "word":
+            out.append(tok.lower())
+        elif kind == "tag":
+            out.append("<" + _TAG_NAME.sub("", tok.lstrip("</")) + ">")
+        else:
+            out.append(tok)
+    return tuple(out)
+
+
+def word_keys(text: str) -> list[str]:
+    """The lower-cased words and numbers of ``text`` (the fuzzy tokens that are words)."""
+    return [k for k in _keys(text) if k[:1].isalnum()]
 
 
 def words(text: str) -> int:
@@ -90,16 +110,44 @@ def fuzzy(new: str, stored: str) -> int:
 
 
 def fuzzy_many(new: str, stored: Sequence[str]) -> list[int]:
-    """``fuzzy(new, s)`` for each stored segment."""
-    return [fuzzy(new, s) for s in stored]
+    """``fuzzy(new, s)`` for each stored segment, the distances in one rapidfuzz ``cdist``
+    call (C++, no Python loop over pairs)."""
+    if not stored:
+        return []
+    a = _keys(new)
+    keys = [_keys(s) for s in stored]
+    if not a or not all(keys):
+        return [fuzzy(new, s) for s in stored]
+    sims = process.cdist([a], keys, scorer=Levenshtein.normalized_similarity, dtype=np.float64)
+    pcts = np.floor(100 * sims[0] + 1e-9).astype(int).tolist()
+    norm = _WS.sub(" ", new).strip()
+    return [
+        99 if p >= 100 and _WS.sub(" ", s).strip() != norm else p
+        for p, s in zip(pcts, stored, strict=True)
+    ]
+
+
+def _fold(text: str) -> str:
+    return _WS.sub(" ", text).strip().casefold()
 
 
 def char_similarity(new: str, stored: str) -> float:
     """Character-level Levenshtein similarity (0–1) of the case-folded, space-normalised
     texts; a ranking feature that rewards shared word stems (``battery``/``batteries``)."""
-    a = _WS.sub(" ", new).strip().casefold()
-    b = _WS.sub(" ", stored).strip().casefold()
-    return float(Levenshtein.normalized_similarity(a, b))
+    return float(Levenshtein.normalized_similarity(_fold(new), _fold(stored)))
+
+
+def char_similarity_many(new: str, stored: Sequence[str]) -> list[float]:
+    """``char_similarity(new, s)`` for each stored segment (one ``cdist`` call)."""
+    if not stored:
+        return []
+    sims = process.cdist(
+        [_fold(new)],
+        [_fold(s) for s in stored],
+        scorer=Levenshtein.normalized_similarity,
+        dtype=np.float64,
+    )
+    return [float(x) for x in sims[0]]
 
 
 # -- diff ----------------------------------------------------------------------------------
@@ -208,6 +256,7 @@ __all__ = [
     "DiffOp",
     "Token",
     "char_similarity",
+    "char_similarity_many",
     "diff",
     "diff_markup",
     "flags",
@@ -215,5 +264,6 @@ __all__ = [
     "fuzzy_many",
     "protected",
     "tokenize",
+    "word_keys",
     "words",
 ]

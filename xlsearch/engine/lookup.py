@@ -11,9 +11,11 @@ segment form a separate, labelled cross-language group (ranked mostly by cosine)
 
 from __future__ import annotations
 
+import math
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -33,6 +35,12 @@ from xlsearch.engine.matches import (
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 
 _DF_CACHE: dict[tuple[str, int], dict[str, int]] = {}
+LEXICAL_BUDGET = 5000
+"""Postings (segments) one lookup's full-text query may visit, whatever the memory size."""
+VECTOR_BUDGET = 100_000
+"""Vectors one lookup's IVF search may scan: ``nprobe`` is the index's tuned value, capped
+so that a 1M-unit memory costs what a 100k one does (lexical and exact candidates cover
+what the narrower vector search may miss; ``Lookup(nprobe=…)`` overrides)."""
 
 
 def _first(seen: set[str], key: str) -> bool:
@@ -43,10 +51,17 @@ def _first(seen: set[str], key: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=1 << 16)
 def _fold(word: str) -> str:
     """A word as FTS5's ``unicode61 remove_diacritics 2`` tokenizer stores it."""
     nfkd = unicodedata.normalize("NFKD", word.lower())
     return "".join(c for c in nfkd if not unicodedata.combining(c))
+
+
+def _terms(text: str) -> list[str]:
+    """The distinct words and numbers of ``text`` as FTS5 stores them (one-letter words
+    left out), in order."""
+    return list(dict.fromkeys(_fold(k) for k in fz.word_keys(text) if len(k) > 1 or k.isdigit()))
 
 
 class Lookup:
@@ -65,6 +80,7 @@ class Lookup:
         semantic: bool = True,
         weights: Weights = DEFAULT_WEIGHTS,
         depth: int = 40,
+        nprobe: int | None = None,
         repair: bool = True,
         searcher: Any = None,
         on_progress: ProgressCallback | None = None,
@@ -83,7 +99,9 @@ class Lookup:
             store, encoder, model=model, repair=repair, on_progress=on_progress, cancel=cancel
         )
         self._df_ready = False
+        self._key: str | None = None
         self._total: tuple[int, int] | None = None
+        self.nprobe = nprobe
         self.note = ""
 
     # -- public ------------------------------------------------------------------------------
@@ -100,11 +118,15 @@ class Lookup:
         all_matches: bool = False,
     ) -> LookupResult:
         """The best ``k`` same-language matches and ``cross_k`` cross-language ones."""
-        qvec = self._encode_or_fallback([segment])
-        qvec = qvec[0] if qvec is not None else None
-        return self._one(
-            segment, qvec, src, tgt, k, cross_k, require_target, min_fuzzy, all_matches
+        start = time.perf_counter()
+        qvecs = self._encode_or_fallback([segment])
+        hits = self._semantic_many(qvecs)[0] if qvecs is not None else None
+        qvec = qvecs[0] if qvecs is not None else None
+        res = self._one(
+            segment, qvec, hits, src, tgt, k, cross_k, require_target, min_fuzzy, all_matches
         )
+        res.ms = (time.perf_counter() - start) * 1000
+        return res
 
     def lookup_many(
         self,
@@ -117,18 +139,24 @@ class Lookup:
         require_target: bool = False,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        batch: int = 256,
     ) -> list[LookupResult]:
-        """``lookup`` for many segments (the embeddings computed in one batch)."""
+        """``lookup`` for many segments: embeddings in one batch, vector searches in batches
+        of ``batch`` queries (one FAISS call each, all threads), the rest per segment."""
         on_progress = on_progress or no_progress
         qvecs = self._encode_or_fallback(list(segments)) if segments else None
-        out = []
-        for i, seg in enumerate(segments):
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-            qv = qvecs[i] if qvecs is not None else None
-            out.append(self._one(seg, qv, src, tgt, k, cross_k, require_target, 0, False))
-            if i % 20 == 0 or i + 1 == len(segments):
-                on_progress(Progress("lookup", i + 1, len(segments), "matching segments"))
+        out: list[LookupResult] = []
+        for lo in range(0, len(segments), batch):
+            hits = self._semantic_many(qvecs[lo : lo + batch]) if qvecs is not None else None
+            for j, seg in enumerate(segments[lo : lo + batch]):
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+                i = lo + j
+                qv = qvecs[i] if qvecs is not None else None
+                h = hits[j] if hits is not None else None
+                out.append(self._one(seg, qv, h, src, tgt, k, cross_k, require_target, 0, False))
+                if i % 20 == 0 or i + 1 == len(segments):
+                    on_progress(Progress("lookup", i + 1, len(segments), "matching segments"))
         return out
 
     def _encode_or_fallback(self, texts: list[str]) -> np.ndarray | None:
@@ -155,6 +183,7 @@ class Lookup:
         self,
         segment: str,
         qvec: np.ndarray | None,
+        hits: list[tuple[int, float]] | None,
         src: str,
         tgt: str,
         k: int,
@@ -167,48 +196,51 @@ class Lookup:
         segment = " ".join(segment.split())
         if not segment:
             raise ConfigError("the segment to look up is empty")
-        cands: dict[int, float | None] = {}
-        for sid in self._exact(segment, src):
-            cands[sid] = None
-        for sid in self._lexical(segment, src):
-            cands.setdefault(sid, None)
-        cross_ids: dict[int, float] = {}
-        if qvec is not None:
-            same, other = self._semantic(qvec, src)
-            for sid, cos in same:
-                cands[sid] = cos
-            cross_ids = dict(other)
-        rows = {r["id"]: r for r in self.store.segments([*cands, *cross_ids])}
+        lang = primary(src)
+        cos_of: dict[int, float] = dict(hits or [])
+        lexical = dict.fromkeys([*self._exact(segment, src), *self._lexical(segment, src)])
+        # one round trip for every candidate's row, then one for their units
+        rows = {r["id"]: r for r in self.store.segments([*lexical, *cos_of])}
+        sem_same = [i for i in cos_of if i in rows and primary(rows[i]["lang"]) == lang]
+        if qvec is not None and lang and len(sem_same) < min(10, self.depth):
+            # a memory mostly in other languages: a filtered search (dearer) tops it up
+            more = self.searcher.semantic(
+                qvec[None, :], self.depth, langs=[lang], collection=self.collection
+            )
+            cos_of.update(more)
+            rows.update({r["id"]: r for r in self.store.segments([i for i, _ in more])})
+        keep = [i for i in dict.fromkeys([*lexical, *cos_of]) if self._wanted(rows.get(i))]
+        cands: dict[int, float | None] = {
+            i: cos_of.get(i) for i in keep if primary(rows[i]["lang"]) == lang or not lang
+        }
+        cross_ids = {i: c for i, c in cos_of.items() if i in keep and i not in cands}
         units = self.store.translations({r["tu_id"] for r in rows.values()})
         if qvec is not None:
             self._fill_cosines(qvec, cands, rows)
-        matches = []
-        for sid, cos in cands.items():
-            row = rows.get(sid)
-            if row is None:
-                continue
-            m = self._match(segment, row, units, tgt, cos)
-            if (require_target and not m.target) or m.fuzzy < min_fuzzy:
-                continue
-            if not all_matches and m.fuzzy < FUZZY_FLOOR and (cos or 0.0) < COSINE_FLOOR:
-                continue
-            matches.append(m)
-        matches.sort(key=lambda m: (-m.score, -m.fuzzy, m.segment_id))
-        matches = matches[:k]
-        for m in matches:
-            m.diff = fz.diff(segment, m.source)
-            m.flags = fz.flags(segment, m.source)
+        matches = self._rank_same(
+            segment,
+            list(cands.items()),
+            rows,
+            units,
+            tgt,
+            k,
+            require_target,
+            min_fuzzy,
+            all_matches,
+        )
         seen_units = {rows[m.segment_id]["tu_id"] for m in matches}
         cross = []
         for sid, cos in cross_ids.items():
-            row = rows.get(sid)
-            if row is None or row["tu_id"] in seen_units:
+            row = rows[sid]
+            if row["tu_id"] in seen_units:
                 continue
-            if any(primary(t["lang"]) == primary(src) for t in units.get(row["tu_id"], [])):
+            if any(primary(t["lang"]) == lang for t in units.get(row["tu_id"], [])):
                 continue  # the unit has a source-language side: a same-language candidate
             if not all_matches and cos < COSINE_FLOOR:
                 continue
-            m = self._match(segment, row, units, tgt, cos, cross=True)
+            m = self._match(
+                segment, row, units, tgt, cos, fz.fuzzy(segment, row["text"]), 0.0, cross=True
+            )
             if require_target and not m.target:
                 continue
             cross.append(m)
@@ -219,15 +251,66 @@ class Lookup:
         ms = (time.perf_counter() - start) * 1000
         return LookupResult(segment, src, tgt, matches, cross, ms, self.note)
 
-    def _match(
+    def overlap(self, segment: str, texts: Sequence[str]) -> list[float]:
+        """IDF-weighted share of the segment's words that each text contains (0–1): rare
+        shared words (names, terms, numbers) count most, "the" next to nothing."""
+        q = _terms(segment)
+        if not q:
+            return [0.0] * len(texts)
+        df = self._doc_freqs(q)
+        total = max(self._segment_total(), 1)
+        idf = {t: math.log(1.0 + total / (df.get(t, 0) + 1)) for t in q}
+        norm = sum(idf.values()) or 1.0
+        out = []
+        for text in texts:
+            have = set(_terms(text))
+            out.append(sum(w for t, w in idf.items() if t in have) / norm)
+        return out
+
+    def _rank_same(
         self,
         segment: str,
-        row: dict[str, Any],
+        cands: list[tuple[int, float | None]],
+        rows: dict[int, dict[str, Any]],
         units: dict[str, list[dict[str, Any]]],
         tgt: str,
-        cos: float | None,
-        cross: bool = False,
-    ) -> Match:
+        k: int,
+        require_target: bool,
+        min_fuzzy: int,
+        all_matches: bool,
+    ) -> list[Match]:
+        """Score every same-language candidate (fuzzy % and character similarity in one
+        rapidfuzz call each); ``Match`` objects, diffs and flags only for the best ``k``."""
+        texts = [rows[sid]["text"] for sid, _ in cands]
+        fuzzies = fz.fuzzy_many(segment, texts)
+        chars = fz.char_similarity_many(segment, texts)
+        overlaps = self.overlap(segment, texts) if self.weights.overlap else [0.0] * len(texts)
+        scored = []
+        for (sid, cos), f, c, o in zip(cands, fuzzies, chars, overlaps, strict=True):
+            if f < min_fuzzy:
+                continue
+            if not all_matches and f < FUZZY_FLOOR and (cos or 0.0) < COSINE_FLOOR:
+                continue
+            if require_target and not self._target(rows[sid], units, tgt)[1]:
+                continue
+            scored.append((-self.weights.score(f, cos, c, o), -f, sid, cos, f, c, o))
+        scored.sort()
+        out = []
+        for *_, sid, cos, f, c, o in scored[:k]:
+            m = self._match(segment, rows[sid], units, tgt, cos, f, c, o)
+            m.diff = fz.diff(segment, m.source)
+            m.flags = fz.flags(segment, m.source)
+            out.append(m)
+        return out
+
+    def _wanted(self, row: dict[str, Any] | None) -> bool:
+        return row is not None and (self.collection is None or row["collection"] == self.collection)
+
+    @staticmethod
+    def _target(
+        row: dict[str, Any], units: dict[str, list[dict[str, Any]]], tgt: str
+    ) -> tuple[dict[str, str], str]:
+        """(the unit's other sides by language, the side in ``tgt`` or '')."""
         aligned = {
             t["lang"]: t["text"]
             for t in reversed(units.get(row["tu_id"], []))
@@ -236,13 +319,27 @@ class Lookup:
         target = aligned.get(tgt, "") or next(
             (t for lang, t in aligned.items() if tgt and primary(lang) == primary(tgt)), ""
         )
+        return aligned, target
+
+    def _match(
+        self,
+        segment: str,
+        row: dict[str, Any],
+        units: dict[str, list[dict[str, Any]]],
+        tgt: str,
+        cos: float | None,
+        f: int,
+        c: float,
+        o: float = 0.0,
+        cross: bool = False,
+    ) -> Match:
+        aligned, target = self._target(row, units, tgt)
         if cross and tgt and primary(row["lang"]) == primary(tgt):
             target = row["text"]
-        f = fz.fuzzy(segment, row["text"])
         if cross:  # shared names, numbers and cognates still say something
             score = self.weights.cross(f, cos or 0.0)
         else:
-            score = self.weights.score(f, cos, fz.char_similarity(segment, row["text"]))
+            score = self.weights.score(f, cos, c, o)
         return Match(
             row["id"],
             row["text"],
@@ -299,6 +396,44 @@ class Lookup:
             cache[term] = int(hit[0]) if hit else 0
         return {t: cache[t] for t in terms if cache[t]}
 
+    def _lexical(self, segment: str, src: str) -> list[int]:
+        """Full-text candidates (any language; ``_one`` filters): the segments sharing the
+        most of the segment's rarest words, IDF-weighted. The words are taken rarest first
+        while their postings stay within ``LEXICAL_BUDGET``, so the work does not grow with
+        the memory (common words such as "the" would visit half of it)."""
+        terms = _terms(segment)[:40]
+        if not terms:
+            return []
+        df = self._doc_freqs(terms)
+        rare, visited = [], 0
+        for t in sorted(df, key=lambda t: (df[t], t)):
+            if len(rare) == 8 or visited + df[t] > LEXICAL_BUDGET:
+                break
+            rare.append(t)
+            visited += df[t]
+        if not rare:  # only common words: the vector index and the exact hash cover it
+            return []
+        # each rare word's posting list alone (no ranking function, no join: the cheapest
+        # FTS5 read), scored by IDF-weighted word overlap; languages and collections are
+        # checked on the rows the lookup fetches anyway
+        total = self._segment_total()
+        ids, weights = [], []
+        for t in rare:
+            got = self.store.conn.execute(
+                "SELECT rowid FROM segments_fts WHERE segments_fts MATCH ?",
+                ('"' + t.replace('"', '""') + '"',),
+            ).fetchall()
+            ids.append(np.fromiter((r[0] for r in got), dtype=np.int64, count=len(got)))
+            weights.append(np.full(len(got), math.log(1.0 + total / df[t])))
+        if not ids or not sum(len(a) for a in ids):
+            return []
+        uniq, inv = np.unique(np.concatenate(ids), return_inverse=True)
+        score = np.bincount(inv, weights=np.concatenate(weights))
+        top = min(2 * self.depth, len(uniq))
+        best = np.argpartition(-score, top - 1)[:top]
+        best = best[np.lexsort((uniq[best], -score[best]))]
+        return [int(i) for i in uniq[best]]
+
     def _segment_total(self) -> int:
         gen = self.store.generation()
         if self._total is None or self._total[0] != gen:
@@ -306,57 +441,28 @@ class Lookup:
             self._total = (gen, int(n or 0))
         return self._total[1]
 
-    def _lexical(self, segment: str, src: str) -> list[int]:
-        """FTS5 candidates: an OR of the segment's rarest words, BM25-ranked (common words
-        such as "the" would make the OR query visit half the store)."""
-        terms = list(
-            dict.fromkeys(
-                _fold(t.text)
-                for t in fz.tokenize(segment)
-                if t.kind in ("word", "num") and (len(t.text) > 1 or t.text.isdigit())
-            )
-        )[:40]
-        if not terms:
-            return []
-        df = self._doc_freqs(terms)
-        cap = max(2000, self._segment_total() // 20)
-        rare = sorted((t for t in df if df[t] <= cap), key=lambda t: df[t])[:8]
-        if not rare:
-            rare = sorted(df, key=lambda t: df[t])[:2]
-        if not rare:
-            return []
-        query = " OR ".join('"' + t.replace('"', '""') + '"' for t in rare)
-        extra, params = self._where(src)
-        cur = self.store.conn.execute(
-            "SELECT s.id FROM segments_fts JOIN segments s ON s.id = segments_fts.rowid "
-            f"WHERE segments_fts MATCH ?{extra} ORDER BY bm25(segments_fts) LIMIT ?",
-            [query, *params, self.depth],
-        )
-        return [int(r[0]) for r in cur]
-
-    def _semantic(
-        self, qvec: np.ndarray, src: str
-    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
-        """(same-language, other-language) nearest neighbours from one unfiltered search;
-        a filtered search tops up the same-language side when the memory is mostly in
-        other languages."""
-        hits = self.searcher.semantic(qvec[None, :], 2 * self.depth, collection=self.collection)
-        if not hits:
-            return [], []
-        langs = dict(
-            self.store.conn.execute(
-                f"SELECT id, lang FROM segments WHERE id IN ({','.join('?' * len(hits))})",
-                [i for i, _ in hits],
-            ).fetchall()
-        )
-        lang = primary(src)
-        same = [(i, c) for i, c in hits if i in langs and primary(langs[i]) == lang]
-        other = [(i, c) for i, c in hits if i in langs and primary(langs[i]) != lang]
-        if len(same) < min(10, self.depth):  # a filtered search is dearer: only when needed
-            same = self.searcher.semantic(
-                qvec[None, :], self.depth, langs=[lang], collection=self.collection
-            )
-        return same, other
+    def _semantic_many(self, qvecs: np.ndarray) -> list[list[tuple[int, float]]]:
+        """Top ``2 × depth`` ``(segment id, cosine)`` of each query row, all languages: one
+        FAISS call per collection for the whole batch (languages are split afterwards)."""
+        k = 2 * self.depth
+        per: list[list[tuple[int, float]]] = [[] for _ in range(len(qvecs))]
+        for name in self.searcher._collections(self.collection):
+            vi = self.searcher.index(name).vi
+            if vi.ntotal == 0:
+                continue
+            nprobe = self.nprobe
+            if nprobe is None and vi.ivf is not None:  # bounded work at any memory size
+                per_list = max(vi.ntotal / max(int(vi.index.nlist), 1), 1.0)
+                tuned = int(vi.params.get("nprobe", vi.index.nprobe))
+                nprobe = max(1, min(tuned, int(VECTOR_BUDGET / per_list)))
+            scores, labels = vi.search(qvecs, k, nprobe=nprobe)
+            for i in range(len(qvecs)):
+                keep = labels[i] >= 0
+                per[i].extend(zip(labels[i][keep].tolist(), scores[i][keep].tolist(), strict=True))
+        for hits in per:
+            hits.sort(key=lambda t: (-t[1], t[0]))
+            del hits[k:]
+        return per
 
     def _fill_cosines(
         self, qvec: np.ndarray, cands: dict[int, float | None], rows: dict[int, dict[str, Any]]
@@ -368,8 +474,10 @@ class Lookup:
         if not todo:
             return
         enc = self.searcher.encoder
+        if self._key is None:  # hashes the weight files' stats: once, not per lookup
+            self._key = model_key(enc)
         hashes = [rows[sid]["text_hash"] for sid in todo]
-        vecs, found = self.store.get_embeddings(model_key(enc), hashes, int(enc.dim))
+        vecs, found = self.store.get_embeddings(self._key, hashes, int(enc.dim))
         if not found.all():
             missing = [i for i, ok in enumerate(found) if not ok]
             vecs[missing] = np.asarray(

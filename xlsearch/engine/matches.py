@@ -19,16 +19,21 @@ class Weights:
     semantic: float = 0.45
     char: float = 0.2
 
+    overlap: float = 0.0
+    """IDF-weighted word overlap (``Lookup.overlap``), 0–1."""
+
     cross_fuzzy: float = 0.0
     """Cross-language group: ``score = 100 × ((1 − w)·cos + w·f/100)``."""
 
     def cross(self, f: float, cos: float) -> float:
         return 100.0 * ((1.0 - self.cross_fuzzy) * cos + self.cross_fuzzy * f / 100.0)
 
-    def score(self, f: float, cos: float | None, c: float) -> float:
+    def score(self, f: float, cos: float | None, c: float, o: float = 0.0) -> float:
         if cos is None:  # no model: the CAT ranking
             return float(f)
-        s = 100.0 * (self.fuzzy * f / 100.0 + self.semantic * cos + self.char * c)
+        s = 100.0 * (
+            self.fuzzy * f / 100.0 + self.semantic * cos + self.char * c + self.overlap * o
+        )
         return s + (1000.0 if f >= 100 else 0.0)
 
 

@@ -202,10 +202,12 @@ class VectorIndex:
         *,
         allowed: np.ndarray | None = None,
         exhaustive: bool = False,
+        nprobe: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Top-``k`` (scores, ids) per query row; ``allowed`` restricts ids *before* ranking.
 
-        ``exhaustive`` visits every IVF list / a wide HNSW beam. Missing hits have id -1.
+        ``exhaustive`` visits every IVF list / a wide HNSW beam; ``nprobe`` overrides the
+        tuned IVF setting (a caller trading recall for speed). Missing hits have id -1.
         """
         import faiss
 
@@ -217,7 +219,7 @@ class VectorIndex:
             sel = faiss.IDSelectorBatch(len(allowed), faiss.swig_ptr(allowed))
         if self.ivf is not None:
             nlist = int(self.index.nlist)
-            nprobe = int(self.params.get("nprobe", self.index.nprobe))
+            nprobe = int(nprobe or self.params.get("nprobe", self.index.nprobe))
             if exhaustive:
                 nprobe = nlist
             elif allowed is not None and self.ntotal:
