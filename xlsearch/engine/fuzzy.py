@@ -72,9 +72,16 @@ def tokenize(text: str) -> list[Token]:
 _TAG_NAME = re.compile(r"[\s/>].*")
 
 
+_SPECIAL = re.compile(rf"[<{{}}%$\\{_NOSPACE}]")
+_PLAIN = re.compile(rf"{_NUMBER}|[^\W\d_]+(?:['’][^\W\d_]+)*|\S", re.UNICODE)
+"""``_TOKEN`` for text without tags, placeholders and no-space scripts (most segments)."""
+
+
 @lru_cache(maxsize=65536)
 def _keys(text: str) -> tuple[str, ...]:
     """``Token.key`` of each token, without building ``Token``s (the lookup's hot path)."""
+    if not _SPECIAL.search(text):
+        return tuple(t.lower() for t in _PLAIN.findall(text))
     out = []
     for m in _TOKEN.finditer(text):
         kind, tok = m.lastgroup, m.group()

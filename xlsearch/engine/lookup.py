@@ -35,8 +35,11 @@ from xlsearch.engine.matches import (
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 
 _DF_CACHE: dict[tuple[str, int], dict[str, int]] = {}
-LEXICAL_BUDGET = 5000
+LEXICAL_BUDGET = 3000
 """Postings (segments) one lookup's full-text query may visit, whatever the memory size."""
+LEXICAL_EXTRA = 20
+"""Full-text candidates the vector search did not find that a lookup scores (their cosines
+are read from the vector cache)."""
 VECTOR_BUDGET = 100_000
 """Vectors one lookup's IVF search may scan: ``nprobe`` is the index's tuned value, capped
 so that a 1M-unit memory costs what a 100k one does (lexical and exact candidates cover
@@ -56,6 +59,9 @@ def _fold(word: str) -> str:
     """A word as FTS5's ``unicode61 remove_diacritics 2`` tokenizer stores it."""
     nfkd = unicodedata.normalize("NFKD", word.lower())
     return "".join(c for c in nfkd if not unicodedata.combining(c))
+
+
+_primary = lru_cache(maxsize=4096)(primary)
 
 
 def _terms(text: str) -> list[str]:
@@ -123,7 +129,7 @@ class Lookup:
         hits = self._semantic_many(qvecs)[0] if qvecs is not None else None
         qvec = qvecs[0] if qvecs is not None else None
         res = self._one(
-            segment, qvec, hits, src, tgt, k, cross_k, require_target, min_fuzzy, all_matches
+            segment, qvec, hits, src, tgt, k, cross_k, require_target, min_fuzzy, all_matches, k
         )
         res.ms = (time.perf_counter() - start) * 1000
         return res
@@ -142,7 +148,8 @@ class Lookup:
         batch: int = 256,
     ) -> list[LookupResult]:
         """``lookup`` for many segments: embeddings in one batch, vector searches in batches
-        of ``batch`` queries (one FAISS call each, all threads), the rest per segment."""
+        of ``batch`` queries (one FAISS call each), the rest per segment; only the best
+        match of each gets its diff and flags (what an analysis reports)."""
         on_progress = on_progress or no_progress
         qvecs = self._encode_or_fallback(list(segments)) if segments else None
         out: list[LookupResult] = []
@@ -154,7 +161,8 @@ class Lookup:
                 i = lo + j
                 qv = qvecs[i] if qvecs is not None else None
                 h = hits[j] if hits is not None else None
-                out.append(self._one(seg, qv, h, src, tgt, k, cross_k, require_target, 0, False))
+                res = self._one(seg, qv, h, src, tgt, k, cross_k, require_target, 0, False, 1)
+                out.append(res)
                 if i % 20 == 0 or i + 1 == len(segments):
                     on_progress(Progress("lookup", i + 1, len(segments), "matching segments"))
         return out
@@ -191,7 +199,10 @@ class Lookup:
         require_target: bool,
         min_fuzzy: int,
         all_matches: bool,
+        details: int,
     ) -> LookupResult:
+        """The lookup of one segment; ``details``: how many of the best matches get their
+        diff and number/tag flags (all for a lookup, the best one in an analysis)."""
         start = time.perf_counter()
         segment = " ".join(segment.split())
         if not segment:
@@ -199,22 +210,29 @@ class Lookup:
         lang = primary(src)
         cos_of: dict[int, float] = dict(hits or [])
         lexical = dict.fromkeys([*self._exact(segment, src), *self._lexical(segment, src)])
-        # one round trip for every candidate's row, then one for their units
-        rows = {r["id"]: r for r in self.store.segments([*lexical, *cos_of])}
-        sem_same = [i for i in cos_of if i in rows and primary(rows[i]["lang"]) == lang]
+        rows, units = self._fetch([*lexical, *cos_of])  # one round trip
+        sem_same = [i for i in cos_of if i in rows and _primary(rows[i]["lang"]) == lang]
         if qvec is not None and lang and len(sem_same) < min(10, self.depth):
             # a memory mostly in other languages: a filtered search (dearer) tops it up
             more = self.searcher.semantic(
                 qvec[None, :], self.depth, langs=[lang], collection=self.collection
             )
             cos_of.update(more)
-            rows.update({r["id"]: r for r in self.store.segments([i for i, _ in more])})
-        keep = [i for i in dict.fromkeys([*lexical, *cos_of]) if self._wanted(rows.get(i))]
-        cands: dict[int, float | None] = {
-            i: cos_of.get(i) for i in keep if primary(rows[i]["lang"]) == lang or not lang
+            more_rows, more_units = self._fetch([i for i, _ in more])
+            rows.update(more_rows)
+            units.update(more_units)
+        same = [
+            i
+            for i in dict.fromkeys([*lexical, *cos_of])
+            if self._wanted(rows.get(i)) and (not lang or _primary(rows[i]["lang"]) == lang)
+        ]
+        # lexical-only candidates need their cosine from the cache: the best LEXICAL_EXTRA
+        extra = [i for i in same if i not in cos_of][:LEXICAL_EXTRA]
+        cands: dict[int, float | None] = {i: cos_of.get(i) for i in same if i in cos_of}
+        cands.update(dict.fromkeys(extra))
+        cross_ids = {
+            i: c for i, c in cos_of.items() if i not in cands and self._wanted(rows.get(i))
         }
-        cross_ids = {i: c for i, c in cos_of.items() if i in keep and i not in cands}
-        units = self.store.translations({r["tu_id"] for r in rows.values()})
         if qvec is not None:
             self._fill_cosines(qvec, cands, rows)
         matches = self._rank_same(
@@ -227,6 +245,7 @@ class Lookup:
             require_target,
             min_fuzzy,
             all_matches,
+            details,
         )
         seen_units = {rows[m.segment_id]["tu_id"] for m in matches}
         cross = []
@@ -234,7 +253,7 @@ class Lookup:
             row = rows[sid]
             if row["tu_id"] in seen_units:
                 continue
-            if any(primary(t["lang"]) == lang for t in units.get(row["tu_id"], [])):
+            if any(_primary(t["lang"]) == lang for t in units.get(row["tu_id"], [])):
                 continue  # the unit has a source-language side: a same-language candidate
             if not all_matches and cos < COSINE_FLOOR:
                 continue
@@ -278,6 +297,7 @@ class Lookup:
         require_target: bool,
         min_fuzzy: int,
         all_matches: bool,
+        details: int,
     ) -> list[Match]:
         """Score every same-language candidate (fuzzy % and character similarity in one
         rapidfuzz call each); ``Match`` objects, diffs and flags only for the best ``k``."""
@@ -296,12 +316,38 @@ class Lookup:
             scored.append((-self.weights.score(f, cos, c, o), -f, sid, cos, f, c, o))
         scored.sort()
         out = []
-        for *_, sid, cos, f, c, o in scored[:k]:
+        for n, (*_, sid, cos, f, c, o) in enumerate(scored[:k]):
             m = self._match(segment, rows[sid], units, tgt, cos, f, c, o)
-            m.diff = fz.diff(segment, m.source)
-            m.flags = fz.flags(segment, m.source)
+            if n < details:
+                m.diff = fz.diff(segment, m.source)
+                m.flags = fz.flags(segment, m.source)
             out.append(m)
         return out
+
+    def _fetch(
+        self, ids: Sequence[int]
+    ) -> tuple[dict[int, dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+        """(rows of ``ids``, every segment of their units by tu id in document order), from
+        one query: the candidates' units hold the candidates themselves."""
+        wanted = list(dict.fromkeys(int(i) for i in ids))
+        rows: dict[int, dict[str, Any]] = {}
+        units: dict[str, list[dict[str, Any]]] = {}
+        keys = "id document_id position lang text text_hash tu_id path collection".split()
+        for lo in range(0, len(wanted), 900):
+            chunk = wanted[lo : lo + 900]
+            for r in self.store.conn.execute(
+                "SELECT s.id, s.document_id, s.position, s.lang, s.text, s.text_hash, s.tu_id, "
+                "d.path, c.name FROM segments s JOIN documents d ON d.id = s.document_id "
+                "JOIN collections c ON c.id = d.collection_id WHERE s.tu_id IN "
+                f"(SELECT tu_id FROM segments WHERE id IN ({','.join('?' * len(chunk))})) "
+                "ORDER BY s.tu_id, s.position",
+                chunk,
+            ):
+                item = dict(zip(keys, r, strict=True))
+                units.setdefault(item["tu_id"], []).append(item)
+                rows[item["id"]] = item
+        picked = set(wanted)
+        return {i: r for i, r in rows.items() if i in picked}, units
 
     def _wanted(self, row: dict[str, Any] | None) -> bool:
         return row is not None and (self.collection is None or row["collection"] == self.collection)
@@ -317,7 +363,7 @@ class Lookup:
             if t["id"] != row["id"] and t["document_id"] == row["document_id"]
         }
         target = aligned.get(tgt, "") or next(
-            (t for lang, t in aligned.items() if tgt and primary(lang) == primary(tgt)), ""
+            (t for lang, t in aligned.items() if tgt and _primary(lang) == _primary(tgt)), ""
         )
         return aligned, target
 
@@ -334,7 +380,7 @@ class Lookup:
         cross: bool = False,
     ) -> Match:
         aligned, target = self._target(row, units, tgt)
-        if cross and tgt and primary(row["lang"]) == primary(tgt):
+        if cross and tgt and _primary(row["lang"]) == _primary(tgt):
             target = row["text"]
         if cross:  # shared names, numbers and cognates still say something
             score = self.weights.cross(f, cos or 0.0)
@@ -423,7 +469,7 @@ class Lookup:
                 "SELECT rowid FROM segments_fts WHERE segments_fts MATCH ?",
                 ('"' + t.replace('"', '""') + '"',),
             ).fetchall()
-            ids.append(np.fromiter((r[0] for r in got), dtype=np.int64, count=len(got)))
+            ids.append(np.array(got, dtype=np.int64).reshape(-1))
             weights.append(np.full(len(got), math.log(1.0 + total / df[t])))
         if not ids or not sum(len(a) for a in ids):
             return []
@@ -444,6 +490,8 @@ class Lookup:
     def _semantic_many(self, qvecs: np.ndarray) -> list[list[tuple[int, float]]]:
         """Top ``2 × depth`` ``(segment id, cosine)`` of each query row, all languages: one
         FAISS call per collection for the whole batch (languages are split afterwards)."""
+        from xlsearch.engine.index.vectors import ivf_search_by_list
+
         k = 2 * self.depth
         per: list[list[tuple[int, float]]] = [[] for _ in range(len(qvecs))]
         for name in self.searcher._collections(self.collection):
@@ -455,7 +503,10 @@ class Lookup:
                 per_list = max(vi.ntotal / max(int(vi.index.nlist), 1), 1.0)
                 tuned = int(vi.params.get("nprobe", vi.index.nprobe))
                 nprobe = max(1, min(tuned, int(VECTOR_BUDGET / per_list)))
-            scores, labels = vi.search(qvecs, k, nprobe=nprobe)
+            if vi.kind == "ivf" and len(qvecs) >= 32:  # analysis: each list read once
+                scores, labels = ivf_search_by_list(vi, qvecs, k, nprobe or vi.index.nprobe)
+            else:
+                scores, labels = vi.search(qvecs, k, nprobe=nprobe)
             for i in range(len(qvecs)):
                 keep = labels[i] >= 0
                 per[i].extend(zip(labels[i][keep].tolist(), scores[i][keep].tolist(), strict=True))
@@ -467,17 +518,39 @@ class Lookup:
     def _fill_cosines(
         self, qvec: np.ndarray, cands: dict[int, float | None], rows: dict[int, dict[str, Any]]
     ) -> None:
-        """Cosines for lexical-only candidates: cached vectors, else encoded now."""
+        """Cosines for lexical-only candidates: their vectors from the collection's index
+        (exact kinds: an in-memory copy, no disk read), else the vector cache, else encoded
+        now."""
         from xlsearch.engine.index.cache import model_key
 
         todo = [sid for sid, cos in cands.items() if cos is None and sid in rows]
         if not todo:
             return
         enc = self.searcher.encoder
-        if self._key is None:  # hashes the weight files' stats: once, not per lookup
-            self._key = model_key(enc)
-        hashes = [rows[sid]["text_hash"] for sid in todo]
-        vecs, found = self.store.get_embeddings(self._key, hashes, int(enc.dim))
+        dim = int(enc.dim)
+        vecs = np.zeros((len(todo), dim), dtype=np.float32)
+        found = np.zeros(len(todo), dtype=bool)
+        by_coll: dict[str, list[int]] = {}
+        for n, sid in enumerate(todo):
+            by_coll.setdefault(rows[sid]["collection"], []).append(n)
+        for name, pos in by_coll.items():
+            vi = self.searcher.index(name).vi
+            if vi.kind not in ("flat", "ivf", "hnsw"):
+                continue  # compressed codes: approximate vectors, use the cache
+            try:
+                vecs[pos] = vi.reconstruct(np.asarray([todo[n] for n in pos], dtype=np.int64))
+                found[pos] = True
+            except RuntimeError:  # an id the index lacks (stale): the cache has it
+                pass
+        if not found.all():
+            if self._key is None:  # hashes the weight files' stats: once, not per lookup
+                self._key = model_key(enc)
+            rest = [n for n in range(len(todo)) if not found[n]]
+            got, ok = self.store.get_embeddings(
+                self._key, [rows[todo[n]]["text_hash"] for n in rest], dim
+            )
+            vecs[rest] = got
+            found[rest] = ok
         if not found.all():
             missing = [i for i, ok in enumerate(found) if not ok]
             vecs[missing] = np.asarray(

@@ -287,6 +287,55 @@ def exact_topk(
     return np.take_along_axis(sims, cols, axis=1), ids[cols]
 
 
+def ivf_search_by_list(
+    vi: VectorIndex, queries: np.ndarray, k: int, nprobe: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``vi.search`` for a batch of queries on an IVF-Flat index, list-major: each probed
+    list is read once for every query that probes it (one matrix product) instead of once
+    per query — the same lists, hence the same hits, at a fraction of the memory traffic
+    when many queries share lists (document analysis). Missing hits have id -1."""
+    import faiss
+
+    index = vi.index
+    q = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)
+    nq, d = q.shape
+    nprobe = max(1, min(int(nprobe), int(index.nlist)))
+    _, assign = index.quantizer.search(q, nprobe)
+    best_s = np.full((nq, k), -np.inf, dtype=np.float32)
+    best_i = np.full((nq, k), -1, dtype=np.int64)
+    flat = assign.ravel()
+    order = np.argsort(flat, kind="stable")
+    lists, starts = np.unique(flat[order], return_index=True)
+    ends = np.append(starts[1:], len(order))
+    invl = index.invlists
+    for lst, lo, hi in zip(lists.tolist(), starts.tolist(), ends.tolist(), strict=True):
+        if lst < 0:
+            continue
+        n = int(invl.list_size(lst))
+        if n == 0:
+            continue
+        qs = order[lo:hi] // nprobe
+        codes_ptr = invl.get_codes(lst)
+        ids_ptr = invl.get_ids(lst)
+        vecs = faiss.rev_swig_ptr(codes_ptr, n * d * 4).view(np.float32).reshape(n, d)
+        ids = faiss.rev_swig_ptr(ids_ptr, n).view(np.int64).copy()
+        sims = q[qs] @ vecs.T
+        invl.release_codes(lst, codes_ptr)
+        invl.release_ids(lst, ids_ptr)
+        all_s = np.concatenate([best_s[qs], sims], axis=1)
+        all_i = np.concatenate([best_i[qs], np.broadcast_to(ids, sims.shape)], axis=1)
+        top = np.argpartition(-all_s, k - 1, axis=1)[:, :k] if all_s.shape[1] > k else None
+        if top is not None:
+            all_s = np.take_along_axis(all_s, top, axis=1)
+            all_i = np.take_along_axis(all_i, top, axis=1)
+        best_s[qs], best_i[qs] = all_s, all_i
+    rank = np.argsort(-best_s, axis=1, kind="stable")
+    best_s = np.take_along_axis(best_s, rank, axis=1)
+    best_i = np.take_along_axis(best_i, rank, axis=1)
+    best_i[~np.isfinite(best_s)] = -1
+    return best_s, best_i
+
+
 def tune_nprobe(
     vi: VectorIndex, sample: np.ndarray, sample_ids: np.ndarray, target: float = 0.97, k: int = 10
 ) -> float:
