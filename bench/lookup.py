@@ -123,7 +123,7 @@ def features(
     ]
 
 
-def rank(cands, wf: float, ws: float, wc: float, wo: float = 0.0) -> list[str]:
+def rank(cands, wf: float, ws: float, wc: float = 0.0, wo: float = 0.0) -> list[str]:
     """The candidates ordered as ``Weights.score`` orders them (100 % matches first)."""
     scored = sorted(
         cands,

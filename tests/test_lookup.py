@@ -216,7 +216,7 @@ def test_batched_fuzzy_and_char_similarity_equal_the_pairwise_formulas() -> None
 
 
 def test_lexical_candidates_skip_words_beyond_the_postings_budget(memory, monkeypatch) -> None:
-    import xlsearch.engine.lookup as lookup_mod
+    import xlsearch.engine.lookup_candidates as lookup_mod
 
     store, enc = memory
     lk = Lookup(store, enc, collection="tm")

@@ -1,0 +1,261 @@
+"""Where a lookup's candidates come from, with bounded work at any memory size.
+
+Three sources: the exact text (hash index), the vector index (one FAISS search for a batch
+of segments, all languages, ``nprobe`` capped by ``VECTOR_BUDGET``) and FTS5 posting lists
+of the segment's rarest words (``LEXICAL_BUDGET`` postings at most), scored by IDF-weighted
+word overlap. Rows and their units come back in one query; cosines of full-text-only
+candidates come from the index's own vectors. ``Candidates`` is mixed into ``Lookup``.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from xlsearch.engine import fuzzy as fz
+from xlsearch.engine.langtags import primary
+
+_DF_CACHE: dict[tuple[str, int], dict[str, int]] = {}
+LEXICAL_BUDGET = 3000
+"""Postings (segments) one lookup's full-text query may visit, whatever the memory size."""
+LEXICAL_EXTRA = 20
+"""Full-text candidates the vector search did not find that a lookup scores (their cosines
+are read from the vector cache)."""
+VECTOR_BUDGET = 100_000
+"""Vectors one lookup's IVF search may scan: ``nprobe`` is the index's tuned value, capped
+so that a 1M-unit memory costs what a 100k one does (lexical and exact candidates cover
+what the narrower vector search may miss; ``Lookup(nprobe=…)`` overrides)."""
+
+
+@lru_cache(maxsize=1 << 16)
+def _fold(word: str) -> str:
+    """A word as FTS5's ``unicode61 remove_diacritics 2`` tokenizer stores it."""
+    nfkd = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in nfkd if not unicodedata.combining(c))
+
+
+_primary = lru_cache(maxsize=4096)(primary)
+
+
+def _terms(text: str) -> list[str]:
+    """The distinct words and numbers of ``text`` as FTS5 stores them (one-letter words
+    left out), in order."""
+    return list(dict.fromkeys(_fold(k) for k in fz.word_keys(text) if len(k) > 1 or k.isdigit()))
+
+
+class Candidates:
+    """Candidate generation and features for ``Lookup`` (which sets ``store``, ``searcher``,
+    ``collection``, ``depth``, ``nprobe``, ``_key``, ``_total`` and ``_df_ready``)."""
+
+    store: Any
+    searcher: Any
+    collection: str | None
+    depth: int
+    nprobe: int | None
+    _key: str | None
+    _total: tuple[int, int] | None
+    _df_ready: bool
+
+    def overlap(self, segment: str, texts: Sequence[str]) -> list[float]:
+        """IDF-weighted share of the segment's words that each text contains (0–1): rare
+        shared words (names, terms, numbers) count most, "the" next to nothing."""
+        q = _terms(segment)
+        if not q:
+            return [0.0] * len(texts)
+        df = self._doc_freqs(q)
+        total = max(self._segment_total(), 1)
+        idf = {t: math.log(1.0 + total / (df.get(t, 0) + 1)) for t in q}
+        norm = sum(idf.values()) or 1.0
+        out = []
+        for text in texts:
+            have = set(_terms(text))
+            out.append(sum(w for t, w in idf.items() if t in have) / norm)
+        return out
+
+    def _fetch(
+        self, ids: Sequence[int]
+    ) -> tuple[dict[int, dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+        """(rows of ``ids``, every segment of their units by tu id in document order), from
+        one query: the candidates' units hold the candidates themselves."""
+        wanted = list(dict.fromkeys(int(i) for i in ids))
+        rows: dict[int, dict[str, Any]] = {}
+        units: dict[str, list[dict[str, Any]]] = {}
+        keys = "id document_id position lang text text_hash tu_id path collection".split()
+        for lo in range(0, len(wanted), 900):
+            chunk = wanted[lo : lo + 900]
+            for r in self.store.conn.execute(
+                "SELECT s.id, s.document_id, s.position, s.lang, s.text, s.text_hash, s.tu_id, "
+                "d.path, c.name FROM segments s JOIN documents d ON d.id = s.document_id "
+                "JOIN collections c ON c.id = d.collection_id WHERE s.tu_id IN "
+                f"(SELECT tu_id FROM segments WHERE id IN ({','.join('?' * len(chunk))})) "
+                "ORDER BY s.tu_id, s.position",
+                chunk,
+            ):
+                item = dict(zip(keys, r, strict=True))
+                units.setdefault(item["tu_id"], []).append(item)
+                rows[item["id"]] = item
+        picked = set(wanted)
+        return {i: r for i, r in rows.items() if i in picked}, units
+
+    def _where(self, src: str) -> tuple[str, list[Any]]:
+        # the language, not the exact tag: an en-US document matches an en or en-GB memory
+        where, params = self.store._filters(self.collection, [primary(src)] if src else None)
+        return where.replace(" WHERE ", " AND ", 1), params
+
+    def _exact(self, segment: str, src: str) -> list[int]:
+        from xlsearch.engine.store.ingest import text_hash
+
+        extra, params = self._where(src)
+        cur = self.store.conn.execute(
+            # without the hint SQLite may walk the language index (half the store)
+            f"SELECT s.id FROM segments s INDEXED BY segments_text_hash "
+            f"WHERE s.text_hash = ?{extra} LIMIT 20",
+            [text_hash(segment), *params],
+        )
+        return [int(r[0]) for r in cur]
+
+    def _doc_freqs(self, terms: list[str]) -> dict[str, int]:
+        """Document frequencies of FTS terms (``fts5vocab`` reads a term's whole posting
+        list, so counts are cached per store and generation: common words cost once)."""
+        conn = self.store.conn
+        key = (str(getattr(self.store, "path", "")), self.store.generation())
+        cache = _DF_CACHE.get(key)
+        if cache is None or len(cache) > 200_000:
+            _DF_CACHE.clear()
+            cache = _DF_CACHE[key] = {}
+        todo = [t for t in terms if t not in cache]
+        if todo and not self._df_ready:
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.xl_lookup_vocab "
+                "USING fts5vocab(main, segments_fts, row)"
+            )
+            self._df_ready = True
+        for term in todo:
+            hit = conn.execute(
+                "SELECT doc FROM temp.xl_lookup_vocab WHERE term = ?", (term,)
+            ).fetchone()
+            cache[term] = int(hit[0]) if hit else 0
+        return {t: cache[t] for t in terms if cache[t]}
+
+    def _lexical(self, segment: str, src: str) -> list[int]:
+        """Full-text candidates (any language; ``_one`` filters): the segments sharing the
+        most of the segment's rarest words, IDF-weighted. The words are taken rarest first
+        while their postings stay within ``LEXICAL_BUDGET``, so the work does not grow with
+        the memory (common words such as "the" would visit half of it)."""
+        terms = _terms(segment)[:40]
+        if not terms:
+            return []
+        df = self._doc_freqs(terms)
+        rare, visited = [], 0
+        for t in sorted(df, key=lambda t: (df[t], t)):
+            if len(rare) == 8 or visited + df[t] > LEXICAL_BUDGET:
+                break
+            rare.append(t)
+            visited += df[t]
+        if not rare:  # only common words: the vector index and the exact hash cover it
+            return []
+        # each rare word's posting list alone (no ranking function, no join: the cheapest
+        # FTS5 read), scored by IDF-weighted word overlap; languages and collections are
+        # checked on the rows the lookup fetches anyway
+        total = self._segment_total()
+        ids, weights = [], []
+        for t in rare:
+            got = self.store.conn.execute(
+                "SELECT rowid FROM segments_fts WHERE segments_fts MATCH ?",
+                ('"' + t.replace('"', '""') + '"',),
+            ).fetchall()
+            ids.append(np.array(got, dtype=np.int64).reshape(-1))
+            weights.append(np.full(len(got), math.log(1.0 + total / df[t])))
+        if not ids or not sum(len(a) for a in ids):
+            return []
+        uniq, inv = np.unique(np.concatenate(ids), return_inverse=True)
+        score = np.bincount(inv, weights=np.concatenate(weights))
+        top = min(2 * self.depth, len(uniq))
+        best = np.argpartition(-score, top - 1)[:top]
+        best = best[np.lexsort((uniq[best], -score[best]))]
+        return [int(i) for i in uniq[best]]
+
+    def _segment_total(self) -> int:
+        gen = self.store.generation()
+        if self._total is None or self._total[0] != gen:
+            n = self.store.conn.execute("SELECT MAX(id) FROM segments").fetchone()[0]
+            self._total = (gen, int(n or 0))
+        return self._total[1]
+
+    def _semantic_many(self, qvecs: np.ndarray) -> list[list[tuple[int, float]]]:
+        """Top ``2 × depth`` ``(segment id, cosine)`` of each query row, all languages: one
+        FAISS call per collection for the whole batch (languages are split afterwards)."""
+        from xlsearch.engine.index.vectors import ivf_search_by_list
+
+        k = 2 * self.depth
+        per: list[list[tuple[int, float]]] = [[] for _ in range(len(qvecs))]
+        for name in self.searcher._collections(self.collection):
+            vi = self.searcher.index(name).vi
+            if vi.ntotal == 0:
+                continue
+            nprobe = self.nprobe
+            if nprobe is None and vi.ivf is not None:  # bounded work at any memory size
+                per_list = max(vi.ntotal / max(int(vi.index.nlist), 1), 1.0)
+                tuned = int(vi.params.get("nprobe", vi.index.nprobe))
+                nprobe = max(1, min(tuned, int(VECTOR_BUDGET / per_list)))
+            if vi.kind == "ivf" and len(qvecs) >= 32:  # analysis: each list read once
+                scores, labels = ivf_search_by_list(vi, qvecs, k, nprobe or vi.index.nprobe)
+            else:
+                scores, labels = vi.search(qvecs, k, nprobe=nprobe)
+            for i in range(len(qvecs)):
+                keep = labels[i] >= 0
+                per[i].extend(zip(labels[i][keep].tolist(), scores[i][keep].tolist(), strict=True))
+        for hits in per:
+            hits.sort(key=lambda t: (-t[1], t[0]))
+            del hits[k:]
+        return per
+
+    def _fill_cosines(
+        self, qvec: np.ndarray, cands: dict[int, float | None], rows: dict[int, dict[str, Any]]
+    ) -> None:
+        """Cosines for lexical-only candidates: their vectors from the collection's index
+        (exact kinds: an in-memory copy, no disk read), else the vector cache, else encoded
+        now."""
+        from xlsearch.engine.index.cache import model_key
+
+        todo = [sid for sid, cos in cands.items() if cos is None and sid in rows]
+        if not todo:
+            return
+        enc = self.searcher.encoder
+        dim = int(enc.dim)
+        vecs = np.zeros((len(todo), dim), dtype=np.float32)
+        found = np.zeros(len(todo), dtype=bool)
+        by_coll: dict[str, list[int]] = {}
+        for n, sid in enumerate(todo):
+            by_coll.setdefault(rows[sid]["collection"], []).append(n)
+        for name, pos in by_coll.items():
+            vi = self.searcher.index(name).vi
+            if vi.kind not in ("flat", "ivf", "hnsw"):
+                continue  # compressed codes: approximate vectors, use the cache
+            try:
+                vecs[pos] = vi.reconstruct(np.asarray([todo[n] for n in pos], dtype=np.int64))
+                found[pos] = True
+            except RuntimeError:  # an id the index lacks (stale): the cache has it
+                pass
+        if not found.all():
+            if self._key is None:  # hashes the weight files' stats: once, not per lookup
+                self._key = model_key(enc)
+            rest = [n for n in range(len(todo)) if not found[n]]
+            got, ok = self.store.get_embeddings(
+                self._key, [rows[todo[n]]["text_hash"] for n in rest], dim
+            )
+            vecs[rest] = got
+            found[rest] = ok
+        if not found.all():
+            missing = [i for i, ok in enumerate(found) if not ok]
+            vecs[missing] = np.asarray(
+                enc.encode([rows[todo[i]]["text"] for i in missing]), dtype=np.float32
+            )
+        vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+        for sid, cos in zip(todo, vecs @ qvec, strict=True):
+            cands[sid] = float(cos)
