@@ -400,6 +400,7 @@ def latency(args) -> None:
         t0, c0 = time.perf_counter(), time.process_time()
         rep = analyze(doc, lk)
         t_an, c_an = time.perf_counter() - t0, time.process_time() - c0
+        vector = vector_recall(lk, queries[:50])
     print(
         json.dumps(
             {
@@ -412,6 +413,7 @@ def latency(args) -> None:
                 "cpu_p95_ms": round(float(np.percentile(cpu, 95)), 1),
                 "analysis_1000_s": round(t_an, 1),
                 "analysis_1000_cpu_s": round(c_an, 1),
+                "vector_search_vs_exhaustive": vector,
                 "bands": rep.table(),
                 "model": args.model,
                 "machine": machine(),
@@ -421,6 +423,31 @@ def latency(args) -> None:
             indent=1,
         )
     )
+
+
+def vector_recall(lk, queries: list[str]) -> dict:
+    """What the lookup's capped vector search (``VECTOR_BUDGET``) finds of an exhaustive
+    scan of the same index: top-1 agreement and top-10 overlap (not timed)."""
+    from xlsearch.engine.index.vectors import ivf_search_by_list
+
+    vi = lk.searcher.index(lk.collection).vi
+    q = lk.encode(queries)
+    got = lk._semantic_many(q)
+    if vi.ivf is None:
+        return {"kind": vi.kind}
+    _, full = ivf_search_by_list(vi, q, 10, int(vi.index.nlist))
+    top1 = np.mean([bool(g) and g[0][0] == f[0] for g, f in zip(got, full, strict=True)])
+    top10 = np.mean(
+        [len({i for i, _ in g[:10]} & set(f.tolist())) / 10 for g, f in zip(got, full, strict=True)]
+    )
+    return {
+        "kind": vi.kind,
+        "nlist": int(vi.index.nlist),
+        "tuned_nprobe": int(vi.params.get("nprobe", 0)),
+        "top1_agreement": round(float(top1), 3),
+        "top10_overlap": round(float(top10), 3),
+        "queries": len(queries),
+    }
 
 
 def _esc(s: str) -> str:

@@ -23,7 +23,7 @@ from xlsearch.engine.langtags import primary
 _DF_CACHE: dict[tuple[str, int], dict[str, int]] = {}
 LEXICAL_BUDGET = 3000
 """Postings (segments) one lookup's full-text query may visit, whatever the memory size."""
-LEXICAL_EXTRA = 20
+LEXICAL_EXTRA = 40
 """Full-text candidates the vector search did not find that a lookup scores (their cosines
 are read from the vector cache)."""
 VECTOR_BUDGET = 100_000
