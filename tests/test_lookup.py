@@ -247,3 +247,23 @@ def test_lookup_many_equals_one_lookup_per_segment(memory) -> None:
             (m.segment_id, m.fuzzy, m.semantic, m.score) for m in b.matches
         ]
         assert [m.segment_id for m in a.cross] == [m.segment_id for m in b.cross]
+
+
+def test_list_major_ivf_search_finds_what_faiss_finds() -> None:
+    import numpy as np
+
+    from xlsearch.engine.index.vectors import VectorIndex, ivf_search_by_list
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3000, 16)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    vi = VectorIndex.create("ivf", 16, len(x), {"nlist": 32, "nprobe": 4})
+    vi.train(x)
+    vi.add(np.arange(10, 10 + len(x), dtype=np.int64), x)
+    q = x[:40] + 0.05 * rng.standard_normal((40, 16)).astype(np.float32)
+    s1, i1 = vi.search(q, 12, nprobe=6)
+    s2, i2 = ivf_search_by_list(vi, q, 12, 6)
+    assert (i1 == i2).mean() > 0.99 and np.allclose(s1, s2, atol=1e-5)
+    # more hits asked than the probed lists hold: the rest is -1, as FAISS reports it
+    _, few = ivf_search_by_list(vi, q[:2], 2000, 1)
+    assert (few == -1).any() and set(few[0][few[0] >= 0].tolist()) <= set(range(10, 3010))
