@@ -78,7 +78,6 @@ class Lookup(Candidates):
         self.searcher = searcher or Searcher(
             store, encoder, model=model, repair=repair, on_progress=on_progress, cancel=cancel
         )
-        self._df_ready = False
         self._key: str | None = None
         self._total: tuple[int, int] | None = None
         self.nprobe = nprobe

@@ -20,7 +20,7 @@ import numpy as np
 from xlsearch.engine import fuzzy as fz
 from xlsearch.engine.langtags import primary
 
-_DF_CACHE: dict[tuple[str, int], dict[str, int]] = {}
+_DF_CACHE: dict[tuple[str, int, int], dict[str, int]] = {}
 LEXICAL_BUDGET = 3000
 """Postings (segments) one lookup's full-text query may visit, whatever the memory size."""
 LEXICAL_EXTRA = 40
@@ -50,7 +50,7 @@ def _terms(text: str) -> list[str]:
 
 class Candidates:
     """Candidate generation and features for ``Lookup`` (which sets ``store``, ``searcher``,
-    ``collection``, ``depth``, ``nprobe``, ``_key``, ``_total`` and ``_df_ready``)."""
+    ``collection``, ``depth``, ``nprobe``, ``_key`` and ``_total``)."""
 
     store: Any
     searcher: Any
@@ -59,7 +59,6 @@ class Candidates:
     nprobe: int | None
     _key: str | None
     _total: tuple[int, int] | None
-    _df_ready: bool
 
     def overlap(self, segment: str, texts: Sequence[str]) -> list[float]:
         """IDF-weighted share of the segment's words that each text contains (0–1): rare
@@ -120,26 +119,24 @@ class Candidates:
         return [int(r[0]) for r in cur]
 
     def _doc_freqs(self, terms: list[str]) -> dict[str, int]:
-        """Document frequencies of FTS terms (``fts5vocab`` reads a term's whole posting
-        list, so counts are cached per store and generation: common words cost once)."""
+        """Document frequencies of FTS terms, counted up to ``LEXICAL_BUDGET + 1`` (a word
+        more common than that is never read, so its exact count is never needed and never
+        paid for: the count stops early). Cached per store, generation and budget."""
         conn = self.store.conn
-        key = (str(getattr(self.store, "path", "")), self.store.generation())
+        cap = LEXICAL_BUDGET + 1
+        key = (str(getattr(self.store, "path", "")), self.store.generation(), cap)
         cache = _DF_CACHE.get(key)
         if cache is None or len(cache) > 200_000:
             _DF_CACHE.clear()
             cache = _DF_CACHE[key] = {}
-        todo = [t for t in terms if t not in cache]
-        if todo and not self._df_ready:
-            conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.xl_lookup_vocab "
-                "USING fts5vocab(main, segments_fts, row)"
+        for term in (t for t in terms if t not in cache):
+            cache[term] = int(
+                conn.execute(
+                    "SELECT count(*) FROM (SELECT rowid FROM segments_fts "
+                    "WHERE segments_fts MATCH ? LIMIT ?)",
+                    ('"' + term.replace('"', '""') + '"', cap),
+                ).fetchone()[0]
             )
-            self._df_ready = True
-        for term in todo:
-            hit = conn.execute(
-                "SELECT doc FROM temp.xl_lookup_vocab WHERE term = ?", (term,)
-            ).fetchone()
-            cache[term] = int(hit[0]) if hit else 0
         return {t: cache[t] for t in terms if cache[t]}
 
     def _lexical(self, segment: str, src: str) -> list[int]:
