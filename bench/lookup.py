@@ -418,6 +418,7 @@ def latency(args) -> None:
                 "model": args.model,
                 "machine": machine(),
                 "threads": args.threads,
+                "vector_budget": vector_budget(),
                 "load": os.getloadavg(),
             },
             indent=1,
@@ -450,6 +451,12 @@ def vector_recall(lk, queries: list[str]) -> dict:
     }
 
 
+def vector_budget() -> int:
+    from xlsearch.engine import lookup_candidates
+
+    return lookup_candidates.VECTOR_BUDGET
+
+
 def _esc(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -464,6 +471,7 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="reuse the features of an earlier run")
     ap.add_argument("--xlang", default="de")
     ap.add_argument("--latency", type=int, default=0, help="memory size in units")
+    ap.add_argument("--vector-budget", type=int, default=0, help="override lookup's VECTOR_BUDGET")
     ap.add_argument("--build-only", action="store_true", help="build the memory, measure nothing")
     ap.add_argument("--home", default="", help="XLSEARCH_HOME to keep the big store in")
     ap.add_argument("--threads", type=int, default=2)
@@ -472,6 +480,10 @@ def main() -> None:
     args.home = home
     Path(home).mkdir(parents=True, exist_ok=True)
     os.environ["XLSEARCH_HOME"] = home
+    if args.vector_budget:
+        import xlsearch.engine.lookup_candidates as lc
+
+        lc.VECTOR_BUDGET = args.vector_budget
     if args.quality:
         quality(args)
     if args.latency:

@@ -26,10 +26,13 @@ LEXICAL_BUDGET = 3000
 LEXICAL_EXTRA = 40
 """Full-text candidates the vector search did not find that a lookup scores (their cosines
 are read from the vector cache)."""
-VECTOR_BUDGET = 100_000
+VECTOR_BUDGET = 30_000
 """Vectors one lookup's IVF search may scan: ``nprobe`` is the index's tuned value, capped
-so that a 1M-unit memory costs what a 100k one does (lexical and exact candidates cover
-what the narrower vector search may miss; ``Lookup(nprobe=…)`` overrides)."""
+so that a 1M-unit memory costs about what a 100k one does. Measured at 1M units (2M
+segments, nlist 1,414, tuned nprobe 344): 30k/50k/100k vectors give the same top-1 as an
+exhaustive scan for 90 % of queries (top-10 overlap 0.86/0.88/0.90) at 0.45/0.58/1.0× the
+lookup time; lexical and exact candidates cover what the narrower search misses.
+``Lookup(nprobe=…)`` overrides."""
 
 
 @lru_cache(maxsize=1 << 16)
