@@ -118,7 +118,7 @@ class Lookup(Candidates):
         require_target: bool = False,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
-        batch: int = 256,
+        batch: int = 1024,
     ) -> list[LookupResult]:
         """``lookup`` for many segments: embeddings in one batch, vector searches in batches
         of ``batch`` queries (one FAISS call each), the rest per segment; only the best
