@@ -234,3 +234,45 @@ def test_bad_documents_give_one_line_errors(tmp_path: Path, name, content, messa
     with pytest.raises(DataError, match=message) as err:
         open_document(path, src="en")
     assert str(path) in str(err.value)
+
+
+SDLXLIFF = """<?xml version="1.0" encoding="utf-8"?>
+<xliff xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0" version="1.2"
+  xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file original="m.docx" source-language="en-GB" target-language="de-DE" datatype="x-sdl">
+<body>
+<trans-unit id="1">
+<source>Click <g id="5">Save</g> now.</source>
+<seg-source><mrk mtype="seg" mid="1">Click <g id="5">Save</g> now.</mrk></seg-source>
+<target><mrk mtype="seg" mid="1"/></target>
+<sdl:seg-defs><sdl:seg id="1"/></sdl:seg-defs>
+</trans-unit>
+<trans-unit id="2">
+<source>Plain text.</source>
+<seg-source>Plain text.</seg-source>
+</trans-unit>
+</body>
+</file>
+</xliff>
+"""
+
+
+def test_sdlxliff_pretranslation_keeps_schema_order(tmp_path: Path) -> None:
+    """Trados SDLXLIFF: ``alt-trans`` goes before ``sdl:seg-defs`` (XLIFF 1.2 puts elements of
+    other namespaces last), a new ``target`` after a ``seg-source`` without ``mrk``; the
+    source's inline tags are untouched."""
+    path = tmp_path / "job.sdlxliff"
+    path.write_text(SDLXLIFF, encoding="utf-8")
+    doc = open_document(path)
+    doc.set_target(0, "Klicken Sie jetzt auf Speichern.", quality=87, origin="fuzzy",
+                   match_source="Click Save now please.")  # fmt: skip
+    doc.set_target(1, "Reiner Text.", quality=90, origin="fuzzy", match_source="Plain texts.")
+    out = doc.save(tmp_path / "job.pre.sdlxliff")
+    root = etree.parse(str(out)).getroot()
+    tus = root.findall(".//x:trans-unit", NS12)
+    names = [[etree.QName(c).localname for c in tu] for tu in tus]
+    assert names[0] == ["source", "seg-source", "target", "alt-trans", "seg-defs"]
+    assert names[1] == ["source", "seg-source", "target", "alt-trans"]
+    assert etree.tostring(tus[0].find("x:seg-source", NS12)).count(b'<g id="5">Save</g>') == 1
+    schema = etree.XMLSchema(file=str(Path(__file__).parent / "schemas" / "xliff-1.2-subset.xsd"))
+    assert schema.validate(root.getroottree()), schema.error_log.filter_from_errors()

@@ -186,7 +186,9 @@ def _write12(doc: Any, seg: Any) -> None:
     target = _child(tu, "target")
     if target is None:
         target = etree.Element(q("target"))
-        anchor = _child(tu, "seg-source") or _child(tu, "source")
+        anchor = _child(tu, "seg-source")
+        if anchor is None:  # not ``or``: an lxml element without children is falsy
+            anchor = _child(tu, "source")
         anchor.addnext(target)
         if anchor.tail and anchor.tail.strip() == "":
             target.tail = anchor.tail
@@ -205,7 +207,8 @@ def _write12(doc: Any, seg: Any) -> None:
     if _qualifier(seg):
         target.set("state-qualifier", _qualifier(seg))
     if seg.quality is not None and seg.match_source:
-        alt = etree.SubElement(tu, q("alt-trans"), origin="xlsearch")
+        alt = etree.Element(q("alt-trans"), origin="xlsearch")
+        _insert_before_foreign(tu, target, alt)
         alt.set("match-quality", f"{seg.quality:.0f}")
         if mid is not None:
             alt.set("mid", mid)
@@ -214,6 +217,22 @@ def _write12(doc: Any, seg: Any) -> None:
         alt_t.text = seg.target
         if doc.tgt:
             alt_t.set(XML_LANG, doc.tgt)
+
+
+def _insert_before_foreign(tu: Any, target: Any, elem: Any) -> None:
+    """Put ``elem`` after ``target`` and its notes/alt-trans but before the elements of other
+    namespaces (Trados' ``sdl:seg-defs``), which XLIFF 1.2 wants last in a trans-unit."""
+    ns = _ns(tu)
+    after = False
+    for child in tu:
+        if child is target:
+            after = True
+        elif after and isinstance(child.tag, str) and _ns(child) != ns:
+            child.addprevious(elem)
+            if elem.getprevious() is not None and elem.getprevious().tail:
+                elem.tail = elem.getprevious().tail
+            return
+    tu.append(elem)
 
 
 def _write20(doc: Any, seg: Any) -> None:
