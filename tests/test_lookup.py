@@ -267,3 +267,23 @@ def test_list_major_ivf_search_finds_what_faiss_finds() -> None:
     # more hits asked than the probed lists hold: the rest is -1, as FAISS reports it
     _, few = ivf_search_by_list(vi, q[:2], 2000, 1)
     assert (few == -1).any() and set(few[0][few[0] >= 0].tolist()) <= set(range(10, 3010))
+
+
+@pytest.mark.parametrize(
+    "argv, names",
+    [
+        (["--src", "xx-QQ", "--tgt", "de"], ["'xx-QQ'", "--src", "de, en, fr"]),
+        (["--src", "en", "--tgt", "pt"], ["'pt'", "--tgt", "de, en, fr"]),
+        (["--src", "en", "--collection", "tm", "--tgt", "ja"], ["'ja'", "collection tm"]),
+    ],
+)
+def test_cli_lookup_a_language_the_memory_lacks_is_an_error(memory, capsys, argv, names) -> None:
+    """A wrong --src/--tgt is a one-line error naming the languages there are, not 'no
+    matches' (or targets all missing)."""
+    from xlsearch.cli import main
+
+    assert main(["lookup", "the dog sleeps", "--fuzzy-only", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.startswith("error:")
+    for name in names:
+        assert name in err

@@ -87,6 +87,22 @@ def _lookup_engine(store: Any, args: argparse.Namespace) -> Any:
     )
 
 
+def _check_languages(store: Any, collection: str | None, **langs: str) -> None:
+    """A one-line error when the memory has no segment in a language asked for (``--src en``
+    finds ``en-GB``): otherwise a typo gives an empty or target-less result."""
+    from xlsearch.engine.errors import ConfigError
+    from xlsearch.engine.langtags import primary
+
+    have = store.languages(collection)
+    where = f"collection {collection}" if collection else "the memory"
+    for option, lang in langs.items():
+        if lang and not any(primary(tag) == primary(lang) for tag in have):
+            raise ConfigError(
+                f"{where} has no segment in language '{lang}' (--{option})",
+                hint=f"{where} has: {', '.join(sorted(have)) or 'nothing (import a memory)'}",
+            )
+
+
 def cmd_lookup(args: argparse.Namespace) -> int:
     """Print the matches of one segment."""
     from xlsearch.engine.fuzzy import diff_markup
@@ -96,6 +112,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     src = normalize_lang(args.src) or args.src
     tgt = normalize_lang(args.tgt) or args.tgt
     with Store() as store:
+        _check_languages(store, args.collection, src=src, tgt=tgt)
         res = _lookup_engine(store, args).lookup(
             args.segment, src, tgt, args.k, args.cross, min_fuzzy=args.min_fuzzy
         )
@@ -132,6 +149,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     doc = open_document(args.document, args.src, args.tgt)
     threshold = SEMANTIC_THRESHOLD if args.threshold is None else args.threshold
     with Store() as store:
+        _check_languages(store, args.collection, src=doc.src, tgt=doc.tgt)
         lk = _lookup_engine(store, args)
         try:
             report = analyze(doc, lk, threshold=threshold, on_progress=lk.searcher.on_progress)
