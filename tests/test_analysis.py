@@ -118,3 +118,13 @@ def test_cli_analyze_writes_report_and_pretranslated_xliff(
     targets = etree.parse(str(out)).getroot().findall(".//x:trans-unit/x:target", ns)
     assert len(targets) == 5 and all(t.get("state") == "needs-review-translation" for t in targets)
     assert main(["analyze", str(tmp_path / "missing.xlf")]) == 2
+
+
+def test_cli_analyze_report_of_an_unknown_kind_is_refused_before_work(tmp_path: Path, capsys):
+    from xlsearch.cli import main
+
+    rc = main(["analyze", str(tmp_path / "job.xlf"), "--fuzzy-only", "--report", "r.pdf"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "r.pdf" in err and "report.md" in err and "Traceback" not in err
+    assert not (tmp_path / "r.pdf").exists()

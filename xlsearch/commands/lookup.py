@@ -143,9 +143,20 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     """Analyse a document; optionally write the report and the pre-translated document."""
     from xlsearch.engine.analysis import analyze, pretranslate
     from xlsearch.engine.bilingual import open_document
+    from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.lookup import SEMANTIC_THRESHOLD
     from xlsearch.engine.store import Store
 
+    if args.report and Path(args.report).suffix.lower() not in (
+        ".md",
+        ".markdown",
+        ".txt",
+        ".json",
+    ):
+        raise ConfigError(
+            f"{args.report}: the report is written as Markdown or JSON",
+            hint="name it report.md or report.json",
+        )
     doc = open_document(args.document, args.src, args.tgt)
     threshold = SEMANTIC_THRESHOLD if args.threshold is None else args.threshold
     with Store() as store:
