@@ -188,3 +188,29 @@ def test_align_cli_outputs_with_a_tiny_real_model(
     assert main(["align", str(en), str(de), "--presplit", "--lengths"]) == 2  # nowhere to write
     assert "nowhere to put" in capsys.readouterr().err
     assert main(["align", str(tmp_path / "missing.txt"), str(de), "--lengths", "--show", "3"]) == 2
+
+
+@pytest.mark.parametrize("presplit", [False, True])
+def test_align_an_empty_document_or_unknown_output_is_an_error_before_work(
+    tmp_path: Path, capsys, monkeypatch, presplit: bool
+) -> None:  # type: ignore[no-untyped-def]
+    """An empty (or only blank/markup) document, or an output of unknown kind, is a one-line
+    error naming the file, before any model loads; nothing is written."""
+    import xlsearch.engine.encoder as encoder
+
+    def no_model(*a, **k):  # type: ignore[no-untyped-def]
+        raise AssertionError("a model was loaded")
+
+    monkeypatch.setattr(encoder, "load_encoder", no_model)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n  \n", encoding="utf-8")
+    de = tmp_path / "de.txt"
+    de.write_text("Hallo Welt.\n", encoding="utf-8")
+    flags = ["--presplit"] if presplit else []
+    out = tmp_path / "a.tsv"
+    assert main(["align", str(empty), str(de), *flags, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "empty.txt" in err and "no text" in err
+    assert not out.exists()
+    assert main(["align", str(de), str(de), *flags, "--out", str(tmp_path / "a.pdf")]) == 2
+    assert "a.pdf" in capsys.readouterr().err

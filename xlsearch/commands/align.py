@@ -48,10 +48,10 @@ def cmd_align(args: argparse.Namespace) -> int:
     from xlsearch.cli import ProgressBar
     from xlsearch.engine.align import AlignConfig, align_documents, align_lengths, write_beads
     from xlsearch.engine.align.core import Alignment
-    from xlsearch.engine.align.output import save_to_collection, write_alignment
+    from xlsearch.engine.align.output import output_format, save_to_collection, write_alignment
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.importers import langs_option
-    from xlsearch.engine.importers.document import read_document
+    from xlsearch.engine.importers.document import read_document, require_text
 
     if not args.out and not args.collection and not args.beads and not args.show:
         raise ConfigError(
@@ -59,8 +59,10 @@ def cmd_align(args: argparse.Namespace) -> int:
         )
     src_lang = (langs_option(args.src_lang) or [None])[0]
     tgt_lang = (langs_option(args.tgt_lang) or [None])[0]
-    src = read_document(args.src, src_lang, presplit=args.presplit)
-    tgt = read_document(args.tgt, tgt_lang, presplit=args.presplit)
+    if args.out:
+        output_format(args.out)  # an unknown kind fails now, not after the alignment
+    src = require_text(read_document(args.src, src_lang, presplit=args.presplit))
+    tgt = require_text(read_document(args.tgt, tgt_lang, presplit=args.presplit))
     config = AlignConfig(max_side=args.max_side, max_total=args.max_total)
     if args.del_penalty is not None:
         config.del_penalty = args.del_penalty

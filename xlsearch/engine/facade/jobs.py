@@ -234,10 +234,10 @@ class JobsMixin:
         cancel: CancelToken | None = None,
     ) -> Any:
         from xlsearch.engine.align import align_documents
-        from xlsearch.engine.importers.document import read_document
+        from xlsearch.engine.importers.document import read_document, require_text
 
-        src_doc = read_document(src, src_lang or None, presplit=presplit)
-        tgt_doc = read_document(tgt, tgt_lang or None, presplit=presplit)
+        src_doc = require_text(read_document(src, src_lang or None, presplit=presplit))
+        tgt_doc = require_text(read_document(tgt, tgt_lang or None, presplit=presplit))
         return align_documents(
             src_doc, tgt_doc, self.encoder(), on_progress=on_progress, cancel=cancel
         )

@@ -146,6 +146,16 @@ def read_document(
     return doc
 
 
+def require_text(doc: Document) -> Document:
+    """``doc`` itself, or a ``DataError`` naming it when it has no sentence (nothing to align)."""
+    if not doc.sentences:
+        raise DataError(
+            f"{doc.path}: no text to align (the document is empty or has no readable text)",
+            hint="check that you gave the right file; a scanned PDF or an image has no text",
+        )
+    return doc
+
+
 def read_document_records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
     """``xlsearch import`` of a Markdown/DOCX/HTML file: one record per sentence, its
     paragraph in ``meta``; language from ``--lang`` or identified."""
