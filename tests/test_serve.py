@@ -147,3 +147,20 @@ def test_browser_types_a_query_and_sees_a_result(served: str) -> None:
         assert not errors, errors
     finally:
         driver.quit()
+
+
+def test_serve_on_a_busy_or_impossible_port_is_a_one_line_error(capsys) -> None:  # type: ignore[no-untyped-def]
+    """A port another program listens on, or one out of range, is refused with the fix
+    (``--port``) before a server or a browser starts."""
+    from xlsearch.cli import main
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["serve", "--no-browser", "--port", str(port)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error:") and str(port) in err and "--port" in err
+    assert main(["serve", "--no-browser", "--port", "80000"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "80000" in err and "--port" in err

@@ -37,12 +37,31 @@ def app_command(extra: str = "") -> str:
     return f"{shlex.quote(sys.executable)} -m xlsearch app {extra}".strip()
 
 
+def check_port(host: str, port: int) -> None:
+    """A ``ConfigError`` with the fix when ``host:port`` cannot be served (out of range, in
+    use by another program, or not an address of this machine)."""
+    import socket
+
+    from xlsearch.engine.errors import ConfigError
+
+    hint = "choose another port, e.g. --port 8001 (or --host 127.0.0.1)"
+    if not 0 < port < 65536:
+        raise ConfigError(f"cannot serve on port {port}: ports are 1-65535", hint=hint)
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+            s.bind((host, port))
+    except OSError as e:
+        raise ConfigError(f"cannot serve on {host}:{port}: {e.strerror or e}", hint=hint) from e
+
+
 def serve(
     host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = True, command: str = ""
 ) -> None:
     """Serve the app on ``http://host:port`` until Ctrl+C; open the browser first."""
     from textual_serve.server import Server
 
+    check_port(host, port)
     server = Server(
         command or app_command(),
         host=host,
