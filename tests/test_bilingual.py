@@ -276,3 +276,29 @@ def test_sdlxliff_pretranslation_keeps_schema_order(tmp_path: Path) -> None:
     assert etree.tostring(tus[0].find("x:seg-source", NS12)).count(b'<g id="5">Save</g>') == 1
     schema = etree.XMLSchema(file=str(Path(__file__).parent / "schemas" / "xliff-1.2-subset.xsd"))
     assert schema.validate(root.getroottree()), schema.error_log.filter_from_errors()
+
+
+@pytest.mark.parametrize("version", ["1.2", "2.0"])
+def test_a_placeholder_between_words_separates_them(tmp_path: Path, version: str) -> None:
+    """``battery<x/>before`` reads as two words (a CAT tool's tag token), not
+    ``batterybefore``; formatting codes inside a word (``<bpt/>H<ept/>ello``) do not split it."""
+    if version == "1.2":
+        body = (
+            '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file '
+            'original="a" source-language="en" target-language="de" datatype="plaintext"><body>'
+            '<trans-unit id="1"><source>Remove the battery<x id="7"/>before <bpt id="1">'
+            '&lt;b&gt;</bpt>H<ept id="1">&lt;/b&gt;</ept>ello<ph id="2">&lt;br/&gt;</ph>now.'
+            "</source></trans-unit></body></file></xliff>"
+        )
+    else:
+        body = (
+            '<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" '
+            'trgLang="de"><file id="f"><unit id="u"><segment id="s"><source>Remove the '
+            'battery<ph id="7"/>before <sc id="1"/>H<ec startRef="1"/>ello<ph id="2"/>now.'
+            "</source></segment></unit></file></xliff>"
+        )
+    path = tmp_path / "job.xlf"
+    path.write_text(body, encoding="utf-8")
+    seg = open_document(path).segments[0]
+    assert seg.source == "Remove the battery before Hello now."
+    assert seg.tags == 4

@@ -18,6 +18,8 @@ XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 # inline codes whose content is native markup, and empty placeholders (1.2 and 2.x)
 _CODES = frozenset({"bpt", "ept", "ph", "it", "ut", "x", "bx", "ex", "sc", "ec", "cp"})
 _PAIRED = frozenset({"g", "pc", "mrk", "sm", "em", "sub"})
+# placeholders stand for content of their own (a break, an image, a field): a word boundary
+_SEPARATE = frozenset({"x", "ph"})
 
 
 def _local(tag: Any) -> str:
@@ -29,13 +31,16 @@ def _ns(elem: Any) -> str:
 
 
 def _text(elem: Any) -> tuple[str, int]:
-    """Plain text of a source/target (codes dropped, paired tags' content kept), tag count."""
+    """Plain text of a source/target (codes dropped, a placeholder a word boundary, paired
+    tags' content kept), tag count. Only for matching: the file's own source is untouched."""
     parts: list[str] = [elem.text or ""]
     tags = 0
     for child in elem:
         name = _local(child.tag)
         if name in _CODES:
             tags += 1
+            if name in _SEPARATE:
+                parts.append(" ")
         elif name in _PAIRED:
             inner, n = _text(child)
             parts.append(inner)
