@@ -542,3 +542,12 @@ def test_xliff_export_names_units_by_their_tuid(tmp_path: Path) -> None:
         for u in ET.parse(out).iter("{urn:oasis:names:tc:xliff:document:1.2}trans-unit")
     ]
     assert names == [None, "save-1"]
+
+
+def test_a_language_name_instead_of_a_code_is_an_error_with_the_fix() -> None:
+    from xlsearch.engine.errors import DataError
+    from xlsearch.engine.importers.base import langs_option
+
+    with pytest.raises(DataError) as info:
+        langs_option("en,english")
+    assert "'english'" in str(info.value) and "de-DE" in str(info.value.hint)

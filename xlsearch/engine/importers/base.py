@@ -345,6 +345,9 @@ def langs_option(langs: Sequence[str] | str | None) -> list[str]:
                 continue
             code = normalize_lang(part)
             if code is None:
-                raise DataError(f"not a language code: {part.strip()!r}")
+                raise DataError(
+                    f"not a language code: {part.strip()!r}",
+                    hint="use a BCP 47 code such as en, de-DE, pt-BR or zh-Hant",
+                )
             out.append(code)
     return out
