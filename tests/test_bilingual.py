@@ -274,6 +274,10 @@ def test_sdlxliff_pretranslation_keeps_schema_order(tmp_path: Path) -> None:
     assert names[0] == ["source", "seg-source", "target", "alt-trans", "seg-defs"]
     assert names[1] == ["source", "seg-source", "target", "alt-trans"]
     assert etree.tostring(tus[0].find("x:seg-source", NS12)).count(b'<g id="5">Save</g>') == 1
+    # Trados reads the status from sdl:seg, not from XLIFF state: draft, from a TM, its fuzzy %
+    seg = tus[0].find(".//{http://sdl.com/FileTypes/SdlXliff/1.0}seg")
+    assert (seg.get("conf"), seg.get("origin"), seg.get("percent")) == ("Draft", "tm", "87")
+    assert seg.get("origin-system") == "xlsearch"
     schema = etree.XMLSchema(file=str(Path(__file__).parent / "schemas" / "xliff-1.2-subset.xsd"))
     assert schema.validate(root.getroottree()), schema.error_log.filter_from_errors()
 

@@ -14,6 +14,7 @@ from xlsearch.engine.errors import DataError
 NS12 = "urn:oasis:names:tc:xliff:document:1.2"
 NS20 = "urn:oasis:names:tc:xliff:document:2.0"
 NS_MTC = "urn:oasis:names:tc:xliff:matches:2.0"
+NS_SDL = "http://sdl.com/FileTypes/SdlXliff/1.0"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 # inline codes whose content is native markup, and empty placeholders (1.2 and 2.x)
 _CODES = frozenset({"bpt", "ept", "ph", "it", "ut", "x", "bx", "ex", "sc", "ec", "cp"})
@@ -211,6 +212,7 @@ def _write12(doc: Any, seg: Any) -> None:
     target.set("state", "needs-review-translation")
     if _qualifier(seg):
         target.set("state-qualifier", _qualifier(seg))
+    _set_sdl_status(tu, mid, seg)
     if seg.quality is not None and seg.match_source:
         alt = etree.Element(q("alt-trans"), origin="xlsearch")
         _insert_before_foreign(tu, target, alt)
@@ -222,6 +224,22 @@ def _write12(doc: Any, seg: Any) -> None:
         alt_t.text = seg.target
         if doc.tgt:
             alt_t.set(XML_LANG, doc.tgt)
+
+
+def _set_sdl_status(tu: Any, mid: str | None, seg: Any) -> None:
+    """Trados (SDLXLIFF) takes a segment's status from ``sdl:seg``, not from XLIFF ``state``:
+    Draft, from a TM (or typed), with the fuzzy % when it is one."""
+    for sdl_seg in tu.iter(f"{{{NS_SDL}}}seg"):
+        if mid is not None and sdl_seg.get("id") != mid:
+            continue
+        sdl_seg.set("conf", "Draft")
+        sdl_seg.set("origin", "interactive" if seg.origin == "edited" else "tm")
+        sdl_seg.set("origin-system", "xlsearch")
+        if seg.origin == "fuzzy" and seg.quality is not None:
+            sdl_seg.set("percent", f"{seg.quality:.0f}")
+        elif "percent" in sdl_seg.attrib:
+            del sdl_seg.attrib["percent"]
+        return
 
 
 def _insert_before_foreign(tu: Any, target: Any, elem: Any) -> None:
