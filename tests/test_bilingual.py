@@ -306,3 +306,10 @@ def test_a_placeholder_between_words_separates_them(tmp_path: Path, version: str
     seg = open_document(path).segments[0]
     assert seg.source == "Remove the battery before Hello now."
     assert seg.tags == 4
+
+
+def test_an_empty_text_is_reported_as_empty_even_without_a_language(tmp_path: Path) -> None:
+    path = tmp_path / "empty.txt"
+    path.write_text("\n \n", encoding="utf-8")
+    with pytest.raises(DataError, match="no segments to translate"):
+        open_document(path)

@@ -155,10 +155,10 @@ def open_document(
 
     doc.src = normalize_lang(src) or doc.src
     doc.tgt = normalize_lang(tgt) or doc.tgt
+    if not doc.segments:  # first: an empty file says no language either
+        raise DataError(f"{p}: no segments to translate")
     if not doc.src:
         raise DataError(f"{p}: the file does not say its source language", hint="pass --src")
-    if not doc.segments:
-        raise DataError(f"{p}: no segments to translate")
     return doc
 
 
