@@ -226,6 +226,7 @@ def test_docx_paragraphs_and_tables_round_trip(tmp_path: Path) -> None:
         ("empty.xlf", "<xliff version='1.2'/>", "no translatable segments"),
         ("tm.tmx", "<tmx/>", "cannot tell the format"),
         ("notes.txt", "", "no segments"),
+        ("contract.docx", "not a zip", "not a readable DOCX"),
     ],
 )
 def test_bad_documents_give_one_line_errors(tmp_path: Path, name, content, message) -> None:
@@ -234,6 +235,8 @@ def test_bad_documents_give_one_line_errors(tmp_path: Path, name, content, messa
     with pytest.raises(DataError, match=message) as err:
         open_document(path, src="en")
     assert str(path) in str(err.value)
+    if name.endswith(".docx"):  # the fix, as import gives it
+        assert "save it again as .docx" in str(err.value.hint)
 
 
 SDLXLIFF = """<?xml version="1.0" encoding="utf-8"?>

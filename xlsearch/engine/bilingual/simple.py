@@ -170,7 +170,10 @@ def load_docx(path: Path, src: str | None) -> Any:
     try:
         document = docx.Document(str(path))
     except Exception as exc:  # noqa: BLE001 - python-docx raises many kinds on bad files
-        raise DataError(f"{path}: not a readable DOCX file: {exc}") from exc
+        raise DataError(
+            f"{path}: not a readable DOCX file: {exc}",
+            hint="save it again as .docx (Word 2007+), or export it as .txt",
+        ) from exc
     paras = _docx_paragraphs(document)
     lang, sents = _split([p.text for p in paras], src)
     return Document(path, "docx", lang, "", _segments(sents, "¶"), (document, paras))
