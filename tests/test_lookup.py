@@ -287,3 +287,22 @@ def test_cli_lookup_a_language_the_memory_lacks_is_an_error(memory, capsys, argv
     assert "Traceback" not in err and err.startswith("error:")
     for name in names:
         assert name in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["lookup", "the dog", "--src", "en", "--k", "0"],
+        ["lookup", "the dog", "--src", "en", "--min-fuzzy", "150"],
+        ["analyze", "job.xlf", "--min-fuzzy", "-5"],
+    ],
+)
+def test_cli_counts_and_percents_out_of_range_are_refused(argv, capsys) -> None:  # type: ignore[no-untyped-def]
+    from xlsearch.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--k" in err or "--min-fuzzy" in err
+    assert "1 or more" in err or "0-100" in err

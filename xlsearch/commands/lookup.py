@@ -9,6 +9,22 @@ from pathlib import Path
 from typing import Any
 
 
+def _count(text: str) -> int:
+    """argparse type: a whole number >= 1 (``--k 0`` showed 'no matches')."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def _percent(text: str) -> int:
+    """argparse type: a fuzzy % 0-100 (``--min-fuzzy 150`` silently filled nothing)."""
+    value = int(text)
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"a fuzzy % is 0-100, not {value}")
+    return value
+
+
 def register(sub: Any) -> None:
     """Add the lookup/analyze/serve commands."""
     p = sub.add_parser(
@@ -23,9 +39,9 @@ def register(sub: Any) -> None:
     p.add_argument("--src", required=True, help="source language of the segment (e.g. en)")
     p.add_argument("--tgt", default="", help="target language (shows the stored target)")
     p.add_argument("--collection", help="the memory (default: all collections)")
-    p.add_argument("--k", type=int, default=5, help="matches to show (default 5)")
+    p.add_argument("--k", type=_count, default=5, help="matches to show (default 5)")
     p.add_argument("--cross", type=int, default=3, help="cross-language matches (default 3)")
-    p.add_argument("--min-fuzzy", type=int, default=0, help="hide matches below this fuzzy %%")
+    p.add_argument("--min-fuzzy", type=_percent, default=0, help="hide matches below this fuzzy %%")
     p.add_argument("--model", help="model (default: the active model)")
     p.add_argument("--fuzzy-only", action="store_true", help="no model: rank by fuzzy %% only")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -45,7 +61,7 @@ def register(sub: Any) -> None:
     p.add_argument("--tgt", help="target language (default: from the file)")
     p.add_argument("--report", help="write the report as .md or .json")
     p.add_argument("--out", help="write the pre-translated document here (.xlf = XLIFF 2.0)")
-    p.add_argument("--min-fuzzy", type=int, default=75, help="pre-translate from this %% (75)")
+    p.add_argument("--min-fuzzy", type=_percent, default=75, help="pre-translate from this %% (75)")
     p.add_argument(
         "--threshold", type=float, default=None, help="cosine of the semantic band (default 0.80)"
     )
