@@ -128,3 +128,32 @@ def test_cli_analyze_report_of_an_unknown_kind_is_refused_before_work(tmp_path: 
     err = capsys.readouterr().err
     assert "r.pdf" in err and "report.md" in err and "Traceback" not in err
     assert not (tmp_path / "r.pdf").exists()
+
+
+def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    """The memory keeps no inline codes, so the target it gives lacks the segment's tags: like
+    a CAT tool's tag penalty, that is 99 % (``fuzzy-match``), never ``exact-match``."""
+    store, enc = _store(tmp_path, tiny_static_model)
+    path = tmp_path / "job.xlf"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?><xliff version="1.2" '
+        'xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="d" source-language="en" '
+        'target-language="de" datatype="plaintext"><body>'
+        '<trans-unit id="1"><source>the <g id="1">cat</g> runs</source></trans-unit>'
+        '<trans-unit id="2"><source>the big dog sleeps</source></trans-unit>'
+        "</body></file></xliff>",
+        encoding="utf-8",
+    )
+    doc = open_document(path)
+    report = analyze(doc, Lookup(store, enc, collection="tm"))
+    assert [(r.fuzzy, r.band) for r in report.segments] == [(99, "95-99%"), (100, "100%")]
+    pretranslate(doc, report)
+    out = doc.save(tmp_path / "pre.xlf")
+    ns = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
+    root = etree.parse(str(out)).getroot()
+    quals = [t.get("state-qualifier") for t in root.findall(".//x:trans-unit/x:target", ns)]
+    alts = [a.get("match-quality") for a in root.findall(".//x:alt-trans", ns)]
+    assert (quals, alts) == (["fuzzy-match", "exact-match"], ["99", "100"])
+    store.close()

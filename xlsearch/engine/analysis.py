@@ -165,6 +165,15 @@ def _row(name: str, segs: list[SegmentResult], total_words: int) -> dict[str, An
     }
 
 
+def _tag_penalty(matches: list[Any], tags: int) -> None:
+    """The memory keeps no inline codes, so its target lacks the segment's ``tags``: a CAT
+    tool's tag penalty makes a would-be 100 % a 99 % (never ``exact-match``), flagged."""
+    for m in matches:
+        if m.fuzzy >= 100:
+            m.fuzzy = 99
+            m.flags.append(f"tags: new {tags} · stored —")
+
+
 def analyze(
     doc: Any,
     lookup: Lookup,
@@ -199,6 +208,8 @@ def analyze(
     )
     for i, lr in zip(todo, found, strict=True):
         res = results[i]
+        if doc.segments[i].tags:
+            _tag_penalty(lr.matches, doc.segments[i].tags)
         if lr.matches:
             res.best = lr.matches[0]
             res.fuzzy = max(m.fuzzy for m in lr.matches)
