@@ -86,6 +86,16 @@ def test_html_blocks_without_scripts_and_with_breaks(tmp_path: Path) -> None:
     assert "Erster Satz." in doc.sentences and "Zweiter Satz." in doc.sentences
 
 
+def test_html_title_repeated_as_the_first_heading_is_one_block(tmp_path: Path) -> None:
+    html = tmp_path / "help.html"
+    html.write_text(
+        "<html><head><title>Help</title></head><body><h1>Help</h1><p>Open the lid.</p></body>"
+        "</html>",
+        encoding="utf-8",
+    )
+    assert read_paragraphs(html) == ["Help", "Open the lid."]
+
+
 def test_markdown_blocks_without_markup_or_code(tmp_path: Path) -> None:
     md = tmp_path / "n.md"
     md.write_text(

@@ -256,6 +256,10 @@ def _html_blocks(text: str) -> list[str]:
         blocks.append(el.get_text(" "))
     if len(blocks) <= bool(title.strip()) and soup.get_text(strip=True):
         blocks = _text_blocks(soup.get_text("\n"))
+    elif (
+        len(blocks) > 1 and title.strip() and " ".join(blocks[1].split()) == " ".join(title.split())
+    ):
+        del blocks[0]  # <title>Help</title> … <h1>Help</h1>: one segment, not two
     return blocks
 
 
