@@ -306,3 +306,21 @@ def test_cli_counts_and_percents_out_of_range_are_refused(argv, capsys) -> None:
     err = capsys.readouterr().err
     assert "--k" in err or "--min-fuzzy" in err
     assert "1 or more" in err or "0-100" in err
+
+
+def test_engine_lookup_for_a_target_language_skips_units_without_it(
+    memory, tiny_static_model: Path, tmp_path: Path
+) -> None:
+    """The Translate screen's lookup (facade): a job file imported as memory has the very
+    segment but no target; as in analyze, it is not a match to insert."""
+    from test_analysis import write_xliff
+
+    from xlsearch.engine.catalog import set_active_model
+    from xlsearch.engine.facade.local import LocalEngine
+
+    store, _enc = memory
+    store.import_file(write_xliff(tmp_path / "job.xlf", ["the dog sleeps"]), "tm")
+    set_active_model(str(tiny_static_model))
+    res = LocalEngine().lookup("the dog sleeps", "en", "de", "tm", 5)
+    assert res.matches and all(m.target for m in res.matches)
+    assert res.matches[0].target == "der hund schläft"

@@ -439,7 +439,8 @@ class LocalEngine(JobsMixin):
 
         with self._store() as store:
             lk = Lookup(store, collection=collection, searcher=self._searcher(store))
-            return lk.lookup(segment, src, tgt, k)
+            # as analyze: a unit without the target language is nothing to insert
+            return lk.lookup(segment, src, tgt, k, require_target=bool(tgt))
 
     def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:
         from xlsearch.engine.bilingual import open_document
