@@ -324,3 +324,16 @@ def test_engine_lookup_for_a_target_language_skips_units_without_it(
     res = LocalEngine().lookup("the dog sleeps", "en", "de", "tm", 5)
     assert res.matches and all(m.target for m in res.matches)
     assert res.matches[0].target == "der hund schläft"
+
+
+def test_cli_lookup_with_tgt_skips_units_without_it(memory, tmp_path: Path, capsys) -> None:
+    from test_analysis import write_xliff
+
+    from xlsearch.cli import main
+
+    store, _enc = memory
+    store.import_file(write_xliff(tmp_path / "job.xlf", ["the dog sleeps"]), "tm")
+    argv = ["lookup", "the dog sleeps", "--src", "en", "--tgt", "de", "--fuzzy-only", "--json"]
+    assert main(argv) == 0
+    matches = json.loads(capsys.readouterr().out)["matches"]
+    assert matches and all(m["target"] for m in matches)

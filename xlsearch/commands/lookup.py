@@ -130,7 +130,13 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     with Store() as store:
         _check_languages(store, args.collection, src=src, tgt=tgt)
         res = _lookup_engine(store, args).lookup(
-            args.segment, src, tgt, args.k, args.cross, min_fuzzy=args.min_fuzzy
+            args.segment,
+            src,
+            tgt,
+            args.k,
+            args.cross,
+            min_fuzzy=args.min_fuzzy,
+            require_target=bool(tgt),  # as a CAT tool: a unit without --tgt is no match
         )
     if args.json:
         print(json.dumps(res.to_dict(), ensure_ascii=False, indent=1))
