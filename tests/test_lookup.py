@@ -97,7 +97,8 @@ def test_flags_numbers_tags_placeholders_that_differ() -> None:
 
 def test_weights_put_an_exact_match_first() -> None:
     w = Weights()
-    assert w.score(100, 0.1, 1.0) > w.score(99, 1.0, 1.0)
+    assert w.rank_key(100, 0.1, 1.0) < w.rank_key(99, 1.0, 1.0)  # sorts first
+    assert 0 <= w.score(100, 0.1, 1.0) <= 100  # a readable score, not 1,000 + …
     assert w.score(80, None, 0.5) == 80  # no model: the fuzzy % itself
 
 

@@ -270,7 +270,7 @@ class Lookup(Candidates):
                 continue
             if require_target and not self._target(rows[sid], units, tgt)[1]:
                 continue
-            scored.append((-self.weights.score(f, cos, c, o), -f, sid, cos, f, c, o))
+            scored.append((*self.weights.rank_key(f, cos, c, o), sid, cos, f, c, o))
         scored.sort()
         out = []
         for n, (*_, sid, cos, f, c, o) in enumerate(scored[:k]):

@@ -8,8 +8,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Weights:
-    """``score = 100 × (fuzzy·f/100 + semantic·cos + char·c + overlap·o)`` (+1000 for a
-    100 % match).
+    """``score = 100 × (fuzzy·f/100 + semantic·cos + char·c + overlap·o)``; a 100 % match
+    ranks first whatever its score (``rank_key``).
 
     ``f`` is the CAT fuzzy %, ``cos`` the cosine of the two segments' embeddings, ``c`` the
     character-level similarity (``fuzzy.char_similarity``) and ``o`` the IDF-weighted word
@@ -36,7 +36,11 @@ class Weights:
         s = 100.0 * (
             self.fuzzy * f / 100.0 + self.semantic * cos + self.char * c + self.overlap * o
         )
-        return s + (1000.0 if f >= 100 else 0.0)
+        return s
+
+    def rank_key(self, f: float, cos: float | None, c: float, o: float = 0.0) -> tuple:
+        """Sort key, best first: 100 % matches, then the score, then the fuzzy %."""
+        return (f < 100, -self.score(f, cos, c, o), -f)
 
 
 DEFAULT_WEIGHTS = Weights()
