@@ -13,18 +13,18 @@ class Weights:
 
     ``f`` is the CAT fuzzy %, ``cos`` the cosine of the two segments' embeddings, ``c`` the
     character-level similarity (``fuzzy.char_similarity``) and ``o`` the IDF-weighted word
-    overlap (``Lookup.overlap``). Tuned on STSb *dev* with the default CPU student
-    (``bench/lookup.py --tune``: best same-language recall@1 that loses ≤ 1 point to fuzzy
-    on near copies), reported on STSb test; see docs/benchmarks.md. The overlap feature
-    and rank fusion (RRF) were measured and not kept.
+    overlap (``Lookup.overlap``). Tuned on STSb *dev* with the default CPU student (128k
+    balanced vocabulary, the quick preset: ``bench/lookup.py --tune``: best same-language
+    recall@1 that loses ≤ 1 point to fuzzy on near copies), reported on STSb test; see
+    docs/benchmarks.md. Rank fusion (RRF) was measured and not kept.
     """
 
-    fuzzy: float = 0.05
-    semantic: float = 0.75
-    char: float = 0.2
-    overlap: float = 0.0
+    fuzzy: float = 0.1
+    semantic: float = 0.45
+    char: float = 0.35
+    overlap: float = 0.1
 
-    cross_fuzzy: float = 0.3
+    cross_fuzzy: float = 0.15
     """Cross-language group: ``score = 100 × ((1 − w)·cos + w·f/100)``."""
 
     def cross(self, f: float, cos: float) -> float:
