@@ -149,6 +149,7 @@ def test_xliff20_round_trip_state_substate_and_match(tmp_path: Path) -> None:
     assert children == ["source", "target"]
     match = root.find(".//mtc:matches/mtc:match", NS20)
     assert match.get("ref") == "#s1" and match.get("matchQuality") == "91.50"
+    assert match.get("origin") == "xlsearch-semantic"  # a cosine, not a fuzzy %: labelled
     assert open_document(out).segments[0].target == "Payez maintenant avec ."
 
 

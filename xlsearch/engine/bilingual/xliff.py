@@ -177,6 +177,12 @@ def _qualifier(seg: Any) -> str:
     return "exact-match" if (seg.quality or 0) >= 100 else "fuzzy-match"
 
 
+def _origin(seg: Any) -> str:
+    """Where a match came from: a semantic fill's quality is a cosine × 100, not a fuzzy %,
+    and says so (``xlsearch-semantic``) for the translator's CAT tool."""
+    return "xlsearch-semantic" if seg.origin == "semantic" else "xlsearch"
+
+
 def _set_text(elem: Any, text: str) -> None:
     for c in list(elem):
         elem.remove(c)
@@ -214,7 +220,7 @@ def _write12(doc: Any, seg: Any) -> None:
         target.set("state-qualifier", _qualifier(seg))
     _set_sdl_status(tu, mid, seg)
     if seg.quality is not None and seg.match_source:
-        alt = etree.Element(q("alt-trans"), origin="xlsearch")
+        alt = etree.Element(q("alt-trans"), origin=_origin(seg))
         _insert_before_foreign(tu, target, alt)
         alt.set("match-quality", f"{seg.quality:.0f}")
         if mid is not None:
@@ -282,7 +288,7 @@ def _write20(doc: Any, seg: Any) -> None:
             unit.insert(0, matches)
         match = etree.SubElement(matches, f"{{{NS_MTC}}}match", ref=f"#{elem.get('id')}")
         match.set("matchQuality", f"{seg.quality:.2f}")
-        match.set("origin", "xlsearch")
+        match.set("origin", _origin(seg))
         match.set("type", "tm")
         etree.SubElement(match, q("source")).text = seg.match_source
         etree.SubElement(match, q("target")).text = seg.target
