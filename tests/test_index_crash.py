@@ -139,3 +139,29 @@ def test_reader_searches_while_writer_indexes() -> None:
     with Store() as store:
         oi = open_index(store, FakeEncoder(), "c", repair=False)
         _index_consistent(store, oi)
+
+
+def test_reader_retries_when_a_writer_swaps_the_index_under_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The race seen under load: the sidecar names index-N.faiss, a writer saves N+1 and
+    deletes N before FAISS opens it (FAISS raises RuntimeError, not FileNotFoundError)."""
+    from xlsearch.engine.index import files
+
+    with Store() as store:
+        add_document(store, "c", "d0.txt", random_units(50))
+        build_index(store, FakeEncoder(), "c")
+        real = files.read_index
+        swapped: list[bool] = []
+
+        def racing_read(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if not swapped:
+                swapped.append(True)
+                add_document(store, "c", "d1.txt", random_units(20, seed=3))
+                build_index(store, FakeEncoder(), "c")  # saves N+1, removes N
+                assert not Path(path).exists()
+            return real(path, *args, **kwargs)
+
+        monkeypatch.setattr(files, "read_index", racing_read)
+        oi = open_index(store, FakeEncoder(), "c", repair=False)
+        assert swapped and oi.count == 70  # the newer index, read on the retry

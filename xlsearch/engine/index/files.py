@@ -137,7 +137,12 @@ def load(folder: Path, meta: dict[str, Any], *, mmap: bool) -> tuple[VectorIndex
     with np.load(folder / meta["keys"]) as npz:
         keys = {"id": npz["id"], "h64": npz["h64"]}
     use_mmap = mmap and meta["kind"] in IVF_KINDS and size >= MMAP_MIN
-    vi = read_index(file, meta["kind"], int(meta["dim"]), meta.get("params", {}), mmap=use_mmap)
+    try:
+        vi = read_index(file, meta["kind"], int(meta["dim"]), meta.get("params", {}), mmap=use_mmap)
+    except RuntimeError:  # FAISS says "could not open" as a RuntimeError
+        if not file.is_file():  # a writer swapped in a newer index meanwhile: retry
+            raise FileNotFoundError(file) from None
+        raise
     if vi.ntotal != int(meta["count"]) or len(keys["id"]) != vi.ntotal:
         raise IndexMismatchError(
             f"{file} holds {vi.ntotal} vectors, its sidecar says {meta['count']}",
