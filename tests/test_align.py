@@ -75,9 +75,15 @@ def vectors(encoder: ConceptEncoder, sentences: list[str], side: int) -> dict[in
     return out
 
 
-def brute_force(n: int, m: int, types: list[tuple[int, int]], cost, dels) -> float:  # type: ignore[no-untyped-def]
+def brute_force(
+    n: int, m: int, types: list[tuple[int, int]], cost, dels, lo=None, hi=None
+) -> float:  # type: ignore[no-untyped-def]
+    """The cheapest path by exhaustive recursion; with ``lo``/``hi``, over a band's cells only."""
+
     @functools.cache
     def best(i: int, j: int) -> float:
+        if lo is not None and not lo[i] <= j <= hi[i]:
+            return np.inf
         if i == 0 and j == 0:
             return 0.0
         out = np.inf
@@ -162,34 +168,9 @@ def test_blocked_dp_matches_brute_force_inside_a_band(
 
     path = band_dp(n, m, types, cost, dels, lo, hi)
     assert all(lo[i] <= j <= hi[i] for p in path for i, j in ((p[0], p[2]), (p[1], p[3])))
-    inside = brute_force_band(n, m, types, cost, dels, lo, hi)
+    inside = brute_force(n, m, types, cost, dels, lo, hi)
     assert sum(p[4] for p in path) == pytest.approx(inside)
     assert [p[:4] for p in path] == [p[:4] for p in dp.band_dp(n, m, types, banded, dels, lo, hi)]
-
-
-def brute_force_band(n, m, types, cost, dels, lo, hi) -> float:  # type: ignore[no-untyped-def]
-    """``brute_force`` over the cells of a band only."""
-
-    @functools.cache
-    def best(i: int, j: int) -> float:
-        if not lo[i] <= j <= hi[i]:
-            return np.inf
-        if i == 0 and j == 0:
-            return 0.0
-        out = np.inf
-        for a, b in types:
-            if a > i or b > j:
-                continue
-            if b == 0:
-                c = float(dels[0][i - 1])
-            elif a == 0:
-                c = float(dels[1][j - 1])
-            else:
-                c = float(cost(a, b, i, i + 1, j, j + 1)[0, 0])
-            out = min(out, best(i - a, j - b) + c)
-        return out
-
-    return best(n, m)
 
 
 def known_documents() -> tuple[list[str], list[str], list[Bead]]:
