@@ -205,7 +205,11 @@ def print_import(rows: list[dict[str, object]]) -> None:
 
 
 def bench_index(
-    pairs: int = 1500, threads: int = 2, batch_size: int = 64, rounds: int = 3
+    pairs: int = 1500,
+    threads: int = 2,
+    batch_size: int = 64,
+    rounds: int = 3,
+    model: str = "bundled:teacher",
 ) -> dict[str, float]:
     """Seconds for pure encode and for build_index (min of interleaved rounds), import."""
     os.environ["XLSEARCH_HOME"] = tempfile.mkdtemp(prefix="xlsearch-bench-")
@@ -218,7 +222,7 @@ def bench_index(
     tsv.write_text(
         "en\tde\n" + "".join(f"{a}\t{b}\n" for a, b in rows), encoding="utf-8"
     )  # header of language codes
-    enc = load_encoder("bundled:teacher", batch_size=batch_size, threads=threads)
+    enc = load_encoder(model, batch_size=batch_size, threads=threads)
     enc.encode(["warm-up sentence"] * 8)
     with Store() as store:
         t = time.perf_counter()
@@ -262,6 +266,7 @@ def main() -> int:
     ap.add_argument("--import-only", action="store_true", help="run bench_import only")
     ap.add_argument("--index-only", action="store_true", help="run bench_index only")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds for bench_index")
+    ap.add_argument("--model", default="bundled:teacher", help="model for bench_index")
     args = ap.parse_args()
     if not args.index_only:
         print(f"# bench/import_index.py — {dt.date.today()} — {machine()}")
@@ -269,9 +274,9 @@ def main() -> int:
         print_import(bench_import(args.import_pairs))
     if args.import_only:
         return 0
-    r = bench_index(args.pairs, args.threads, args.batch_size, args.rounds)
+    r = bench_index(args.pairs, args.threads, args.batch_size, args.rounds, args.model)
     print(f"# bench/import_index.py — {dt.date.today()} — {machine()} — {args.threads} threads")
-    print(f"# bundled teacher (all-MiniLM-L6-v2, fp32), batch {args.batch_size}, en–de pairs")
+    print(f"# model {args.model}, batch {args.batch_size}, en–de pairs")
     print(
         "| segments | encode s (runs) | encode seg/s | index s (runs) | index seg/s "
         "| index overhead | CPU-time overhead | import s | import+index seg/s "

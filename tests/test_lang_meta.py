@@ -9,12 +9,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.export import iter_store_units, write_units
 from xlsearch.engine.langtags import normalize_tag, tag_matches
 from xlsearch.engine.store import Store
+from xlsearch.engine.store.schema import LATEST
 from xlsearch.engine.store.units import UnitFilter, parse_date
 
 XML = "{http://www.w3.org/XML/1998/namespace}lang"
@@ -417,9 +419,17 @@ def test_a_store_of_the_old_schema_is_migrated(tmp_path: Path) -> None:
             "VALUES (1, ?, ?, ?, ?, '1:0', ?)",
             (pos, lang, text, f"h{pos}", json.dumps({"tuid": "7"})),
         )
+    vector = np.arange(4, dtype=np.float32).tobytes()
+    conn.execute("INSERT INTO embeddings VALUES ('m#1', 'h0', ?)", (vector,))
     conn.close()
     with Store(db) as store:
-        assert store.conn.execute("SELECT MAX(version) FROM _migrations").fetchone()[0] == 2
+        assert store.conn.execute("SELECT MAX(version) FROM _migrations").fetchone()[0] == LATEST
+        # the vector cache survives its move to a rowid table, and stays unique per key
+        assert store.conn.execute(
+            "SELECT model_id, text_hash, vector FROM embeddings"
+        ).fetchall() == [("m#1", "h0", vector)]
+        with pytest.raises(sqlite3.IntegrityError):
+            store.conn.execute("INSERT INTO embeddings VALUES (NULL, 'm#1', 'h0', x'00')")
         assert [s["text"] for s in store.segments(store.segment_ids(langs=["de"]))] == [
             "Altes Hallo"
         ]

