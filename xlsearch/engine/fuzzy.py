@@ -94,6 +94,11 @@ def _keys(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def token_keys(text: str) -> tuple[str, ...]:
+    """The fuzzy tokens' keys of ``text`` (words lower-cased, tags by name), cached."""
+    return _keys(text)
+
+
 def word_keys(text: str) -> list[str]:
     """The lower-cased words and numbers of ``text`` (the fuzzy tokens that are words)."""
     return [k for k in _keys(text) if k[:1].isalnum()]

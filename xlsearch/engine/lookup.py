@@ -80,6 +80,7 @@ class Lookup(Candidates):
         )
         self._key: str | None = None
         self._total: tuple[int, int] | None = None
+        self._docs: tuple[int, dict[int, tuple[str, str]]] | None = None
         self.nprobe = nprobe
         self.note = ""
 
@@ -183,7 +184,8 @@ class Lookup(Candidates):
         lang = _primary(src)
         cos_of: dict[int, float] = dict(hits or [])
         lexical = dict.fromkeys([*self._exact(segment, src), *self._lexical(segment, src)])
-        rows, units = self._fetch([*lexical, *cos_of])  # one round trip
+        rows = self._rows([*lexical, *cos_of])  # one round trip; units when needed
+        units: dict[str, list[dict[str, Any]]] = {}
         sem_same = [i for i in cos_of if i in rows and _primary(rows[i]["lang"]) == lang]
         if qvec is not None and lang and len(sem_same) < min(10, self.depth):
             # a memory mostly in other languages: a filtered search (dearer) tops it up
@@ -191,9 +193,7 @@ class Lookup(Candidates):
                 qvec[None, :], self.depth, langs=[lang], collection=self.collection
             )
             cos_of.update(more)
-            more_rows, more_units = self._fetch([i for i, _ in more])
-            rows.update(more_rows)
-            units.update(more_units)
+            rows.update(self._rows([i for i, _ in more]))
         same = [
             i
             for i in dict.fromkeys([*lexical, *cos_of])
@@ -221,15 +221,15 @@ class Lookup(Candidates):
             details,
         )
         seen_units = {rows[m.segment_id]["tu_id"] for m in matches}
+        if not all_matches:
+            cross_ids = {i: c for i, c in cross_ids.items() if c >= COSINE_FLOOR}
+        cross_ids = {i: c for i, c in cross_ids.items() if rows[i]["tu_id"] not in seen_units}
+        self._load_units(units, [rows[i]["tu_id"] for i in cross_ids])
         cross = []
         for sid, cos in cross_ids.items():
             row = rows[sid]
-            if row["tu_id"] in seen_units:
-                continue
             if any(_primary(t["lang"]) == lang for t in units.get(row["tu_id"], [])):
                 continue  # the unit has a source-language side: a same-language candidate
-            if not all_matches and cos < COSINE_FLOOR:
-                continue
             m = self._match(
                 segment, row, units, tgt, cos, fz.fuzzy(segment, row["text"]), 0.0, cross=True
             )
@@ -268,12 +268,22 @@ class Lookup(Candidates):
                 continue
             if not all_matches and f < FUZZY_FLOOR and (cos or 0.0) < COSINE_FLOOR:
                 continue
-            if require_target and not self._target(rows[sid], units, tgt)[1]:
-                continue
             scored.append((*self.weights.rank_key(f, cos, c, o), sid, cos, f, c, o))
         scored.sort()
+        best: list[tuple] = []
+        step = max(2 * k, 8)  # units are read for the best candidates only, a few at a time
+        for lo in range(0, len(scored), step):
+            if len(best) >= k:
+                break
+            chunk = scored[lo : lo + step]
+            self._load_units(units, [rows[item[-5]]["tu_id"] for item in chunk])
+            for item in chunk:
+                if len(best) < k and (
+                    not require_target or self._target(rows[item[-5]], units, tgt)[1]
+                ):
+                    best.append(item)
         out = []
-        for n, (*_, sid, cos, f, c, o) in enumerate(scored[:k]):
+        for n, (*_, sid, cos, f, c, o) in enumerate(best):
             m = self._match(segment, rows[sid], units, tgt, cos, f, c, o)
             if n < details:
                 m.diff = fz.diff(segment, m.source)

@@ -51,9 +51,18 @@ def _terms(text: str) -> list[str]:
     return list(dict.fromkeys(_fold(k) for k in fz.word_keys(text) if len(k) > 1 or k.isdigit()))
 
 
+def _term_set(text: str) -> set[str]:
+    """A set holding ``_terms(text)`` (and, for ASCII text, its punctuation keys too, which no
+    query term can equal): membership tests for ``overlap`` without folding word by word —
+    ASCII keys are already folded (lower-cased, nothing to strip)."""
+    if text.isascii():
+        return set(fz.token_keys(text))
+    return set(_terms(text))
+
+
 class Candidates:
     """Candidate generation and features for ``Lookup`` (which sets ``store``, ``searcher``,
-    ``collection``, ``depth``, ``nprobe``, ``_key`` and ``_total``)."""
+    ``collection``, ``depth``, ``nprobe``, ``_key``, ``_total`` and ``_docs``)."""
 
     store: Any
     searcher: Any
@@ -62,6 +71,7 @@ class Candidates:
     nprobe: int | None
     _key: str | None
     _total: tuple[int, int] | None
+    _docs: tuple[int, dict[int, tuple[str, str]]] | None
 
     def overlap(self, segment: str, texts: Sequence[str]) -> list[float]:
         """IDF-weighted share of the segment's words that each text contains (0–1): rare
@@ -75,34 +85,65 @@ class Candidates:
         norm = sum(idf.values()) or 1.0
         out = []
         for text in texts:
-            have = set(_terms(text))
+            have = _term_set(text)
             out.append(sum(w for t, w in idf.items() if t in have) / norm)
         return out
 
-    def _fetch(
-        self, ids: Sequence[int]
-    ) -> tuple[dict[int, dict[str, Any]], dict[str, list[dict[str, Any]]]]:
-        """(rows of ``ids``, every segment of their units by tu id in document order), from
-        one query: the candidates' units hold the candidates themselves."""
+    _ROW = "id document_id position lang text text_hash tu_id".split()
+
+    def _rows(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """The rows of ``ids`` (rowid look-ups, one query per 900); document paths and
+        collections come from a per-generation map, not a join."""
         wanted = list(dict.fromkeys(int(i) for i in ids))
+        docs = self._documents()
         rows: dict[int, dict[str, Any]] = {}
-        units: dict[str, list[dict[str, Any]]] = {}
-        keys = "id document_id position lang text text_hash tu_id path collection".split()
         for lo in range(0, len(wanted), 900):
             chunk = wanted[lo : lo + 900]
             for r in self.store.conn.execute(
-                "SELECT s.id, s.document_id, s.position, s.lang, s.text, s.text_hash, s.tu_id, "
-                "d.path, c.name FROM segments s JOIN documents d ON d.id = s.document_id "
-                "JOIN collections c ON c.id = d.collection_id WHERE s.tu_id IN "
-                f"(SELECT tu_id FROM segments WHERE id IN ({','.join('?' * len(chunk))})) "
-                "ORDER BY s.tu_id, s.position",
+                "SELECT id, document_id, position, lang, text, text_hash, tu_id FROM segments "
+                f"WHERE id IN ({','.join('?' * len(chunk))})",
                 chunk,
             ):
-                item = dict(zip(keys, r, strict=True))
-                units.setdefault(item["tu_id"], []).append(item)
-                rows[item["id"]] = item
-        picked = set(wanted)
-        return {i: r for i, r in rows.items() if i in picked}, units
+                item = dict(zip(self._ROW, r, strict=True))
+                item["path"], item["collection"] = docs.get(r[1], ("", ""))
+                rows[r[0]] = item
+        return rows
+
+    def _load_units(
+        self, units: dict[str, list[dict[str, Any]]], tu_ids: Sequence[str]
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Add every segment of the units ``tu_ids`` not loaded yet to ``units`` (by tu id,
+        in document order): only the candidates a lookup shows or checks need their unit."""
+        todo = [t for t in dict.fromkeys(tu_ids) if t not in units]
+        docs = self._documents()
+        for lo in range(0, len(todo), 900):
+            chunk = todo[lo : lo + 900]
+            for t in chunk:
+                units[t] = []
+            for r in self.store.conn.execute(
+                "SELECT id, document_id, position, lang, text, text_hash, tu_id FROM segments "
+                f"WHERE tu_id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            ):
+                item = dict(zip(self._ROW, r, strict=True))
+                item["path"], item["collection"] = docs.get(r[1], ("", ""))
+                units[r[6]].append(item)
+            for t in chunk:
+                if len(units[t]) > 1:
+                    units[t].sort(key=lambda row: row["position"])
+        return units
+
+    def _documents(self) -> dict[int, tuple[str, str]]:
+        """``{document id: (path, collection name)}``, read once per store generation."""
+        gen = self.store.generation()
+        cached = self._docs
+        if cached is None or cached[0] != gen:
+            got = self.store.conn.execute(
+                "SELECT d.id, d.path, c.name FROM documents d "
+                "JOIN collections c ON c.id = d.collection_id"
+            ).fetchall()
+            cached = self._docs = (gen, {int(i): (p, n) for i, p, n in got})
+        return cached[1]
 
     def _where(self, src: str) -> tuple[str, list[Any]]:
         # the language, not the exact tag: an en-US document matches an en or en-GB memory
