@@ -21,6 +21,30 @@ from xlsearch.engine import fuzzy as fz
 from xlsearch.engine.langtags import primary
 
 _DF_CACHE: dict[tuple[str, int, int], dict[str, int]] = {}
+POSTINGS_CACHED = 4_000_000
+"""Segment ids (8 bytes each) the posting-list cache may hold before it starts afresh."""
+
+
+class _PostingCache:
+    """Posting lists of rare FTS terms by (store, generation, budget) and term."""
+
+    def __init__(self) -> None:
+        self._lists: dict[tuple[tuple[str, int, int], str], np.ndarray] = {}
+        self.size = 0
+
+    def get(self, key: tuple[str, int, int], term: str) -> np.ndarray | None:
+        return self._lists.get((key, term))
+
+    def put(self, key: tuple[str, int, int], term: str, ids: np.ndarray) -> None:
+        self._lists[(key, term)] = ids
+        self.size += len(ids)
+
+    def clear(self) -> None:
+        self._lists.clear()
+        self.size = 0
+
+
+_POSTINGS = _PostingCache()
 LEXICAL_BUDGET = 3000
 """Postings (segments) one lookup's full-text query may visit, whatever the memory size."""
 LEXICAL_EXTRA = 40
@@ -165,23 +189,38 @@ class Candidates:
     def _doc_freqs(self, terms: list[str]) -> dict[str, int]:
         """Document frequencies of FTS terms, counted up to ``LEXICAL_BUDGET + 1`` (a word
         more common than that is never read, so its exact count is never needed and never
-        paid for: the count stops early). Cached per store, generation and budget."""
+        paid for: the count stops early). The posting lists of the rare words (within the
+        budget) are kept too, so ``_lexical`` reads no list twice. Cached per store,
+        generation and budget, up to ``POSTINGS_CACHED`` segment ids in all."""
         conn = self.store.conn
         cap = LEXICAL_BUDGET + 1
         key = (str(getattr(self.store, "path", "")), self.store.generation(), cap)
         cache = _DF_CACHE.get(key)
-        if cache is None or len(cache) > 200_000:
+        if cache is None or len(cache) > 200_000 or _POSTINGS.size > POSTINGS_CACHED:
             _DF_CACHE.clear()
+            _POSTINGS.clear()
             cache = _DF_CACHE[key] = {}
         for term in (t for t in terms if t not in cache):
-            cache[term] = int(
-                conn.execute(
-                    "SELECT count(*) FROM (SELECT rowid FROM segments_fts "
-                    "WHERE segments_fts MATCH ? LIMIT ?)",
-                    ('"' + term.replace('"', '""') + '"', cap),
-                ).fetchone()[0]
-            )
+            got = conn.execute(
+                "SELECT rowid FROM segments_fts WHERE segments_fts MATCH ? LIMIT ?",
+                ('"' + term.replace('"', '""') + '"', cap),
+            ).fetchall()
+            cache[term] = len(got)
+            if len(got) < cap:
+                _POSTINGS.put(key, term, np.array(got, dtype=np.int64).reshape(-1))
         return {t: cache[t] for t in terms if cache[t]}
+
+    def _postings(self, term: str) -> np.ndarray:
+        """The segment ids holding ``term`` (a rare one: cached by ``_doc_freqs``)."""
+        key = (str(getattr(self.store, "path", "")), self.store.generation(), LEXICAL_BUDGET + 1)
+        ids = _POSTINGS.get(key, term)
+        if ids is None:
+            got = self.store.conn.execute(
+                "SELECT rowid FROM segments_fts WHERE segments_fts MATCH ?",
+                ('"' + term.replace('"', '""') + '"',),
+            ).fetchall()
+            ids = np.array(got, dtype=np.int64).reshape(-1)
+        return ids
 
     def _lexical(self, segment: str, src: str) -> list[int]:
         """Full-text candidates (any language; ``_one`` filters): the segments sharing the
@@ -204,15 +243,11 @@ class Candidates:
         # FTS5 read), scored by IDF-weighted word overlap; languages and collections are
         # checked on the rows the lookup fetches anyway
         total = self._segment_total()
-        ids, weights = [], []
-        for t in rare:
-            got = self.store.conn.execute(
-                "SELECT rowid FROM segments_fts WHERE segments_fts MATCH ?",
-                ('"' + t.replace('"', '""') + '"',),
-            ).fetchall()
-            ids.append(np.array(got, dtype=np.int64).reshape(-1))
-            weights.append(np.full(len(got), math.log(1.0 + total / df[t])))
-        if not ids or not sum(len(a) for a in ids):
+        ids = [self._postings(t) for t in rare]
+        weights = [
+            np.full(len(a), math.log(1.0 + total / df[t])) for a, t in zip(ids, rare, strict=True)
+        ]
+        if not sum(len(a) for a in ids):
             return []
         uniq, inv = np.unique(np.concatenate(ids), return_inverse=True)
         score = np.bincount(inv, weights=np.concatenate(weights))
