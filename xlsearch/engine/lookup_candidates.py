@@ -189,9 +189,8 @@ class Candidates:
     def _doc_freqs(self, terms: list[str]) -> dict[str, int]:
         """Document frequencies of FTS terms, counted up to ``LEXICAL_BUDGET + 1`` (a word
         more common than that is never read, so its exact count is never needed and never
-        paid for: the count stops early). The posting lists of the rare words (within the
-        budget) are kept too, so ``_lexical`` reads no list twice. Cached per store,
-        generation and budget, up to ``POSTINGS_CACHED`` segment ids in all."""
+        paid for: the count stops early). Cached per store, generation and budget, with the
+        rare words' posting lists (``_postings``), up to ``POSTINGS_CACHED`` ids in all."""
         conn = self.store.conn
         cap = LEXICAL_BUDGET + 1
         key = (str(getattr(self.store, "path", "")), self.store.generation(), cap)
@@ -201,17 +200,18 @@ class Candidates:
             _POSTINGS.clear()
             cache = _DF_CACHE[key] = {}
         for term in (t for t in terms if t not in cache):
-            got = conn.execute(
-                "SELECT rowid FROM segments_fts WHERE segments_fts MATCH ? LIMIT ?",
-                ('"' + term.replace('"', '""') + '"', cap),
-            ).fetchall()
-            cache[term] = len(got)
-            if len(got) < cap:
-                _POSTINGS.put(key, term, np.array(got, dtype=np.int64).reshape(-1))
+            cache[term] = int(
+                conn.execute(
+                    "SELECT count(*) FROM (SELECT rowid FROM segments_fts "
+                    "WHERE segments_fts MATCH ? LIMIT ?)",
+                    ('"' + term.replace('"', '""') + '"', cap),
+                ).fetchone()[0]
+            )
         return {t: cache[t] for t in terms if cache[t]}
 
     def _postings(self, term: str) -> np.ndarray:
-        """The segment ids holding ``term`` (a rare one: cached by ``_doc_freqs``)."""
+        """The segment ids holding ``term`` (a rare one), cached: a document's segments share
+        their terms, so an analysis reads each posting list once."""
         key = (str(getattr(self.store, "path", "")), self.store.generation(), LEXICAL_BUDGET + 1)
         ids = _POSTINGS.get(key, term)
         if ids is None:
@@ -220,6 +220,7 @@ class Candidates:
                 ('"' + term.replace('"', '""') + '"',),
             ).fetchall()
             ids = np.array(got, dtype=np.int64).reshape(-1)
+            _POSTINGS.put(key, term, ids)
         return ids
 
     def _lexical(self, segment: str, src: str) -> list[int]:
