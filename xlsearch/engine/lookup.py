@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine import fuzzy as fz
+from xlsearch.engine.cpu import one_blas_thread
 from xlsearch.engine.errors import ConfigError, IndexMismatchError, ModelError
 from xlsearch.engine.lookup_candidates import (
     LEXICAL_EXTRA,
@@ -126,6 +127,24 @@ class Lookup(Candidates):
         match of each gets its diff and flags (what an analysis reports)."""
         on_progress = on_progress or no_progress
         qvecs = self._encode_or_fallback(list(segments)) if segments else None
+        with one_blas_thread():  # small products in a loop: a second BLAS thread only spins
+            return self._many(
+                segments, qvecs, src, tgt, k, cross_k, require_target, on_progress, cancel, batch
+            )
+
+    def _many(
+        self,
+        segments: Sequence[str],
+        qvecs: np.ndarray | None,
+        src: str,
+        tgt: str,
+        k: int,
+        cross_k: int,
+        require_target: bool,
+        on_progress: ProgressCallback,
+        cancel: CancelToken | None,
+        batch: int,
+    ) -> list[LookupResult]:
         out: list[LookupResult] = []
         for lo in range(0, len(segments), batch):
             hits = self._semantic_many(qvecs[lo : lo + batch]) if qvecs is not None else None
