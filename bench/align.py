@@ -59,7 +59,7 @@ def quality(args: argparse.Namespace) -> None:
     tgt = read_document(folder / "dev.fr", "fr", presplit=True)
     gold = read_beads(folder / "dev.defr")
     rows = []
-    config = AlignConfig(runs=args.runs)
+    config = AlignConfig(runs=args.runs, gap_extend=args.gap_extend)
     for spec in args.model:
         from xlsearch.engine.encoder import load_encoder
 
@@ -158,7 +158,8 @@ def one_scale(args: argparse.Namespace) -> None:
     b = Document.from_sentences(tgt, "de", "tgt.txt")
     base_rss = rss_mb()
     start = time.monotonic()
-    al = align_documents(a, b, enc, AlignConfig(runs=args.runs), checkpoint=False)
+    config = AlignConfig(runs=args.runs, gap_extend=args.gap_extend)
+    al = align_documents(a, b, enc, config, checkpoint=False)
     seconds = time.monotonic() - start
     scores = score_beads([Bead(s, t) for s, t in gold], al.beads)
     print(
@@ -179,7 +180,10 @@ def one_scale(args: argparse.Namespace) -> None:
 
 
 def scale(args: argparse.Namespace) -> None:
-    print(f"synthetic en-de documents from train pairs; {machine()}; threads {args.threads}")
+    print(
+        f"synthetic en-de documents from train pairs; {machine()}; threads {args.threads}; "
+        f"gap_extend {args.gap_extend}"
+    )
     print(
         "| sentences (src + tgt) | wall s (encode + search) | RSS before MB | peak RSS MB | "
         "extra MB | strict F1 | lax F1 |"
@@ -196,6 +200,8 @@ def scale(args: argparse.Namespace) -> None:
             str(args.threads),
             "--runs",
             args.runs,
+            "--gap-extend",
+            str(args.gap_extend),
             "--model",
             args.model[0],
         ]
@@ -221,6 +227,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", choices=("encode", "average"), default="average")
+    parser.add_argument(
+        "--gap-extend", type=float, default=0.7, help="AlignConfig.gap_extend (1 = linear gaps)"
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.what == "quality":

@@ -36,6 +36,11 @@ VARIANTS: list[tuple[str, dict]] = [
     ("size penalty 0.1", {"size_penalty": 0.1}),
     ("short sentences cheap to drop (20 chars)", {"short_chars": 20}),
     ("beads up to 5 a side, 6 in all", {"max_side": 5, "max_total": 6}),
+    ("linear gaps (gap_extend 1.0)", {"gap_extend": 1.0}),
+    ("gap_extend 0.85", {"gap_extend": 0.85}),
+    ("gap_extend 0.6", {"gap_extend": 0.6}),
+    ("gap_extend 0.5", {"gap_extend": 0.5}),
+    ("gap_extend 0.4", {"gap_extend": 0.4}),
 ]
 
 

@@ -179,7 +179,7 @@ def search(
         lo, hi = path_band(
             coarse_path, n, m, (n / max(coarse.n, 1), m / max(coarse.m, 1)), config.width
         )
-    return band_dp(n, m, types, cost, del_cost, lo, hi, cancel)
+    return band_dp(n, m, types, cost, del_cost, lo, hi, cancel, getattr(cost, "ext_cost", None))
 
 
 def beads_from_path(path: list[Any], cost: Any, config: AlignConfig) -> list[Bead]:
@@ -263,6 +263,8 @@ def align_documents(
         raise ConfigError("beads need max_side >= 1 and max_total >= 2")
     if config.size_scale not in ("mean", "product", "none"):
         raise ConfigError(f"size_scale is mean, product or none, not {config.size_scale!r}")
+    if not config.gap_extend > 0:
+        raise ConfigError(f"gap_extend is a positive factor, not {config.gap_extend!r}")
     if config.runs not in ("average", "encode"):
         raise ConfigError(f"runs is average or encode, not {config.runs!r}")
     on_progress = on_progress or no_progress
