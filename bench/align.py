@@ -59,7 +59,9 @@ def quality(args: argparse.Namespace) -> None:
     tgt = read_document(folder / "dev.fr", "fr", presplit=True)
     gold = read_beads(folder / "dev.defr")
     rows = []
-    config = AlignConfig(runs=args.runs, gap_extend=args.gap_extend)
+    config = AlignConfig(
+        runs=args.runs, gap_extend=args.gap_extend, number_weight=args.number_weight
+    )
     for spec in args.model:
         from xlsearch.engine.encoder import load_encoder
 
@@ -158,7 +160,9 @@ def one_scale(args: argparse.Namespace) -> None:
     b = Document.from_sentences(tgt, "de", "tgt.txt")
     base_rss = rss_mb()
     start = time.monotonic()
-    config = AlignConfig(runs=args.runs, gap_extend=args.gap_extend)
+    config = AlignConfig(
+        runs=args.runs, gap_extend=args.gap_extend, number_weight=args.number_weight
+    )
     al = align_documents(a, b, enc, config, checkpoint=False)
     seconds = time.monotonic() - start
     scores = score_beads([Bead(s, t) for s, t in gold], al.beads)
@@ -182,7 +186,7 @@ def one_scale(args: argparse.Namespace) -> None:
 def scale(args: argparse.Namespace) -> None:
     print(
         f"synthetic en-de documents from train pairs; {machine()}; threads {args.threads}; "
-        f"gap_extend {args.gap_extend}"
+        f"gap_extend {args.gap_extend}, number_weight {args.number_weight}"
     )
     print(
         "| sentences (src + tgt) | wall s (encode + search) | RSS before MB | peak RSS MB | "
@@ -202,6 +206,8 @@ def scale(args: argparse.Namespace) -> None:
             args.runs,
             "--gap-extend",
             str(args.gap_extend),
+            "--number-weight",
+            str(args.number_weight),
             "--model",
             args.model[0],
         ]
@@ -229,6 +235,9 @@ def main() -> None:
     parser.add_argument("--runs", choices=("encode", "average"), default="average")
     parser.add_argument(
         "--gap-extend", type=float, default=0.7, help="AlignConfig.gap_extend (1 = linear gaps)"
+    )
+    parser.add_argument(
+        "--number-weight", type=float, default=0.1, help="AlignConfig.number_weight (0 = off)"
     )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -497,3 +497,56 @@ def test_unknown_scaling_or_runs_is_a_config_error() -> None:
     ):
         with pytest.raises(ConfigError):
             align_documents(doc, doc, ConceptEncoder(), config, checkpoint=False)
+
+
+def test_numbers_masks_and_agreement() -> None:
+    from xlsearch.engine.align.numbers import agreement, number_masks, run_masks
+
+    (masks,) = number_masks(
+        [
+            "Everest 8848 m, 1953.",  # 0
+            "Lhotse 8501 m",  # 1: other numbers
+            "l'Everest (8 848 m) en 1953",  # 2: the same numbers as 0 (a grouped thousand)
+            "no numbers here",  # 3
+            "١٩٥٣ and 08.848",  # 4: Arabic-Indic digits, a leading zero: the same as 0
+            "only 1953",  # 5: half of 0's numbers
+            "8847,60 m",  # 6
+            "8847,6 m",  # 7: the same decimal as 6
+        ]
+    )
+    score = agreement(masks[[0]], masks)[0]
+    assert score[2] == 1.0 and score[4] == 1.0
+    assert score[1] == -1.0 and score[3] == -1.0  # different numbers, or none on one side
+    assert score[5] == 0.0  # Jaccard 1/2
+    assert agreement(masks[[6]], masks[[7]])[0, 0] == 1.0
+    # two documents share one numbering: up to 256 distinct numbers never share a bit
+    src, tgt = number_masks([f"{k} m" for k in range(200)], [f"{k + 100} m" for k in range(150)])
+    same = agreement(src, tgt) == 1.0
+    assert [tuple(x) for x in np.argwhere(same)] == [(k + 100, k) for k in range(100)]
+    assert (agreement(src, tgt)[~same] == -1.0).all()
+    assert agreement(masks[[3]], masks[[3]])[0, 0] == 0.0  # no numbers on either side
+    runs = run_masks(masks, 2)
+    assert (runs[2][2] == masks[2] | masks[3]).all()
+    assert agreement(runs[2][[2]], masks[[0]])[0, 0] == 1.0  # a run has its sentences' numbers
+
+
+@pytest.mark.parametrize("where", [0, 1])
+def test_a_shared_number_decides_where_an_ambiguous_sentence_goes(where: int) -> None:
+    """Target sentence 1 is as close to source 0 as to source 1 (its embedding is their
+    mean, every length equal): the number it shares with one of them decides its bead."""
+    rng = np.random.default_rng(3)
+    u = rng.standard_normal((2, 32)).astype(np.float32)
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    middle = (u[0] + u[1]) / np.linalg.norm(u[0] + u[1])
+    src_texts = ["Die Expedition kam 1953 an.", "Sie stiegen weiter."]
+    src_texts[1 - where] = src_texts[1 - where].replace(" 1953", "")
+    src_texts[where] = "Die Expedition kam 1953 an." if where == 0 else "Sie stiegen 1953 ."
+    tgt_texts = ["L'expédition arriva.", "C'était en 1953.", "Ils montèrent."]
+    sv = run_vectors(u, 2)
+    tv = run_vectors(np.stack([u[0], middle, u[1]]).astype(np.float32), 2)
+    config = AlignConfig(max_side=2, max_total=3)
+    beads = align_vectors(
+        sv, tv, config, None, None, None, [20, 20], [20, 20, 20], src_texts, tgt_texts
+    )
+    expected = [((0,), (0, 1)), ((1,), (2,))] if where == 0 else [((0,), (0,)), ((1,), (1, 2))]
+    assert [(b.src, b.tgt) for b in beads] == expected

@@ -5,6 +5,7 @@ Embedding cost of a bead joining source run ``x`` (``a`` sentences) and target r
 (``b`` sentences), with ``x``, ``y`` the embeddings of the runs (Thompson & Koehn 2019)::
 
     cost(x, y) = s(a, b) * ((1 - cos(x, y)) / ((r(x) + r(y)) / 2) + w * GC(x, y))
+                 - w_num * agree(x, y)
 
 where ``r(x)`` is the mean of ``1 - cos(x, y')`` over the other document's sentences ``y'``
 (random pairs; the mean of cosines is one dot product with the mean vector, so every
@@ -23,6 +24,7 @@ gaps: a block of captions the other document lacks is one run, not a string of s
 deletions each dearer than being swallowed by a neighbour).
 Beads whose meaning cost per sentence pair is above another quantile of random pairs, and
 beads with an edge sentence that adds nothing to their cosine, are flagged.
+``agree`` is the overlap of the numbers in the two runs (``numbers.py``; 0 without numbers).
 Paragraphs, where both documents have them, add ``para_penalty`` to a bead that ends a
 paragraph on one side only or spans a boundary on either side.
 """
@@ -34,6 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from xlsearch.engine.align.numbers import agreement, run_masks
 
 DEFAULT_QUANTILE_COST = 0.85
 """Deletion/flag cost for documents too short to sample random pairs (the 5 % quantile
@@ -79,6 +83,13 @@ class AlignConfig:
     flag_gain: float = 0.0
     """A bead of three or more sentences is flagged when dropping its first or last
     sentence on one side would lose less than this much cosine (``EmbeddingCost.edge_gain``)."""
+    number_weight: float = 0.15
+    """Numbers as evidence (given the sentences): a bead whose two sides hold the same
+    numbers costs this much less, one whose numbers differ (or appear on one side only) this
+    much more, in between by their overlap; beads without numbers are unchanged
+    (``numbers.py``). Added after the size scaling: a bead gains nothing by taking in a
+    neighbour without numbers. Bleualign dev strict F1 +0.004…0.019 on all four models,
+    synthetic F1 unchanged or higher (docs/benchmarks.md); 0 = off."""
     length_weight: float = 0.05
     """Weight of the Gale–Church length cost added to the embedding cost (Bertalign-style
     length penalty; needs sentence lengths). 0 = embeddings only."""
@@ -127,8 +138,16 @@ class EmbeddingCost:
         tgt_ends: np.ndarray | None = None,
         src_lengths: Sequence[int] | None = None,
         tgt_lengths: Sequence[int] | None = None,
+        src_numbers: np.ndarray | None = None,
+        tgt_numbers: np.ndarray | None = None,
     ) -> None:
         self.src, self.tgt, self.config = src, tgt, config
+        self.numbers: tuple[dict[int, np.ndarray], dict[int, np.ndarray]] | None = None
+        if config.number_weight and src_numbers is not None and tgt_numbers is not None:
+            self.numbers = (
+                run_masks(src_numbers, config.max_side),
+                run_masks(tgt_numbers, config.max_side),
+            )
         self.n, self.m = len(src[1]), len(tgt[1])
         src_mean = src[1].mean(axis=0) if self.n else np.zeros(src[1].shape[1])
         tgt_mean = tgt[1].mean(axis=0) if self.m else np.zeros(tgt[1].shape[1])
@@ -233,6 +252,9 @@ class EmbeddingCost:
         if self.lengths is not None:
             cost += self.config.length_weight * self.lengths(a, b, ri, i1, cj, j1)
         cost *= self.scale(a, b)  # meaning and length both: a run's evidence, per sentence
+        if self.numbers is not None:
+            xs, ys = self.numbers[0][a][ri - a : i1 - a], self.numbers[1][b][cj - b : j1 - b]
+            cost -= self.config.number_weight * agreement(xs, ys)
         cost += self.config.size_penalty * (a + b - 2)
         if self.src_ends is not None and self.tgt_ends is not None:
             rows, cols = np.arange(ri, i1), np.arange(cj, j1)
