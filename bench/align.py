@@ -226,6 +226,8 @@ def scale(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
+    from xlsearch.engine.align import AlignConfig
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("quality", "scale"))
     parser.add_argument("--model", action="append", default=[], help="model (repeatable)")
@@ -233,11 +235,18 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", choices=("encode", "average"), default="average")
+    defaults = AlignConfig()
     parser.add_argument(
-        "--gap-extend", type=float, default=0.7, help="AlignConfig.gap_extend (1 = linear gaps)"
+        "--gap-extend",
+        type=float,
+        default=defaults.gap_extend,
+        help="AlignConfig.gap_extend (1 = linear gaps)",
     )
     parser.add_argument(
-        "--number-weight", type=float, default=0.1, help="AlignConfig.number_weight (0 = off)"
+        "--number-weight",
+        type=float,
+        default=defaults.number_weight,
+        help="AlignConfig.number_weight (0 = off)",
     )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()

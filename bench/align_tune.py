@@ -38,7 +38,7 @@ VARIANTS: list[tuple[str, dict]] = [
     ("beads up to 5 a side, 6 in all", {"max_side": 5, "max_total": 6}),
     ("no numbers (number_weight 0)", {"number_weight": 0.0}),
     ("number_weight 0.05", {"number_weight": 0.05}),
-    ("number_weight 0.15", {"number_weight": 0.15}),
+    ("number_weight 0.3", {"number_weight": 0.3}),
     ("linear gaps (gap_extend 1.0)", {"gap_extend": 1.0}),
     ("gap_extend 0.85", {"gap_extend": 0.85}),
     ("gap_extend 0.6", {"gap_extend": 0.6}),
