@@ -3,8 +3,10 @@
 A bead ``(a, b)`` joins ``a`` consecutive source and ``b`` consecutive target sentences
 (``(1, 0)``/``(0, 1)``: a deletion/insertion). ``band_dp`` finds the cheapest path from
 ``(0, 0)`` to ``(n, m)`` whose cells stay inside a band (per source row ``i``, the target
-positions ``lo[i]..hi[i]``); with the full band it is the exact DP. Each row is a few
-vectorised steps over every bead type at once, so time and memory are ``O(n · width)``.
+positions ``lo[i]..hi[i]``); with the full band it is the exact DP. Deletions and
+insertions may cost less when they continue a run of them (affine gaps: three states per
+cell). Each row is a few vectorised steps over every bead type at once, so time and memory
+are ``O(n · width)``.
 
 ``coarse_to_fine_band`` is Vecalign's approximation (Thompson & Koehn 2019): align copies of
 both documents with pairs of sentences averaged together (recursively, until a full DP is
