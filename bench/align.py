@@ -8,7 +8,8 @@
 Gale–Church length baseline. ``scale``: synthetic document pairs built from
 ``train/en-de.tsv.gz`` pairs (English side = source, German = target; 3 % of target
 sentences deleted, 3 % unrelated sentences inserted, 5 % of neighbouring target sentences
-joined into 2–1 beads); each size runs in a fresh process and reports wall time (encoding
+joined into 2–1 beads; ``--blocks 0.01``: also blocks of 3–10 unrelated sentences on one
+side before 1 % of beads); each size runs in a fresh process and reports wall time (encoding
 included), peak RSS over the process's RSS before aligning, and strict F1 against the
 synthetic gold. Data is read from the benchmark folder only; nothing is written there.
 """
@@ -59,7 +60,9 @@ def quality(args: argparse.Namespace) -> None:
     tgt = read_document(folder / "dev.fr", "fr", presplit=True)
     gold = read_beads(folder / "dev.defr")
     rows = []
-    config = AlignConfig(runs=args.runs)
+    config = AlignConfig(
+        runs=args.runs, gap_extend=args.gap_extend, number_weight=args.number_weight
+    )
     for spec in args.model:
         from xlsearch.engine.encoder import load_encoder
 
@@ -102,9 +105,15 @@ def quality(args: argparse.Namespace) -> None:
         )
 
 
-def synthetic(n: int, seed: int = 0) -> tuple[list[str], list[str], list[tuple[tuple, tuple]]]:
-    """A document pair of ``n`` source sentences with deletions, insertions and 2–1 joins."""
+def synthetic(
+    n: int, seed: int = 0, blocks: float = 0.0
+) -> tuple[list[str], list[str], list[tuple[tuple, tuple]]]:
+    """A document pair of ``n`` source sentences with deletions, insertions and 2–1 joins;
+    with ``blocks`` > 0, before that share of beads a block of 3–10 unrelated sentences
+    (captions, a footnote block) on one side (its own random stream: ``blocks=0`` gives the
+    same documents as before)."""
     rng = random.Random(seed)
+    block_rng = random.Random(seed + 7919)
     pairs: list[tuple[str, str]] = []
     with gzip.open(data_dir() / "train" / "en-de.tsv.gz", "rt", encoding="utf-8") as fh:
         for line in fh:
@@ -112,7 +121,7 @@ def synthetic(n: int, seed: int = 0) -> tuple[list[str], list[str], list[tuple[t
             if len(cells) >= 2 and cells[0].strip() and cells[1].strip():
                 pairs.append((" ".join(cells[0].split()), " ".join(cells[1].split())))
     rng.shuffle(pairs)
-    need = n + n // 10
+    need = n + n // 10 + int(n * blocks * 12)
     while len(pairs) < need:
         pairs += pairs[: need - len(pairs)]
     body, extra = pairs[:n], pairs[n:need]
@@ -121,6 +130,18 @@ def synthetic(n: int, seed: int = 0) -> tuple[list[str], list[str], list[tuple[t
     gold: list[tuple[tuple, tuple]] = []
     k = 0
     while k < len(body):
+        if blocks and block_rng.random() < blocks:
+            on_target = block_rng.random() < 0.5
+            for _ in range(block_rng.randint(3, 10)):
+                if not extra:
+                    break
+                pair = extra.pop()
+                if on_target:
+                    gold.append(((), (len(tgt),)))
+                    tgt.append(pair[1])
+                else:
+                    gold.append(((len(src),), ()))
+                    src.append(pair[0])
         r = rng.random()
         if r < 0.03:  # deleted in translation
             gold.append(((len(src),), ()))
@@ -151,14 +172,17 @@ def one_scale(args: argparse.Namespace) -> None:
     from xlsearch.engine.importers.document import Document
 
     torch.set_num_threads(args.threads)
-    src, tgt, gold = synthetic(args.one)
+    src, tgt, gold = synthetic(args.one, blocks=args.blocks)
     enc = load_encoder(args.model[0], threads=args.threads)
     enc.encode(["warm up"])
     a = Document.from_sentences(src, "en", "src.txt")
     b = Document.from_sentences(tgt, "de", "tgt.txt")
     base_rss = rss_mb()
     start = time.monotonic()
-    al = align_documents(a, b, enc, AlignConfig(runs=args.runs), checkpoint=False)
+    config = AlignConfig(
+        runs=args.runs, gap_extend=args.gap_extend, number_weight=args.number_weight
+    )
+    al = align_documents(a, b, enc, config, checkpoint=False)
     seconds = time.monotonic() - start
     scores = score_beads([Bead(s, t) for s, t in gold], al.beads)
     print(
@@ -179,7 +203,10 @@ def one_scale(args: argparse.Namespace) -> None:
 
 
 def scale(args: argparse.Namespace) -> None:
-    print(f"synthetic en-de documents from train pairs; {machine()}; threads {args.threads}")
+    print(
+        f"synthetic en-de documents from train pairs; {machine()}; threads {args.threads}; "
+        f"gap_extend {args.gap_extend}, number_weight {args.number_weight}, blocks {args.blocks}"
+    )
     print(
         "| sentences (src + tgt) | wall s (encode + search) | RSS before MB | peak RSS MB | "
         "extra MB | strict F1 | lax F1 |"
@@ -196,6 +223,12 @@ def scale(args: argparse.Namespace) -> None:
             str(args.threads),
             "--runs",
             args.runs,
+            "--gap-extend",
+            str(args.gap_extend),
+            "--number-weight",
+            str(args.number_weight),
+            "--blocks",
+            str(args.blocks),
             "--model",
             args.model[0],
         ]
@@ -214,6 +247,8 @@ def scale(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
+    from xlsearch.engine.align import AlignConfig
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("quality", "scale"))
     parser.add_argument("--model", action="append", default=[], help="model (repeatable)")
@@ -221,6 +256,25 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", choices=("encode", "average"), default="average")
+    defaults = AlignConfig()
+    parser.add_argument(
+        "--gap-extend",
+        type=float,
+        default=defaults.gap_extend,
+        help="AlignConfig.gap_extend (1 = linear gaps)",
+    )
+    parser.add_argument(
+        "--number-weight",
+        type=float,
+        default=defaults.number_weight,
+        help="AlignConfig.number_weight (0 = off)",
+    )
+    parser.add_argument(
+        "--blocks",
+        type=float,
+        default=0.0,
+        help="scale: share of beads preceded by a block of 3-10 unrelated sentences",
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.what == "quality":

@@ -36,6 +36,14 @@ VARIANTS: list[tuple[str, dict]] = [
     ("size penalty 0.1", {"size_penalty": 0.1}),
     ("short sentences cheap to drop (20 chars)", {"short_chars": 20}),
     ("beads up to 5 a side, 6 in all", {"max_side": 5, "max_total": 6}),
+    ("no numbers (number_weight 0)", {"number_weight": 0.0}),
+    ("number_weight 0.05", {"number_weight": 0.05}),
+    ("number_weight 0.3", {"number_weight": 0.3}),
+    ("linear gaps (gap_extend 1.0)", {"gap_extend": 1.0}),
+    ("gap_extend 0.85", {"gap_extend": 0.85}),
+    ("gap_extend 0.6", {"gap_extend": 0.6}),
+    ("gap_extend 0.5", {"gap_extend": 0.5}),
+    ("gap_extend 0.4", {"gap_extend": 0.4}),
 ]
 
 
@@ -86,6 +94,8 @@ def main() -> None:
                 config,
                 src_lengths=lengths[0],
                 tgt_lengths=lengths[1],
+                src_texts=src.sentences,
+                tgt_texts=tgt.sentences,
             )
             s = score_beads(gold, beads)
             cells.append(f"{s['strict_f1']:.3f} / {s['lax_f1']:.3f}")

@@ -173,6 +173,116 @@ def test_blocked_dp_matches_brute_force_inside_a_band(
     assert [p[:4] for p in path] == [p[:4] for p in dp.band_dp(n, m, types, banded, dels, lo, hi)]
 
 
+def brute_force_affine(
+    n: int, m: int, types: list[tuple[int, int]], cost, opens, extends, lo=None, hi=None
+) -> float:  # type: ignore[no-untyped-def]
+    """The cheapest path with affine gaps by exhaustive recursion over (cell, last step):
+    a deletion (insertion) right after another one costs ``extends``, else ``opens``."""
+
+    @functools.cache
+    def best(i: int, j: int, last: str) -> float:
+        if lo is not None and not lo[i] <= j <= hi[i]:
+            return np.inf
+        if i == 0 and j == 0:
+            return 0.0 if last == "M" else np.inf
+        out = np.inf
+        if last == "X" and i >= 1:  # a deletion of source sentence i-1 ends the path
+            out = min(
+                best(i - 1, j, "X") + float(extends[0][i - 1]),
+                min(best(i - 1, j, "M"), best(i - 1, j, "Y")) + float(opens[0][i - 1]),
+            )
+        elif last == "Y" and j >= 1:
+            out = min(
+                best(i, j - 1, "Y") + float(extends[1][j - 1]),
+                min(best(i, j - 1, "M"), best(i, j - 1, "X")) + float(opens[1][j - 1]),
+            )
+        elif last == "M":
+            for a, b in types:
+                if a and b and a <= i and b <= j:
+                    c = float(cost(a, b, i, i + 1, j, j + 1)[0, 0])
+                    prev = min(best(i - a, j - b, s) for s in "MXY")
+                    out = min(out, prev + c)
+        return out
+
+    return min(best(n, m, s) for s in "MXY")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_affine_gaps_match_brute_force(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deletions/insertions that extend a run cost less (``extend``): the blocked DP (blocks
+    of 3 rows, a random band on odd seeds) finds the brute-force optimum over
+    (cell, last step), and its path pays exactly that."""
+    import xlsearch.engine.align.dp as dp
+
+    monkeypatch.setattr(dp, "BLOCK", 3)
+    rng = np.random.default_rng(200 + seed)
+    n, m = int(rng.integers(1, 11)), int(rng.integers(1, 11))
+    # some seeds with expensive beads: runs of gaps, and gaps of one side after the other's
+    table = rng.random((5, 5, n + 1, m + 1)) * (2.0 if seed < 5 else 6.0)
+    types = bead_types(3, 4)
+
+    def cost(a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
+        out = table[a, b, i0:i1, j0:j1].copy()
+        rows, cols = np.arange(i0, i1), np.arange(j0, j1)
+        out[(rows < a)[:, None] | (cols < b)[None, :]] = np.inf
+        return out
+
+    lo, hi = full_band(n, m)
+    if seed % 2 and n > 2:
+        centre = np.round(np.arange(n + 1) * m / n).astype(int)
+        lo = np.minimum.accumulate(np.clip(centre - 2, 0, m)[::-1])[::-1]
+        hi = np.maximum.accumulate(np.clip(centre + 2, 0, m))
+        lo[0], hi[n] = 0, m
+    opens = (rng.uniform(0.2, 1.0, n), rng.uniform(0.2, 1.0, m))
+    if seed % 3 == 0:  # one cost for every sentence, the way the aligner passes it
+        one = float(rng.uniform(0.2, 1.0))
+        opens = (np.full(n, one), np.full(m, one))
+        path = band_dp(n, m, types, cost, one, lo, hi, extend=one * 0.4)
+        extends = (opens[0] * 0.4, opens[1] * 0.4)
+    else:
+        extends = (opens[0] * rng.uniform(0.0, 1.0, n), opens[1] * rng.uniform(0.0, 1.0, m))
+        path = band_dp(n, m, types, cost, opens, lo, hi, extend=extends)
+    want = brute_force_affine(n, m, types, cost, opens, extends, lo, hi)
+    assert sum(p[4] for p in path) == pytest.approx(want)
+    assert path[0][0] == 0 and path[0][2] == 0 and path[-1][1] == n and path[-1][3] == m
+    for (_, i1, _, j1, _), (i0, _, j0, _, _) in zip(path, path[1:], strict=False):
+        assert (i1, j1) == (i0, j0)
+    # a gap pays the opening cost unless the step before it was a gap on the same side
+    for k, (i0, i1, j0, j1, paid) in enumerate(path):
+        before = path[k - 1] if k else None
+        if i1 - i0 == 1 and j0 == j1:
+            run = before is not None and before[1] - before[0] == 1 and before[2] == before[3]
+            assert paid == pytest.approx((extends if run else opens)[0][i0])
+        elif j1 - j0 == 1 and i0 == i1:
+            run = before is not None and before[3] - before[2] == 1 and before[0] == before[1]
+            assert paid == pytest.approx((extends if run else opens)[1][j0])
+    # with extend = del_cost the DP is the linear-gap one
+    linear = band_dp(n, m, types, cost, opens, lo, hi, extend=opens)
+    assert sum(p[4] for p in linear) == pytest.approx(brute_force(n, m, types, cost, opens, lo, hi))
+
+
+def test_a_block_the_other_document_lacks_stays_out_of_its_neighbours() -> None:
+    """Ten unrelated target sentences (a block of captions) between two runs of
+    translations: with affine gaps (the default) every source sentence keeps its own
+    translation; with every insertion at full price (``gap_extend=1``) the block pulls
+    a neighbouring source sentence into it."""
+    enc = ConceptEncoder()
+    src = [sentence(k, 6) for k in range(12)]
+    block = [translate(sentence(500 + c, 3)) for c in range(10)]
+    tgt = [translate(s) for s in src[:6]] + block + [translate(s) for s in src[6:]]
+    own = {k: k if k < 6 else k + len(block) for k in range(12)}
+
+    def keeps_translations(config: AlignConfig) -> bool:
+        beads = align_vectors(vectors(enc, src, 4), vectors(enc, tgt, 4), config)
+        return all(own[k] in b.tgt for b in beads for k in b.src)
+
+    assert keeps_translations(AlignConfig())
+    assert not keeps_translations(AlignConfig(gap_extend=1.0))
+    beads = align_vectors(vectors(enc, src, 4), vectors(enc, tgt, 4))
+    inserted = [b.tgt[0] for b in beads if not b.src]
+    assert len(inserted) >= 4 and all(6 <= j < 16 for j in inserted)
+
+
 def known_documents() -> tuple[list[str], list[str], list[Bead]]:
     """Source/target sentences with gold beads: 1-1s, a 1-2 split, a 2-1 merge, an
     insertion and a deletion."""
@@ -380,6 +490,63 @@ def test_unknown_scaling_or_runs_is_a_config_error() -> None:
     from xlsearch.engine.errors import ConfigError
 
     doc = Document.from_sentences(["a b."], "en", "a.txt")
-    for config in (AlignConfig(size_scale="square"), AlignConfig(runs="pool")):
+    for config in (
+        AlignConfig(size_scale="square"),
+        AlignConfig(runs="pool"),
+        AlignConfig(gap_extend=0.0),
+    ):
         with pytest.raises(ConfigError):
             align_documents(doc, doc, ConceptEncoder(), config, checkpoint=False)
+
+
+def test_numbers_masks_and_agreement() -> None:
+    from xlsearch.engine.align.numbers import agreement, number_masks, run_masks
+
+    (masks,) = number_masks(
+        [
+            "Everest 8848 m, 1953.",  # 0
+            "Lhotse 8501 m",  # 1: other numbers
+            "l'Everest (8 848 m) en 1953",  # 2: the same numbers as 0 (a grouped thousand)
+            "no numbers here",  # 3
+            "١٩٥٣ and 08.848",  # 4: Arabic-Indic digits, a leading zero: the same as 0
+            "only 1953",  # 5: half of 0's numbers
+            "8847,60 m",  # 6
+            "8847,6 m",  # 7: the same decimal as 6
+        ]
+    )
+    score = agreement(masks[[0]], masks)[0]
+    assert score[2] == 1.0 and score[4] == 1.0
+    assert score[1] == -1.0 and score[3] == -1.0  # different numbers, or none on one side
+    assert score[5] == 0.0  # Jaccard 1/2
+    assert agreement(masks[[6]], masks[[7]])[0, 0] == 1.0
+    # two documents share one numbering: up to 256 distinct numbers never share a bit
+    src, tgt = number_masks([f"{k} m" for k in range(200)], [f"{k + 100} m" for k in range(150)])
+    same = agreement(src, tgt) == 1.0
+    assert [tuple(x) for x in np.argwhere(same)] == [(k + 100, k) for k in range(100)]
+    assert (agreement(src, tgt)[~same] == -1.0).all()
+    assert agreement(masks[[3]], masks[[3]])[0, 0] == 0.0  # no numbers on either side
+    runs = run_masks(masks, 2)
+    assert (runs[2][2] == masks[2] | masks[3]).all()
+    assert agreement(runs[2][[2]], masks[[0]])[0, 0] == 1.0  # a run has its sentences' numbers
+
+
+@pytest.mark.parametrize("where", [0, 1])
+def test_a_shared_number_decides_where_an_ambiguous_sentence_goes(where: int) -> None:
+    """Target sentence 1 is as close to source 0 as to source 1 (its embedding is their
+    mean, every length equal): the number it shares with one of them decides its bead."""
+    rng = np.random.default_rng(3)
+    u = rng.standard_normal((2, 32)).astype(np.float32)
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    middle = (u[0] + u[1]) / np.linalg.norm(u[0] + u[1])
+    src_texts = ["Die Expedition kam 1953 an.", "Sie stiegen weiter."]
+    src_texts[1 - where] = src_texts[1 - where].replace(" 1953", "")
+    src_texts[where] = "Die Expedition kam 1953 an." if where == 0 else "Sie stiegen 1953 ."
+    tgt_texts = ["L'expédition arriva.", "C'était en 1953.", "Ils montèrent."]
+    sv = run_vectors(u, 2)
+    tv = run_vectors(np.stack([u[0], middle, u[1]]).astype(np.float32), 2)
+    config = AlignConfig(max_side=2, max_total=3)
+    beads = align_vectors(
+        sv, tv, config, None, None, None, [20, 20], [20, 20, 20], src_texts, tgt_texts
+    )
+    expected = [((0,), (0, 1)), ((1,), (2,))] if where == 0 else [((0,), (0,)), ((1,), (1, 2))]
+    assert [(b.src, b.tgt) for b in beads] == expected

@@ -27,6 +27,7 @@ from xlsearch.engine.align.cost import (
     run_vectors,
 )
 from xlsearch.engine.align.dp import band_dp, bead_types, full_band, path_band
+from xlsearch.engine.align.numbers import number_masks
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.importers.document import Document
 from xlsearch.engine.modelio import unseen_languages
@@ -179,7 +180,7 @@ def search(
         lo, hi = path_band(
             coarse_path, n, m, (n / max(coarse.n, 1), m / max(coarse.m, 1)), config.width
         )
-    return band_dp(n, m, types, cost, del_cost, lo, hi, cancel)
+    return band_dp(n, m, types, cost, del_cost, lo, hi, cancel, getattr(cost, "ext_cost", None))
 
 
 def beads_from_path(path: list[Any], cost: Any, config: AlignConfig) -> list[Bead]:
@@ -206,13 +207,21 @@ def align_vectors(
     cancel: CancelToken | None = None,
     src_lengths: Sequence[int] | None = None,
     tgt_lengths: Sequence[int] | None = None,
+    src_texts: Sequence[str] | None = None,
+    tgt_texts: Sequence[str] | None = None,
 ) -> list[Bead]:
     """Beads aligning two documents given the embeddings of their runs of sentences
-    (sentence lengths in characters: for ``AlignConfig.short_chars``)."""
+    (sentence lengths in characters: the length cost and ``AlignConfig.short_chars``; the
+    sentences themselves: their numbers, ``AlignConfig.number_weight``)."""
     config = config or AlignConfig()
     n, m = len(src[1]), len(tgt[1])
     if n == 0 or m == 0:
         return [Bead((i,), ()) for i in range(n)] + [Bead((), (j,)) for j in range(m)]
+    numbers = (
+        number_masks(src_texts, tgt_texts)
+        if src_texts is not None and tgt_texts is not None and config.number_weight
+        else (None, None)
+    )
     cost = EmbeddingCost(
         src,
         tgt,
@@ -221,6 +230,7 @@ def align_vectors(
         boundaries(tgt_paragraphs, m),
         src_lengths,
         tgt_lengths,
+        *numbers,
     )
     with one_blas_thread():
         return beads_from_path(search(cost, config, cancel), cost, config)
@@ -263,6 +273,8 @@ def align_documents(
         raise ConfigError("beads need max_side >= 1 and max_total >= 2")
     if config.size_scale not in ("mean", "product", "none"):
         raise ConfigError(f"size_scale is mean, product or none, not {config.size_scale!r}")
+    if not config.gap_extend > 0:
+        raise ConfigError(f"gap_extend is a positive factor, not {config.gap_extend!r}")
     if config.runs not in ("average", "encode"):
         raise ConfigError(f"runs is average or encode, not {config.runs!r}")
     on_progress = on_progress or no_progress
@@ -284,6 +296,8 @@ def align_documents(
         cancel,
         [len(s) for s in src.sentences],
         [len(t) for t in tgt.sentences],
+        src.sentences,
+        tgt.sentences,
     )
     on_progress(Progress("align", 1, 1, f"{len(beads):,} beads"))
     anchors = boundaries(src.paragraphs, len(src)) is not None and (
