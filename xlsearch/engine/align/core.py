@@ -28,6 +28,7 @@ from xlsearch.engine.align.cost import (
 )
 from xlsearch.engine.align.dp import band_dp, bead_types, full_band, path_band
 from xlsearch.engine.align.numbers import number_masks
+from xlsearch.engine.cpu import one_blas_thread
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.importers.document import Document
 from xlsearch.engine.modelio import unseen_languages
@@ -234,15 +235,6 @@ def align_vectors(
     )
     with one_blas_thread():
         return beads_from_path(search(cost, config, cancel), cost, config)
-
-
-def one_blas_thread() -> Any:
-    """BLAS on one thread for the search: its matrix products are small (a block of rows
-    against a band of columns), and a second BLAS thread only spins — on a loaded 2-core
-    machine it made the 10,000-sentence search 6× slower (18.8 s against 3.1 s)."""
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(1, user_api="blas")
 
 
 def align_lengths(
