@@ -126,6 +126,25 @@ def test_lookup_ranks_the_closest_unit_first_with_target_diff_and_flags(memory) 
     assert res.matches[0].flags == ["numbers: new 5 · stored —"]
 
 
+def test_a_unit_imported_twice_is_listed_once_with_its_copies(memory, tmp_path: Path) -> None:
+    from xlsearch.engine.index.manager import build_index
+
+    store, enc = memory
+    # the same memory again under another name, plus the same source with another target
+    again = write_tmx(tmp_path / "again.tmx", [*UNITS, ("the dog sleeps", "der Hund pennt")])
+    store.import_file(again, "tm")
+    build_index(store, enc, "tm")
+    for semantic in (True, False):
+        lk = Lookup(store, enc if semantic else None, collection="tm", semantic=semantic)
+        res = lk.lookup("the dog sleeps", "en", "de", k=5)
+        pairs = [(m.source, m.target) for m in res.matches]
+        assert len(pairs) == len(set(pairs))  # no pair twice
+        by_pair = {(m.source, m.target): m for m in res.matches}
+        assert by_pair[("the dog sleeps", "der hund schläft")].copies == 2
+        assert by_pair[("the dog sleeps", "der Hund pennt")].copies == 1  # another target
+        assert by_pair[("the big dog sleeps", "der große hund schläft")].copies == 2
+
+
 def test_fuzzy_only_lookup_needs_no_model_and_ranks_like_a_cat_tool(memory) -> None:
     store, _enc = memory
     lk = Lookup(store, None, collection="tm", semantic=False)

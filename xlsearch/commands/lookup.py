@@ -145,7 +145,8 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         print("no matches")
     for rank, m in enumerate(res.matches, 1):
         sem = "" if m.semantic is None else f"  semantic {m.semantic:.2f}"
-        print(f"{rank}. fuzzy {m.fuzzy:3d}%{sem}  score {m.score:.1f}  [{m.collection}]")
+        copies = f", {m.copies} copies" if m.copies > 1 else ""
+        print(f"{rank}. fuzzy {m.fuzzy:3d}%{sem}  score {m.score:.1f}  [{m.collection}{copies}]")
         print(f"   {m.source_lang}: {diff_markup(m.diff)}")
         print(f"   {tgt or '?'}: {m.target or '(no target)'}")
         for flag in m.flags:

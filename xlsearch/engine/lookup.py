@@ -45,6 +45,19 @@ def _first(seen: set[str], key: str) -> bool:
     return True
 
 
+def _unique(matches: list[Match]) -> list[Match]:
+    """The first match of each (source, target) pair, with ``copies`` counting the rest
+    (the same unit imported twice, or in two memories, is one match to a translator)."""
+    first: dict[tuple[str, str], Match] = {}
+    for m in matches:
+        key = (m.source, m.target)
+        if key in first:
+            first[key].copies += 1
+        else:
+            first[key] = m
+    return list(first.values())
+
+
 class Lookup(Candidates):
     """Look segments up in the store (one collection or all) with the active model.
 
@@ -256,7 +269,8 @@ class Lookup(Candidates):
                 continue
             cross.append(m)
         cross.sort(key=lambda m: (-m.score, m.segment_id))
-        cross = [m for m in cross if _first(seen_units, rows[m.segment_id]["tu_id"])][:cross_k]
+        cross = [m for m in cross if _first(seen_units, rows[m.segment_id]["tu_id"])]
+        cross = _unique(cross)[:cross_k]
         for m in cross:
             m.flags = fz.flags(segment, m.source)
         ms = (time.perf_counter() - start) * 1000
@@ -290,6 +304,7 @@ class Lookup(Candidates):
             scored.append((*self.weights.rank_key(f, cos, c, o), sid, cos, f, c, o))
         scored.sort()
         best: list[tuple] = []
+        copies: dict[tuple[str, str], int] = {}  # the same source and target: shown once
         step = max(2 * k, 8)  # units are read for the best candidates only, a few at a time
         for lo in range(0, len(scored), step):
             if len(best) >= k:
@@ -297,13 +312,20 @@ class Lookup(Candidates):
             chunk = scored[lo : lo + step]
             self._load_units(units, [rows[item[-5]]["tu_id"] for item in chunk])
             for item in chunk:
-                if len(best) < k and (
-                    not require_target or self._target(rows[item[-5]], units, tgt)[1]
-                ):
+                row = rows[item[-5]]
+                target = self._target(row, units, tgt)[1]
+                if require_target and not target:
+                    continue
+                key = (row["text"], target)
+                if key in copies:
+                    copies[key] += 1
+                elif len(best) < k:
+                    copies[key] = 1
                     best.append(item)
         out = []
         for n, (*_, sid, cos, f, c, o) in enumerate(best):
             m = self._match(segment, rows[sid], units, tgt, cos, f, c, o)
+            m.copies = copies.get((m.source, m.target), 1)
             if n < details:
                 m.diff = fz.diff(segment, m.source)
                 m.flags = fz.flags(segment, m.source)

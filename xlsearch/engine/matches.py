@@ -72,6 +72,8 @@ class Match:
     translations: dict[str, str] = field(default_factory=dict)
     collection: str = ""
     document: str = ""
+    copies: int = 1
+    """How many of the candidates found hold this same source and target (listed once)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

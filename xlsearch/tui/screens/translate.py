@@ -319,6 +319,8 @@ class TranslateScreen(EngineScreen):
         out.append(m.target or "(no target)")
         for flag in m.flags:
             out.append(f"\n⚠ {flag}", style="yellow")
+        if m.copies > 1:
+            out.append(f"\n({m.copies} copies in the memory, listed once)", style="dim")
         self.query_one("#tr-detail", Static).update(out)
 
     def action_insert_match(self, i: int) -> None:
