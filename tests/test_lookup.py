@@ -212,6 +212,10 @@ def test_region_tags_match_the_language(memory) -> None:
     store, enc = memory
     res = Lookup(store, enc, collection="tm").lookup("the dog sleeps", "en-US", "de-DE")
     assert (res.matches[0].source, res.matches[0].target) == ("the dog sleeps", "der hund schläft")
+    # the target is labelled with the tag the memory stores, not the one asked for
+    assert res.matches[0].target_lang == "de"
+    res = Lookup(store, enc, collection="tm").lookup("the dog sleeps", "en", "de-AT")
+    assert (res.matches[0].target, res.matches[0].target_lang) == ("der hund schläft", "de")
 
 
 # -- bounded, batched candidate work (the 1M-unit speed target) -----------------------------

@@ -363,8 +363,10 @@ class Lookup(Candidates):
         cross: bool = False,
     ) -> Match:
         aligned, target = self._target(row, units, tgt)
+        # the stored tag of the target side (de-DE when the memory says so, not the "de" asked)
+        target_lang = next((lang for lang, t in aligned.items() if t == target), tgt)
         if cross and tgt and _primary(row["lang"]) == _primary(tgt):
-            target = row["text"]
+            target, target_lang = row["text"], row["lang"]
         if cross:  # shared names, numbers and cognates still say something
             score = self.weights.cross(f, cos or 0.0)
         else:
@@ -374,7 +376,7 @@ class Lookup(Candidates):
             row["text"],
             row["lang"],
             target,
-            tgt,
+            target_lang if target else tgt,
             f,
             None if cos is None else round(float(cos), 4),
             round(score, 2),
