@@ -287,3 +287,38 @@ def test_identify_same_language_groups_override_unsure_minorities() -> None:
     ]
     assert identify(texts)[-1] != "en"  # on its own, langid is unsure and wrong here
     assert identify(texts, same_language=True) == ["en"] * 5
+
+
+def test_vector_cache_migration_moves_every_vector_in_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Schema 2 → 3 moves the cache a step at a time (each step deletes what it copied):
+    every vector arrives once and intact, keys stay unique, a big cache gets a notice."""
+    from xlsearch.engine.store import schema
+
+    db = tmp_path / "old.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("CREATE TABLE _migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    for version, script in schema.MIGRATIONS[:2]:
+        for stmt in schema._statements(script):
+            conn.execute(stmt)
+        conn.execute("INSERT INTO _migrations VALUES (?, 'then')", (version,))
+    rows = [
+        (f"m{m}#1", f"{h:04x}", np.full(4, h + 10 * m, dtype=np.float32).tobytes())
+        for m in range(2)
+        for h in range(11)
+    ]
+    conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?)", rows)
+    conn.close()
+    monkeypatch.setattr(schema, "MOVE_CHUNK", 3)  # 22 vectors: 7 full steps and a rest
+    monkeypatch.setattr(schema, "NOTICE_ABOVE", 10)
+    with caplog.at_level("WARNING", logger="xlsearch.store"), Store(db) as store:
+        got = store.conn.execute(
+            "SELECT model_id, text_hash, vector FROM embeddings ORDER BY model_id, text_hash"
+        ).fetchall()
+        assert got == sorted(rows)
+        tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master")}
+        assert "embeddings_v3" not in tables and "embeddings_key" in tables
+        vecs, found = store.get_embeddings("m1#1", ["0003", "ffff"], 4)
+        assert found.tolist() == [True, False] and vecs[0].tolist() == [13.0] * 4
+    assert "upgrading the store's vector cache (22 vectors" in caplog.text
