@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from xlsearch.engine.bilingual.tags import set_target
 from xlsearch.engine.errors import DataError
 
 NS12 = "urn:oasis:names:tc:xliff:document:1.2"
@@ -183,12 +184,6 @@ def _origin(seg: Any) -> str:
     return "xlsearch-semantic" if seg.origin == "semantic" else "xlsearch"
 
 
-def _set_text(elem: Any, text: str) -> None:
-    for c in list(elem):
-        elem.remove(c)
-    elem.text = text
-
-
 def _write12(doc: Any, seg: Any) -> None:
     from lxml import etree
 
@@ -207,14 +202,23 @@ def _write12(doc: Any, seg: Any) -> None:
     if doc.tgt:
         target.set(XML_LANG, doc.tgt)
     if mid is None:
-        _set_text(target, seg.target)
+        set_target(target, seg.target, _child(tu, "source"))
     else:
+        seg_source = _child(tu, "seg-source")
+        source = next(
+            (
+                m
+                for m in (tu if seg_source is None else seg_source).iter()
+                if _local(m.tag) == "mrk" and m.get("mtype") == "seg" and m.get("mid") == mid
+            ),
+            None,
+        )
         marks = [m for m in target.iter() if _local(m.tag) == "mrk" and m.get("mid") == mid]
         if marks:
-            _set_text(marks[0], seg.target)
+            set_target(marks[0], seg.target, source)
         else:
             mrk = etree.SubElement(target, q("mrk"), mtype="seg", mid=mid)
-            mrk.text = seg.target
+            set_target(mrk, seg.target, source)
     target.set("state", "needs-review-translation")
     if _qualifier(seg):
         target.set("state-qualifier", _qualifier(seg))
@@ -276,7 +280,7 @@ def _write20(doc: Any, seg: Any) -> None:
         source = _child(elem, "source")
         source.addnext(target)
         target.tail = source.tail
-    _set_text(target, seg.target)
+    set_target(target, seg.target, _child(elem, "source"))
     elem.set("state", "translated")
     label = seg.origin + (f"-{seg.quality:.0f}" if seg.quality is not None else "")
     elem.set("subState", f"xlsearch:{label}")

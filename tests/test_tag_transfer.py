@@ -1,0 +1,99 @@
+"""Tag transfer into targets taken from the memory (plain text): paired tags around text
+that occurs once in the target, codes at the start/end; nothing placed by guesswork."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from xlsearch.engine.bilingual import open_document
+from xlsearch.engine.bilingual.tags import set_target
+
+N12 = "urn:oasis:names:tc:xliff:document:1.2"
+N20 = "urn:oasis:names:tc:xliff:document:2.0"
+
+
+def _source(xml: str, ns: str = N12) -> etree._Element:
+    return etree.fromstring(f'<source xmlns="{ns}">{xml}</source>')
+
+
+def _target(source: etree._Element, text: str) -> tuple[str, int]:
+    ns = etree.QName(source).namespace
+    target = etree.Element(f"{{{ns}}}target", nsmap={None: ns})
+    moved = set_target(target, text, source)
+    inner = etree.tostring(target, encoding="unicode")
+    inner = inner[inner.index(">") + 1 : inner.rindex("<")]  # the content, without the wrapper
+    return inner.replace(f' xmlns="{ns}"', ""), moved
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "expected", "moved"),
+    [
+        # a paired tag around text the target has once: wrapped the same way
+        ('Press the <g id="1">Start</g> button.', "Drücken Sie Start.",
+         'Drücken Sie <g id="1">Start</g>.', 1),
+        # the text twice, or not at all, or only inside a longer word: left out
+        ('Press <g id="1">Start</g>.', "Start oder Start.", "Start oder Start.", 0),
+        ('Press <g id="1">Save</g>.', "Drücken Sie Speichern.", "Drücken Sie Speichern.", 0),
+        ('Set <g id="1">Port</g>.', "Portnummer setzen.", "Portnummer setzen.", 0),
+        # begin/end codes with native content, text between them
+        ('<bpt id="1">&lt;b&gt;</bpt>ACME<ept id="1">&lt;/b&gt;</ept> rocks.', "ACME rockt.",
+         '<bpt id="1">&lt;b&gt;</bpt>ACME<ept id="1">&lt;/b&gt;</ept> rockt.', 2),
+        # codes at the start and the end go to the start and the end
+        ('<x id="1"/>Warning: hot surface<x id="2"/>', "Achtung: heiße Fläche",
+         '<x id="1"/>Achtung: heiße Fläche<x id="2"/>', 2),
+        # a code inside the sentence has no clear place: left to the translator
+        ('Keep <x id="1"/> away.', "Fernhalten.", "Fernhalten.", 0),
+        # two tags, in the target's order
+        ('<g id="1">A1</g> and <g id="2">B2</g>', "B2 und A1",
+         '<g id="2">B2</g> und <g id="1">A1</g>', 2),
+        # nested tags are not taken apart
+        ('<g id="1"><g id="2">Deep</g></g> text', "Deep Text", "Deep Text", 0),
+    ],
+)  # fmt: skip
+def test_xliff12_tags_with_a_clear_place_are_transferred(source, target, expected, moved) -> None:
+    assert _target(_source(source), target) == (expected, moved)
+
+
+def test_xliff20_paired_and_begin_end_codes() -> None:
+    src = _source('Pay <pc id="1">PayPal</pc> or <sc id="2"/>VISA<ec startRef="2"/>.', N20)
+    assert _target(src, "Zahlen Sie mit VISA oder PayPal.") == (
+        'Zahlen Sie mit <sc id="2"/>VISA<ec startRef="2"/> oder <pc id="1">PayPal</pc>.',
+        3,
+    )
+
+
+XLIFF12 = f"""<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="{N12}"><file original="ui.html" source-language="en-GB"
+ target-language="de-DE" datatype="html"><body>
+<trans-unit id="1"><source>Press the <g id="1">Start</g> button to begin.</source></trans-unit>
+<trans-unit id="2"><source>Close.</source><seg-source><mrk mtype="seg" mid="1">Click <g
+ id="5">OK</g>.</mrk></seg-source></trans-unit>
+</body></file></xliff>
+"""
+
+
+def test_a_pretranslated_document_keeps_the_source_tags_it_can_place(tmp_path: Path) -> None:
+    path = tmp_path / "ui.xlf"
+    path.write_text(XLIFF12, encoding="utf-8")
+    doc = open_document(path)
+    doc.set_target(0, "Drücken Sie Start, um zu beginnen.", quality=99, origin="fuzzy",
+                   match_source="Press the Start button to begin.")  # fmt: skip
+    doc.set_target(1, "Klicken Sie auf OK.", quality=99, origin="fuzzy", match_source="Click OK.")
+    out = doc.save(tmp_path / "ui.pre.xlf")
+    root = etree.parse(str(out)).getroot()
+    t1 = root.find(f".//{{{N12}}}trans-unit[@id='1']/{{{N12}}}target")
+    assert etree.tostring(t1, encoding="unicode").count('<g id="1">Start</g>') == 1
+    mrk = root.find(f".//{{{N12}}}trans-unit[@id='2']/{{{N12}}}target/{{{N12}}}mrk")
+    assert mrk.get("mid") == "1" and "".join(mrk.itertext()) == "Klicken Sie auf OK."
+    assert mrk.find(f"{{{N12}}}g").get("id") == "5"
+    # the alt-trans keeps the memory's own (plain) target; reading back gives the text
+    alt = root.find(f".//{{{N12}}}alt-trans/{{{N12}}}target")
+    assert alt.text == "Drücken Sie Start, um zu beginnen." and len(alt) == 0
+    again = open_document(out)
+    assert [s.target for s in again.segments] == [
+        "Drücken Sie Start, um zu beginnen.",
+        "Klicken Sie auf OK.",
+    ]
