@@ -185,6 +185,8 @@ def one_scale(args: argparse.Namespace) -> None:
     al = align_documents(a, b, enc, config, checkpoint=False)
     seconds = time.monotonic() - start
     scores = score_beads([Bead(s, t) for s, t in gold], al.beads)
+    right = set(gold)
+    wrong = [(tuple(b.src), tuple(b.tgt)) not in right for b in al.beads]
     print(
         json.dumps(
             {
@@ -197,6 +199,10 @@ def one_scale(args: argparse.Namespace) -> None:
                 "peak_rss_mb": peak_mb(),
                 "strict_f1": scores["strict_f1"],
                 "lax_f1": scores["lax_f1"],
+                "beads": len(al.beads),
+                "wrong": sum(wrong),
+                "flagged": sum(b.flagged for b in al.beads),
+                "flagged_wrong": sum(b.flagged and w for b, w in zip(al.beads, wrong, strict=True)),
             }
         )
     )
@@ -209,9 +215,9 @@ def scale(args: argparse.Namespace) -> None:
     )
     print(
         "| sentences (src + tgt) | wall s (encode + search) | RSS before MB | peak RSS MB | "
-        "extra MB | strict F1 | lax F1 |"
+        "extra MB | strict F1 | lax F1 | flagged (wrong) of beads (wrong) |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
         cmd = [
             sys.executable,
@@ -241,7 +247,8 @@ def scale(args: argparse.Namespace) -> None:
             f"| {r['n_src']:,} + {r['n_tgt']:,} | {r['seconds']:.1f} ({r['encode_s']:.1f} + "
             f"{r['search_s']:.1f}) | {r['base_rss_mb']:.0f} | {r['peak_rss_mb']:.0f} | "
             f"{r['peak_rss_mb'] - r['base_rss_mb']:.0f} | {r['strict_f1']:.3f} | "
-            f"{r['lax_f1']:.3f} |",
+            f"{r['lax_f1']:.3f} | {r['flagged']} ({r['flagged_wrong']}) of {r['beads']:,} "
+            f"({r['wrong']}) |",
             flush=True,
         )
 

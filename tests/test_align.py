@@ -550,3 +550,55 @@ def test_a_shared_number_decides_where_an_ambiguous_sentence_goes(where: int) ->
     )
     expected = [((0,), (0, 1)), ((1,), (2,))] if where == 0 else [((0,), (0,)), ((1,), (1, 2))]
     assert [(b.src, b.tgt) for b in beads] == expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_margins_are_the_gap_to_the_second_best_way_into_each_cell(seed: int) -> None:
+    """``band_dp``'s margin at a cell = the second-cheapest way to reach it (another last
+    bead or a gap) minus the cheapest, as an exhaustive search computes it."""
+    from xlsearch.engine.align.dp import cell_margin
+
+    rng = np.random.default_rng(100 + seed)
+    n, m = int(rng.integers(2, 7)), int(rng.integers(2, 7))
+    table = rng.random((4, 4, n + 1, m + 1))
+    types = bead_types(3, 4)
+
+    def cost(a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
+        out = table[a, b, i0:i1, j0:j1].copy()
+        rows, cols = np.arange(i0, i1), np.arange(j0, j1)
+        out[(rows < a)[:, None] | (cols < b)[None, :]] = np.inf
+        return out
+
+    one = float(rng.uniform(0.2, 1.5))
+    dels = (np.full(n, one), np.full(m, one))
+    margins: list = []
+    band_dp(n, m, types, cost, one, *full_band(n, m), margins=margins)
+    for i in range(n + 1):
+        for j in range(m + 1):
+            ways = sorted(
+                brute_force(i - a, j - b, types, cost, dels)
+                + (one if not (a and b) else float(cost(a, b, i, i + 1, j, j + 1)[0, 0]))
+                for a, b in types
+                if a <= i and b <= j
+            )
+            if len(ways) >= 2 and np.isfinite(ways[1]):
+                assert cell_margin(margins, i, j) == pytest.approx(ways[1] - ways[0], abs=1e-5)
+
+
+def test_a_near_tie_flags_the_beads_on_both_sides_of_it() -> None:
+    from xlsearch.engine.align.core import beads_from_path
+    from xlsearch.engine.align.cost import LengthCost
+
+    cost = LengthCost([10] * 4, [10] * 4)  # flag_cost 6: these beads pass on their own
+    path = [(k, k + 1, k, k + 1, 2.0) for k in range(4)]
+    margins = [(0, np.full((5, 5), 5.0, dtype=np.float32))]
+    # another way into (2, 2) nearly as cheap: the two beads before it are in doubt (a
+    # merge of both, or their boundary shifted, rejoins the path there)
+    margins[0][1][2, 2] = 0.05
+    flags = [b.flagged for b in beads_from_path(path, cost, AlignConfig(), margins)]
+    assert flags == [True, True, False, False]
+    off = [b.flagged for b in beads_from_path(path, cost, AlignConfig(flag_margin=None), margins)]
+    assert off == [False] * 4
+    # near-certain beads (cost below tie_floor x flag_cost) tie with their merge: no flag
+    sure = [(i0, i1, j0, j1, 0.1) for i0, i1, j0, j1, _ in path]
+    assert not any(b.flagged for b in beads_from_path(sure, cost, AlignConfig(), margins))

@@ -26,7 +26,7 @@ from xlsearch.engine.align.cost import (
     boundaries,
     run_vectors,
 )
-from xlsearch.engine.align.dp import band_dp, bead_types, full_band, path_band
+from xlsearch.engine.align.dp import band_dp, bead_types, cell_margin, full_band, path_band
 from xlsearch.engine.align.numbers import number_masks
 from xlsearch.engine.cpu import one_blas_thread
 from xlsearch.engine.errors import ConfigError
@@ -163,7 +163,11 @@ def checkpoint_folder(
 
 
 def search(
-    cost: Any, config: AlignConfig, cancel: CancelToken | None = None, coarse_level: bool = False
+    cost: Any,
+    config: AlignConfig,
+    cancel: CancelToken | None = None,
+    coarse_level: bool = False,
+    margins: list[Any] | None = None,
 ) -> list[Any]:
     """The bead path for ``cost`` (an ``EmbeddingCost``/``LengthCost``): exact DP for short
     documents, else coarse-to-fine within a band (linear time and memory)."""
@@ -181,20 +185,33 @@ def search(
         lo, hi = path_band(
             coarse_path, n, m, (n / max(coarse.n, 1), m / max(coarse.m, 1)), config.width
         )
-    return band_dp(n, m, types, cost, del_cost, lo, hi, cancel, getattr(cost, "ext_cost", None))
+    ext = getattr(cost, "ext_cost", None)
+    return band_dp(n, m, types, cost, del_cost, lo, hi, cancel, ext, margins)
 
 
-def beads_from_path(path: list[Any], cost: Any, config: AlignConfig) -> list[Bead]:
+def beads_from_path(
+    path: list[Any], cost: Any, config: AlignConfig, margins: list[Any] | None = None
+) -> list[Bead]:
     """Beads with cost, cosine score and the low-confidence flag."""
     beads = []
-    for i0, i1, j0, j1, c in path:
+    tie = [False] * len(path)
+    if margins and config.flag_margin is not None:  # a near-tie where paths rejoin: both beads
+        for k, (_, i1, _, j1, _) in enumerate(path):
+            if cell_margin(margins, i1, j1) < config.flag_margin:
+                tie[k] = True
+                if k:
+                    tie[k - 1] = True
+    for k, (i0, i1, j0, j1, c) in enumerate(path):
         a, b = i1 - i0, j1 - j0
         score, swallowed, unit = 0.0, False, c
         if a and b and isinstance(cost, EmbeddingCost):
             score = cost.similarity(a, b, i1, j1)
             swallowed = a + b > 2 and cost.edge_gain(a, b, i1, j1) < config.flag_gain
             unit = cost.meaning_cost(a, b, i1, j1)
-        flagged = not (a and b) or unit > cost.flag_cost or swallowed
+        # a near-tie counts for beads that are not near-certain on their own (two perfect
+        # 1-1 beads and their merge into a 2-2 cost the same: no doubt worth a flag)
+        doubt = tie[k] and unit > config.tie_floor * cost.flag_cost
+        flagged = not (a and b) or unit > cost.flag_cost or swallowed or doubt
         beads.append(Bead(tuple(range(i0, i1)), tuple(range(j0, j1)), c, score, flagged))
     return beads
 
@@ -233,8 +250,10 @@ def align_vectors(
         tgt_lengths,
         *numbers,
     )
+    margins: list[Any] = []
     with one_blas_thread():
-        return beads_from_path(search(cost, config, cancel), cost, config)
+        path = search(cost, config, cancel, margins=margins)
+        return beads_from_path(path, cost, config, margins)
 
 
 def align_lengths(

@@ -59,6 +59,7 @@ def band_dp(
     hi: np.ndarray,
     cancel: CancelToken | None = None,
     extend: float | tuple[np.ndarray, np.ndarray] | None = None,
+    margins: list[tuple[int, np.ndarray]] | None = None,
 ) -> list[tuple[int, int, int, int, float]]:
     """The cheapest bead path inside the band: ``[(i0, i1, j0, j1, cost), …]`` in order
     (source ``[i0, i1)`` aligned with target ``[j0, j1)``). ``del_cost``: one cost for every
@@ -74,7 +75,12 @@ def band_dp(
     before it, its columns and ``max_side`` before them) and each row is one gather of every
     bead type's predecessor (a ``(types, columns)`` fancy index), one ``argmin``, the
     deletions from the row above, and a running minimum for runs of insertions — a few numpy
-    calls per row whatever the number of bead types."""
+    calls per row whatever the number of bead types.
+
+    ``margins``: a list that receives, per block of rows, ``(first column, margin table)``:
+    at every cell, how much more than the best the second-best way to reach it costs (another
+    last bead, or a gap instead of a bead) — small where two paths nearly tie
+    (``cell_margin``)."""
     del_src, del_tgt = _per_sentence(del_cost, n, m)
     ext_src, ext_tgt = (del_src, del_tgt) if extend is None else _per_sentence(extend, n, m)
     # ext_csum[j]: cost of extending an insertion run over target sentences 0..j-1
@@ -124,6 +130,7 @@ def band_dp(
         state, back = np.zeros(shape, dtype=np.int8), np.zeros(shape, dtype=np.int8)
         how_x, how_y = np.zeros(shape, dtype=np.int8), np.zeros(shape, dtype=np.int8)
         paid = np.zeros(shape, dtype=np.float64)
+        margin = np.full(shape, np.inf, dtype=np.float32) if margins is not None else None
         columns = np.arange(width)
         open_t = del_tgt[np.minimum(np.arange(c0, c1), max(m - 1, 0))] if m else np.zeros(width)
         above = _shift(above_open, above_c0, c0, width), _shift(above_x, above_c0, c0, width)
@@ -165,11 +172,19 @@ def band_dp(
                     extended < opened, 2, (xx[prev] < mm[prev]).astype(np.int8)
                 )
             best = np.minimum(no_y, yy)
+            if margins is not None:
+                options = (
+                    np.vstack([cand, xx[None], yy[None]]) if len(steps) else np.vstack([xx, yy])
+                )
+                with np.errstate(invalid="ignore"):  # inf - inf outside the band
+                    margin[r] = np.partition(options, 1, axis=0)[1] - best
             state[r] = np.where(yy < no_y, 2, (xx < mm).astype(np.int8))
             table[pad_r + r, pad_c:] = best
             above = np.minimum(mm, yy), xx
             from_y = yy < mm
         backs.append((c0, state, back, how_x, how_y, paid))
+        if margins is not None:
+            margins.append((c0, margin))
         tail, tail_c0 = table[-pad_r:].copy(), left
         above_c0, above_open, above_from_y, above_x = c0, above[0], from_y, above[1]
         if r1 == n + 1:
@@ -177,6 +192,13 @@ def band_dp(
     if not np.isfinite(final):
         raise ValueError("no path inside the band")
     return _backtrace(n, m, types, backs, (del_src, del_tgt), (ext_src, ext_tgt))
+
+
+def cell_margin(margins: list[tuple[int, np.ndarray]], i: int, j: int) -> float:
+    """The margin ``band_dp`` recorded at cell ``(i, j)`` (``inf`` outside the band)."""
+    c0, table = margins[i // BLOCK]
+    c = j - c0
+    return float(table[i % BLOCK, c]) if 0 <= c < table.shape[1] else float("inf")
 
 
 def _per_sentence(
