@@ -322,3 +322,26 @@ def test_vector_cache_migration_moves_every_vector_in_steps(
         vecs, found = store.get_embeddings("m1#1", ["0003", "ffff"], 4)
         assert found.tolist() == [True, False] and vecs[0].tolist() == [13.0] * 4
     assert "upgrading the store's vector cache (22 vectors" in caplog.text
+
+
+def test_a_store_another_process_is_upgrading_gives_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from xlsearch.engine.store import core, schema
+
+    db = tmp_path / "old.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("CREATE TABLE _migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    for version, script in schema.MIGRATIONS[:2]:
+        for stmt in schema._statements(script):
+            conn.execute(stmt)
+        conn.execute("INSERT INTO _migrations VALUES (?, 'then')", (version,))
+    conn.execute("BEGIN IMMEDIATE")  # another process holds the write lock (an upgrade …)
+    monkeypatch.setattr(core, "BUSY_TIMEOUT_S", 0.2)
+    with pytest.raises(StoreError) as err:
+        Store(db)
+    assert "another xlsearch is writing it" in str(err.value) and "try again" in str(err.value)
+    conn.execute("ROLLBACK")
+    conn.close()
+    with Store(db) as store:  # once it is free, the store opens and is migrated
+        assert store.conn.execute("SELECT MAX(version) FROM _migrations").fetchone()[0] == LATEST

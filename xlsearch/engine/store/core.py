@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from xlsearch.engine.store.ingest import ImportReport
 
 
+BUSY_TIMEOUT_S = 30.0
+"""How long a connection waits for another process's write lock."""
+
+
 class Store(SegmentQueries):
     """One SQLite store (WAL mode, migrated on open).
 
@@ -36,12 +40,20 @@ class Store(SegmentQueries):
         self.path = Path(path) if path is not None else locations.store_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+            conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
-            conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
             migrate(conn)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc):
+                raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
+            raise StoreError(
+                f"cannot open the store {self.path}: another xlsearch is writing it (an "
+                "import, an index build, or a one-time upgrade of a big store)",
+                hint="try again when it has finished",
+            ) from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
         self.conn = conn
