@@ -75,6 +75,18 @@ def vectors(encoder: ConceptEncoder, sentences: list[str], side: int) -> dict[in
     return out
 
 
+def table_cost(table: np.ndarray):  # type: ignore[no-untyped-def]
+    """A ``CostFn`` reading bead costs from ``table[a, b, i, j]`` (``inf`` before the start)."""
+
+    def cost(a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
+        out = table[a, b, i0:i1, j0:j1].copy()
+        rows, cols = np.arange(i0, i1), np.arange(j0, j1)
+        out[(rows < a)[:, None] | (cols < b)[None, :]] = np.inf
+        return out
+
+    return cost
+
+
 def brute_force(
     n: int, m: int, types: list[tuple[int, int]], cost, dels, lo=None, hi=None
 ) -> float:  # type: ignore[no-untyped-def]
@@ -109,11 +121,7 @@ def test_dp_matches_brute_force(seed: int) -> None:
     table = rng.random((4, 4, n + 1, m + 1))
     types = bead_types(3, 4)
 
-    def cost(a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
-        out = table[a, b, i0:i1, j0:j1].copy()
-        rows, cols = np.arange(i0, i1), np.arange(j0, j1)
-        out[(rows < a)[:, None] | (cols < b)[None, :]] = np.inf
-        return out
+    cost = table_cost(table)
 
     if seed % 2:  # one deletion cost, or one per sentence
         dels = (rng.uniform(0.2, 1.5, n), rng.uniform(0.2, 1.5, m))
@@ -151,11 +159,7 @@ def test_blocked_dp_matches_brute_force_inside_a_band(
     hi = np.maximum.accumulate(hi)
     lo[0], hi[n] = 0, m
 
-    def cost(a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
-        out = table[a, b, i0:i1, j0:j1].copy()
-        rows, cols = np.arange(i0, i1), np.arange(j0, j1)
-        out[(rows < a)[:, None] | (cols < b)[None, :]] = np.inf
-        return out
+    cost = table_cost(table)
 
     dels = (rng.uniform(0.2, 1.5, n), rng.uniform(0.2, 1.5, m))
 
@@ -221,11 +225,7 @@ def test_affine_gaps_match_brute_force(seed: int, monkeypatch: pytest.MonkeyPatc
     table = rng.random((5, 5, n + 1, m + 1)) * (2.0 if seed < 5 else 6.0)
     types = bead_types(3, 4)
 
-    def cost(a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
-        out = table[a, b, i0:i1, j0:j1].copy()
-        rows, cols = np.arange(i0, i1), np.arange(j0, j1)
-        out[(rows < a)[:, None] | (cols < b)[None, :]] = np.inf
-        return out
+    cost = table_cost(table)
 
     lo, hi = full_band(n, m)
     if seed % 2 and n > 2:
@@ -563,11 +563,7 @@ def test_margins_are_the_gap_to_the_second_best_way_into_each_cell(seed: int) ->
     table = rng.random((4, 4, n + 1, m + 1))
     types = bead_types(3, 4)
 
-    def cost(a: int, b: int, i0: int, i1: int, j0: int, j1: int) -> np.ndarray:
-        out = table[a, b, i0:i1, j0:j1].copy()
-        rows, cols = np.arange(i0, i1), np.arange(j0, j1)
-        out[(rows < a)[:, None] | (cols < b)[None, :]] = np.inf
-        return out
+    cost = table_cost(table)
 
     one = float(rng.uniform(0.2, 1.5))
     dels = (np.full(n, one), np.full(m, one))

@@ -399,14 +399,10 @@ def test_xliff_metadata_sdl_memoq_and_20(tmp_path: Path) -> None:
 
 
 def test_a_store_of_the_old_schema_is_migrated(tmp_path: Path) -> None:
-    from xlsearch.engine.store.schema import MIGRATIONS, _statements
+    from test_store import old_store
 
     db = tmp_path / "old.db"
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("CREATE TABLE _migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
-    for stmt in _statements(MIGRATIONS[0][1]):
-        conn.execute(stmt)
-    conn.execute("INSERT INTO _migrations VALUES (1, 'then')")
+    conn = old_store(db, 1)
     conn.execute("INSERT INTO collections (name, created_at) VALUES ('old', 'then')")
     conn.execute(
         "INSERT INTO documents (collection_id, path, format, sha256, imported_at, "

@@ -289,6 +289,19 @@ def test_identify_same_language_groups_override_unsure_minorities() -> None:
     assert identify(texts, same_language=True) == ["en"] * 5
 
 
+def old_store(db: Path, version: int) -> sqlite3.Connection:
+    """A store database as xlsearch wrote it at schema ``version`` (an open connection)."""
+    from xlsearch.engine.store import schema
+
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("CREATE TABLE _migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    for number, script in schema.MIGRATIONS[:version]:
+        for stmt in schema._statements(script):
+            conn.execute(stmt)
+        conn.execute("INSERT INTO _migrations VALUES (?, 'then')", (number,))
+    return conn
+
+
 def test_vector_cache_migration_moves_every_vector_in_steps(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -297,12 +310,7 @@ def test_vector_cache_migration_moves_every_vector_in_steps(
     from xlsearch.engine.store import schema
 
     db = tmp_path / "old.db"
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("CREATE TABLE _migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
-    for version, script in schema.MIGRATIONS[:2]:
-        for stmt in schema._statements(script):
-            conn.execute(stmt)
-        conn.execute("INSERT INTO _migrations VALUES (?, 'then')", (version,))
+    conn = old_store(db, 2)
     rows = [
         (f"m{m}#1", f"{h:04x}", np.full(4, h + 10 * m, dtype=np.float32).tobytes())
         for m in range(2)
@@ -327,15 +335,10 @@ def test_vector_cache_migration_moves_every_vector_in_steps(
 def test_a_store_another_process_is_upgrading_gives_a_one_line_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from xlsearch.engine.store import core, schema
+    from xlsearch.engine.store import core
 
     db = tmp_path / "old.db"
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("CREATE TABLE _migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
-    for version, script in schema.MIGRATIONS[:2]:
-        for stmt in schema._statements(script):
-            conn.execute(stmt)
-        conn.execute("INSERT INTO _migrations VALUES (?, 'then')", (version,))
+    conn = old_store(db, 2)
     conn.execute("BEGIN IMMEDIATE")  # another process holds the write lock (an upgrade …)
     monkeypatch.setattr(core, "BUSY_TIMEOUT_S", 0.2)
     with pytest.raises(StoreError) as err:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -115,23 +115,25 @@ class Candidates:
 
     _ROW = "id document_id position lang text text_hash tu_id".split()
 
-    def _rows(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
-        """The rows of ``ids`` (rowid look-ups, one query per 900); document paths and
-        collections come from a per-generation map, not a join."""
-        wanted = list(dict.fromkeys(int(i) for i in ids))
+    def _segments_where(self, column: str, keys: Sequence[Any]) -> Iterator[dict[str, Any]]:
+        """Segment rows whose ``column`` (``id`` or ``tu_id``) is one of ``keys``, 900 keys a
+        query, with their document path and collection from a per-generation map (no join)."""
         docs = self._documents()
-        rows: dict[int, dict[str, Any]] = {}
-        for lo in range(0, len(wanted), 900):
-            chunk = wanted[lo : lo + 900]
+        for lo in range(0, len(keys), 900):
+            chunk = list(keys[lo : lo + 900])
             for r in self.store.conn.execute(
                 "SELECT id, document_id, position, lang, text, text_hash, tu_id FROM segments "
-                f"WHERE id IN ({','.join('?' * len(chunk))})",
+                f"WHERE {column} IN ({','.join('?' * len(chunk))})",
                 chunk,
             ):
                 item = dict(zip(self._ROW, r, strict=True))
                 item["path"], item["collection"] = docs.get(r[1], ("", ""))
-                rows[r[0]] = item
-        return rows
+                yield item
+
+    def _rows(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """The rows of ``ids`` (rowid look-ups)."""
+        wanted = list(dict.fromkeys(int(i) for i in ids))
+        return {item["id"]: item for item in self._segments_where("id", wanted)}
 
     def _load_units(
         self, units: dict[str, list[dict[str, Any]]], tu_ids: Sequence[str]
@@ -139,22 +141,13 @@ class Candidates:
         """Add every segment of the units ``tu_ids`` not loaded yet to ``units`` (by tu id,
         in document order): only the candidates a lookup shows or checks need their unit."""
         todo = [t for t in dict.fromkeys(tu_ids) if t not in units]
-        docs = self._documents()
-        for lo in range(0, len(todo), 900):
-            chunk = todo[lo : lo + 900]
-            for t in chunk:
-                units[t] = []
-            for r in self.store.conn.execute(
-                "SELECT id, document_id, position, lang, text, text_hash, tu_id FROM segments "
-                f"WHERE tu_id IN ({','.join('?' * len(chunk))})",
-                chunk,
-            ):
-                item = dict(zip(self._ROW, r, strict=True))
-                item["path"], item["collection"] = docs.get(r[1], ("", ""))
-                units[r[6]].append(item)
-            for t in chunk:
-                if len(units[t]) > 1:
-                    units[t].sort(key=lambda row: row["position"])
+        for t in todo:
+            units[t] = []
+        for item in self._segments_where("tu_id", todo):
+            units[item["tu_id"]].append(item)
+        for t in todo:
+            if len(units[t]) > 1:
+                units[t].sort(key=lambda row: row["position"])
         return units
 
     def _documents(self) -> dict[int, tuple[str, str]]:
