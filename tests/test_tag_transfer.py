@@ -97,3 +97,90 @@ def test_a_pretranslated_document_keeps_the_source_tags_it_can_place(tmp_path: P
         "Drücken Sie Start, um zu beginnen.",
         "Klicken Sie auf OK.",
     ]
+
+
+TMX = """<?xml version="1.0" encoding="UTF-8"?>
+<tmx version="1.4"><header creationtool="SDL Language Platform" creationtoolversion="8.0"
+ o-tmf="SDL TM8 Format" datatype="xml" segtype="sentence" adminlang="en-GB" srclang="en-GB"/>
+<body>
+<tu><tuv xml:lang="en-GB"><seg>Click <bpt i="1" type="1" x="1">&lt;b&gt;</bpt>Save<ept
+ i="1">&lt;/b&gt;</ept> to keep <ph x="2" type="2">{0}</ph> changes.</seg></tuv>
+<tuv xml:lang="de-DE"><seg>Klicken Sie auf <bpt i="1" type="1" x="1">&lt;b&gt;</bpt>Speichern<ept
+ i="1">&lt;/b&gt;</ept>, um <ph x="2" type="2">{0}</ph> Änderungen zu behalten.</seg></tuv></tu>
+<tu><tuv xml:lang="en-GB"><seg>Close the <bpt i="1">&lt;i&gt;</bpt>lid<ept
+ i="1">&lt;/i&gt;</ept>.</seg></tuv>
+<tuv xml:lang="de-DE"><seg>Schließen Sie den Deckel.</seg></tuv></tu>
+</body></tmx>
+"""
+
+JOB = f"""<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="{N12}"><file original="ui.html" source-language="en-GB"
+ target-language="de-DE" datatype="html"><body>
+<trans-unit id="1"><source>Click <g id="5" ctype="bold">Save</g> to keep <x id="6"/>
+ changes.</source></trans-unit>
+<trans-unit id="2"><source>Click <g id="5">Save</g> to keep changes.</source></trans-unit>
+<trans-unit id="3"><source>Close the <g id="1">lid</g>.</source></trans-unit>
+</body></file></xliff>
+"""
+
+
+def test_a_tmx_memory_puts_the_tags_where_its_target_had_them(tmp_path: Path) -> None:
+    """Tags around translated words: only the memory knows where they go. Its TMX codes are
+    kept at import, and the new segment's tags take their counterparts' places in the
+    target; where the tags do not correspond, the text rule applies (nothing guessed)."""
+    from xlsearch.engine.analysis import analyze, pretranslate
+    from xlsearch.engine.lookup import Lookup
+    from xlsearch.engine.store import Store
+
+    (tmp_path / "tm.tmx").write_text(TMX, encoding="utf-8")
+    (tmp_path / "job.xlf").write_text(JOB, encoding="utf-8")
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(tmp_path / "tm.tmx", "tm")
+        rows = store.conn.execute("SELECT text, meta FROM segments ORDER BY id").fetchall()
+        assert rows[0][0] == "Click Save to keep changes."  # the text stays plain
+        tags = '"tags": [[6, "open", "i:1"], [10, "close", "i:1"], [19, "ph", "x:2", 1]]'
+        assert tags in rows[0][1]
+        doc = open_document(tmp_path / "job.xlf")
+        lookup = Lookup(store, None, collection="tm", semantic=False)
+        pretranslate(doc, analyze(doc, lookup))
+        out = doc.save(tmp_path / "job.pre.xlf")
+    root = etree.parse(str(out)).getroot()
+
+    def target(tid: str) -> str:
+        t = root.find(f".//{{{N12}}}trans-unit[@id='{tid}']/{{{N12}}}target")
+        inner = etree.tostring(t, encoding="unicode")
+        return inner[inner.index(">") + 1 : inner.rindex("<")].replace(f' xmlns="{N12}"', "")
+
+    assert target("1") == (
+        'Klicken Sie auf <g id="5" ctype="bold">Speichern</g>, um <x id="6"/> Änderungen zu '
+        "behalten."
+    )
+    # one tag fewer than the memory's source: no correspondence, and "Save" is not in the
+    # target, so the tag is left for the translator
+    assert target("2") == "Klicken Sie auf Speichern, um Änderungen zu behalten."
+    # the memory's target has no codes at all: nothing to place by, the text rule finds no
+    # "lid" either
+    assert target("3") == "Schließen Sie den Deckel."
+
+
+@pytest.mark.parametrize(
+    ("seg", "text", "tags"),
+    [
+        ('<ph x="1">{1}</ph> Warning: <ph x="2"/>hot', "Warning: hot",
+         [[0, "ph", "x:1", 1], [9, "ph", "x:2"]]),
+        ('A<bpt i="3">&lt;b&gt;</bpt><ept i="3">&lt;/b&gt;</ept>B', "AB",
+         [[1, "open", "i:3"], [1, "close", "i:3"]]),
+        ("Line<ph>&lt;br/&gt;</ph>two", "Line two", None),  # a code for a break is a space
+        ("no codes", "no codes", None),
+        ("private \ue000 use<ph x='1'/>", "private \ue000 use", None),  # the mark is taken
+    ],
+)  # fmt: skip
+def test_tmx_codes_are_anchored_in_the_plain_text(seg: str, text: str, tags) -> None:  # type: ignore[no-untyped-def]
+    import xml.etree.ElementTree as ET
+
+    from xlsearch.engine.importers.base import normalize
+    from xlsearch.engine.importers.inline import inline_text, segment_tags
+
+    node = ET.fromstring(f"<seg>{seg}</seg>")
+    assert normalize(inline_text(node)) == text
+    assert segment_tags(node, text) == tags

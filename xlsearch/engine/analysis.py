@@ -261,13 +261,19 @@ def pretranslate(
                     quality=first.quality,
                     origin=first.origin or "fuzzy",
                     match_source=first.match_source,
+                    tag_hint=first.tag_hint,
                 )
                 filled += 1
             continue
         best = res.best
         if best is not None and best.target and best.fuzzy >= min_fuzzy:
             doc.set_target(
-                res.index, best.target, quality=best.fuzzy, origin="fuzzy", match_source=best.source
+                res.index,
+                best.target,
+                quality=best.fuzzy,
+                origin="fuzzy",
+                match_source=best.source,
+                tag_hint=(best.source_tags, best.target_tags),
             )
         elif semantic and res.semantic is not None and res.semantic.target:
             m = res.semantic
@@ -277,6 +283,7 @@ def pretranslate(
                 quality=round(100 * (m.semantic or 0.0), 1),
                 origin="semantic",
                 match_source=m.source,
+                tag_hint=(m.source_tags, m.target_tags),
             )
         else:
             continue

@@ -11,6 +11,7 @@ cross-language group (ranked mostly by cosine)."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -43,6 +44,19 @@ def _first(seen: set[str], key: str) -> bool:
         return False
     seen.add(key)
     return True
+
+
+def _tags(row: dict[str, Any] | None) -> list[list[Any]] | None:
+    """Where the segment's inline codes stood (``[[offset, kind, id], …]``), from its
+    metadata (TMX imports keep them), else None."""
+    meta = (row or {}).get("meta")
+    if not meta or '"tags"' not in meta:
+        return None
+    try:
+        tags = json.loads(meta).get("tags")
+    except (ValueError, AttributeError):
+        return None
+    return tags if isinstance(tags, list) else None
 
 
 def _unique(matches: list[Match]) -> list[Match]:
@@ -365,6 +379,10 @@ class Lookup(Candidates):
         aligned, target = self._target(row, units, tgt)
         # the stored tag of the target side (de-DE when the memory says so, not the "de" asked)
         target_lang = next((lang for lang, t in aligned.items() if t == target), tgt)
+        target_row = next(
+            (t for t in units.get(row["tu_id"], []) if t["text"] == target and t is not row),
+            None,
+        )
         if cross and tgt and _primary(row["lang"]) == _primary(tgt):
             target, target_lang = row["text"], row["lang"]
         if cross:  # shared names, numbers and cognates still say something
@@ -384,6 +402,8 @@ class Lookup(Candidates):
             translations=aligned,
             collection=row.get("collection", ""),
             document=str(row.get("path", "")).rsplit("/", 1)[-1],
+            source_tags=_tags(row),
+            target_tags=_tags(target_row) if target and not cross else None,
         )
 
 

@@ -113,7 +113,7 @@ class Candidates:
             out.append(sum(w for t, w in idf.items() if t in have) / norm)
         return out
 
-    _ROW = "id document_id position lang text text_hash tu_id".split()
+    _ROW = "id document_id position lang text text_hash tu_id meta".split()
 
     def _segments_where(self, column: str, keys: Sequence[Any]) -> Iterator[dict[str, Any]]:
         """Segment rows whose ``column`` (``id`` or ``tu_id``) is one of ``keys``, 900 keys a
@@ -122,8 +122,8 @@ class Candidates:
         for lo in range(0, len(keys), 900):
             chunk = list(keys[lo : lo + 900])
             for r in self.store.conn.execute(
-                "SELECT id, document_id, position, lang, text, text_hash, tu_id FROM segments "
-                f"WHERE {column} IN ({','.join('?' * len(chunk))})",
+                "SELECT id, document_id, position, lang, text, text_hash, tu_id, meta "
+                f"FROM segments WHERE {column} IN ({','.join('?' * len(chunk))})",
                 chunk,
             ):
                 item = dict(zip(self._ROW, r, strict=True))

@@ -74,6 +74,11 @@ class Match:
     document: str = ""
     copies: int = 1
     """How many of the candidates found hold this same source and target (listed once)."""
+    source_tags: list[list[Any]] | None = None
+    """Where the stored source's inline codes stood: ``[[offset, kind, id], …]`` (TMX)."""
+    target_tags: list[list[Any]] | None = None
+    """The same for the stored target: with ``source_tags``, what places the new segment's
+    tags in the target (``bilingual.tags``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -54,6 +54,9 @@ class DocSegment:
     origin: str = ""
     """How that target was found: ``fuzzy``, ``semantic``, ``edited``."""
     match_source: str = ""
+    tag_hint: tuple[Any, Any] | None = field(default=None, repr=False, compare=False)
+    """Where the match's stored source and target had their inline codes (``Match.source_tags``,
+    ``Match.target_tags``): places the source's tags in this target when it is written."""
     changed: bool = False
     ref: Any = field(default=None, repr=False, compare=False)
     """The format's handle on this segment (an XML element, a PO entry …)."""
@@ -78,13 +81,16 @@ class Document:
         quality: float | None = None,
         origin: str = "edited",
         match_source: str = "",
+        tag_hint: tuple[Any, Any] | None = None,
     ) -> DocSegment:
-        """Set segment ``index``'s target (marked for review when saved)."""
+        """Set segment ``index``'s target (marked for review when saved). ``tag_hint``: the
+        match's ``(source_tags, target_tags)``, for a target taken unchanged from it."""
         seg = self.segments[index]
         seg.target = text
         seg.quality = quality
         seg.origin = origin
         seg.match_source = match_source
+        seg.tag_hint = tag_hint
         seg.changed = True
         return seg
 

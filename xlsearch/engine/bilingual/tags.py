@@ -10,7 +10,10 @@ in the target is clear are transferred, as CAT tools do for matches:
 * a code at the very start or end of the source goes to the start or end of the target.
 
 Anything else (a tag around translated words, a code inside the sentence) stays out: a
-wrong place is worse than a missing tag, which the translator's CAT tool shows.
+wrong place is worse than a missing tag, which the translator's CAT tool shows — unless the
+memory knows: a TMX memory keeps where its segments' codes stood (``Match.source_tags`` /
+``target_tags``), and when the memory's source has the same tags in the same order as the
+new source, each tag goes where the memory's target had its counterpart.
 """
 
 from __future__ import annotations
@@ -83,9 +86,108 @@ def _once(text: str, inner: str) -> int:
     return hits[0] if len(hits) == 1 else -1
 
 
-def set_target(target: Any, text: str, source: Any | None) -> int:
-    """Write ``text`` into ``target`` (replacing its content) with the tags of ``source``
-    that have a clear place (module doc); returns how many tags were transferred."""
+def _events(source: Any) -> list[tuple[str, Any]] | None:
+    """The source's inline tags in document order as ``(kind, element)``: a paired text tag
+    (``g``/``pc``) gives ``open`` and ``close`` events, begin/end codes ``open``/``close``,
+    other codes ``ph``. None when it holds something else with markup (a nested ``mrk``)."""
+    out: list[tuple[str, Any]] = []
+
+    def walk(elem: Any) -> bool:
+        for c in elem:
+            name = _local(c.tag)
+            if name in _TEXT_TAGS:
+                out.append(("open", c))
+                if not walk(c):
+                    return False
+                out.append(("close", c))
+            elif name in _BEGIN:
+                out.append(("open", c))
+            elif name in _END:
+                out.append(("close", c))
+            elif name in _CODES:
+                out.append(("ph", c))
+            elif isinstance(c.tag, str):
+                return False
+        return True
+
+    return out if walk(source) else None
+
+
+def _append(container: Any, text: str) -> None:
+    if not text:
+        return
+    if len(container):
+        container[-1].tail = (container[-1].tail or "") + text
+    else:
+        container.text = (container.text or "") + text
+
+
+def _from_memory(target: Any, text: str, source: Any, hint: tuple[Any, Any]) -> int | None:
+    """Place the source's tags where the memory's target had the matching codes: the k-th
+    tag of the memory's source is the k-th of this source (same kinds in the same order),
+    and the memory's target says where each of its codes stood. None when that does not
+    hold (then ``set_target`` places what it can by text)."""
+    mem_src, mem_tgt = hint
+    events = _events(source)
+    if not events or not mem_src or not mem_tgt or len(events) != len(mem_src):
+        return None
+    if [k for k, _ in events] != [t[1] for t in mem_src]:
+        return None
+    slot = {(t[1], t[2]): k for k, t in enumerate(mem_src)}  # [offset, kind, id(, spaced)]
+    placed: list[tuple[int, str, Any, bool]] = []
+    for offset, kind, ident, *rest in mem_tgt:
+        k = slot.get((kind, ident))
+        if k is None or not 0 <= int(offset) <= len(text):
+            return None
+        placed.append((int(offset), kind, events[k][1], bool(rest and rest[0])))
+    out = target.makeelement(target.tag, {})  # built apart: a failure leaves target as it was
+    stack: list[tuple[Any, Any]] = []  # (source element, its copy in the target)
+    at = 0
+    for offset, kind, elem, spaced in placed:
+        here = stack[-1][1] if stack else out
+        _append(here, text[at:offset])
+        at = offset
+        gap = " " if spaced else ""  # "um <x/> Änderungen": a space the text folded away
+        if _local(elem.tag) in _TEXT_TAGS:
+            if kind == "open":
+                shell = copy.deepcopy(elem)
+                for c in list(shell):
+                    shell.remove(c)
+                shell.text = shell.tail = None
+                here.append(shell)
+                stack.append((elem, shell))
+            elif not stack or stack[-1][0] is not elem:
+                return None  # crossing tags: no valid placement
+            else:
+                stack.pop()
+                _append(stack[-1][1] if stack else out, gap)
+                continue
+            _append(stack[-1][1], gap)
+        else:
+            here.append(_shell(elem))
+            _append(here, gap)
+    if stack:
+        return None
+    _append(out, text[at:])
+    for c in list(target):
+        target.remove(c)
+    target.text = out.text
+    for c in list(out):
+        target.append(c)
+    return len(placed)
+
+
+def set_target(
+    target: Any, text: str, source: Any | None, hint: tuple[Any, Any] | None = None
+) -> int:
+    """Write ``text`` into ``target`` (replacing its content) with the tags of ``source``:
+    where the memory's target had them (``hint``: the match's source and target tags) when
+    they correspond, else those with a clear place in the text (module doc). Returns how
+    many tags were placed."""
+    if source is not None and len(source) and hint is not None:
+        moved = _from_memory(target, text, source, hint)
+        if moved is not None:
+            return moved
     for c in list(target):
         target.remove(c)
     target.text = text

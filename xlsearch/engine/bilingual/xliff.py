@@ -202,7 +202,7 @@ def _write12(doc: Any, seg: Any) -> None:
     if doc.tgt:
         target.set(XML_LANG, doc.tgt)
     if mid is None:
-        set_target(target, seg.target, _child(tu, "source"))
+        set_target(target, seg.target, _child(tu, "source"), seg.tag_hint)
     else:
         seg_source = _child(tu, "seg-source")
         source = next(
@@ -215,10 +215,10 @@ def _write12(doc: Any, seg: Any) -> None:
         )
         marks = [m for m in target.iter() if _local(m.tag) == "mrk" and m.get("mid") == mid]
         if marks:
-            set_target(marks[0], seg.target, source)
+            set_target(marks[0], seg.target, source, seg.tag_hint)
         else:
             mrk = etree.SubElement(target, q("mrk"), mtype="seg", mid=mid)
-            set_target(mrk, seg.target, source)
+            set_target(mrk, seg.target, source, seg.tag_hint)
     target.set("state", "needs-review-translation")
     if _qualifier(seg):
         target.set("state-qualifier", _qualifier(seg))
@@ -280,7 +280,7 @@ def _write20(doc: Any, seg: Any) -> None:
         source = _child(elem, "source")
         source.addnext(target)
         target.tail = source.tail
-    set_target(target, seg.target, _child(elem, "source"))
+    set_target(target, seg.target, _child(elem, "source"), seg.tag_hint)
     elem.set("state", "translated")
     label = seg.origin + (f"-{seg.quality:.0f}" if seg.quality is not None else "")
     elem.set("subState", f"xlsearch:{label}")

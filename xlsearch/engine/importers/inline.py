@@ -19,6 +19,7 @@ import html
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from typing import Any
 
 from xlsearch.engine.importers.base import (
     MAX_SEGMENT_CHARS,
@@ -91,11 +92,60 @@ def _cp(node: ET.Element) -> str:
         return ""
 
 
-def inline_text(elem: ET.Element, subs: list[str] | None = None, _depth: int = 0) -> str:
+MARK = "\ue000"
+"""Where an inline code stood, in the text before normalising (``inline_text(tags=…)``)."""
+_OPEN = frozenset({"bpt", "bx", "sc"})
+_CLOSE = frozenset({"ept", "ex", "ec"})
+
+
+def _tag_of(node: ET.Element, n: int) -> list[Any]:
+    """``[kind, id]`` of a code: ``open``/``close`` for begin/end codes, ``ph`` for the rest;
+    the id that pairs it with the same code on the other side of the unit (TMX ``i``/``x``,
+    XLIFF ``rid``/``id``/``startRef``), else its position."""
+    tag = node.tag
+    kind = "open" if tag in _OPEN else "close" if tag in _CLOSE else "ph"
+    for attr in ("i", "rid", "startRef", "x", "id"):
+        value = node.get(attr)
+        if value:
+            return [kind, f"{attr}:{value}" if attr in ("x", "id") else f"i:{value}"]
+    return [kind, f"n:{n}"]
+
+
+def tag_anchors(text: str) -> tuple[str, list[int], list[bool]]:
+    """``text`` (normalised, with ``MARK`` where codes stood) without the marks, the offset
+    of each mark in it, and whether a space after the mark was dropped (``a <x/> b`` is
+    ``a b`` with the code at 2, spaced); a space left doubled or at an edge by a removed mark
+    goes, so the text equals the normalised text without codes."""
+    out: list[str] = []
+    offsets: list[int] = []
+    spaced: list[bool] = []
+    for k, ch in enumerate(text):
+        if ch == MARK:
+            offsets.append(len(out))
+            spaced.append(False)
+        elif ch == " " and (not out or out[-1] == " " or k + 1 == len(text)):
+            if offsets and offsets[-1] == len(out) and k and text[k - 1] == MARK:
+                spaced[-1] = True
+            continue
+        else:
+            out.append(ch)
+    while out and out[-1] == " ":
+        out.pop()
+    return "".join(out), [min(o, len(out)) for o in offsets], spaced
+
+
+def inline_text(
+    elem: ET.Element,
+    subs: list[str] | None = None,
+    _depth: int = 0,
+    tags: list[list[Any]] | None = None,
+) -> str:
     """The text of a segment element under the rule above (not yet normalised).
 
-    ``subs`` receives the text of each ``<sub>`` inside a code, in document order.
-    Iterative, so absurdly deep nesting cannot overflow the stack.
+    ``subs`` receives the text of each ``<sub>`` inside a code, in document order. With
+    ``tags``, each code that does not stand for whitespace leaves a ``MARK`` in the text and
+    its ``[kind, id]`` in ``tags`` (see ``tag_anchors``). Iterative, so absurdly deep
+    nesting cannot overflow the stack.
     """
     parts: list[str] = [elem.text or ""]
     stack: list[tuple[ET.Element, bool]] = [(c, False) for c in reversed(elem)]
@@ -107,7 +157,11 @@ def inline_text(elem: ET.Element, subs: list[str] | None = None, _depth: int = 0
         stack.append((node, True))
         tag = node.tag
         if tag in CODES:
-            parts.append(_code_space(node))
+            space = _code_space(node)
+            if tags is not None and not space:
+                tags.append(_tag_of(node, len(tags)))
+                space = MARK
+            parts.append(space)
             if subs is not None and _depth < _MAX_SUB_DEPTH:
                 subs.extend(inline_text(c, subs, _depth + 1) for c in node if c.tag == "sub")
             continue
@@ -146,3 +200,19 @@ def segment_text(
         return None
     text = normalize(inline_text(node, subs))
     return text if check_text(ctx, text, None, element=where) else None
+
+
+def segment_tags(node: ET.Element, text: str) -> list[list[Any]] | None:
+    """Where the inline codes of a segment element stand in its normalised ``text``:
+    ``[[offset, kind, id], …]``, a fourth item ``1`` when a space followed the code (None
+    without codes, or if they cannot be placed exactly)."""
+    if node.get(OVER) or MARK in text or not len(node):
+        return None
+    tags: list[list[Any]] = []
+    marked = normalize(inline_text(node, None, tags=tags))
+    if not tags:
+        return None
+    plain, offsets, spaced = tag_anchors(marked)
+    if plain != text or len(offsets) != len(tags):
+        return None
+    return [[o, *t, 1] if sp else [o, *t] for o, t, sp in zip(offsets, tags, spaced, strict=True)]

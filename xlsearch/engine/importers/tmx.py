@@ -7,7 +7,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from xlsearch.engine.importers.base import ReadContext, Record, keep_lang, normalize_lang
-from xlsearch.engine.importers.inline import segment_text, sub_records
+from xlsearch.engine.importers.inline import segment_tags, segment_text, sub_records
 from xlsearch.engine.importers.xmlutil import child, iter_xml
 from xlsearch.engine.store.units import parse_date
 
@@ -62,7 +62,11 @@ def _tu(ctx: ReadContext, tu, tu_no: int, line: int) -> Generator[Record, None, 
         found: list[str] = []
         text = segment_text(ctx, seg, where, found)
         if text:
-            yield Record(tu_no, lang, text, line, _annotations(tuv, skip=("lang",)), unit=unit)
+            seg_meta = _annotations(tuv, skip=("lang",))
+            tags = segment_tags(seg, text)
+            if tags:  # where the inline codes stood: the lookup puts them back into targets
+                seg_meta = {**(seg_meta or {}), "tags": tags}
+            yield Record(tu_no, lang, text, line, seg_meta, unit=unit)
         if found:
             subs.append((lang, found))
     if nvar == 0:

@@ -268,7 +268,12 @@ class TranslateScreen(EngineScreen):
             quality = m.fuzzy if not m.cross_language and m.fuzzy >= 75 else 100 * (m.semantic or 0)
             origin = "fuzzy" if not m.cross_language and m.fuzzy >= 75 else "semantic"
             self.doc.set_target(
-                self.current, text, quality=round(quality, 1), origin=origin, match_source=m.source
+                self.current,
+                text,
+                quality=round(quality, 1),
+                origin=origin,
+                match_source=m.source,
+                tag_hint=(m.source_tags, m.target_tags) if text == m.target else None,
             )
         else:
             self.doc.set_target(self.current, text, origin="edited")
