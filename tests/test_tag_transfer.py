@@ -184,3 +184,33 @@ def test_tmx_codes_are_anchored_in_the_plain_text(seg: str, text: str, tags) -> 
     node = ET.fromstring(f"<seg>{seg}</seg>")
     assert normalize(inline_text(node)) == text
     assert segment_tags(node, text) == tags
+
+
+def test_an_xliff_memory_places_paired_tags_too(tmp_path: Path) -> None:
+    """A translated XLIFF imported as a memory keeps its ``g``/``x`` positions as well."""
+    from xlsearch.engine.analysis import analyze, pretranslate
+    from xlsearch.engine.lookup import Lookup
+    from xlsearch.engine.store import Store
+
+    memory = f"""<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="{N12}"><file original="old.html" source-language="en-GB"
+ target-language="de-DE" datatype="html"><body>
+<trans-unit id="1"><source>Open the <g id="1">Settings</g> menu first.</source>
+<target state="translated">Öffnen Sie zuerst das Menü <g id="1">Einstellungen</g>.</target>
+</trans-unit></body></file></xliff>
+"""
+    (tmp_path / "old.xlf").write_text(memory, encoding="utf-8")
+    job = JOB.replace(
+        '<trans-unit id="1">', '<trans-unit id="0"><source>Open the <g id="9">Settings</g> '
+        'menu first.</source></trans-unit><trans-unit id="1">', 1
+    )  # fmt: skip
+    (tmp_path / "job.xlf").write_text(job, encoding="utf-8")
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(tmp_path / "old.xlf", "tm")
+        doc = open_document(tmp_path / "job.xlf")
+        pretranslate(doc, analyze(doc, Lookup(store, None, collection="tm", semantic=False)))
+        out = doc.save(tmp_path / "job.pre.xlf")
+    t = etree.parse(str(out)).getroot().find(f".//{{{N12}}}trans-unit[@id='0']/{{{N12}}}target")
+    assert etree.tostring(t, encoding="unicode").endswith(
+        'Öffnen Sie zuerst das Menü <g id="9">Einstellungen</g>.</target>'
+    )

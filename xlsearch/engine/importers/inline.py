@@ -95,6 +95,7 @@ def _cp(node: ET.Element) -> str:
 MARK = "\ue000"
 """Where an inline code stood, in the text before normalising (``inline_text(tags=…)``)."""
 _OPEN = frozenset({"bpt", "bx", "sc"})
+_PAIRED_TEXT = frozenset({"g", "pc"})  # XLIFF tags around text: an open and a close code
 _CLOSE = frozenset({"ept", "ex", "ec"})
 
 
@@ -152,6 +153,9 @@ def inline_text(
     while stack:
         node, done = stack.pop()
         if done:  # after the children: this node's tail belongs to its parent's text
+            if tags is not None and node.tag in _PAIRED_TEXT:
+                tags.append(["close", _tag_of(node, len(tags))[1]])
+                parts.append(MARK)
             parts.append(node.tail or "")
             continue
         stack.append((node, True))
@@ -170,6 +174,9 @@ def inline_text(
             continue
         if tag in _SKIP or (tag == "mrk" and node.get("mtype") == "x-sdl-deleted"):
             continue
+        if tags is not None and tag in _PAIRED_TEXT:
+            tags.append(["open", _tag_of(node, len(tags))[1]])
+            parts.append(MARK)
         parts.append(node.text or "")
         stack.extend((c, False) for c in reversed(node))
     return "".join(parts)

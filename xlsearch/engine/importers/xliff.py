@@ -7,7 +7,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from xlsearch.engine.importers.base import ReadContext, Record, keep_lang, normalize_lang
-from xlsearch.engine.importers.inline import segment_text, sub_records
+from xlsearch.engine.importers.inline import segment_tags, segment_text, sub_records
 from xlsearch.engine.importers.xmlutil import OVER, child, iter_xml
 
 _STARTS = frozenset({"xliff", "file", "group"})
@@ -127,7 +127,9 @@ def _unit(
             found: list[str] = []
             text = segment_text(ctx, node, f"{part} of {where}", found)
             if text:
-                yield Record(tu_no, lang, text, line, meta, group + side, info)
+                tags = segment_tags(node, text)  # where inline tags stood (see inline.py)
+                seg_meta = {**(meta or {}), "tags": tags} if tags else meta
+                yield Record(tu_no, lang, text, line, seg_meta, group + side, info)
             if found:
                 subs.append((lang, found))
         tu_no += 1
