@@ -3,6 +3,7 @@ that occurs once in the target, codes at the start/end; nothing placed by guessw
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -138,8 +139,12 @@ def test_a_tmx_memory_puts_the_tags_where_its_target_had_them(tmp_path: Path) ->
         store.import_file(tmp_path / "tm.tmx", "tm")
         rows = store.conn.execute("SELECT text, meta FROM segments ORDER BY id").fetchall()
         assert rows[0][0] == "Click Save to keep changes."  # the text stays plain
-        tags = '"tags": [[6, "open", "i:1"], [10, "close", "i:1"], [19, "ph", "x:2", 1]]'
-        assert tags in rows[0][1]
+        tags = json.loads(rows[0][1])["tags"]  # offset, kind, id, spaced, the code as written
+        assert tags == [
+            [6, "open", "i:1", 0, '<bpt i="1" type="1" x="1">&lt;b&gt;</bpt>'],
+            [10, "close", "i:1", 0, '<ept i="1">&lt;/b&gt;</ept>'],
+            [19, "ph", "x:2", 1, '<ph x="2" type="2">{0}</ph>'],
+        ]
         doc = open_document(tmp_path / "job.xlf")
         lookup = Lookup(store, None, collection="tm", semantic=False)
         pretranslate(doc, analyze(doc, lookup))
@@ -167,9 +172,9 @@ def test_a_tmx_memory_puts_the_tags_where_its_target_had_them(tmp_path: Path) ->
     ("seg", "text", "tags"),
     [
         ('<ph x="1">{1}</ph> Warning: <ph x="2"/>hot', "Warning: hot",
-         [[0, "ph", "x:1", 1], [9, "ph", "x:2"]]),
+         [[0, "ph", "x:1", 1], [9, "ph", "x:2", 0]]),
         ('A<bpt i="3">&lt;b&gt;</bpt><ept i="3">&lt;/b&gt;</ept>B', "AB",
-         [[1, "open", "i:3"], [1, "close", "i:3"]]),
+         [[1, "open", "i:3", 0], [1, "close", "i:3", 0]]),
         ("Line<ph>&lt;br/&gt;</ph>two", "Line two", None),  # a code for a break is a space
         ("no codes", "no codes", None),
         ("private \ue000 use<ph x='1'/>", "private \ue000 use", None),  # the mark is taken
@@ -214,3 +219,24 @@ def test_an_xliff_memory_places_paired_tags_too(tmp_path: Path) -> None:
     assert etree.tostring(t, encoding="unicode").endswith(
         'Öffnen Sie zuerst das Menü <g id="9">Einstellungen</g>.</target>'
     )
+
+
+def test_a_tmx_exported_again_keeps_its_inline_codes(tmp_path: Path) -> None:
+    """Lossless: the codes of an imported TMX are written back where they stood."""
+    from xlsearch.engine.export import export_store
+    from xlsearch.engine.store import Store
+
+    (tmp_path / "tm.tmx").write_text(TMX, encoding="utf-8")
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(tmp_path / "tm.tmx", "tm")
+        export_store(store, tmp_path / "out.tmx", "tm")
+    segs = [
+        etree.tostring(s, encoding="unicode").split(">", 1)[1].rsplit("<", 1)[0]
+        for s in etree.parse(str(tmp_path / "out.tmx")).getroot().iter("seg")
+    ]
+    assert segs[:2] == [
+        'Click <bpt i="1" type="1" x="1">&lt;b&gt;</bpt>Save<ept i="1">&lt;/b&gt;</ept> to keep '
+        '<ph x="2" type="2">{0}</ph> changes.',
+        'Klicken Sie auf <bpt i="1" type="1" x="1">&lt;b&gt;</bpt>Speichern<ept i="1">&lt;/b&gt;'
+        '</ept>, um <ph x="2" type="2">{0}</ph> Änderungen zu behalten.',
+    ]

@@ -258,8 +258,30 @@ def _tuv_meta(raw: str | None) -> dict[str, Any] | None:
     if not raw:
         return None
     meta = json.loads(raw)
-    kept = {k: meta[k] for k in ("attrs", "props", "notes") if isinstance(meta, dict) and k in meta}
+    keys = ("attrs", "props", "notes", "tags")
+    kept = {k: meta[k] for k in keys if isinstance(meta, dict) and k in meta}
     return kept or None
+
+
+def _seg_xml(text: str, tags: Any) -> str:
+    """A TMX ``<seg>``'s content: the text with the inline codes put back where they stood
+    (when every code was kept as written), else the plain text."""
+    body = escape(_clean(text))
+    if not isinstance(tags, list) or not tags:
+        return body
+    if not all(isinstance(t, list) and len(t) >= 5 and isinstance(t[4], str) for t in tags):
+        return body
+    if any("<sub" in t[4] for t in tags):  # its text is a unit of its own, exported as such
+        return body
+    out, at = [], 0
+    for offset, _kind, _ident, spaced, xml, *_ in tags:
+        if not isinstance(offset, int) or not at <= offset <= len(text):
+            return body
+        out.append(escape(_clean(text[at:offset])))
+        out.append(xml + (" " if spaced else ""))
+        at = offset
+    out.append(escape(_clean(text[at:])))
+    return "".join(out)
 
 
 def _unit(
@@ -430,7 +452,7 @@ def _tmx_unit(fh: Any, unit: ExportUnit, langs: Sequence[str] | None) -> bool:
         attrs = {"xml:lang": lang, **(smeta.get("attrs") or {})}
         fh.write(f"<tuv{_xml_attrs(attrs)}>")
         _annotations(fh, smeta)
-        fh.write(f"<seg>{escape(_clean(text))}</seg></tuv>")
+        fh.write(f"<seg>{_seg_xml(text, smeta.get('tags'))}</seg></tuv>")
     fh.write("</tu>\n")
     return True
 

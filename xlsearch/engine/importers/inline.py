@@ -112,6 +112,15 @@ def _tag_of(node: ET.Element, n: int) -> list[Any]:
     return [kind, f"n:{n}"]
 
 
+def _xml(node: ET.Element) -> str:
+    """The element as written, without its tail."""
+    tail, node.tail = node.tail, None
+    try:
+        return ET.tostring(node, encoding="unicode")
+    finally:
+        node.tail = tail
+
+
 def tag_anchors(text: str) -> tuple[str, list[int], list[bool]]:
     """``text`` (normalised, with ``MARK`` where codes stood) without the marks, the offset
     of each mark in it, and whether a space after the mark was dropped (``a <x/> b`` is
@@ -163,7 +172,7 @@ def inline_text(
         if tag in CODES:
             space = _code_space(node)
             if tags is not None and not space:
-                tags.append(_tag_of(node, len(tags)))
+                tags.append([*_tag_of(node, len(tags)), _xml(node)])
                 space = MARK
             parts.append(space)
             if subs is not None and _depth < _MAX_SUB_DEPTH:
@@ -209,10 +218,11 @@ def segment_text(
     return text if check_text(ctx, text, None, element=where) else None
 
 
-def segment_tags(node: ET.Element, text: str) -> list[list[Any]] | None:
+def segment_tags(node: ET.Element, text: str, keep_xml: bool = False) -> list[list[Any]] | None:
     """Where the inline codes of a segment element stand in its normalised ``text``:
-    ``[[offset, kind, id], …]``, a fourth item ``1`` when a space followed the code (None
-    without codes, or if they cannot be placed exactly)."""
+    ``[[offset, kind, id, spaced], …]`` — ``spaced`` 1 when a space followed the code — and,
+    with ``keep_xml`` (TMX), a fifth item: the code element as written, so an export can put
+    it back. None without codes, or if they cannot be placed exactly."""
     if node.get(OVER) or MARK in text or not len(node):
         return None
     tags: list[list[Any]] = []
@@ -222,4 +232,9 @@ def segment_tags(node: ET.Element, text: str) -> list[list[Any]] | None:
     plain, offsets, spaced = tag_anchors(marked)
     if plain != text or len(offsets) != len(tags):
         return None
-    return [[o, *t, 1] if sp else [o, *t] for o, t, sp in zip(offsets, tags, spaced, strict=True)]
+    out = [[o, *t[:2], int(sp)] for o, t, sp in zip(offsets, tags, spaced, strict=True)]
+    if keep_xml:
+        for entry, tag in zip(out, tags, strict=True):
+            if len(tag) > 2:
+                entry.append(tag[2])
+    return out

@@ -63,7 +63,7 @@ def _tu(ctx: ReadContext, tu, tu_no: int, line: int) -> Generator[Record, None, 
         text = segment_text(ctx, seg, where, found)
         if text:
             seg_meta = _annotations(tuv, skip=("lang",))
-            tags = segment_tags(seg, text)
+            tags = segment_tags(seg, text, keep_xml=True)
             if tags:  # where the inline codes stood: the lookup puts them back into targets
                 seg_meta = {**(seg_meta or {}), "tags": tags}
             yield Record(tu_no, lang, text, line, seg_meta, unit=unit)
