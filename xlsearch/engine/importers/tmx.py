@@ -7,7 +7,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from xlsearch.engine.importers.base import ReadContext, Record, keep_lang, normalize_lang
-from xlsearch.engine.importers.inline import segment_tags, segment_text, sub_records
+from xlsearch.engine.importers.inline import segment_text_tags, sub_records
 from xlsearch.engine.importers.xmlutil import child, iter_xml
 from xlsearch.engine.store.units import parse_date
 
@@ -60,10 +60,9 @@ def _tu(ctx: ReadContext, tu, tu_no: int, line: int) -> Generator[Record, None, 
             ctx.warn("<tuv> without <seg> skipped", element=where)
             continue
         found: list[str] = []
-        text = segment_text(ctx, seg, where, found)
+        text, tags = segment_text_tags(ctx, seg, where, found, keep_xml=True)
         if text:
             seg_meta = _annotations(tuv, skip=("lang",))
-            tags = segment_tags(seg, text, keep_xml=True)
             if tags:  # where the inline codes stood: the lookup puts them back into targets
                 seg_meta = {**(seg_meta or {}), "tags": tags}
             yield Record(tu_no, lang, text, line, seg_meta, unit=unit)

@@ -7,7 +7,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from xlsearch.engine.importers.base import ReadContext, Record, keep_lang, normalize_lang
-from xlsearch.engine.importers.inline import segment_tags, segment_text, sub_records
+from xlsearch.engine.importers.inline import segment_text_tags, sub_records
 from xlsearch.engine.importers.xmlutil import OVER, child, iter_xml
 
 _STARTS = frozenset({"xliff", "file", "group"})
@@ -125,9 +125,8 @@ def _unit(
             if not keep_lang(ctx, lang):
                 continue
             found: list[str] = []
-            text = segment_text(ctx, node, f"{part} of {where}", found)
-            if text:
-                tags = segment_tags(node, text)  # where inline tags stood (see inline.py)
+            text, tags = segment_text_tags(ctx, node, f"{part} of {where}", found)
+            if text:  # tags: where inline tags stood (see inline.py)
                 seg_meta = {**(meta or {}), "tags": tags} if tags else meta
                 yield Record(tu_no, lang, text, line, seg_meta, group + side, info)
             if found:
