@@ -240,3 +240,13 @@ def test_a_tmx_exported_again_keeps_its_inline_codes(tmp_path: Path) -> None:
         'Klicken Sie auf <bpt i="1" type="1" x="1">&lt;b&gt;</bpt>Speichern<ept i="1">&lt;/b&gt;'
         '</ept>, um <ph x="2" type="2">{0}</ph> Änderungen zu behalten.',
     ]
+
+
+@pytest.mark.parametrize(
+    "hint", [([["x"]], [[0, "ph"]]), ("junk", 5), ([[0, "ph", "x:1"]], [[99, "ph", "x:1"]])]
+)
+def test_memory_tags_that_make_no_sense_fall_back_to_the_text_rule(hint) -> None:  # type: ignore[no-untyped-def]
+    src = _source('Press <g id="1">Start</g> now<x id="2"/>')
+    target = etree.Element(f"{{{N12}}}target", nsmap={None: N12})
+    assert set_target(target, "Drücken Sie jetzt Start", src, hint) == 2  # g by text, x at end
+    assert "".join(target.itertext()) == "Drücken Sie jetzt Start"

@@ -185,7 +185,10 @@ def set_target(
     they correspond, else those with a clear place in the text (module doc). Returns how
     many tags were placed."""
     if source is not None and len(source) and hint is not None:
-        moved = _from_memory(target, text, source, hint)
+        try:
+            moved = _from_memory(target, text, source, hint)
+        except (TypeError, ValueError, IndexError):  # tags not as xlsearch writes them
+            moved = None
         if moved is not None:
             return moved
     for c in list(target):
