@@ -142,6 +142,14 @@ def test_tsv_header_distillation_and_ragged(tmp_path: Path) -> None:
         read(tmp_path / "d.tsv", langs=["en", "de", "fr"])
 
 
+def test_tsv_first_row_with_lang_given_is_data_unless_those_languages(tmp_path: Path) -> None:
+    # "Yes" / "Ja" look like tags (Yendang, Japanese), but --lang en,de says what the columns are
+    recs, _ = read(write(tmp_path, "n.tsv", "Yes\tJa\nNo\tNein\n"), langs=["en", "de"])
+    assert recs == [(0, "en", "Yes"), (0, "de", "Ja"), (1, "en", "No"), (1, "de", "Nein")]
+    recs, _ = read(write(tmp_path, "h.csv", "de,en-GB\nJa,Yes\n"), langs=["en", "de"])
+    assert recs == [(0, "de", "Ja"), (0, "en-GB", "Yes")]
+
+
 def test_tsv_without_languages_identifies_them(tmp_path: Path) -> None:
     recs, _ = read(
         write(

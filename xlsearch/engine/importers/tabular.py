@@ -42,10 +42,28 @@ def _rows(ctx: ReadContext, delimiter: str) -> Iterator[tuple[int, list[str]]]:
         raise ctx.error(f"malformed CSV: {exc}", line=state["line"]) from exc
 
 
+def _is_header(row: list[str], langs: list[str] | None) -> bool:
+    """Whether ``row`` names the column languages. With ``--lang`` given, only a row of
+    those very languages is a header: ``Yes<TAB>Ja`` (Yendang, Japanese) is then data."""
+    tags = [normalize_lang(c) if is_lang_code(c) else None for c in row]
+    if not all(tags):
+        return False
+    if not langs:
+        return True
+    from xlsearch.engine.langtags import tag_matches
+
+    return all(
+        any(tag_matches(want, tag) or tag_matches(tag, want) for want in langs)
+        for tag in tags
+        if tag
+    )
+
+
 def read_tabular(ctx: ReadContext, delimiter: str = "\t") -> Iterator[Record]:
     """Yield one translation unit per row.
 
-    Column languages: a first row of language codes (``en<TAB>de``) wins; else ``ctx.langs``
+    Column languages: a first row of language codes (``en<TAB>de``; with ``ctx.langs``, of
+    those languages) wins; else ``ctx.langs``
     (the distillation format: column 1 is the teacher's language, then translations); else
     each cell's language is identified. Rows with another column count are skipped with a
     warning naming the line; blank rows are ignored.
@@ -56,7 +74,7 @@ def read_tabular(ctx: ReadContext, delimiter: str = "\t") -> Iterator[Record]:
         if not any(cell.strip() for cell in row):
             continue
         if columns is None:
-            if all(is_lang_code(c) and normalize_lang(c) for c in row):
+            if _is_header(row, ctx.langs):
                 columns = [normalize_lang(c) for c in row]
                 continue
             if ctx.langs:
