@@ -1,1 +1,25 @@
 """CLI command groups; each module has ``register(subparsers)``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+class Once(argparse.Action):
+    """An option that may be given once: a repeat is an error, not a silent override
+    (``mine --collection a --collection b`` used to mine ``b`` alone)."""
+
+    def __init__(self, *args: Any, hint: str = "", **kwargs: Any) -> None:
+        self.hint = hint
+        super().__init__(*args, **kwargs)
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None
+    ) -> None:
+        seen = getattr(namespace, f"_once_{self.dest}", None)
+        if seen is not None:
+            hint = f"; {self.hint}" if self.hint else ""
+            parser.error(f"{option} given twice ({seen}, {values}): it takes one value{hint}")
+        setattr(namespace, f"_once_{self.dest}", values)
+        setattr(namespace, self.dest, values)

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from xlsearch.commands import Once
+
 FORMATS = ("tmx", "xliff", "po", "tsv", "csv", "text", "jsonl", "markdown", "docx", "html")
 
 
@@ -20,7 +22,9 @@ def register(sub: Any) -> None:
         "unchanged file does nothing; a changed file updates only what changed.",
     )
     p.add_argument("files", nargs="+", type=Path, help="files or folders")
-    p.add_argument("--collection", "-c", default="default", help="collection (default: default)")
+    p.add_argument(
+        "--collection", "-c", action=Once, default="default", help="collection (default: default)"
+    )
     p.add_argument("--format", choices=FORMATS, help="input format (default: by extension)")
     p.add_argument(
         "--lang",
@@ -55,7 +59,7 @@ def register(sub: Any) -> None:
         "export", help="export a collection's translation units as TMX, XLIFF or TSV"
     )
     p.add_argument("out", type=Path, help="output file (.tmx, .xlf/.xliff or .tsv)")
-    p.add_argument("--collection", "-c", help="collection (default: all)")
+    p.add_argument("--collection", "-c", action=Once, help="collection (default: all)")
     p.add_argument(
         "--lang",
         help="comma-separated BCP 47 prefixes (en = en, en-GB, en-US …), first one first: "

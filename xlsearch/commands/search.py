@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from xlsearch.commands import Once
+
 KIND_CHOICES = ("auto", "flat", "hnsw", "ivf", "sq8", "ivfpq")
 MODE_CHOICES = ("semantic", "lexical", "hybrid", "phrase", "regex")
 
@@ -34,7 +36,12 @@ def register(sub: Any) -> None:
     p.add_argument("--k", type=int, default=10, help="number of hits (default 10)")
     p.add_argument("--mode", choices=MODE_CHOICES, default="semantic")
     p.add_argument("--case-sensitive", action="store_true", help="lexical/phrase/regex modes")
-    p.add_argument("--collection", help="search one collection (default: all)")
+    p.add_argument(
+        "--collection",
+        action=Once,
+        help="search one collection (default: all)",
+        hint="leave it out to search all collections",
+    )
     p.add_argument("--document", type=int, action="append", help="restrict to document id(s)")
     p.add_argument("--model", help="model (default: the active model)")
     p.add_argument(
@@ -66,8 +73,13 @@ def register(sub: Any) -> None:
     p = sub.add_parser("mine", help="mine parallel sentences between two languages (LASER margin)")
     p.add_argument("--src", required=True, help="source language code")
     p.add_argument("--tgt", required=True, help="target language code")
-    p.add_argument("--collection", help="collection to mine (default: all)")
-    p.add_argument("--tgt-collection", help="mine targets from another collection")
+    p.add_argument(
+        "--collection",
+        action=Once,
+        help="collection to mine (default: all)",
+        hint="mine between two collections with --collection SRC --tgt-collection TGT",
+    )
+    p.add_argument("--tgt-collection", action=Once, help="mine targets from another collection")
     p.add_argument("--threshold", type=float, default=1.06, help="minimum margin score")
     p.add_argument("--k", type=int, default=4, help="neighbourhood size (default 4)")
     p.add_argument("--margin", choices=("ratio", "distance", "absolute"), default="ratio")
