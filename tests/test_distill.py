@@ -104,6 +104,7 @@ def test_static_loss_falls_and_saved_student_loads_everywhere(
         ev[-1].metrics
     )
     assert any(e.stage == "eval" for e in events)
+    assert not [e for e in events if e.stage == "notice"]  # clean data: nothing to say
     card = json.loads((res.out / "xlsearch.json").read_text())
     assert card["kind"] == "static" and card["teacher"].endswith("tiny-st")
     assert set(card["languages"]) == {"de", "fr"}
@@ -167,6 +168,23 @@ def test_cancel_saves_and_resume_matches_uninterrupted_run(
         np.testing.assert_allclose(a[k], b[k], rtol=0, atol=1e-6, err_msg=k)
     steps = [r["step"] for r in log_lines(done.run_dir) if "loss" in r]
     assert steps == list(range(1, 15))
+
+
+def test_skipped_lines_are_told_before_training(
+    corpus: dict[str, Path], tiny_st_model: Path, shared_home: Path, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.tsv"
+    bad.write_bytes(corpus["de"].read_bytes() + b"no tab here\nGr\xfc\xdfe\tGreetings\n")
+    events: list = []
+    cfg = config(corpus, tiny_st_model, tmp_path / "s", train=[str(bad)], max_steps=2)
+    distill(cfg, on_progress=events.append)
+    notices = [(i, e.message) for i, e in enumerate(events) if e.stage == "notice"]
+    assert [m for _, m in notices] == [
+        f"{bad}: 2 of 242 lines skipped: {bad}:241: no TAB: expected sentence<TAB>translation"
+        " (+1 more)"
+    ]
+    first_step = next(i for i, e in enumerate(events) if e.stage == "distill")
+    assert notices[0][0] < first_step
 
 
 def test_ema_tau_schedule_and_update() -> None:

@@ -88,6 +88,13 @@ def test_a_few_bad_lines_are_counted_and_located(tmp_path: Path) -> None:
     assert rep.bad == 2 and rep.pairs == 2
     assert rep.examples[0].endswith("x.tsv:2: no TAB: expected sentence<TAB>translation")
     assert "x.tsv:4: not UTF-8" in rep.examples[1]
+    # the user is told (a notice line of the run), not only the model card
+    assert rep.notice() == (
+        f"{p}: 2 of 4 lines skipped: {p}:2: no TAB: expected sentence<TAB>translation (+1 more)"
+    )
+    clean = tmp_path / "ok.tsv"
+    clean.write_text("a\tb\n")
+    assert read_tsv(TrainFile(clean), 0)[1].notice() is None
     with pytest.raises(DataError, match="no such file"):
         load_parallel([str(tmp_path / "missing.tsv")])
 

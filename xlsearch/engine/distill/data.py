@@ -85,6 +85,15 @@ class FileReport:
     def drop(self, why: str, n: int = 1) -> None:
         self.dropped[why] = self.dropped.get(why, 0) + n
 
+    def notice(self) -> str | None:
+        """One line for the user when lines were skipped (bad, first located), else None."""
+        if not self.bad:
+            return None
+        more = f" (+{self.bad - 1:,} more)" if self.bad > 1 else ""
+        return (
+            f"{self.path}: {self.bad:,} of {self.lines:,} lines skipped: {self.examples[0]}{more}"
+        )
+
 
 @dataclass
 class Group:

@@ -174,6 +174,8 @@ def _run(
     teacher = load_encoder(cfg.teacher, device=device, batch_size=128, precision=precision)
     data = su.read_data(cfg, teacher)
     report(Progress("read", 1, 1, data.summary()))
+    for line in filter(None, (r.notice() for r in data.reports)):
+        report(Progress("notice", message=line))
     # only rank 0 opens (and may create) the cache before the barrier; the others after it
     cache = TeacherCache.for_encoder(teacher) if dist.main else None
     if cfg.ema and student == "static" and not resume:
