@@ -103,3 +103,26 @@ def test_cli_reports_missing_model(tmp_path: Path, capsys) -> None:
     assert main(["encode", "--model", str(tmp_path / "nope"), "x"]) == 2
     err = capsys.readouterr().err
     assert "Model error" in err and str(tmp_path / "nope") in err
+
+
+def test_unavailable_device_is_a_one_line_error(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    from xlsearch.cli import main
+    from xlsearch.engine.encoder import pick_device
+    from xlsearch.engine.errors import ConfigError
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert pick_device("cpu") == "cpu"
+    for bad, why in [("cuda", "not available"), ("cuda:1", "not available"), ("gpu", "unknown")]:
+        with pytest.raises(ConfigError, match=why):
+            pick_device(bad)
+    train = tmp_path / "t.tsv"
+    train.write_text("Hello\tHallo\n" * 20)
+    # was: "error: AssertionError: Torch not compiled with CUDA enabled … report it"
+    assert main(["distill", "--train", str(train), "--device", "cuda", "--name", "x"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: Configuration error: device 'cuda' is not available")
+    assert "--device auto" in err[-1]

@@ -31,10 +31,12 @@ quantisation, CPU). ``auto`` = bf16/fp16 on GPU; on CPU bf16 where the CPU has n
 
 
 def pick_device(device: str = "auto") -> str:
-    """``auto`` → cuda, then mps, then cpu; anything else is returned unchanged."""
+    """``auto`` → cuda, then mps, then cpu; an explicit device must exist here
+    (``ConfigError`` naming it, not torch's assertion deep inside a run)."""
     import torch
 
     if device != "auto":
+        _check_device(torch, device)
         return device
     if torch.cuda.is_available():
         return "cuda"
@@ -42,6 +44,26 @@ def pick_device(device: str = "auto") -> str:
     if mps is not None and mps.is_available():
         return "mps"
     return "cpu"
+
+
+def _check_device(torch: Any, device: str) -> None:
+    kind, _, index = device.partition(":")
+    fix = "use --device auto (or cpu), or the device setting 'auto'"
+    if kind not in ("cpu", "cuda", "mps") or (index and not index.isdigit()):
+        raise ConfigError(f"unknown device {device!r}: choose auto, cpu, cuda, cuda:N or mps")
+    if kind == "cuda":
+        if not torch.cuda.is_available():
+            why = "this torch has no CUDA build" if not torch.version.cuda else "no GPU is visible"
+            raise ConfigError(f"device {device!r} is not available: {why}", hint=fix)
+        if index and int(index) >= torch.cuda.device_count():
+            raise ConfigError(
+                f"device {device!r} is not available: {torch.cuda.device_count()} GPU(s) here",
+                hint=fix,
+            )
+    if kind == "mps":
+        mps = getattr(torch.backends, "mps", None)
+        if mps is None or not mps.is_available():
+            raise ConfigError(f"device {device!r} is not available (Apple GPUs only)", hint=fix)
 
 
 def device_description(device: str = "auto") -> str:
