@@ -116,6 +116,26 @@ async def test_corpus_import_report_index_and_delete(app, engine, settle, tsv_fi
         assert "JobDone('delete')" in screen.message_log
 
 
+async def test_corpus_index_all_indexes_every_collection(app, engine, settle, tsv_file: Path):
+    engine.import_files([str(tsv_file)], "one")
+    engine.import_files([str(tsv_file)], "two")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#collections-table", DataTable).focus()
+        await pilot.press("X")  # index all: one collection after the other
+        for _ in range(4):
+            await settle(pilot)
+        # was: the second start found the first job still running ("Busy") and the rest dropped
+        assert {(s.collection, s.state) for s in screen.statuses} == {
+            ("demo", "fresh"),
+            ("one", "fresh"),
+            ("two", "fresh"),
+        }
+        assert not [n for n in app._notifications if n.title == "Busy"]
+
+
 async def test_distill_wizard_preview_run_and_card(app, settle, tsv_file: Path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f5")

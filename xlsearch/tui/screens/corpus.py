@@ -166,8 +166,13 @@ class CorpusScreen(EngineScreen):
         if self.job_running():
             self.notify("Wait for the running job or cancel it (ctrl+x)", title="Busy")
             return
-        self._index_queue = list(names[1:])
-        engine, name = self.engine, names[0]
+        self._index_queue = list(names)
+        self._index_next()
+
+    def _index_next(self) -> None:
+        """Start the next queued index job (no busy check: called as the previous one ends,
+        while its worker may still count as running)."""
+        engine, name = self.engine, self._index_queue.pop(0)
         self.run_job("index", lambda p, c: engine.build_index(name, None, p, c))
 
     @on(Button.Pressed, "#delete")
@@ -214,7 +219,7 @@ class CorpusScreen(EngineScreen):
             status: IndexStatus = message.result
             panel.finish(f"indexed {status.collection}: {status.vectors:,} vectors")
             if self._index_queue:
-                self.start_index(self._index_queue)
+                self._index_next()
         elif message.job == "delete":
             panel.finish(f"deleted {message.result}")
         self.action_refresh()
