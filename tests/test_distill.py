@@ -156,8 +156,15 @@ def test_cancel_saves_and_resume_matches_uninterrupted_run(
     meta = json.loads((part.run_dir / "checkpoint" / "meta.json").read_text())
     assert meta["step"] == 6 and meta["config"]["max_steps"] == 14
 
-    with pytest.raises(ConfigError):  # an existing run is never silently overwritten
+    # an existing run is never silently overwritten; the message says which kind and the fix
+    with pytest.raises(ConfigError, match="holds an unfinished run") as exc:
         distill(cfg_b)
+    assert exc.value.hint == (
+        f"continue it: xlsearch distill --resume --out {part.out}; or choose another --name"
+    )
+    with pytest.raises(ConfigError, match="a model named 'a' already exists") as exc:
+        distill(config(corpus, tiny_st_model, tmp_path / "a", max_steps=14))
+    assert "choose another --name" in (exc.value.hint or "")
     done = distill(DistillConfig(out=str(tmp_path / "b"), device="cpu"), resume=True)
     assert done.steps == 14 and not done.cancelled
     assert read_card(done.out)["finished"] is True

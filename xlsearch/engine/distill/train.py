@@ -135,6 +135,27 @@ def distill(
         ddp.teardown(dist)
 
 
+def _refuse_existing(out: Path, run_dir: Path) -> None:
+    """A new run never overwrites a model or an unfinished run of the same name."""
+    from xlsearch.engine.errors import ModelError
+    from xlsearch.engine.modelio import read_card
+
+    try:
+        finished = bool(read_card(out).get("finished"))
+    except ModelError:  # an unreadable card: treat the run as unfinished
+        finished = False
+    if finished:
+        raise ConfigError(
+            f"a model named {out.name!r} already exists ({out})",
+            hint="choose another --name (or --out), or delete that folder and "
+            f"{run_dir.name} beside it",
+        )
+    raise ConfigError(
+        f"{run_dir} holds an unfinished run of {out.name!r}",
+        hint=f"continue it: xlsearch distill --resume --out {out}; or choose another --name",
+    )
+
+
 def _run(
     cfg: DistillConfig,
     device: str,
@@ -162,10 +183,7 @@ def _run(
         cfg.max_steps = steps or cfg.max_steps  # an explicit new total (changes the schedule)
         student = su.resolve_kind(cfg, device)
     elif meta is not None:
-        raise ConfigError(
-            f"{run_dir} holds an unfinished or finished run",
-            hint="pass --resume to continue it, or choose another --out (or delete the folder)",
-        )
+        _refuse_existing(out, run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     report(Progress("read", 0, None, "reading training data"))
     precision = cfg.teacher_precision
