@@ -234,3 +234,29 @@ async def test_evaluate_out_of_the_box(real_app, tiny_static_model):
             "dev split\n  hint: only students distilled by xlsearch have one; choose the demo "
             "held-out set"
         ]
+
+
+async def test_mine_between_two_monolingual_collections(real_app, tmp_path: Path):
+    """A corpus linguist's two monolingual collections: English side from one, German from
+    the other (the CLI's --collection/--tgt-collection; the screen had no target choice)."""
+    app = real_app
+    (tmp_path / "en.txt").write_text("\n".join(EN) + "\n", encoding="utf-8")
+    (tmp_path / "de.txt").write_text("\n".join(DE) + "\n", encoding="utf-8")
+    (tmp_path / "mixed.tsv").write_text("the dog sleeps\tder hund schläft\n", encoding="utf-8")
+    app.engine.import_files([str(tmp_path / "en.txt")], "ens", langs=["en"])
+    app.engine.import_files([str(tmp_path / "de.txt")], "des", langs=["de"])
+    app.engine.import_files([str(tmp_path / "mixed.tsv")], "other", langs=["en", "de"])
+    async with app.run_test(size=(120, 35)) as pilot:
+        await pilot.press("f7")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#src-lang", Input).value = "en"
+        screen.query_one("#tgt-lang", Input).value = "de"
+        screen.query_one("#mine-collection", Select).value = "ens"
+        screen.query_one("#mine-tgt-collection", Select).value = "des"
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert not errors(app)
+        assert screen.pairs
+        assert {p.src_text for p in screen.pairs} <= set(EN)
+        assert {p.tgt_text for p in screen.pairs} <= set(DE)

@@ -295,6 +295,8 @@ class EngineAPI(Protocol):
         threshold: float = 1.0,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        *,
+        tgt_collection: str | None = None,
     ) -> list[MinedPair]: ...
 
     def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int: ...

@@ -462,10 +462,26 @@ class FakeEngine(FakeLookupMixin):
         threshold: float = 1.0,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        *,
+        tgt_collection: str | None = None,
     ) -> list[MinedPair]:
         cancel = ensure_token(cancel)
         for _ in self._steps("mine", 2, on_progress, cancel):
             pass
+        if tgt_collection and tgt_collection != collection:  # two sides, paired in order
+            a_side, b_side = (
+                [
+                    s
+                    for s in self.segments.values()
+                    if s.lang == lang and self.docs[s.doc].collection == c
+                ]
+                for lang, c in ((src, collection), (tgt, tgt_collection))
+            )
+            pairs = [
+                MinedPair(a.id, b.id, a.text, b.text, src, tgt, round(1.2 - i / 100, 3))
+                for i, (a, b) in enumerate(zip(a_side, b_side, strict=False))
+            ]
+            return [p for p in pairs if p.score >= threshold]
         by_unit: dict[int, dict[str, _Segment]] = {}
         for s in self.segments.values():
             if collection and self.docs[s.doc].collection != collection:

@@ -195,6 +195,8 @@ class JobsMixin:
         threshold: float = 1.0,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        *,
+        tgt_collection: str | None = None,
     ) -> list[MinedPair]:
         from xlsearch.engine.mining import mine_store
 
@@ -206,6 +208,7 @@ class JobsMixin:
                 src,
                 tgt,
                 collection=collection,
+                tgt_collection=tgt_collection,
                 threshold=threshold,
                 on_progress=on_progress,
                 cancel=cancel,

@@ -19,6 +19,7 @@ from xlsearch.tui.widgets.progress import JobPanel
 from xlsearch.tui.widgets.slider import Slider
 
 ALL = "*"
+SAME = "="
 MIN_MARGIN, MAX_MARGIN = 1.0, 2.0
 
 
@@ -50,6 +51,13 @@ class MiningScreen(EngineScreen):
                 value=ALL,
                 allow_blank=False,
                 id="mine-collection",
+                compact=True,
+            )
+            yield Select(
+                [("same collection", SAME)],
+                value=SAME,
+                allow_blank=False,
+                id="mine-tgt-collection",
                 compact=True,
             )
             yield Button("Mine (ctrl+r)", variant="primary", id="mine", compact=True)
@@ -88,8 +96,13 @@ class MiningScreen(EngineScreen):
             return
         collection = self.query_one("#mine-collection", Select).value
         coll = None if collection in (ALL, Select.BLANK) else str(collection)
+        target = self.query_one("#mine-tgt-collection", Select).value
+        tgt_coll = coll if target in (SAME, Select.BLANK) else str(target)
         engine = self.engine
-        self.run_job("mine", lambda p, c: engine.mine(src, tgt, coll, MIN_MARGIN, p, c))
+        self.run_job(
+            "mine",
+            lambda p, c: engine.mine(src, tgt, coll, MIN_MARGIN, p, c, tgt_collection=tgt_coll),
+        )
 
     def action_cancel(self) -> None:
         self.cancel_job("mine")
@@ -105,9 +118,10 @@ class MiningScreen(EngineScreen):
     def on_job_done(self, message: JobDone) -> None:
         if message.job == "collections":
             select = self.query_one("#mine-collection", Select)
-            select.set_options(
-                [("all collections", ALL)] + [(c.name, c.name) for c in message.result]
-            )
+            names = [(c.name, c.name) for c in message.result]
+            select.set_options([("all collections", ALL), *names])
+            target = self.query_one("#mine-tgt-collection", Select)
+            target.set_options([("same collection", SAME), *[(f"→ {n}", v) for n, v in names]])
         elif message.job == "mine":
             self.pairs = sorted(message.result, key=lambda p: -p.score)
             self.query_one(JobPanel).finish(f"{len(self.pairs):,} candidate pairs")
