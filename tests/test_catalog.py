@@ -43,3 +43,18 @@ def test_translation_accuracy_and_mse() -> None:
     assert translation_accuracy(eye, eye) == (100.0, 100.0)
     assert translation_accuracy(eye, swapped, block=3) == (50.0, 50.0)
     assert abs(mse_x100(eye, swapped) - 100 * 4 / 16) < 1e-9
+
+
+def test_models_lists_a_students_teacher_language_too(tiny_static_model: Path, capsys) -> None:
+    """A student of the English teacher encodes English too: the listing says so."""
+    from xlsearch.cli import main
+    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.engine.modelio import BUNDLED_TEACHER
+
+    student = Path(shutil.copytree(tiny_static_model, locations.models_dir() / "de-fr"))
+    update_card(student, languages=["de", "fr"], teacher=BUNDLED_TEACHER)
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert "langs en,de,fr" in out  # was "langs de,fr": as if it knew no English
+    [entry] = [m for m in LocalEngine().list_models() if m.name == "de-fr"]
+    assert entry.languages == ["en", "de", "fr"]

@@ -56,6 +56,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 def cmd_models(args: argparse.Namespace) -> int:
     """List known models with their cards; optionally set the active model."""
     from xlsearch.engine import catalog
+    from xlsearch.engine.modelio import model_languages
 
     if args.use:
         print(f"active model: {catalog.set_active_model(args.use)}", file=sys.stderr)
@@ -70,7 +71,7 @@ def cmd_models(args: argparse.Namespace) -> int:
         return 0
     for m in models:
         card = m.card
-        langs = ",".join(card.get("languages", [])[:12])
+        langs = ",".join(model_languages(card)[:12])
         metrics = card.get("metrics", {})
         acc = metrics.get("dev_acc") or metrics.get("tatoeba_mean")
         mark = "*" if m.spec == active else " "

@@ -139,6 +139,15 @@ def model_id(path: str | os.PathLike[str]) -> str:
     return str(p)
 
 
+def model_languages(card: dict[str, Any]) -> list[str]:
+    """The languages a model encodes, as shown to the user: a student's card lists the
+    languages of its translations; the bundled teacher's English comes first."""
+    langs = [str(x) for x in card.get("languages", [])]
+    if card.get("teacher") == BUNDLED_TEACHER and not any(x.split("-")[0] == "en" for x in langs):
+        langs.insert(0, "en")
+    return langs
+
+
 def trained_languages(model: str, card: dict[str, Any]) -> set[str] | None:
     """Primary language subtags a model was trained on (None: unknown). The bundled teacher
     is English-only; a distilled student knows its card's languages plus its teacher's

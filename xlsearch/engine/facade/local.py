@@ -350,6 +350,8 @@ class LocalEngine(JobsMixin):
         return models
 
     def list_models(self) -> list[ModelEntry]:
+        from xlsearch.engine.modelio import model_languages
+
         active = self.active_model()
         return [
             ModelEntry(
@@ -357,7 +359,7 @@ class LocalEngine(JobsMixin):
                 m.name,
                 str(m.card.get("kind", "")),
                 m.card.get("dim"),
-                list(m.card.get("languages", [])),
+                model_languages(m.card),
                 m.is_student,
                 m.spec == active,
                 m.card,
