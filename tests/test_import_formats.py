@@ -150,6 +150,26 @@ def test_tsv_first_row_with_lang_given_is_data_unless_those_languages(tmp_path: 
     assert recs == [(0, "de", "Ja"), (0, "en-GB", "Yes")]
 
 
+def test_csv_with_semicolons_as_excel_writes_it(tmp_path: Path) -> None:
+    data = 'en;de\r\nThank you;Danke\r\n"Yes; really";"Ja; wirklich"\r\n'.encode("cp1252")
+    recs, _ = read(write(tmp_path, "excel.csv", data), encoding="cp1252")
+    assert recs == [
+        (0, "en", "Thank you"),
+        (0, "de", "Danke"),
+        (1, "en", "Yes; really"),
+        (1, "de", "Ja; wirklich"),
+    ]
+    # without a header, commas inside the sentences: still split at the semicolons
+    recs, _ = read(
+        write(tmp_path, "b.csv", "Hello, world;Hallo, Welt\nGood day, sir;Guten Tag, Herr\n"),
+        langs=["en", "de"],
+    )
+    assert [r[2] for r in recs][:2] == ["Hello, world", "Hallo, Welt"]
+    # a comma CSV whose text has semicolons stays a comma CSV
+    recs, _ = read(write(tmp_path, "c.csv", 'en,de\n"a; b",c\nd,"e; f"\n'))
+    assert [r[2] for r in recs] == ["a; b", "c", "d", "e; f"]
+
+
 def test_tsv_without_languages_identifies_them(tmp_path: Path) -> None:
     recs, _ = read(
         write(

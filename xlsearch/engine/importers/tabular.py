@@ -1,8 +1,10 @@
-"""TSV/CSV: a header of language codes, or the distillation format (languages given)."""
+"""TSV/CSV (comma or, as Excel writes it in many locales, semicolon): a header of language
+codes, or the distillation format (languages given)."""
 
 from __future__ import annotations
 
 import csv
+import itertools
 from collections.abc import Iterator
 
 from xlsearch.engine.importers.base import (
@@ -16,9 +18,31 @@ from xlsearch.engine.importers.base import (
     normalize_lang,
 )
 
+SNIFF_LINES = 20
+
+
+def _csv_delimiter(sample: list[str], complete: bool, columns: int | None) -> str:
+    """``,``, or ``;`` (the CSV Excel writes in most European locales) when the sample's
+    rows split into a steady number of cells by ``;`` but not by ``,`` — that number being
+    ``columns`` when the languages are given (``--lang en,de``), else any ≥ 2."""
+
+    def steady(delimiter: str) -> bool:
+        rows = [r for r in csv.reader(sample, delimiter=delimiter) if any(c.strip() for c in r)]
+        if not complete and len(rows) > 1:
+            rows = rows[:-1]  # perhaps cut inside a quoted field
+        counts = {len(r) for r in rows}
+        return len(counts) == 1 and (counts == {columns} if columns else min(counts) >= 2)
+
+    return ";" if not steady(",") and steady(";") else ","
+
 
 def _rows(ctx: ReadContext, delimiter: str) -> Iterator[tuple[int, list[str]]]:
     lines = iter_lines(ctx)
+    if delimiter == ",":
+        head = list(itertools.islice(lines, SNIFF_LINES))
+        columns = len(ctx.langs) if ctx.langs else None
+        delimiter = _csv_delimiter([line for _, line in head], len(head) < SNIFF_LINES, columns)
+        lines = itertools.chain(head, lines)
     if delimiter == "\t":
         for number, line in lines:
             yield number, line.split("\t")
