@@ -249,3 +249,21 @@ def test_teacher_cache_eta_comes_from_the_work_left() -> None:
     rate_based = (100 - done) / (done / elapsed)
     assert rate_based > 3 * true_left
     assert eta_from_work(elapsed, remaining_after, 100, total) == 0.0
+
+
+def test_search_with_no_hits_says_why(tmp_path: Path, capsys) -> None:
+    """'no hits' alone left a newcomer guessing: an empty store, or a --lang typo."""
+    assert main(["search", "tea", "--mode", "lexical"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "no hits\n"
+    assert "(the store is empty: xlsearch import FILE… --collection NAME)" in err
+    path = tmp_path / "tm.tmx"
+    path.write_text(TMX, encoding="utf-8")
+    assert main(["import", str(path), "--collection", "tm", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["search", "dog", "--mode", "lexical", "--lang", "jp"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "no hits\n" and "the store has no segment in jp; it has en, de, fr" in err
+    assert main(["search", "zebra", "--mode", "lexical", "--lang", "en"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "no hits\n" and "(" not in err  # simply no match: nothing to explain

@@ -139,6 +139,20 @@ def _langs(values: list[str] | None) -> list[str] | None:
     return [x.strip() for v in values for x in v.split(",") if x.strip()]
 
 
+def _why_no_hits(store: Any, collection: str | None, langs: list[str] | None) -> str | None:
+    """The plain reason a search found nothing, when there is one: an empty store or
+    collection, or ``--lang`` tags that match no stored language (a typo, ``--lang jp``)."""
+    from xlsearch.engine.langtags import tag_matches
+
+    have = store.languages(collection)
+    where = f"collection '{collection}'" if collection else "the store"
+    if not have:
+        return f"{where} is empty: xlsearch import FILE… --collection NAME"
+    if langs and not any(tag_matches(want, tag) for want in langs for tag in have):
+        return f"{where} has no segment in {', '.join(langs)}; it has {', '.join(have)}"
+    return None
+
+
 def _encoder(spec: str | None, **kw: Any) -> Any:
     from xlsearch.engine.catalog import active_model
     from xlsearch.engine.encoder import load_encoder
@@ -194,6 +208,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             units=unit_filter(args),
             variants=args.variants,
         )
+        why = None if hits else _why_no_hits(store, args.collection, langs)
     if args.out:
         from xlsearch.engine.mining import write_hits
 
@@ -207,6 +222,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"model: {model_label(enc)}", file=sys.stderr)
     if not hits:
         print("no hits")
+        if why:
+            print(f"  ({why})", file=sys.stderr)
     for rank, h in enumerate(hits, 1):
         print(f"{rank:>3}. {h.score:.3f} [{h.lang}] {h.text}")
         print(f"       {h.collection}:{h.path}")
