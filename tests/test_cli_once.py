@@ -36,3 +36,13 @@ def test_one_collection_still_parses() -> None:
     )
     assert (args.collection, args.tgt_collection) == ("a", "b")
     assert build_parser().parse_args(["import", "f.txt"]).collection == "default"
+
+
+def test_short_collection_option_everywhere() -> None:
+    """'-c' (learnt from import/export/delete) works for every command taking --collection."""
+    parse = build_parser().parse_args
+    assert parse(["index", "-c", "a", "-c", "b"]).collection == ["a", "b"]
+    assert parse(["search", "x", "-c", "a"]).collection == "a"
+    assert parse(["mine", "--src", "en", "--tgt", "de", "-c", "a"]).collection == "a"
+    assert parse(["lookup", "x", "--src", "en", "-c", "a"]).collection == "a"
+    assert parse(["analyze", "f.xlf", "-c", "a"]).collection == "a"

@@ -40,7 +40,7 @@ def register(sub: Any) -> None:
     p.add_argument("segment", help="the source segment to translate")
     p.add_argument("--src", required=True, help="source language of the segment (e.g. en)")
     p.add_argument("--tgt", default="", help="target language (shows the stored target)")
-    p.add_argument("--collection", action=Once, help="the memory (default: all collections)")
+    p.add_argument("--collection", "-c", action=Once, help="the memory (default: all collections)")
     p.add_argument("--k", type=_count, default=5, help="matches to show (default 5)")
     p.add_argument("--cross", type=int, default=3, help="cross-language matches (default 3)")
     p.add_argument("--min-fuzzy", type=_percent, default=0, help="hide matches below this fuzzy %%")
@@ -58,7 +58,7 @@ def register(sub: Any) -> None:
         "match per segment (marked for review).",
     )
     p.add_argument("document", help="XLIFF 1.2/2.x, PO, plain text or DOCX")
-    p.add_argument("--collection", action=Once, help="the memory (default: all collections)")
+    p.add_argument("--collection", "-c", action=Once, help="the memory (default: all collections)")
     p.add_argument("--src", help="source language (default: from the file / detected)")
     p.add_argument("--tgt", help="target language (default: from the file)")
     p.add_argument("--report", help="write the report as .md or .json")

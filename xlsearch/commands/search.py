@@ -16,7 +16,9 @@ MODE_CHOICES = ("semantic", "lexical", "hybrid", "phrase", "regex")
 def register(sub: Any) -> None:
     """Add the index/search/sts/mine commands."""
     p = sub.add_parser("index", help="build or update the vector index of collections")
-    p.add_argument("--collection", action="append", help="collection (repeatable; default: all)")
+    p.add_argument(
+        "--collection", "-c", action="append", help="collection (repeatable; default: all)"
+    )
     p.add_argument("--model", help="model folder or bundled:teacher (default: the active model)")
     p.add_argument(
         "--kind",
@@ -38,6 +40,7 @@ def register(sub: Any) -> None:
     p.add_argument("--case-sensitive", action="store_true", help="lexical/phrase/regex modes")
     p.add_argument(
         "--collection",
+        "-c",
         action=Once,
         help="search one collection (default: all)",
         hint="leave it out to search all collections",
@@ -75,6 +78,7 @@ def register(sub: Any) -> None:
     p.add_argument("--tgt", required=True, help="target language code")
     p.add_argument(
         "--collection",
+        "-c",
         action=Once,
         help="collection to mine (default: all)",
         hint="mine between two collections with --collection SRC --tgt-collection TGT",
