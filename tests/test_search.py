@@ -208,6 +208,17 @@ def test_cli_index_search_sts_mine(
     assert 1 <= len(lines) <= 4 and all(len(line.split("\t")) == 2 for line in lines)
     assert {line.split("\t")[0] for line in lines} <= {u["en"] for u in UNITS}
     assert main(["search", "dog", "--collection", "missing", "--model", model]) == 2
+    capsys.readouterr()
+    # a side without its language: one line naming it (was "0 pairs from 0 ja × 11 de")
+    mine = ["mine", "--src", "ja", "--tgt", "de", "--model", model, "--out", str(pairs)]
+    assert main(mine) == 2
+    err = capsys.readouterr().err
+    assert "the memory has no segment in language 'ja' (--src)" in err and "en" in err
+    # no pair above the threshold: nothing written (was an empty file, exit 0)
+    none = tmp_path / "none.tsv"
+    mine = ["mine", "--src", "en", "--tgt", "de", "--model", model, "--margin", "absolute"]
+    assert main([*mine, "--threshold", "1.5", "--out", str(none)]) == 0  # cosine ≤ 1
+    assert not none.exists() and "nothing written" in capsys.readouterr().err
 
 
 def test_ivf_auto_switch_keeps_search_correct(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -257,12 +257,18 @@ def cmd_sts(args: argparse.Namespace) -> int:
 
 def cmd_mine(args: argparse.Namespace) -> int:
     """Mine pairs and print or export them."""
+    from xlsearch.commands.lookup import _check_languages
     from xlsearch.commands.progress import progress_display
     from xlsearch.engine.mining import mine_store, write_pairs
     from xlsearch.engine.store import Store
 
     enc = _encoder(args.model)
     with Store() as store, progress_display() as bar:
+        # a side with no segment in its language is a typo or the wrong collection, not
+        # "0 pairs from 0 en × 3 de segments"
+        tgt_collection = args.tgt_collection or args.collection
+        _check_languages(store, args.collection, src=args.src)
+        _check_languages(store, tgt_collection, tgt=args.tgt)
         res = mine_store(
             store,
             enc,
@@ -283,7 +289,9 @@ def cmd_mine(args: argparse.Namespace) -> int:
         f"segments (margin {args.margin} ≥ {args.threshold}, k={args.k})",
         file=sys.stderr,
     )
-    if args.out:
+    if args.out and not res.pairs:
+        print(f"nothing written to {args.out} (try a lower --threshold)", file=sys.stderr)
+    elif args.out:
         path = write_pairs(res.pairs, args.out, args.src, args.tgt)
         print(f"wrote {len(res.pairs):,} pairs to {path}", file=sys.stderr)
     for p in res.pairs[: args.show]:
