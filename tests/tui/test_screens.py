@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button, DataTable, Input, Label, Static, TextArea
+from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static, TextArea
 
 from xlsearch.engine.errors import StoreError
 from xlsearch.engine.facade.api import EVAL_DEMO, EVAL_DEV
@@ -134,6 +134,23 @@ async def test_corpus_index_all_indexes_every_collection(app, engine, settle, ts
             ("two", "fresh"),
         }
         assert not [n for n in app._notifications if n.title == "Busy"]
+
+
+async def test_distill_from_an_imported_memory_is_previewed(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#tm-collection", Select).value = "demo"
+        await settle(pilot)
+        # choosing the memory checks "use my imported translation memory" and previews it
+        assert screen.query_one("#use-tm", Checkbox).value is True
+        preview = screen.query_one("#tsv-preview", Static).content.plain
+        assert preview.startswith("collection demo · 6 units · languages de, en, ru, zh")
+        assert "English–other pairs" in preview
+        screen.query_one("#use-tm", Checkbox).value = False
+        await settle(pilot)
+        assert str(screen.query_one("#tsv-preview", Static).content) == "no data chosen"
 
 
 async def test_distill_wizard_preview_run_and_card(app, settle, tsv_file: Path):

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, Static
 from textual_plotext import PlotextPlot
 
-from xlsearch.engine.facade.api import DistillConfig, DistillResult, TsvPreview
+from xlsearch.engine.facade.api import CollectionInfo, DistillConfig, DistillResult, TsvPreview
 from xlsearch.engine.progress import Progress
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
@@ -58,6 +58,7 @@ class DistillScreen(EngineScreen):
         super().__init__()
         self.files: list[str] = []
         self.preview: TsvPreview | None = None
+        self.collections: dict[str, CollectionInfo] = {}
         self.losses: list[tuple[float, float]] = []
         self.dev: list[tuple[float, float]] = []
         self.result: DistillResult | None = None
@@ -130,6 +131,40 @@ class DistillScreen(EngineScreen):
         self.query_one("#tsv-preview", Static).update(f"reading {len(paths)} file(s)…")
         engine = self.engine
         self.run_query("preview", lambda: engine.preview_tsv(paths))
+
+    @on(Select.Changed, "#tm-collection")
+    def _tm_chosen(self, event: Select.Changed) -> None:
+        """Choosing a memory means training on it (the checkbox alone was easy to miss)."""
+        if event.value != Select.BLANK:
+            self.query_one("#use-tm", Checkbox).value = True
+        self._show_tm()
+
+    @on(Checkbox.Changed, "#use-tm")
+    def _use_tm_changed(self, event: Checkbox.Changed) -> None:
+        if event.value:
+            self._show_tm()
+        elif self.preview is not None and self.files:
+            self._show_preview(self.preview)
+        else:
+            self.query_one("#tsv-preview", Static).update("no data chosen")
+
+    def _show_tm(self) -> None:
+        """The preview of training on an imported memory (it said "no data chosen")."""
+        if not self.query_one("#use-tm", Checkbox).value:
+            return
+        name = self.query_one("#tm-collection", Select).value
+        info = self.collections.get(str(name)) if name != Select.BLANK else None
+        out = Text()
+        if info is None:
+            out.append("choose the collection to train on", style="bold")
+        else:
+            out.append(f"collection {info.name} · {info.units:,} units · ", style="bold")
+            out.append(f"languages {', '.join(info.languages)}\n")
+            if any(lang.split("-")[0] == "en" for lang in info.languages):
+                out.append("  its English–other pairs become the training data", style="dim")
+            else:
+                out.append("  no English side: the teacher is English", style="bold red")
+        self.query_one("#tsv-preview", Static).update(out)
 
     def _show_preview(self, p: TsvPreview) -> None:
         self.preview = p
@@ -275,6 +310,7 @@ class DistillScreen(EngineScreen):
         if message.job == "setup":
             collections, device = message.result
             self.query_one("#device", Label).update(f"device: {device}")
+            self.collections = {c.name: c for c in collections}
             select = self.query_one("#tm-collection", Select)
             select.set_options([(c.name, c.name) for c in collections])
         elif message.job == "preview":
