@@ -244,7 +244,13 @@ def test_teacher_student_with_vocab_extension(
         max_steps=4,
         batch_size=8,
     )
-    res = distill(cfg)
+    events: list = []
+    res = distill(cfg, on_progress=events.append)
+    # on a CPU the user is told first that this student is meant for a GPU
+    assert [e.message for e in events if e.stage == "notice"] == [
+        "the teacher student on a CPU is a transformer fine-tuning: tens of pairs/s (the "
+        "static student: thousands); it is meant for a GPU"
+    ]
     card = json.loads((res.out / "xlsearch.json").read_text())
     info = card["student_info"]
     assert info["new_tokens"] > 0 and "ね" in info["examples"]

@@ -185,6 +185,15 @@ def _run(
     elif meta is not None:
         _refuse_existing(out, run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
+    if student != "static" and not device.startswith(("cuda", "mps")) and not resume:
+        report(
+            Progress(
+                "notice",
+                message=f"the {student.split(':')[0]} student on a CPU is a transformer "
+                "fine-tuning: tens of pairs/s (the static student: thousands); it is meant "
+                "for a GPU",
+            )
+        )
     report(Progress("read", 0, None, "reading training data"))
     precision = cfg.teacher_precision
     if precision == "auto" and device == "cpu":
