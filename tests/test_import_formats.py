@@ -170,6 +170,13 @@ def test_csv_with_semicolons_as_excel_writes_it(tmp_path: Path) -> None:
     assert [r[2] for r in recs] == ["a; b", "c", "d", "e; f"]
 
 
+def test_tsv_first_row_of_capitalised_words_is_data(tmp_path: Path) -> None:
+    recs, _ = read(write(tmp_path, "n.tsv", "Yes\tJa\nNo\tNein\n"))
+    assert [r[2] for r in recs] == ["Yes", "Ja", "No", "Nein"]  # not languages yes/ja
+    recs, _ = read(write(tmp_path, "h.tsv", "EN\tde_at\nYes\tJa\n"))
+    assert recs == [(0, "en", "Yes"), (0, "de-AT", "Ja")]
+
+
 def test_tsv_without_languages_identifies_them(tmp_path: Path) -> None:
     recs, _ = read(
         write(

@@ -157,8 +157,13 @@ def keep_lang(ctx: ReadContext, lang: str | None) -> bool:
 
 
 def is_lang_code(value: str) -> bool:
-    """Whether a header cell looks like a language tag (``en``, ``pt-BR``, ``deu``)."""
-    return bool(_LANG_RE.match(value.strip()))
+    """Whether a header cell looks like a language tag (``en``, ``EN``, ``pt-BR``, ``deu``).
+
+    A capitalised word (``Yes``, ``Ja``, ``No``) is text, not a tag: the first row of a
+    headerless file of short sentences must not become its column languages."""
+    value = value.strip()
+    primary = re.split(r"[-_]", value, maxsplit=1)[0]
+    return bool(_LANG_RE.match(value)) and (primary.islower() or primary.isupper())
 
 
 def detect_format(path: Path, fmt: str | None = None) -> str:
