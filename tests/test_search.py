@@ -213,7 +213,8 @@ def test_cli_index_search_sts_mine(
     mine = ["mine", "--src", "ja", "--tgt", "de", "--model", model, "--out", str(pairs)]
     assert main(mine) == 2
     err = capsys.readouterr().err
-    assert "the memory has no segment in language 'ja' (--src)" in err and "en" in err
+    assert "the store has no segment in language 'ja' (the source side)" in err
+    assert "(hint: the store has: de, en, fr)" in err
     # no pair above the threshold: nothing written (was an empty file, exit 0)
     none = tmp_path / "none.tsv"
     mine = ["mine", "--src", "en", "--tgt", "de", "--model", model, "--margin", "absolute"]

@@ -260,3 +260,21 @@ async def test_mine_between_two_monolingual_collections(real_app, tmp_path: Path
         assert screen.pairs
         assert {p.src_text for p in screen.pairs} <= set(EN)
         assert {p.tgt_text for p in screen.pairs} <= set(DE)
+
+
+async def test_mining_a_language_the_collection_lacks_says_so(real_app, tmp_path: Path):
+    app = real_app
+    app.engine.import_files([str(write_tmx(tmp_path / "memory.tmx"))], "tm")
+    async with app.run_test(size=(120, 35)) as pilot:
+        await pilot.press("f7")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#src-lang", Input).value = "ja"  # was: "0 candidate pairs"
+        screen.query_one("#tgt-lang", Input).value = "de"
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        panel = str(screen.query_one("#mine-job").render())
+        assert not screen.pairs
+        assert "has no segment in language 'ja'" in panel or any(
+            "has no segment in language 'ja'" in e for e in errors(app)
+        ), panel

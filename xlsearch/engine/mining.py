@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine import margin as margins
+from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 
 ANN_MIN = 50_000
@@ -147,8 +148,15 @@ def mine_store(
     key = model_key(encoder)
     tgt_coll = tgt_collection if tgt_collection is not None else collection
     sides = []
-    for lang, coll in ((src_lang, collection), (tgt_lang, tgt_coll)):
+    for side, lang, coll in (("source", src_lang, collection), ("target", tgt_lang, tgt_coll)):
         rows = segment_rows(store.db, collection=coll, langs=[lang])
+        if not len(rows["id"]):  # a typo or the wrong collection, not "0 pairs from 0 × n"
+            have = ", ".join(store.languages(coll)) or "nothing (import first)"
+            where = f"collection {coll}" if coll else "the store"
+            raise ConfigError(
+                f"{where} has no segment in language {lang!r} (the {side} side)",
+                hint=f"{where} has: {have}",
+            )
         _, first = np.unique(rows["text_hash"], return_index=True)
         first.sort()
         ids = rows["id"][first]
