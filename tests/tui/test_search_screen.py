@@ -79,6 +79,20 @@ async def test_language_filter_collection_and_mode(app, engine, settle):
         assert engine.calls[-1] == "search:lexical:train"
 
 
+async def test_no_hits_says_why_a_language_filter_found_nothing(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot)
+        screen.query_one("#langs", Input).value = "jp"  # a typo for ja
+        screen.query_one("#query", Input).value = "train"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not screen.hits
+        assert str(screen.query_one("#preview", Static).content) == (
+            "No matches. No segment is in jp; stored: de, en, ru, zh."
+        )
+
+
 async def test_bad_regex_shows_the_error_not_a_traceback(app, settle):
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen

@@ -98,6 +98,7 @@ class SearchScreen(EngineScreen):
         self._explicit = False
         self._started = 0.0
         self._ready = False
+        self.stored: tuple[list[str], list[str]] | None = None  # (collections, languages)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -254,12 +255,13 @@ class SearchScreen(EngineScreen):
                 f"{len(hits)} hits" + ("" if self.app.is_headless else f" · {ms:.0f} ms")
             )
             if not hits:
-                self.query_one("#preview", Static).update("No matches.")
+                self.query_one("#preview", Static).update("No matches." + self._why_none(args))
         elif message.job == "preview":
             self.context_view = message.result
             self._show_preview()
         elif message.job == "filters":
             collections, languages = message.result
+            self.stored = ([c.name for c in collections], list(languages))
             self._set_options(
                 "#collection",
                 [("all collections", ALL)] + [(c.name, c.name) for c in collections],
@@ -269,6 +271,20 @@ class SearchScreen(EngineScreen):
             )
         elif message.job == "export":
             self.notify(f"{message.result} units written", title="Exported")
+
+    def _why_none(self, args: dict[str, Any]) -> str:
+        """The plain reason for no hits, when there is one (the CLI says the same)."""
+        from xlsearch.engine.langtags import tag_matches
+
+        if self.stored is None:
+            return ""
+        collections, languages = self.stored
+        if not collections:
+            return " Nothing is imported yet: Corpus (f4), Import (i)."
+        langs = args["langs"]
+        if langs and not any(tag_matches(want, tag) for want in langs for tag in languages):
+            return f" No segment is in {', '.join(langs)}; stored: {', '.join(languages)}."
+        return ""
 
     def _set_options(self, selector: str, options: list[tuple[str, str]]) -> None:
         select = self.query_one(selector, Select)
