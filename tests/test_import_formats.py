@@ -279,6 +279,26 @@ def test_jsonl_fields_units_and_bad_lines(tmp_path: Path) -> None:
     assert [w.split(": ", 1)[0].rsplit(":", 1)[1] for w in ctx.warnings] == ["3", "4", "5"]
 
 
+def test_jsonl_parallel_lines_as_hugging_face_datasets_write_them(tmp_path: Path) -> None:
+    data = (
+        '{"id": "1", "translation": {"en": "Good morning", "de-AT": "Servus"}}\n'
+        '{"translation": {"en": "Thank you", "fr": "Merci", "??": "x"}}\n'
+        '{"en": "Hello", "de": "Hallo"}\n'
+    )
+    ctx = ReadContext(write(tmp_path, "p.jsonl", data))
+    recs = list(read_records(ctx, "jsonl"))
+    assert [(r.tu, r.lang, r.text, r.meta) for r in recs] == [
+        (0, "en", "Good morning", {"id": "1"}),
+        (0, "de-AT", "Servus", {"id": "1"}),
+        (1, "en", "Thank you", None),
+        (1, "fr", "Merci", None),
+    ]
+    assert "p.jsonl:2: translation '??'" in ctx.warnings[0]
+    # a language-keyed object is not guessed at ("id" is Indonesian): the warning shows how
+    assert 'p.jsonl:3: no "text" string' in ctx.warnings[1]
+    assert '{"translation": {"en": …, "de": …}}' in ctx.warnings[1]
+
+
 def test_format_detection_and_language_tags(tmp_path: Path) -> None:
     assert detect_format(Path("x.TMX")) == "tmx"
     assert detect_format(Path("x.tsv.gz")) == "tsv"

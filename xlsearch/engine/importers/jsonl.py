@@ -1,4 +1,6 @@
-"""JSON lines: ``{"text": …, "lang": …, "tu": …, …}``; other fields are kept as metadata."""
+"""JSON lines: ``{"text": …, "lang": …, "tu": …, …}``, or a parallel line as Hugging Face
+datasets write it, ``{"translation": {"en": …, "de": …}, …}``; other fields are kept as
+metadata."""
 
 from __future__ import annotations
 
@@ -33,9 +35,17 @@ def read_jsonl(ctx: ReadContext) -> Iterator[Record]:
         if not isinstance(obj, dict):
             ctx.warn("not a JSON object; line skipped", line=number)
             continue
+        if "text" not in obj and isinstance(obj.get("translation"), dict):
+            tu, next_tu = next_tu, next_tu + 1
+            yield from _parallel(ctx, obj, tu, number)
+            continue
         raw = obj.pop("text", None)
         if not isinstance(raw, str):
-            ctx.warn('no "text" string; line skipped', line=number)
+            ctx.warn(
+                'no "text" string; line skipped (a parallel line: {"translation": {"en": …, '
+                '"de": …}}, or one object per side with "text", "lang" and a shared "tu")',
+                line=number,
+            )
             continue
         lang_raw = obj.pop("lang", None)
         lang = normalize_lang(lang_raw) if isinstance(lang_raw, str) else None
@@ -56,3 +66,17 @@ def read_jsonl(ctx: ReadContext) -> Iterator[Record]:
         text = normalize(raw)
         if check_text(ctx, text, number):
             yield Record(tu, lang, text, number, obj or None)
+
+
+def _parallel(ctx: ReadContext, obj: dict, tu: int, number: int) -> Iterator[Record]:
+    """The sides of ``{"translation": {"en": …, "de": …}}`` as one translation unit."""
+    sides = obj.pop("translation")
+    meta = obj or None
+    for key, raw in sides.items():
+        lang = normalize_lang(key) if isinstance(key, str) else None
+        if lang is None or not isinstance(raw, str):
+            ctx.warn(f"translation {key!r}: not a language and its text; left out", line=number)
+            continue
+        text = normalize(raw)
+        if check_text(ctx, text, number):
+            yield Record(tu, lang, text, number, meta)
