@@ -137,3 +137,23 @@ def test_a_schema_2_store_opens_with_everything_kept(
     lookup = ["lookup", "Close the lid now.", "--src", "en", "--tgt", "fr", "--model", model]
     assert main([*lookup, "--json"]) == 0
     assert "Fermez le couvercle." in capsys.readouterr().out
+
+
+def test_a_file_read_by_an_older_reader_is_read_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After an upgrade that reads a format differently (a semicolon CSV), re-importing the
+    unchanged file reads it again instead of answering 'unchanged' with the old segments."""
+    from xlsearch.engine.store import Store
+
+    csv = tmp_path / "excel.csv"
+    csv.write_text("en;de\nThank you;Danke\n", encoding="utf-8")
+    assert main(["import", str(csv), "-c", "tm", "-q"]) == 0
+    with Store() as store:  # as the previous reader left it: one cell per row
+        options = json.loads(store.conn.execute("SELECT options FROM documents").fetchone()[0])
+        options["reader"] = 2
+        stored = json.dumps(options, sort_keys=True)
+        store.conn.execute("UPDATE documents SET options = ?", (stored,))
+    capsys.readouterr()
+    assert main(["import", str(csv), "-c", "tm"]) == 0
+    assert capsys.readouterr().out.startswith("updated")

@@ -106,9 +106,10 @@ def _wanted(lang: str | None, langs: Sequence[str]) -> bool:
     return not langs or any(tag_matches(want, lang or "und") for want in langs)
 
 
-READER_VERSION = 2
-"""Bumped when importers read files differently (2: BCP 47 tags as written, unit metadata),
-so re-importing an unchanged file after an upgrade reads it again."""
+READER_VERSION = 3
+"""Bumped when importers read files differently (2: BCP 47 tags as written, unit metadata;
+3: semicolon CSV, TSV/CSV first rows of words are data, JSONL ``translation`` lines), so
+re-importing an unchanged file after an upgrade reads it again."""
 
 
 def import_file(
