@@ -99,6 +99,16 @@ def test_a_few_bad_lines_are_counted_and_located(tmp_path: Path) -> None:
         load_parallel([str(tmp_path / "missing.tsv")])
 
 
+def test_summary_counts_each_language_once(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    a.write_text("".join(f"s{i}\tde{i}\tfr{i}\n" for i in range(5)), encoding="utf-8")
+    b.write_text("".join(f"t{i}\tde{i}\n" for i in range(3)), encoding="utf-8")
+    data = load_parallel([a, b], dev_per_lang=0)
+    for g, lang in zip(data.groups, ["de", "fr", "de"], strict=True):
+        g.lang = lang  # German in a.tsv's first column and in b.tsv
+    assert data.summary() == "13 pairs (8 de, 5 fr)"  # was "(5 de, 5 fr, 3 de)"
+
+
 def test_dev_split_holds_out_per_language_without_source_leakage(tmp_path: Path) -> None:
     p = tmp_path / "en-fr.tsv"
     p.write_text("".join(f"s{i % 150}\tt{i}\n" for i in range(300)), encoding="utf-8")

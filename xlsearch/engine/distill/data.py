@@ -332,7 +332,13 @@ class ParallelData:
         return list(dict.fromkeys(s for g in [*self.groups, *self.dev] for s in g.src))
 
     def summary(self) -> str:
-        parts = [f"{len(g.src):,} {g.lang}" + (" mono" if g.mono else "") for g in self.groups]
+        """``1,200 pairs (600 de, 600 fr)``: one count per language (columns or files with
+        the same language added up, not listed twice)."""
+        counts: dict[str, int] = {}
+        for g in self.groups:
+            label = g.lang + (" mono" if g.mono else "")
+            counts[label] = counts.get(label, 0) + len(g.src)
+        parts = [f"{n:,} {label}" for label, n in counts.items()]
         return f"{self.n_pairs:,} pairs ({', '.join(parts)})"
 
 
