@@ -27,7 +27,10 @@ def _csv_delimiter(sample: list[str], complete: bool, columns: int | None) -> st
     ``columns`` when the languages are given (``--lang en,de``), else any ≥ 2."""
 
     def steady(delimiter: str) -> bool:
-        rows = [r for r in csv.reader(sample, delimiter=delimiter) if any(c.strip() for c in r)]
+        try:
+            rows = [r for r in csv.reader(sample, delimiter=delimiter) if any(c.strip() for c in r)]
+        except csv.Error:  # e.g. a bare CR: the reader proper reports it with its line
+            return False
         if not complete and len(rows) > 1:
             rows = rows[:-1]  # perhaps cut inside a quoted field
         counts = {len(r) for r in rows}
