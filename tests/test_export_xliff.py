@@ -218,3 +218,10 @@ def test_the_schemas_have_teeth(tmp_path: Path, version: str, bad: str) -> None:
     path.write_text(doc, encoding="utf-8")
     with pytest.raises(AssertionError):
         validate(path, version)
+
+
+def test_the_export_report_counts_one_unit_in_the_singular(tmp_path: Path) -> None:
+    from xlsearch.engine.export import ExportReport
+
+    assert ExportReport(tmp_path / "a.tmx", 1).describe().startswith("wrote 1 unit to ")
+    assert ExportReport(tmp_path / "a.tmx", 2).describe().startswith("wrote 2 units to ")

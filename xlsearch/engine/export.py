@@ -156,7 +156,8 @@ class ExportReport:
     def describe(self) -> str:
         """``wrote N units to PATH (columns …); left out …`` in one line."""
         cols = f" (columns {', '.join(self.columns)})" if self.columns else ""
-        out = f"wrote {self.written:,} units to {self.path}{cols}"
+        noun = "unit" if self.written == 1 else "units"
+        out = f"wrote {self.written:,} {noun} to {self.path}{cols}"
         if self.left_out:
             out += "; left out " + ", ".join(f"{n:,} {why}" for why, n in self.left_out.items())
         return out
