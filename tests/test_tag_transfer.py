@@ -183,12 +183,12 @@ def test_a_tmx_memory_puts_the_tags_where_its_target_had_them(tmp_path: Path) ->
 def test_tmx_codes_are_anchored_in_the_plain_text(seg: str, text: str, tags) -> None:  # type: ignore[no-untyped-def]
     import xml.etree.ElementTree as ET
 
-    from xlsearch.engine.importers.base import normalize
-    from xlsearch.engine.importers.inline import inline_text, segment_tags
+    from xlsearch.engine.importers.base import ReadContext, normalize
+    from xlsearch.engine.importers.inline import inline_text, segment_text_tags
 
     node = ET.fromstring(f"<seg>{seg}</seg>")
     assert normalize(inline_text(node)) == text
-    assert segment_tags(node, text) == tags
+    assert segment_text_tags(ReadContext(Path("m.tmx")), node, "tu 1") == (text, tags)
 
 
 def test_an_xliff_memory_places_paired_tags_too(tmp_path: Path) -> None:

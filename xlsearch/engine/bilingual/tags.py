@@ -23,14 +23,26 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-_TEXT_TAGS = frozenset({"g", "pc"})
-_BEGIN = frozenset({"bpt", "bx", "sc"})
-_END = frozenset({"ept", "ex", "ec"})
-_CODES = frozenset({"bpt", "ept", "ph", "it", "ut", "x", "bx", "ex", "sc", "ec"})
+from xlsearch.engine.importers.inline import CLOSE_CODES as _END
+from xlsearch.engine.importers.inline import CODES as _CODES
+from xlsearch.engine.importers.inline import OPEN_CODES as _BEGIN
+from xlsearch.engine.importers.inline import PAIRED_TEXT as _TEXT_TAGS
 
 
 def _local(tag: Any) -> str:
+    """An element's tag without its namespace ('' for comments and processing instructions)."""
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def _bare(elem: Any) -> Any:
+    """A new element with ``elem``'s tag and attributes only."""
+    return elem.makeelement(elem.tag, elem.attrib)
+
+
+def _clear(elem: Any) -> None:
+    for c in list(elem):
+        elem.remove(c)
+    elem.text = None
 
 
 @dataclass
@@ -133,7 +145,7 @@ def _from_memory(target: Any, text: str, source: Any, hint: tuple[Any, Any]) -> 
         return None
     if [k for k, _ in events] != [t[1] for t in mem_src]:
         return None
-    slot = {(t[1], t[2]): k for k, t in enumerate(mem_src)}  # [offset, kind, id(, spaced)]
+    slot = {(t[1], t[2]): k for k, t in enumerate(mem_src)}  # [offset, kind, id, spaced(, xml)]
     placed: list[tuple[int, str, Any, bool]] = []
     for offset, kind, ident, *rest in mem_tgt:
         k = slot.get((kind, ident))
@@ -150,10 +162,7 @@ def _from_memory(target: Any, text: str, source: Any, hint: tuple[Any, Any]) -> 
         gap = " " if spaced else ""  # "um <x/> Änderungen": a space the text folded away
         if _local(elem.tag) in _TEXT_TAGS:
             if kind == "open":
-                shell = copy.deepcopy(elem)
-                for c in list(shell):
-                    shell.remove(c)
-                shell.text = shell.tail = None
+                shell = _bare(elem)
                 here.append(shell)
                 stack.append((elem, shell))
             elif not stack or stack[-1][0] is not elem:
@@ -169,8 +178,7 @@ def _from_memory(target: Any, text: str, source: Any, hint: tuple[Any, Any]) -> 
     if stack:
         return None
     _append(out, text[at:])
-    for c in list(target):
-        target.remove(c)
+    _clear(target)
     target.text = out.text
     for c in list(out):
         target.append(c)
@@ -191,8 +199,7 @@ def set_target(
             moved = None
         if moved is not None:
             return moved
-    for c in list(target):
-        target.remove(c)
+    _clear(target)
     target.text = text
     if source is None or not len(source):
         return 0

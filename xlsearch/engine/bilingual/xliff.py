@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from xlsearch.engine.bilingual.tags import set_target
+from xlsearch.engine.bilingual.tags import _local, set_target
 from xlsearch.engine.errors import DataError
 
 NS12 = "urn:oasis:names:tc:xliff:document:1.2"
@@ -22,10 +22,6 @@ _CODES = frozenset({"bpt", "ept", "ph", "it", "ut", "x", "bx", "ex", "sc", "ec",
 _PAIRED = frozenset({"g", "pc", "mrk", "sm", "em", "sub"})
 # placeholders stand for content of their own (a break, an image, a field): a word boundary
 _SEPARATE = frozenset({"x", "ph"})
-
-
-def _local(tag: Any) -> str:
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
 def _ns(elem: Any) -> str:

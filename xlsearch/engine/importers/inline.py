@@ -94,22 +94,24 @@ def _cp(node: ET.Element) -> str:
 
 MARK = "\ue000"
 """Where an inline code stood, in the text before normalising (``inline_text(tags=…)``)."""
-_OPEN = frozenset({"bpt", "bx", "sc"})
-_PAIRED_TEXT = frozenset({"g", "pc"})  # XLIFF tags around text: an open and a close code
-_CLOSE = frozenset({"ept", "ex", "ec"})
+OPEN_CODES = frozenset({"bpt", "bx", "sc"})
+CLOSE_CODES = frozenset({"ept", "ex", "ec"})
+PAIRED_TEXT = frozenset({"g", "pc"})
+"""XLIFF tags around text: an ``open`` and a ``close`` code where they start and end."""
 
 
-def _tag_of(node: ET.Element, n: int) -> list[Any]:
-    """``[kind, id]`` of a code: ``open``/``close`` for begin/end codes, ``ph`` for the rest;
-    the id that pairs it with the same code on the other side of the unit (TMX ``i``/``x``,
-    XLIFF ``rid``/``id``/``startRef``), else its position."""
-    tag = node.tag
-    kind = "open" if tag in _OPEN else "close" if tag in _CLOSE else "ph"
+def _kind(tag: str) -> str:
+    return "open" if tag in OPEN_CODES else "close" if tag in CLOSE_CODES else "ph"
+
+
+def _tag_id(node: ET.Element, n: int) -> str:
+    """The id that pairs a code with the same code on the other side of the unit (TMX
+    ``i``/``x``, XLIFF ``rid``/``id``/``startRef``), else its position ``n``."""
     for attr in ("i", "rid", "startRef", "x", "id"):
         value = node.get(attr)
         if value:
-            return [kind, f"{attr}:{value}" if attr in ("x", "id") else f"i:{value}"]
-    return [kind, f"n:{n}"]
+            return f"{attr}:{value}" if attr in ("x", "id") else f"i:{value}"
+    return f"n:{n}"
 
 
 def _xml(node: ET.Element) -> str:
@@ -171,8 +173,8 @@ def inline_text(
     while stack:
         node, done = stack.pop()
         if done:  # after the children: this node's tail belongs to its parent's text
-            if tags is not None and node.tag in _PAIRED_TEXT:
-                tags.append(["close", _tag_of(node, len(tags))[1]])
+            if tags is not None and node.tag in PAIRED_TEXT:
+                tags.append(["close", _tag_id(node, len(tags))])
                 parts.append(MARK)
             parts.append(node.tail or "")
             continue
@@ -181,7 +183,7 @@ def inline_text(
         if tag in CODES:
             space = _code_space(node)
             if tags is not None and not space:
-                tags.append([*_tag_of(node, len(tags)), _xml(node)])
+                tags.append([_kind(tag), _tag_id(node, len(tags)), _xml(node)])
                 space = MARK
             parts.append(space)
             if subs is not None and _depth < _MAX_SUB_DEPTH:
@@ -192,8 +194,8 @@ def inline_text(
             continue
         if tag in _SKIP or (tag == "mrk" and node.get("mtype") == "x-sdl-deleted"):
             continue
-        if tags is not None and tag in _PAIRED_TEXT:
-            tags.append(["open", _tag_of(node, len(tags))[1]])
+        if tags is not None and tag in PAIRED_TEXT:
+            tags.append(["open", _tag_id(node, len(tags))])
             parts.append(MARK)
         parts.append(node.text or "")
         stack.extend((c, False) for c in reversed(node))
@@ -234,8 +236,11 @@ def segment_text_tags(
     subs: list[str] | None = None,
     keep_xml: bool = False,
 ) -> tuple[str | None, list[list[Any]] | None]:
-    """``segment_text`` and ``segment_tags`` in one pass over the element (an import's hot
-    path: the second pass doubled the time of a TMX whose segments all hold codes)."""
+    """``segment_text`` and where the element's inline codes stand in that text, in one pass
+    (an import's hot path): ``[[offset, kind, id, spaced], …]`` — ``kind`` ``open``/``close``/
+    ``ph``, ``spaced`` 1 when a space followed the code — and, with ``keep_xml`` (TMX), a
+    fifth item: the code as written, so an export can put it back. Tags are None without
+    codes, or when they cannot be placed exactly."""
     if node.get(OVER) or not len(node):
         return segment_text(ctx, node, where, subs), None
     tags: list[list[Any]] = []
@@ -262,15 +267,3 @@ def _anchored(raw: str, text: str, tags: list[list[Any]], keep_xml: bool) -> lis
             if len(tag) > 2:
                 entry.append(tag[2])
     return out
-
-
-def segment_tags(node: ET.Element, text: str, keep_xml: bool = False) -> list[list[Any]] | None:
-    """Where the inline codes of a segment element stand in its normalised ``text``:
-    ``[[offset, kind, id, spaced], …]`` — ``spaced`` 1 when a space followed the code — and,
-    with ``keep_xml`` (TMX), a fifth item: the code element as written, so an export can put
-    it back. None without codes, or if they cannot be placed exactly."""
-    if node.get(OVER) or MARK in text or not len(node):
-        return None
-    tags: list[list[Any]] = []
-    raw = inline_text(node, None, tags=tags)
-    return _anchored(raw, text, tags, keep_xml)
