@@ -3,8 +3,9 @@
 Three sources: the exact text (hash index), the vector index (one FAISS search for a batch
 of segments, all languages, ``nprobe`` capped by ``VECTOR_BUDGET``) and FTS5 posting lists
 of the segment's rarest words (``LEXICAL_BUDGET`` postings at most), scored by IDF-weighted
-word overlap. Rows and their units come back in one query; cosines of full-text-only
-candidates come from the index's own vectors. ``Candidates`` is mixed into ``Lookup``.
+word overlap. Candidate rows come back by rowid in one query, their units only for the
+candidates a lookup shows or checks; cosines of full-text-only candidates come from the
+index's own vectors. ``Candidates`` is mixed into ``Lookup``.
 """
 
 from __future__ import annotations
@@ -20,31 +21,28 @@ import numpy as np
 from xlsearch.engine import fuzzy as fz
 from xlsearch.engine.langtags import primary
 
-_DF_CACHE: dict[tuple[str, int, int], dict[str, int]] = {}
 POSTINGS_CACHED = 4_000_000
 """Segment ids (8 bytes each) the posting-list cache may hold before it starts afresh."""
 
 
-class _PostingCache:
-    """Posting lists of rare FTS terms by (store, generation, budget) and term."""
+class _LexicalCache:
+    """Document frequencies and rare words' posting lists of one store generation (process
+    wide: every ``Lookup`` on the same store shares them); a new generation, or more than
+    ``POSTINGS_CACHED`` ids or 200k words, starts afresh."""
 
     def __init__(self) -> None:
-        self._lists: dict[tuple[tuple[str, int, int], str], np.ndarray] = {}
+        self.key: tuple[str, int] | None = None
+        self.df: dict[str, int] = {}
+        self.lists: dict[str, np.ndarray] = {}
         self.size = 0
 
-    def get(self, key: tuple[str, int, int], term: str) -> np.ndarray | None:
-        return self._lists.get((key, term))
-
-    def put(self, key: tuple[str, int, int], term: str, ids: np.ndarray) -> None:
-        self._lists[(key, term)] = ids
-        self.size += len(ids)
-
-    def clear(self) -> None:
-        self._lists.clear()
-        self.size = 0
+    def of(self, key: tuple[str, int]) -> _LexicalCache:
+        if key != self.key or len(self.df) > 200_000 or self.size > POSTINGS_CACHED:
+            self.key, self.df, self.lists, self.size = key, {}, {}, 0
+        return self
 
 
-_POSTINGS = _PostingCache()
+_LEXICAL = _LexicalCache()
 LEXICAL_BUDGET = 3000
 """Postings (segments) one lookup's full-text query may visit, whatever the memory size."""
 LEXICAL_EXTRA = 40
@@ -179,41 +177,35 @@ class Candidates:
         )
         return [int(r[0]) for r in cur]
 
-    def _doc_freqs(self, terms: list[str]) -> dict[str, int]:
+    def _lexical_cache(self) -> _LexicalCache:
+        return _LEXICAL.of((str(getattr(self.store, "path", "")), self.store.generation()))
+
+    def _doc_freqs(self, terms: list[str], cache: _LexicalCache | None = None) -> dict[str, int]:
         """Document frequencies of FTS terms, counted up to ``LEXICAL_BUDGET + 1`` (a word
         more common than that is never read, so its exact count is never needed and never
-        paid for: the count stops early). Cached per store, generation and budget, with the
-        rare words' posting lists (``_postings``), up to ``POSTINGS_CACHED`` ids in all."""
-        conn = self.store.conn
-        cap = LEXICAL_BUDGET + 1
-        key = (str(getattr(self.store, "path", "")), self.store.generation(), cap)
-        cache = _DF_CACHE.get(key)
-        if cache is None or len(cache) > 200_000 or _POSTINGS.size > POSTINGS_CACHED:
-            _DF_CACHE.clear()
-            _POSTINGS.clear()
-            cache = _DF_CACHE[key] = {}
-        for term in (t for t in terms if t not in cache):
-            cache[term] = int(
-                conn.execute(
+        paid for: the count stops early). Cached per store generation (``_LexicalCache``)."""
+        df = (cache or self._lexical_cache()).df
+        for term in (t for t in terms if t not in df):
+            df[term] = int(
+                self.store.conn.execute(
                     "SELECT count(*) FROM (SELECT rowid FROM segments_fts "
                     "WHERE segments_fts MATCH ? LIMIT ?)",
-                    ('"' + term.replace('"', '""') + '"', cap),
+                    ('"' + term.replace('"', '""') + '"', LEXICAL_BUDGET + 1),
                 ).fetchone()[0]
             )
-        return {t: cache[t] for t in terms if cache[t]}
+        return {t: df[t] for t in terms if df[t]}
 
-    def _postings(self, term: str) -> np.ndarray:
+    def _postings(self, term: str, cache: _LexicalCache) -> np.ndarray:
         """The segment ids holding ``term`` (a rare one), cached: a document's segments share
         their terms, so an analysis reads each posting list once."""
-        key = (str(getattr(self.store, "path", "")), self.store.generation(), LEXICAL_BUDGET + 1)
-        ids = _POSTINGS.get(key, term)
+        ids = cache.lists.get(term)
         if ids is None:
             got = self.store.conn.execute(
                 "SELECT rowid FROM segments_fts WHERE segments_fts MATCH ?",
                 ('"' + term.replace('"', '""') + '"',),
             ).fetchall()
-            ids = np.array(got, dtype=np.int64).reshape(-1)
-            _POSTINGS.put(key, term, ids)
+            ids = cache.lists[term] = np.array(got, dtype=np.int64).reshape(-1)
+            cache.size += len(ids)
         return ids
 
     def _lexical(self, segment: str, src: str) -> list[int]:
@@ -224,7 +216,8 @@ class Candidates:
         terms = _terms(segment)[:40]
         if not terms:
             return []
-        df = self._doc_freqs(terms)
+        cache = self._lexical_cache()
+        df = self._doc_freqs(terms, cache)
         rare, visited = [], 0
         for t in sorted(df, key=lambda t: (df[t], t)):
             if len(rare) == 8 or visited + df[t] > LEXICAL_BUDGET:
@@ -237,7 +230,7 @@ class Candidates:
         # FTS5 read), scored by IDF-weighted word overlap; languages and collections are
         # checked on the rows the lookup fetches anyway
         total = self._segment_total()
-        ids = [self._postings(t) for t in rare]
+        ids = [self._postings(t, cache) for t in rare]
         weights = [
             np.full(len(a), math.log(1.0 + total / df[t])) for a, t in zip(ids, rare, strict=True)
         ]
