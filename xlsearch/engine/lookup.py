@@ -327,10 +327,10 @@ class Lookup(Candidates):
             self._load_units(units, [rows[item[-5]]["tu_id"] for item in chunk])
             for item in chunk:
                 row = rows[item[-5]]
-                target = self._target(row, units, tgt)[1]
-                if require_target and not target:
+                side = self._target(row, units, tgt)[1]
+                if require_target and side is None:
                     continue
-                key = (row["text"], target)
+                key = (row["text"], side["text"] if side else "")
                 if key in copies:
                     copies[key] += 1
                 elif len(best) < k:
@@ -352,17 +352,17 @@ class Lookup(Candidates):
     @staticmethod
     def _target(
         row: dict[str, Any], units: dict[str, list[dict[str, Any]]], tgt: str
-    ) -> tuple[dict[str, str], str]:
-        """(the unit's other sides by language, the side in ``tgt`` or '')."""
+    ) -> tuple[dict[str, dict[str, Any]], dict[str, Any] | None]:
+        """(the unit's other sides' rows by language, the side in ``tgt`` or None)."""
         aligned = {
-            t["lang"]: t["text"]
+            t["lang"]: t
             for t in reversed(units.get(row["tu_id"], []))
             if t["id"] != row["id"] and t["document_id"] == row["document_id"]
         }
-        target = aligned.get(tgt, "") or next(
-            (t for lang, t in aligned.items() if tgt and _primary(lang) == _primary(tgt)), ""
+        side = aligned.get(tgt) or next(
+            (t for lang, t in aligned.items() if tgt and _primary(lang) == _primary(tgt)), None
         )
-        return aligned, target
+        return aligned, side if side and side["text"] else None
 
     def _match(
         self,
@@ -376,15 +376,11 @@ class Lookup(Candidates):
         o: float = 0.0,
         cross: bool = False,
     ) -> Match:
-        aligned, target = self._target(row, units, tgt)
-        # the stored tag of the target side (de-DE when the memory says so, not the "de" asked)
-        target_lang = next((lang for lang, t in aligned.items() if t == target), tgt)
-        target_row = next(
-            (t for t in units.get(row["tu_id"], []) if t["text"] == target and t is not row),
-            None,
-        )
+        aligned, side = self._target(row, units, tgt)
+        # the side's own tag: de-DE when the memory says so, not the "de" asked for
+        target, target_lang = (side["text"], side["lang"]) if side else ("", tgt)
         if cross and tgt and _primary(row["lang"]) == _primary(tgt):
-            target, target_lang = row["text"], row["lang"]
+            target, target_lang, side = row["text"], row["lang"], None
         if cross:  # shared names, numbers and cognates still say something
             score = self.weights.cross(f, cos or 0.0)
         else:
@@ -394,16 +390,16 @@ class Lookup(Candidates):
             row["text"],
             row["lang"],
             target,
-            target_lang if target else tgt,
+            target_lang,
             f,
             None if cos is None else round(float(cos), 4),
             round(score, 2),
             cross_language=cross,
-            translations=aligned,
+            translations={lang: t["text"] for lang, t in aligned.items()},
             collection=row.get("collection", ""),
             document=str(row.get("path", "")).rsplit("/", 1)[-1],
             source_tags=_tags(row),
-            target_tags=_tags(target_row) if target and not cross else None,
+            target_tags=_tags(side) if not cross else None,
         )
 
 
