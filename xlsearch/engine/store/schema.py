@@ -4,12 +4,63 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Callable
 
 from xlsearch.engine.errors import StoreError
 
-# Each entry: (version, SQL script or the name of a function below taking the connection).
-# Never edit a released migration; append a new one.
-MIGRATIONS: list[tuple[int, str]] = [
+MOVE_CHUNK = 20_000
+"""Vectors moved per step by migration 3 (each step deletes what it copied, so the file
+grows by about one step, not by the whole cache)."""
+NOTICE_ABOVE = 100_000
+"""Vectors above which migration 3 says first that it will take a while."""
+log = logging.getLogger("xlsearch.store")
+
+
+def _vector_cache_v3(conn: sqlite3.Connection) -> None:
+    """The vector cache as a rowid table with a separate unique index: 1.5 KB vectors in a
+    WITHOUT ROWID table took two pages a row and split pages on every random-key insert
+    (100k vectors: insert 2.5x, read 2.6x faster, half the file). The vectors are moved in
+    key order, a step at a time, each step deleting what it copied so that freed pages are
+    reused (500k vectors: 30 s, the file grew 2 %); a big cache gets a notice first."""
+    conn.execute(
+        "CREATE TABLE embeddings_v3 (id INTEGER PRIMARY KEY, model_id TEXT NOT NULL, "
+        "text_hash TEXT NOT NULL, vector BLOB NOT NULL)"
+    )
+    total = conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+    if total > NOTICE_ABOVE:
+        log.warning(
+            "upgrading the store's vector cache (%s vectors, one time, about %d s): %s",
+            f"{total:,}",
+            max(1, round(total / 16_000)),
+            conn.execute("PRAGMA database_list").fetchone()[2],
+        )
+    while True:
+        last = conn.execute(
+            "SELECT model_id, text_hash FROM embeddings ORDER BY model_id, text_hash "
+            "LIMIT 1 OFFSET ?",
+            (MOVE_CHUNK - 1,),
+        ).fetchone()
+        if last is None:  # the rest fits in one step
+            conn.execute(
+                "INSERT INTO embeddings_v3 (model_id, text_hash, vector) "
+                "SELECT model_id, text_hash, vector FROM embeddings"
+            )
+            break
+        where = "(model_id, text_hash) <= (?, ?)"
+        conn.execute(
+            "INSERT INTO embeddings_v3 (model_id, text_hash, vector) SELECT model_id, "
+            f"text_hash, vector FROM embeddings WHERE {where} ORDER BY model_id, text_hash",
+            last,
+        )
+        conn.execute(f"DELETE FROM embeddings WHERE {where}", last)
+    conn.execute("DROP TABLE embeddings")
+    conn.execute("ALTER TABLE embeddings_v3 RENAME TO embeddings")
+    conn.execute("CREATE UNIQUE INDEX embeddings_key ON embeddings (model_id, text_hash)")
+
+
+# Each entry: (version, SQL script or a function of the connection, run in the migration's
+# transaction). Never edit a released migration; append a new one.
+MIGRATIONS: list[tuple[int, str | Callable[[sqlite3.Connection], None]]] = [
     (
         1,
         """
@@ -128,58 +179,10 @@ MIGRATIONS: list[tuple[int, str]] = [
         END;
         """,
     ),
-    (3, "_vector_cache_v3"),
+    (3, _vector_cache_v3),
 ]
 
 LATEST = MIGRATIONS[-1][0]
-MOVE_CHUNK = 20_000
-"""Vectors moved per step by migration 3 (each step deletes what it copied, so the file
-grows by about one step, not by the whole cache)."""
-NOTICE_ABOVE = 100_000
-"""Vectors above which migration 3 says first that it will take a while."""
-log = logging.getLogger("xlsearch.store")
-
-
-def _vector_cache_v3(conn: sqlite3.Connection) -> None:
-    """The vector cache as a rowid table with a separate unique index: 1.5 KB vectors in a
-    WITHOUT ROWID table took two pages a row and split pages on every random-key insert
-    (100k vectors: insert 2.5x, read 2.6x faster, half the file). The vectors are moved in
-    key order, a step at a time, each step deleting what it copied so that freed pages are
-    reused (500k vectors: 30 s, the file grew 2 %); a big cache gets a notice first."""
-    conn.execute(
-        "CREATE TABLE embeddings_v3 (id INTEGER PRIMARY KEY, model_id TEXT NOT NULL, "
-        "text_hash TEXT NOT NULL, vector BLOB NOT NULL)"
-    )
-    total = conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]
-    if total > NOTICE_ABOVE:
-        log.warning(
-            "upgrading the store's vector cache (%s vectors, one time, about %d s): %s",
-            f"{total:,}",
-            max(1, round(total / 16_000)),
-            conn.execute("PRAGMA database_list").fetchone()[2],
-        )
-    while True:
-        last = conn.execute(
-            "SELECT model_id, text_hash FROM embeddings ORDER BY model_id, text_hash "
-            "LIMIT 1 OFFSET ?",
-            (MOVE_CHUNK - 1,),
-        ).fetchone()
-        if last is None:  # the rest fits in one step
-            conn.execute(
-                "INSERT INTO embeddings_v3 (model_id, text_hash, vector) "
-                "SELECT model_id, text_hash, vector FROM embeddings"
-            )
-            break
-        where = "(model_id, text_hash) <= (?, ?)"
-        conn.execute(
-            "INSERT INTO embeddings_v3 (model_id, text_hash, vector) SELECT model_id, "
-            f"text_hash, vector FROM embeddings WHERE {where} ORDER BY model_id, text_hash",
-            last,
-        )
-        conn.execute(f"DELETE FROM embeddings WHERE {where}", last)
-    conn.execute("DROP TABLE embeddings")
-    conn.execute("ALTER TABLE embeddings_v3 RENAME TO embeddings")
-    conn.execute("CREATE UNIQUE INDEX embeddings_key ON embeddings (model_id, text_hash)")
 
 
 def current_version(conn: sqlite3.Connection) -> int:
@@ -214,8 +217,8 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
             if current_version(conn) >= number:
                 conn.execute("ROLLBACK")
                 continue
-            if script.startswith("_"):  # a Python step
-                globals()[script](conn)
+            if callable(script):
+                script(conn)
             else:
                 for statement in _statements(script):
                     conn.execute(statement)
