@@ -154,37 +154,20 @@ class Lookup(Candidates):
         match of each gets its diff and flags (what an analysis reports)."""
         on_progress = on_progress or no_progress
         qvecs = self._encode_or_fallback(list(segments)) if segments else None
-        with one_blas_thread():  # small products in a loop: a second BLAS thread only spins
-            return self._many(
-                segments, qvecs, src, tgt, k, cross_k, require_target, on_progress, cancel, batch
-            )
-
-    def _many(
-        self,
-        segments: Sequence[str],
-        qvecs: np.ndarray | None,
-        src: str,
-        tgt: str,
-        k: int,
-        cross_k: int,
-        require_target: bool,
-        on_progress: ProgressCallback,
-        cancel: CancelToken | None,
-        batch: int,
-    ) -> list[LookupResult]:
         out: list[LookupResult] = []
-        for lo in range(0, len(segments), batch):
-            hits = self._semantic_many(qvecs[lo : lo + batch]) if qvecs is not None else None
-            for j, seg in enumerate(segments[lo : lo + batch]):
-                if cancel is not None:
-                    cancel.raise_if_cancelled()
-                i = lo + j
-                qv = qvecs[i] if qvecs is not None else None
-                h = hits[j] if hits is not None else None
-                res = self._one(seg, qv, h, src, tgt, k, cross_k, require_target, 0, False, 1)
-                out.append(res)
-                if i % 20 == 0 or i + 1 == len(segments):
-                    on_progress(Progress("lookup", i + 1, len(segments), "matching segments"))
+        with one_blas_thread():  # small products in a loop: a second BLAS thread only spins
+            for lo in range(0, len(segments), batch):
+                hits = self._semantic_many(qvecs[lo : lo + batch]) if qvecs is not None else None
+                for j, seg in enumerate(segments[lo : lo + batch]):
+                    if cancel is not None:
+                        cancel.raise_if_cancelled()
+                    i = lo + j
+                    qv = qvecs[i] if qvecs is not None else None
+                    h = hits[j] if hits is not None else None
+                    res = self._one(seg, qv, h, src, tgt, k, cross_k, require_target, 0, False, 1)
+                    out.append(res)
+                    if i % 20 == 0 or i + 1 == len(segments):
+                        on_progress(Progress("lookup", i + 1, len(segments), "matching segments"))
         return out
 
     def _encode_or_fallback(self, texts: list[str]) -> np.ndarray | None:
