@@ -250,7 +250,7 @@ def align_vectors(
         tgt_lengths,
         *numbers,
     )
-    margins: list[Any] = []
+    margins: list[Any] | None = [] if config.flag_margin is not None else None  # near-ties
     with one_blas_thread():
         path = search(cost, config, cancel, margins=margins)
         return beads_from_path(path, cost, config, margins)
