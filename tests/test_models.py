@@ -26,7 +26,7 @@ def test_encoder_matches_sentence_transformers(
     kind: str, tiny_hf_model: Path, tiny_st_model: Path, tiny_static_model: Path
 ) -> None:
     path = {"hf": tiny_hf_model, "st": tiny_st_model, "static": tiny_static_model}[kind]
-    ours = load_encoder(path, batch_size=3).encode(SENTENCES)
+    ours = load_encoder(path, batch_size=3, precision="fp32").encode(SENTENCES)
     ref = _st(path).encode(SENTENCES, batch_size=3, normalize_embeddings=True)
     assert ours.dtype == np.float32
     assert ours.shape == ref.shape
@@ -60,14 +60,14 @@ def test_saved_model_with_dense_head_loads_in_sentence_transformers(
         "Dense",
         "Normalize",
     ]
-    ours = load_encoder(out).encode(SENTENCES[:4])
+    ours = load_encoder(out, precision="fp32").encode(SENTENCES[:4])
     ref = _st(out).encode(SENTENCES[:4], normalize_embeddings=True)
     assert ref.shape == (4, 8)
     assert np.abs(ours - ref).max() < 1e-4
 
 
 def test_int8_mode_is_close_to_fp32(tiny_st_model: Path) -> None:
-    fp32 = load_encoder(tiny_st_model).encode(SENTENCES[:5])
+    fp32 = load_encoder(tiny_st_model, precision="fp32").encode(SENTENCES[:5])
     q = load_encoder(tiny_st_model, quantize=True)
     assert q.quantized
     int8 = q.encode(SENTENCES[:5])
