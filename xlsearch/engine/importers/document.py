@@ -167,10 +167,10 @@ def read_document_records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
 
 
 def _guess_lang(texts: list[str]) -> str:
-    from xlsearch.engine.langid import UNDETERMINED, classify
+    from xlsearch.engine.langid import GROUP_SHORT, UNDETERMINED, classify, settle
 
     sample = " ".join(texts[:50])[:5000]
-    lang = classify(sample)[0] if sample else "en"
+    lang = settle(sample, *classify(sample), short=GROUP_SHORT) if sample else "en"
     return "en" if lang == UNDETERMINED else lang
 
 

@@ -61,14 +61,15 @@ def file_sha256(path: Path, cancel: CancelToken) -> tuple[str, int]:
 
 
 def _batches(
-    records: Iterator[Record], doc_id: int, langs: Sequence[str] = ()
+    records: Iterator[Record], doc_id: int, langs: Sequence[str] = (), prior: Sequence[str] = ()
 ) -> Iterator[tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
     """(segment rows (position, lang, text, text_hash, tu_id, meta), unit metadata rows) in
-    batches, languages filled in (one guess per group; see ``langid.LanguageFiller``)."""
+    batches, languages filled in (one guess per group; see ``langid.LanguageFiller``;
+    ``prior``: the store's languages, for short lines the identifier is unsure of)."""
     from xlsearch.engine.langid import LanguageFiller
     from xlsearch.engine.store.units import unit_rows
 
-    filler = LanguageFiller(langs)
+    filler = LanguageFiller(langs, prior)
     position = 0
     last_unit: int | None = None
     batch: list[Record] = []
@@ -98,6 +99,16 @@ def _batches(
             batch = []
     if batch:
         yield flush()
+
+
+def stored_languages(conn: Any) -> list[str]:
+    """The store's languages, most segments first (from the documents' counts: no scan)."""
+    counts: dict[str, int] = {}
+    for (languages,) in conn.execute("SELECT languages FROM documents"):
+        for lang, n in json.loads(languages or "{}").items():
+            counts[lang] = counts.get(lang, 0) + int(n)
+    counts.pop("und", None)
+    return sorted(counts, key=lambda lang: (-counts[lang], lang))
 
 
 def _wanted(lang: str | None, langs: Sequence[str]) -> bool:
@@ -171,7 +182,8 @@ def import_file(
             report.status = "updated"
         else:
             doc_id, fresh = _new_document(conn, cid, str(path), fmt), True
-        batches = _batches(read_records(ctx, fmt), doc_id, langs)
+        prior = stored_languages(conn)
+        batches = _batches(read_records(ctx, fmt), doc_id, langs, prior)
         old_units = clear_units(conn, doc_id)
         if not fresh:
             conn.execute(
