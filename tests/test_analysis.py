@@ -133,8 +133,9 @@ def test_cli_analyze_report_of_an_unknown_kind_is_refused_before_work(tmp_path: 
 def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(
     tmp_path: Path, tiny_static_model: Path
 ) -> None:
-    """The memory keeps no inline codes, so the target it gives lacks the segment's tags: like
-    a CAT tool's tag penalty, that is 99 % (``fuzzy-match``), never ``exact-match``."""
+    """A memory segment without the new segment's inline codes gives a target that lacks
+    them: like a CAT tool's tag penalty, that is 99 % (``fuzzy-match``), never
+    ``exact-match``."""
     store, enc = _store(tmp_path, tiny_static_model)
     path = tmp_path / "job.xlf"
     path.write_text(

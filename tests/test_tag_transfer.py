@@ -221,6 +221,56 @@ def test_an_xliff_memory_places_paired_tags_too(tmp_path: Path) -> None:
     )
 
 
+def test_a_100_percent_match_with_the_same_tags_stays_100(tmp_path: Path) -> None:
+    """CAT tools' tag penalty applies only when the tags differ: the memory's source with the
+    same codes at the same places (ids aside) is a 100 % match and an exact match in the
+    file; the same words with a code elsewhere, or a memory without codes, are 99 %."""
+    from xlsearch.engine.analysis import analyze, pretranslate
+    from xlsearch.engine.lookup import Lookup
+    from xlsearch.engine.store import Store
+
+    def unit(uid: str, source: str, target: str = "") -> str:
+        tgt = f'<target state="translated">{target}</target>' if target else ""
+        return f'<trans-unit id="{uid}"><source>{source}</source>{tgt}</trans-unit>'
+
+    def xliff(units: str) -> str:
+        return (
+            f'<?xml version="1.0" encoding="UTF-8"?><xliff version="1.2" xmlns="{N12}">'
+            '<file original="a.html" source-language="en" target-language="de" '
+            f'datatype="html"><body>{units}</body></file></xliff>'
+        )
+
+    memory = unit(
+        "1",
+        'Open the <g id="1">Settings</g> menu first.',
+        'Öffnen Sie zuerst das Menü <g id="1">Einstellungen</g>.',
+    )
+    memory += unit("2", "Save your work often.", "Speichern Sie oft.")
+    (tmp_path / "old.xlf").write_text(xliff(memory), encoding="utf-8")
+    job = unit("a", 'Open the <g id="7">Settings</g> menu first.')  # same place, own id
+    job += unit("c", 'Save your <x id="4"/>work often.')  # the memory has no code
+    (tmp_path / "job.xlf").write_text(xliff(job), encoding="utf-8")
+    moved = unit("b", 'Open the Settings <g id="3">menu</g> first.')  # same words, tag moved
+    (tmp_path / "moved.xlf").write_text(xliff(moved), encoding="utf-8")
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(tmp_path / "old.xlf", "tm")
+        lookup = Lookup(store, None, collection="tm", semantic=False)
+        other = analyze(open_document(tmp_path / "moved.xlf"), lookup).segments[0]
+        assert (other.fuzzy, other.band) == (99, "95-99%")
+        assert other.best.flags[-1] == "tags: new 2 · stored 2"
+        doc = open_document(tmp_path / "job.xlf")
+        report = analyze(doc, lookup)
+        assert [(r.fuzzy, r.band) for r in report.segments] == [(100, "100%"), (99, "95-99%")]
+        assert report.segments[1].best.flags[-1] == "tags: new 1 · stored —"
+        pretranslate(doc, report)
+        out = doc.save(tmp_path / "job.pre.xlf")
+    root = etree.parse(str(out)).getroot()
+    targets = root.findall(f".//{{{N12}}}trans-unit/{{{N12}}}target")
+    assert [t.get("state-qualifier") for t in targets] == ["exact-match", "fuzzy-match"]
+    target = etree.tostring(targets[0], encoding="unicode")
+    assert 'Menü <g id="7">Einstellungen</g>.</target>' in target
+
+
 def test_a_tmx_exported_again_keeps_its_inline_codes(tmp_path: Path) -> None:
     """Lossless: the codes of an imported TMX are written back where they stood."""
     from xlsearch.engine.export import export_store

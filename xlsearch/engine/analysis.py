@@ -165,13 +165,25 @@ def _row(name: str, segs: list[SegmentResult], total_words: int) -> dict[str, An
     }
 
 
-def _tag_penalty(matches: list[Any], tags: int) -> None:
-    """The memory keeps no inline codes, so its target lacks the segment's ``tags``: a CAT
-    tool's tag penalty makes a would-be 100 % a 99 % (never ``exact-match``), flagged."""
+def _same_places(new: list[list[Any]] | None, stored: list[list[Any]] | None) -> bool:
+    """Whether two segments' codes are the same kinds at the same places (ids may differ:
+    every file numbers its own)."""
+    if not new or not stored:
+        return False
+    return [(int(t[0]), t[1]) for t in new] == [(int(t[0]), t[1]) for t in stored]
+
+
+def _tag_penalty(matches: list[Any], seg: Any) -> None:
+    """A CAT tool's tag penalty: a would-be 100 % match is 100 % only when the memory's
+    source has the segment's codes, the same kinds at the same places (its target then
+    takes them where the memory's target had them); else 99 % (never ``exact-match``),
+    flagged with both counts."""
     for m in matches:
-        if m.fuzzy >= 100:
+        if m.fuzzy >= 100 and not _same_places(seg.source_tags, m.source_tags):
             m.fuzzy = 99
-            m.flags.append(f"tags: new {tags} · stored —")
+            new = len(seg.source_tags) if seg.source_tags else seg.tags
+            stored = len(m.source_tags) if m.source_tags else "—"
+            m.flags.append(f"tags: new {new} · stored {stored}")
 
 
 def analyze(
@@ -209,7 +221,7 @@ def analyze(
     for i, lr in zip(todo, found, strict=True):
         res = results[i]
         if doc.segments[i].tags:
-            _tag_penalty(lr.matches, doc.segments[i].tags)
+            _tag_penalty(lr.matches, doc.segments[i])
         if lr.matches:
             res.best = lr.matches[0]
             res.fuzzy = max(m.fuzzy for m in lr.matches)

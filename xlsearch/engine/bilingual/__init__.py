@@ -46,8 +46,11 @@ class DocSegment:
     state: str = ""
     """The file's own state of the target (``new``, ``translated``, ``fuzzy`` …)."""
     tags: int = 0
-    """Inline codes in the source (targets are written as plain text; place them in the
-    CAT tool)."""
+    """Inline codes in the source."""
+    source_tags: list[list[Any]] | None = field(default=None, repr=False, compare=False)
+    """Where those codes stand in ``source`` (``[[offset, kind, id, spaced], …]``, as the
+    memory stores them), when known: a 100 % match keeps 100 % when the memory's source had
+    the same codes in the same places."""
     note: str = ""
     quality: float | None = None
     """Match quality of a target set by xlsearch (fuzzy %, or cosine × 100)."""

@@ -47,6 +47,28 @@ def _text(elem: Any) -> tuple[str, int]:
     return " ".join("".join(parts).split()), tags
 
 
+def _places(elem: Any, text: str, tags: int) -> list[list[Any]] | None:
+    """Where ``elem``'s codes stand in ``text`` as an import would store them; None when it
+    has none or the import would read its text otherwise."""
+    if not tags:
+        return None
+    import copy
+
+    from lxml import etree
+
+    from xlsearch.engine.importers.inline import text_tags
+
+    bare = copy.deepcopy(elem)  # as the importer reads it: no namespaces, no comments
+    etree.strip_elements(bare, etree.Comment, etree.ProcessingInstruction, with_tail=False)
+    for e in bare.iter():
+        e.tag = _local(e.tag)
+    try:
+        read, places = text_tags(bare)
+    except (TypeError, ValueError, AttributeError):  # markup the importer does not know
+        return None
+    return places if read == text else None
+
+
 def _parse(path: Path) -> Any:
     from lxml import etree
 
@@ -92,6 +114,7 @@ def load(path: Path) -> Any:
                         _text(target)[0] if target is not None else "",
                         seg.get("state", ""),
                         tags,
+                        source_tags=_places(source, text, tags),
                         ref=seg,
                     )
                 )
@@ -145,6 +168,7 @@ def _units12(tu: Any, start: int) -> list[Any]:
                         _text(tm)[0] if tm is not None else "",
                         state,
                         tags,
+                        source_tags=_places(m, text, tags),
                         ref=(tu, m.get("mid")),
                     )
                 )
@@ -161,6 +185,7 @@ def _units12(tu: Any, start: int) -> list[Any]:
             _text(target)[0] if target is not None else "",
             state,
             tags,
+            source_tags=_places(source, text, tags),
             ref=(tu, None),
         )
     ]

@@ -267,3 +267,15 @@ def _anchored(raw: str, text: str, tags: list[list[Any]], keep_xml: bool) -> lis
             if len(tag) > 2:
                 entry.append(tag[2])
     return out
+
+
+def text_tags(node: Any) -> tuple[str, list[list[Any]] | None]:
+    """A segment element's text and its codes' places, as an import stores them
+    (``[[offset, kind, id, spaced], …]``; None without codes) — for a document being
+    translated, to compare its tags with a memory match's (``analysis``)."""
+    tags: list[list[Any]] = []
+    raw = inline_text(node, None, tags=tags)
+    if raw.count(MARK) != len(tags):
+        return normalize(inline_text(node, None)), None
+    text = normalize(raw.replace(MARK, ""))
+    return text, _anchored(raw, text, tags, False)
