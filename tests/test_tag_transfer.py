@@ -300,3 +300,58 @@ def test_memory_tags_that_make_no_sense_fall_back_to_the_text_rule(hint) -> None
     target = etree.Element(f"{{{N12}}}target", nsmap={None: N12})
     assert set_target(target, "Drücken Sie jetzt Start", src, hint) == 2  # g by text, x at end
     assert "".join(target.itertext()) == "Drücken Sie jetzt Start"
+
+
+MEM_SRC = [[9, "open", "id:1", 0], [17, "close", "id:1", 0], [23, "ph", "id:2", 0]]
+MEM_TGT_TEXT = "Öffnen Sie zuerst das Menü Einstellungen und dann die Liste."
+MEM_TGT = [[27, "open", "id:1", 0], [40, "close", "id:1", 0], [45, "ph", "id:2", 0]]
+
+
+def _marked(hint, text: str) -> str | None:  # type: ignore[no-untyped-def]
+    if hint is None:
+        return None
+    out = text
+    for offset, kind, *_ in sorted(hint[1], key=lambda t: -t[0]):
+        out = out[:offset] + {"open": "<g>", "close": "</g>", "ph": "<x/>"}[kind] + out[offset:]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("edited", "expected"),
+    [
+        # words inserted before a tag stay outside it; the tag keeps its words
+        ("Öffnen Sie bitte zuerst das Menü Einstellungen und dann die Liste.",
+         "Öffnen Sie bitte zuerst das Menü <g>Einstellungen</g> und <x/>dann die Liste."),
+        # the tagged word replaced: the tag wraps the new word
+        ("Öffnen Sie zuerst das Menü Optionen und dann die Liste.",
+         "Öffnen Sie zuerst das Menü <g>Optionen</g> und <x/>dann die Liste."),
+        # words dropped around the tags
+        ("Öffnen Sie das Menü Einstellungen und dann die Liste.",
+         "Öffnen Sie das Menü <g>Einstellungen</g> und <x/>dann die Liste."),
+        # a tag's neighbours rewritten: no clear place, the text rule decides
+        ("Danach die Liste, vorher das Menü Einstellungen.", None),
+    ],
+)  # fmt: skip
+def test_tags_follow_the_words_when_the_translator_edits_a_match(edited, expected) -> None:  # type: ignore[no-untyped-def]
+    from xlsearch.engine.bilingual.tags import follow_edit
+
+    assert _marked(follow_edit((MEM_SRC, MEM_TGT), MEM_TGT_TEXT, edited), edited) == expected
+
+
+def test_an_edited_match_is_saved_with_its_tags_where_the_words_went(tmp_path: Path) -> None:
+    """The Translate screen's path: a match inserted, then edited; the saved XLIFF has the
+    memory's tag placement carried through the edit (before, the text rule left it out)."""
+    job = JOB.replace(
+        '<trans-unit id="1">', '<trans-unit id="0"><source>Open the <g id="9">Settings</g> '
+        'menu <x id="8"/>and then the list.</source></trans-unit><trans-unit id="1">', 1
+    )  # fmt: skip
+    (tmp_path / "job.xlf").write_text(job, encoding="utf-8")
+    doc = open_document(tmp_path / "job.xlf")
+    edited = "Öffnen Sie bitte das Menü Optionen und dann die Liste."
+    doc.set_target(0, edited, origin="edited", tag_hint=(MEM_SRC, MEM_TGT),
+                   edited_from=MEM_TGT_TEXT)  # fmt: skip
+    out = doc.save(tmp_path / "job.out.xlf")
+    t = etree.parse(str(out)).getroot().find(f".//{{{N12}}}trans-unit[@id='0']/{{{N12}}}target")
+    assert etree.tostring(t, encoding="unicode").endswith(
+        'Öffnen Sie bitte das Menü <g id="9">Optionen</g> und <x id="8"/>dann die Liste.</target>'
+    )

@@ -128,3 +128,57 @@ async def test_translate_screen_reports_a_bad_file(tmp_path: Path) -> None:
         await _settle(pilot)
         assert screen.doc is None
         assert any("malformed XML" in n.message for n in app._notifications)
+
+
+async def test_an_inserted_match_edited_keeps_the_memory_tags(
+    tmp_path: Path, tiny_static_model: Path
+):
+    """Insert a match from a tagged XLIFF memory, edit it, save: the tag wraps the edited
+    word where the memory's target had it."""
+    from xlsearch.engine.catalog import set_active_model
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.store import Store
+
+    def xliff(units: str) -> str:
+        return (
+            f'<?xml version="1.0" encoding="UTF-8"?><xliff version="1.2" xmlns="{NS["x"]}">'
+            '<file original="a.html" source-language="en" target-language="de" '
+            f'datatype="html"><body>{units}</body></file></xliff>'
+        )
+
+    (tmp_path / "old.xlf").write_text(
+        xliff('<trans-unit id="1"><source>open the <g id="1">settings</g> menu</source>'
+              '<target>öffne das menü <g id="1">einstellungen</g></target></trans-unit>'),
+        encoding="utf-8",
+    )  # fmt: skip
+    job = tmp_path / "job.xlf"
+    job.write_text(
+        xliff('<trans-unit id="a"><source>open the <g id="5">options</g> menu</source>'
+              "</trans-unit>"),
+        encoding="utf-8",
+    )  # fmt: skip
+    set_active_model(str(tiny_static_model))
+    with Store() as store:
+        store.import_file(tmp_path / "old.xlf", "tm")
+        build_index(store, load_encoder(str(tiny_static_model)), "tm")
+    app = make_app(engine=LocalEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.query_one("#doc-path", Input).value = str(job)
+        screen.query_one("#doc-path", Input).focus()
+        await pilot.press("enter")
+        await _settle(pilot)
+        assert screen.result.matches[0].target == "öffne das menü einstellungen"
+        screen.query_one("#tr-segments", DataTable).focus()
+        await pilot.press("1")
+        screen.query_one("#tr-target", TextArea).text = "öffne bitte das menü optionen"
+        await pilot.press("ctrl+s")
+        await _settle(pilot)
+        assert not [n for n in app._notifications if n.severity == "error"]
+    root = etree.parse(str(tmp_path / "job.translated.xlf")).getroot()
+    target = etree.tostring(root.find(".//x:trans-unit/x:target", NS), encoding="unicode")
+    assert target.endswith('öffne bitte das menü <g id="5">optionen</g></target>')

@@ -85,9 +85,16 @@ class Document:
         origin: str = "edited",
         match_source: str = "",
         tag_hint: tuple[Any, Any] | None = None,
+        edited_from: str | None = None,
     ) -> DocSegment:
         """Set segment ``index``'s target (marked for review when saved). ``tag_hint``: the
-        match's ``(source_tags, target_tags)``, for a target taken unchanged from it."""
+        match's ``(source_tags, target_tags)``, for a target taken from it; ``edited_from``:
+        that match's target when the translator edited it into ``text`` (the tags then
+        follow the words they stood by: ``tags.follow_edit``)."""
+        if tag_hint is not None and edited_from is not None:
+            from xlsearch.engine.bilingual.tags import follow_edit
+
+            tag_hint = follow_edit(tag_hint, edited_from, text)
         seg = self.segments[index]
         seg.target = text
         seg.quality = quality

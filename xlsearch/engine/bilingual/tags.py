@@ -13,7 +13,8 @@ Anything else (a tag around translated words, a code inside the sentence) stays 
 wrong place is worse than a missing tag, which the translator's CAT tool shows — unless the
 memory knows: a TMX memory keeps where its segments' codes stood (``Match.source_tags`` /
 ``target_tags``), and when the memory's source has the same tags in the same order as the
-new source, each tag goes where the memory's target had its counterpart.
+new source, each tag goes where the memory's target had its counterpart. When the translator
+edits that target, ``follow_edit`` carries those places through the edit.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Any
 
 from xlsearch.engine.importers.inline import CLOSE_CODES as _END
@@ -240,3 +242,56 @@ def set_target(
         target.append(_shell(code))
         moved += 1
     return moved
+
+
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def _map_boundary(b: int, kind: str, ops: list[tuple[str, int, int, int, int]]) -> int | None:
+    """Token boundary ``b`` of the old text in the new one: exact inside or at the edge of
+    an unchanged run; a closing tag stays with the text before it, any other with the text
+    after it (so a word inserted before a tagged word stays outside the tag); None inside a
+    changed run (no clear place)."""
+    for op, i1, i2, j1, j2 in ops:
+        if i1 < b < i2:
+            return j1 + (b - i1) if op == "equal" else None
+        if i1 < i2 and (i2 == b if kind == "close" else i1 == b):
+            return j2 if kind == "close" else j1
+    if b == 0:  # a closing tag at the very start
+        return 0
+    return ops[-1][4] if ops and b == ops[-1][2] else None  # an opening one at the end
+
+
+def follow_edit(hint: tuple[Any, Any] | None, before: str, after: str) -> tuple[Any, Any] | None:
+    """The memory's tag places (``hint``: source tags, target tags with offsets in
+    ``before``) moved into ``after``, the target as the translator edited it: word by word
+    (``difflib``), each tag keeps its place next to the words that stayed. None when a tag
+    stood inside a word or inside a rewritten run: then ``set_target`` falls back to the
+    text rule, as for any typed target."""
+    if hint is None or before == after:
+        return hint
+    mem_src, mem_tgt = hint
+    if not mem_src or not mem_tgt:
+        return None
+    old, new = _TOKEN.findall(before), _TOKEN.findall(after)
+    if "".join(old) != before or "".join(new) != after:
+        return None
+    old_at = [0]
+    for tok in old:
+        old_at.append(old_at[-1] + len(tok))
+    new_at = [0]
+    for tok in new:
+        new_at.append(new_at[-1] + len(tok))
+    boundary = {offset: b for b, offset in enumerate(old_at)}
+    ops = SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    moved = []
+    try:
+        for tag in mem_tgt:
+            b = boundary.get(int(tag[0]))
+            to = None if b is None else _map_boundary(b, str(tag[1]), ops)
+            if to is None:
+                return None
+            moved.append([new_at[to], *tag[1:]])
+    except (TypeError, ValueError, IndexError):  # tags not as xlsearch writes them
+        return None
+    return mem_src, moved

@@ -275,6 +275,15 @@ class TranslateScreen(EngineScreen):
                 match_source=m.source,
                 tag_hint=(m.source_tags, m.target_tags) if text == m.target else None,
             )
+        elif ins is not None and ins[0] == self.current and ins[1] == ins[2].target.strip():
+            m = ins[2]  # an inserted match, edited: its tags follow the words they stood by
+            self.doc.set_target(
+                self.current,
+                text,
+                origin="edited",
+                tag_hint=(m.source_tags, m.target_tags),
+                edited_from=m.target.strip(),
+            )
         else:
             self.doc.set_target(self.current, text, origin="edited")
         table = self.query_one("#tr-segments", DataTable)
