@@ -156,7 +156,8 @@ async def test_an_inserted_match_edited_keeps_the_memory_tags(
     job = tmp_path / "job.xlf"
     job.write_text(
         xliff('<trans-unit id="a"><source>open the <g id="5">options</g> menu</source>'
-              "</trans-unit>"),
+              '</trans-unit><trans-unit id="b"><source>open the settings <g id="6">menu</g>'
+              "</source></trans-unit>"),
         encoding="utf-8",
     )  # fmt: skip
     set_active_model(str(tiny_static_model))
@@ -176,9 +177,15 @@ async def test_an_inserted_match_edited_keeps_the_memory_tags(
         screen.query_one("#tr-segments", DataTable).focus()
         await pilot.press("1")
         screen.query_one("#tr-target", TextArea).text = "öffne bitte das menü optionen"
+        await pilot.press("ctrl+down")
+        await _settle(pilot)
+        # the memory's words with the tag elsewhere: 99 %, flagged, as in the analysis
+        best = screen.result.matches[0]
+        assert (best.fuzzy, best.flags[-1]) == (99, "tags: new 2 · stored 2")
         await pilot.press("ctrl+s")
         await _settle(pilot)
         assert not [n for n in app._notifications if n.severity == "error"]
     root = etree.parse(str(tmp_path / "job.translated.xlf")).getroot()
     target = etree.tostring(root.find(".//x:trans-unit/x:target", NS), encoding="unicode")
+    assert len(root.findall(".//x:trans-unit/x:target", NS)) == 1
     assert target.endswith('öffne bitte das menü <g id="5">optionen</g></target>')

@@ -173,7 +173,7 @@ def _same_places(new: list[list[Any]] | None, stored: list[list[Any]] | None) ->
     return [(int(t[0]), t[1]) for t in new] == [(int(t[0]), t[1]) for t in stored]
 
 
-def _tag_penalty(matches: list[Any], seg: Any) -> None:
+def tag_penalty(matches: list[Any], seg: Any) -> None:
     """A CAT tool's tag penalty: a would-be 100 % match is 100 % only when the memory's
     source has the segment's codes, the same kinds at the same places (its target then
     takes them where the memory's target had them); else 99 % (never ``exact-match``),
@@ -221,7 +221,7 @@ def analyze(
     for i, lr in zip(todo, found, strict=True):
         res = results[i]
         if doc.segments[i].tags:
-            _tag_penalty(lr.matches, doc.segments[i])
+            tag_penalty(lr.matches, doc.segments[i])
         if lr.matches:
             res.best = lr.matches[0]
             res.fuzzy = max(m.fuzzy for m in lr.matches)

@@ -224,7 +224,7 @@ class TranslateScreen(EngineScreen):
             table.move_cursor(row=index)
         info = f"[{index + 1}/{len(self.doc.segments)}] {seg.key}"
         if seg.tags:
-            info += f" · {seg.tags} inline tags (place them in your CAT tool)"
+            info += f" · {seg.tags} inline tags (placed from the match where they correspond)"
         src = Text(info + "\n", style="dim")
         src.append(seg.source, style="bold")
         self.query_one("#tr-source", Static).update(src)
@@ -238,11 +238,16 @@ class TranslateScreen(EngineScreen):
         src_lang = self.query_one("#tr-src", Input).value.strip() or self.doc.src
         tgt_lang = self.query_one("#tr-tgt", Input).value.strip() or self.doc.tgt
         collection = self._collection()
-        source = seg.source
-        self._lookup_worker(
-            "lookup",
-            lambda _p, _c: (index, engine.lookup(source, src_lang, tgt_lang, collection, 5)),
-        )
+
+        def call(_p: Any, _c: Any) -> tuple[int, Any]:
+            found = engine.lookup(seg.source, src_lang, tgt_lang, collection, 5)
+            if seg.tags:  # as the analysis does: 100 % only with the same tags in place
+                from xlsearch.engine.analysis import tag_penalty
+
+                tag_penalty(found.matches, seg)
+            return index, found
+
+        self._lookup_worker("lookup", call)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="lookup")
     def _lookup_worker(self, job: str, call: EngineCall) -> None:
