@@ -317,3 +317,20 @@ def test_an_empty_text_is_reported_as_empty_even_without_a_language(tmp_path: Pa
     path.write_text("\n \n", encoding="utf-8")
     with pytest.raises(DataError, match="no segments to translate"):
         open_document(path)
+
+
+def test_po_without_source_language_header_takes_the_msgids_language(tmp_path: Path) -> None:
+    """A German→English PO (no X-Source-Language) was analysed as en → en: nothing matched."""
+    path = tmp_path / "ui.po"
+    path.write_text(
+        'msgid ""\nmsgstr ""\n"Language: en\\n"\n\n'
+        'msgid "Prüfen Sie den Öldruck alle 250 Betriebsstunden."\nmsgstr ""\n\n'
+        'msgid "Dr. Müller ist für die Freigabe verantwortlich."\nmsgstr ""\n',
+        encoding="utf-8",
+    )
+    assert (open_document(path).src, open_document(path).tgt) == ("de", "en")
+    header = path.read_text(encoding="utf-8").replace(
+        '"Language: en\\n"', '"Language: en\\n"\n"X-Source-Language: fr\\n"'
+    )
+    path.write_text(header, encoding="utf-8")
+    assert open_document(path).src == "fr"  # the header wins over detection

@@ -1,6 +1,7 @@
 """PO (polib), plain text and DOCX (python-docx) documents to translate.
 
-PO: one segment per entry (obsolete entries and the header skipped); a target set by
+PO: one segment per entry (obsolete entries and the header skipped), the source language
+from ``X-Source-Language`` or identified from the msgids (English when unclear); a target set by
 xlsearch is written with the ``fuzzy`` flag, ``#| msgid`` = the memory's source (gettext's
 own way to show what changed) and a translator comment with the match quality. Text and
 DOCX: every paragraph split into sentences; saving writes the paragraph with each sentence
@@ -52,8 +53,17 @@ def load_po(path: Path) -> Any:
             )
         )
     lang = normalize_lang(po.metadata.get("Language", "")) or ""
-    src = normalize_lang(po.metadata.get("X-Source-Language", "")) or "en"
+    src = normalize_lang(po.metadata.get("X-Source-Language", "")) or _msgid_lang(segs)
     return Document(path, "po", src, lang, segs, po)
+
+
+def _msgid_lang(segs: list[Any]) -> str:
+    """The msgids' language when clearly identified (a German→English PO), else gettext's
+    convention, English."""
+    from xlsearch.engine.langid import classify
+
+    lang, prob = classify("\n".join(s.source for s in segs[:200]))
+    return lang if prob >= 0.9 else "en"
 
 
 def dump_po(doc: Any) -> bytes:
