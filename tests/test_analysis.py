@@ -130,6 +130,23 @@ def test_cli_analyze_report_of_an_unknown_kind_is_refused_before_work(tmp_path: 
     assert not (tmp_path / "r.pdf").exists()
 
 
+def test_cli_pretranslation_without_a_target_language_is_refused_before_work(
+    tmp_path: Path, capsys
+) -> None:
+    """An XLIFF whose ``<file>`` has no target-language pre-translated 0 segments and wrote a
+    useless copy (``de → ?``), exit 0: now a one-line error with the fix, nothing written."""
+    from xlsearch.cli import main
+
+    src = write_xliff(tmp_path / "job.xlf", ["the big dog sleeps"])
+    src.write_text(src.read_text().replace(' target-language="de"', ""), encoding="utf-8")
+    out = tmp_path / "pre.xlf"
+    assert main(["analyze", str(src), "--fuzzy-only", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "job.xlf" in err and "target language" in err and "--tgt" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
 def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(
     tmp_path: Path, tiny_static_model: Path
 ) -> None:

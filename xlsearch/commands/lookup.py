@@ -183,6 +183,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             hint="name it report.md or report.json",
         )
     doc = open_document(args.document, args.src, args.tgt)
+    if args.out and not doc.tgt:  # else nothing is pre-translated and a copy is written
+        raise ConfigError(
+            f"{args.document}: the file does not say its target language, so there is "
+            "nothing to pre-translate into",
+            hint="pass --tgt LANG (e.g. --tgt en)",
+        )
     threshold = SEMANTIC_THRESHOLD if args.threshold is None else args.threshold
     with Store() as store:
         _check_languages(store, args.collection, src=doc.src, tgt=doc.tgt)
