@@ -334,3 +334,34 @@ def test_po_without_source_language_header_takes_the_msgids_language(tmp_path: P
     )
     path.write_text(header, encoding="utf-8")
     assert open_document(path).src == "fr"  # the header wins over detection
+
+
+@pytest.mark.parametrize("version", ["1.2", "2.0"])
+def test_a_target_language_given_on_the_command_line_is_written_into_the_xliff(
+    tmp_path: Path, version: str
+) -> None:
+    """``analyze --tgt en`` on an XLIFF without a target language wrote targets in ``en`` but
+    left ``<file>`` without target-language (2.0: no trgLang): a CAT tool cannot open it."""
+    path = tmp_path / "job.xlf"
+    if version == "1.2":
+        body = (
+            '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+            '<file original="a" source-language="de" datatype="plaintext"><body>'
+            '<trans-unit id="1"><source>Hallo Welt.</source></trans-unit></body></file></xliff>'
+        )
+    else:
+        body = (
+            '<xliff version="2.0" xmlns="urn:oasis:names:tc:xliff:document:2.0" srcLang="de">'
+            '<file id="f1"><unit id="u1"><segment><source>Hallo Welt.</source></segment>'
+            "</unit></file></xliff>"
+        )
+    path.write_text(body, encoding="utf-8")
+    doc = open_document(path, tgt="en")
+    doc.set_target(0, "Hello world.", quality=100, origin="fuzzy")
+    out = doc.save(tmp_path / "pre.xlf")
+    root = etree.parse(str(out)).getroot()
+    if version == "1.2":
+        assert root[0].get("target-language") == "en"
+    else:
+        assert root.get("trgLang") == "en"
+    assert open_document(out).tgt == "en"

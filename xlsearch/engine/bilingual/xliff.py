@@ -306,7 +306,23 @@ def dump(doc: Any) -> bytes:
         else:
             _write20(doc, seg)
         seg.changed = False
+    _declare_target(doc)
     return etree.tostring(doc.handle, xml_declaration=True, encoding="UTF-8")
+
+
+def _declare_target(doc: Any) -> None:
+    """Write a target language given by the user (``--tgt``) where the file has none, as the
+    targets' ``xml:lang`` already says: CAT tools need it to open the file."""
+    if not doc.tgt:
+        return
+    root = doc.handle.getroot()
+    if root.get("version", "").startswith("2") or _ns(root) == NS20:
+        if not root.get("trgLang"):
+            root.set("trgLang", doc.tgt)
+        return
+    for file in root.iter(f"{{{_ns(root)}}}file" if _ns(root) else "file"):
+        if not file.get("target-language"):
+            file.set("target-language", doc.tgt)
 
 
 def as_xliff2(doc: Any) -> bytes:
