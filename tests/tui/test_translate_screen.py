@@ -128,3 +128,36 @@ async def test_translate_screen_reports_a_bad_file(tmp_path: Path) -> None:
         await _settle(pilot)
         assert screen.doc is None
         assert any("malformed XML" in n.message for n in app._notifications)
+
+
+async def test_a_file_without_target_language_asks_for_one_and_uses_the_one_typed(
+    tmp_path: Path,
+) -> None:
+    """An XLIFF without target-language opened silently; ctrl+e then said "0 segments filled"
+    even after the translator typed the language in the tgt field (analysis ignored it)."""
+    from test_analysis import write_xliff
+
+    from xlsearch.engine.facade.fake import FakeEngine
+
+    path = write_xliff(tmp_path / "job.xlf", ["the dog sleeps"])
+    path.write_text(path.read_text().replace(' target-language="de"', ""), encoding="utf-8")
+    app = make_app(engine=FakeEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.open_document(str(path))
+        await _settle(pilot)
+        warned = [n for n in app._notifications if n.severity == "warning"]
+        assert warned and "target language" in warned[0].message
+        app.clear_notifications()
+        await pilot.press("ctrl+r")
+        await _settle(pilot)
+        await pilot.press("ctrl+e")
+        await _settle(pilot)
+        assert not any("segments filled" in n.message for n in app._notifications)
+        assert any("target language" in n.message for n in app._notifications)
+        screen.query_one("#tr-tgt", Input).value = "de"
+        await pilot.press("ctrl+r")
+        await _settle(pilot)
+        assert screen.doc.tgt == "de" and screen.analysis.tgt == "de"

@@ -154,6 +154,13 @@ class TranslateScreen(EngineScreen):
             self._status(self._summary())
             self.query_one("#tr-segments", DataTable).focus()
             self.goto(0)
+            if not self.doc.tgt:
+                self.notify(
+                    "The file does not say its target language: type it in the tgt field "
+                    "(e.g. en) before analysing",
+                    title="No target language",
+                    severity="warning",
+                )
         elif message.job == "lookup":
             index, result = message.result
             if index == self.current:
@@ -351,9 +358,20 @@ class TranslateScreen(EngineScreen):
             self.notify("Open a document first", title="Nothing to analyse")
             return
         self.commit()
+        self._take_languages()
         engine, doc, coll = self.engine, self.doc, self._collection()
         self._status("analysing…")
         self.run_job("analyze", lambda p, c: engine.analyze(doc, coll, on_progress=p, cancel=c))
+
+    def _take_languages(self) -> None:
+        """The languages typed in the src/tgt fields become the document's (a file may lack
+        its target language)."""
+        from xlsearch.engine.importers.base import normalize_lang
+
+        for field, attr in (("#tr-src", "src"), ("#tr-tgt", "tgt")):
+            value = self.query_one(field, Input).value.strip()
+            if value:
+                setattr(self.doc, attr, normalize_lang(value) or value)
 
     def _show_analysis(self) -> None:
         a = self.analysis
@@ -371,6 +389,13 @@ class TranslateScreen(EngineScreen):
     def action_pretranslate(self) -> None:
         if self.analysis is None:
             self.notify("Analyse first (ctrl+r)", title="No analysis")
+            return
+        if not self.analysis.tgt:
+            self.notify(
+                "Type the target language in the tgt field (e.g. en), then analyse again",
+                title="No target language",
+                severity="warning",
+            )
             return
         from xlsearch.engine.analysis import pretranslate
 
