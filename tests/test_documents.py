@@ -224,3 +224,26 @@ def test_align_an_empty_document_or_unknown_output_is_an_error_before_work(
     assert not out.exists()
     assert main(["align", str(de), str(de), *flags, "--out", str(tmp_path / "a.pdf")]) == 2
     assert "a.pdf" in capsys.readouterr().err
+
+
+def test_two_jobs_with_the_same_file_names_aligned_into_one_collection_both_stay(
+    tmp_path: Path,
+) -> None:
+    """Aligning job2/de.txt + job2/en.txt into the memory replaced job1's alignment (both were
+    kept as aligned/de__en.tmx): the first job's units were gone."""
+    from xlsearch.engine.store import Store
+
+    for job, (de, en) in {
+        "job1": ("Die Katze schläft.", "The cat sleeps."),
+        "job2": ("Der Hund läuft.", "The dog runs."),
+    }.items():
+        (tmp_path / job).mkdir()
+        (tmp_path / job / "de.txt").write_text(de + "\n", encoding="utf-8")
+        (tmp_path / job / "en.txt").write_text(en + "\n", encoding="utf-8")
+        argv = ["align", str(tmp_path / job / "de.txt"), str(tmp_path / job / "en.txt")]
+        opts = ["--src-lang", "de", "--tgt-lang", "en", "--lengths", "-q", "--collection", "tm"]
+        assert main([*argv, *opts]) == 0
+    assert main([*argv, *opts]) == 0  # the same pair again updates its own document
+    with Store() as store:
+        (tm,) = [c for c in store.collections() if c["name"] == "tm"]
+    assert tm["documents"] == 2 and tm["segments"] == 4

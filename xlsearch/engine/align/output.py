@@ -3,6 +3,7 @@ input), Vecalign beads, or straight into a collection of the store."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,15 +87,20 @@ def write_alignment(
 
 
 def default_tmx_path(alignment: Alignment) -> Path:
-    """Where an alignment saved into a collection is kept (the store imports this TMX)."""
+    """Where an alignment saved into a collection is kept (the store imports this TMX): one
+    file per pair of documents, so that ``job1/de.docx`` and ``job2/de.docx`` are two."""
     from xlsearch.engine.locations import data_dir
 
     def stem(p: str) -> str:
         return re.sub(r"[^\w.-]+", "_", Path(p).stem)[:60] or "doc"
 
+    pair = "\n".join(
+        str(Path(p).expanduser().resolve()) for p in (alignment.src.path, alignment.tgt.path)
+    )
+    digest = hashlib.sha1(pair.encode("utf-8")).hexdigest()[:8]
     folder = data_dir() / "aligned"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{stem(alignment.src.path)}__{stem(alignment.tgt.path)}.tmx"
+    return folder / f"{stem(alignment.src.path)}__{stem(alignment.tgt.path)}-{digest}.tmx"
 
 
 def save_to_collection(
