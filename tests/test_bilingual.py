@@ -365,3 +365,36 @@ def test_a_target_language_given_on_the_command_line_is_written_into_the_xliff(
     else:
         assert root.get("trgLang") == "en"
     assert open_document(out).tgt == "en"
+
+
+def test_docx_pretranslation_keeps_footnotes_and_does_not_repeat_link_text(
+    tmp_path: Path,
+) -> None:
+    """A translated paragraph lost its footnote reference (and pictures: every later run was
+    deleted) and kept its hyperlink's source text after the new text ("… acme.de.acme.de")."""
+    import docx
+    from docx.opc.constants import RELATIONSHIP_TYPE
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    d = docx.Document()
+    p = d.add_paragraph("Das Gerät ist bereit.")
+    note = OxmlElement("w:footnoteReference")
+    note.set(qn("w:id"), "1")
+    p.add_run()._r.append(note)
+    p.add_run(" Siehe ")
+    link = OxmlElement("w:hyperlink")
+    link.set(qn("r:id"), p.part.relate_to("https://acme.de", RELATIONSHIP_TYPE.HYPERLINK, True))
+    link.append(OxmlElement("w:r"))
+    link[0].append(OxmlElement("w:t"))
+    link[0][0].text = "acme.de"
+    p._p.append(link)
+    p.add_run(".")
+    d.save(str(tmp_path / "de.docx"))
+    doc = open_document(tmp_path / "de.docx", tgt="en")
+    assert [s.source for s in doc.segments] == ["Das Gerät ist bereit.", "Siehe acme.de."]
+    doc.set_target(0, "The device is ready.", origin="edited")
+    doc.set_target(1, "See acme.de.", origin="edited")
+    para = docx.Document(str(doc.save(tmp_path / "en.docx"))).paragraphs[0]
+    assert para.text == "The device is ready. See acme.de."
+    assert len(para._p.xpath(".//w:footnoteReference")) == 1

@@ -189,17 +189,40 @@ def load_docx(path: Path, src: str | None) -> Any:
     return Document(path, "docx", lang, "", _segments(sents, "¶"), (document, paras))
 
 
+# what python-docx reads as a run's text; pictures, footnote references, fields stay
+_DOCX_TEXT = ("t", "tab", "br", "cr", "noBreakHyphen", "ptab")
+
+
+def _replace_paragraph_text(para: Any, text: str) -> None:
+    """Put ``text`` in the paragraph's first text run (its formatting for the whole text) and
+    take the text out of the others, hyperlinks' included; runs and links left empty go."""
+    from docx.oxml.ns import qn
+
+    runs = para._p.xpath("./w:r | ./w:hyperlink/w:r")
+    texts = {qn(f"w:{tag}") for tag in _DOCX_TEXT}
+    first = next((r for r in runs if any(c.tag in texts for c in r)), None)
+    if first is None:
+        para.add_run(text)
+        return
+    for run in runs:
+        for child in [c for c in run if c.tag in texts]:
+            run.remove(child)
+        if run is first:
+            t = run.makeelement(qn("w:t"), {})
+            t.text = text
+            t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+            run.append(t)
+        elif all(c.tag == qn("w:rPr") for c in run):
+            parent = run.getparent()
+            parent.remove(run)
+            if parent.tag == qn("w:hyperlink") and not len(parent.xpath("./w:r")):
+                parent.getparent().remove(parent)
+
+
 def dump_docx(doc: Any) -> bytes:
     document, paras = doc.handle
     for p, text in _paragraph_texts(doc).items():
-        para = paras[p]
-        runs = list(para.runs)
-        if runs:  # keep the first run's formatting for the whole paragraph
-            runs[0].text = text
-            for run in runs[1:]:
-                run._r.getparent().remove(run._r)
-        else:
-            para.add_run(text)
+        _replace_paragraph_text(paras[p], text)
     buf = io.BytesIO()
     document.save(buf)
     return buf.getvalue()
