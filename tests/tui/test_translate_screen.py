@@ -127,7 +127,9 @@ async def test_translate_screen_reports_a_bad_file(tmp_path: Path) -> None:
         screen.open_document(str(bad))
         await _settle(pilot)
         assert screen.doc is None
-        assert any("malformed XML" in n.message for n in app._notifications)
+        errors = [n.message for n in app._notifications if n.severity == "error"]
+        assert len(errors) == 1 and "malformed XML" in errors[0]  # was shown twice
+        assert sum("JobFailed" in m for m in screen.message_log) == 1
 
 
 async def test_a_file_without_target_language_asks_for_one_and_uses_the_one_typed(

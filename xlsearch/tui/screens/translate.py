@@ -137,8 +137,8 @@ class TranslateScreen(EngineScreen):
         return None if value in (ALL, Select.BLANK) else str(value)
 
     # -- results -------------------------------------------------------------------------------
+    # Textual also calls BaseScreen's handlers (log, notify) for these messages: no super().
     def on_job_done(self, message: JobDone) -> None:
-        super().on_job_done(message)
         if message.job == "collections":
             sel = self.query_one("#tr-collection", Select)
             with self.prevent(Select.Changed):
@@ -176,13 +176,11 @@ class TranslateScreen(EngineScreen):
             self.notify(str(message.result), title="Saved", timeout=4)
 
     def on_job_progress(self, message: JobProgress) -> None:
-        super().on_job_progress(message)
         p = message.progress
         if p.total:
             self._status(f"{message.job}: {p.done}/{p.total}")
 
     def on_job_failed(self, message: JobFailed) -> None:
-        super().on_job_failed(message)
         self._status(f"⚠ {message.title}: {message.message.splitlines()[0]}")
 
     def _status(self, text: str) -> None:
