@@ -147,6 +147,23 @@ def test_cli_pretranslation_without_a_target_language_is_refused_before_work(
     assert not out.exists()
 
 
+def test_cli_a_text_file_under_another_extension_is_read_with_format(
+    tmp_path: Path, tiny_static_model: Path, capsys
+) -> None:
+    """``analyze segments.lst`` said "(or pass --format)", but analyze had no --format option."""
+    from xlsearch.cli import main
+
+    store, _enc = _store(tmp_path, tiny_static_model)
+    store.close()
+    notes = tmp_path / "segments.lst"
+    notes.write_text("the big dog sleeps\n", encoding="utf-8")
+    assert main(["analyze", str(notes), "--src", "en", "--tgt", "de", "--fuzzy-only"]) == 2
+    assert "--format text" in capsys.readouterr().err
+    argv = ["analyze", str(notes), "--format", "text", "--src", "en", "--tgt", "de"]
+    assert main([*argv, "--fuzzy-only"]) == 0
+    assert "| 100% | 1 | 4 |" in capsys.readouterr().out
+
+
 def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(
     tmp_path: Path, tiny_static_model: Path
 ) -> None:

@@ -61,6 +61,9 @@ def register(sub: Any) -> None:
     p.add_argument("--collection", "-c", action=Once, help="the memory (default: all collections)")
     p.add_argument("--src", help="source language (default: from the file / detected)")
     p.add_argument("--tgt", help="target language (default: from the file)")
+    p.add_argument(
+        "--format", choices=("xliff", "po", "text", "docx"), help="default: from the extension"
+    )
     p.add_argument("--report", help="write the report as .md or .json")
     p.add_argument("--out", help="write the pre-translated document here (.xlf = XLIFF 2.0)")
     p.add_argument("--min-fuzzy", type=_percent, default=75, help="pre-translate from this %% (75)")
@@ -182,7 +185,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             f"{args.report}: the report is written as Markdown or JSON",
             hint="name it report.md or report.json",
         )
-    doc = open_document(args.document, args.src, args.tgt)
+    doc = open_document(args.document, args.src, args.tgt, args.format)
     if args.out and not doc.tgt:  # else nothing is pre-translated and a copy is written
         raise ConfigError(
             f"{args.document}: the file does not say its target language, so there is "

@@ -133,7 +133,7 @@ def detect(path: Path, fmt: str | None = None) -> str:
     if found is None:
         raise DataError(
             f"{path}: cannot tell the format from the extension {path.suffix or '(none)'}",
-            hint="use .xlf/.xliff, .po, .txt or .docx (or pass --format)",
+            hint="use .xlf/.xliff, .po, .txt, .md or .docx (a text file: --format text)",
         )
     return found
 
