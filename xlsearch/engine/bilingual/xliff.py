@@ -55,7 +55,9 @@ def _parse(path: Path) -> Any:
         return etree.parse(str(path), parser)
     except etree.XMLSyntaxError as exc:
         line = exc.lineno or (exc.position[0] if exc.position else 0)
-        raise DataError(f"{path}:{line}: malformed XML: {exc.msg}") from exc
+        from xlsearch.engine.importers.xmlutil import MALFORMED_HINT
+
+        raise DataError(f"{path}:{line}: malformed XML: {exc.msg}", hint=MALFORMED_HINT) from exc
     except OSError as exc:
         raise DataError(f"{path}: cannot read: {exc}") from exc
 
