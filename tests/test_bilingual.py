@@ -400,3 +400,27 @@ def test_docx_pretranslation_keeps_footnotes_and_does_not_repeat_link_text(
     para = docx.Document(str(doc.save(tmp_path / "en.docx"))).paragraphs[0]
     assert para.text == "The device is ready. See acme.de."
     assert len(para._p.xpath(".//w:footnoteReference")) == 1
+
+
+def test_a_unit_with_a_fuzzy_segment_is_never_marked_exact_match(tmp_path: Path) -> None:
+    """A Trados unit with an 87 % and a 100 % segment came out ``state-qualifier="exact-match"``
+    (the last segment written decided): a reviewer filtering on exact matches skips it."""
+    path = tmp_path / "job.sdlxliff"
+    unit = (
+        '<trans-unit id="1"><source>A one. B two.</source><seg-source>'
+        '<mrk mtype="seg" mid="1">A one.</mrk> <mrk mtype="seg" mid="2">B two.</mrk></seg-source>'
+        '<target><mrk mtype="seg" mid="1"/> <mrk mtype="seg" mid="2"/></target></trans-unit>'
+    )
+    path.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+        '<file original="a" source-language="en" target-language="de" datatype="x"><body>'
+        f"{unit}</body></file></xliff>",
+        encoding="utf-8",
+    )
+    for qualities, expected in (((87, 100), "fuzzy-match"), ((100, 100), "exact-match")):
+        doc = open_document(path)
+        for i, quality in enumerate(qualities):
+            doc.set_target(i, f"Ziel {i}.", quality=quality, origin="fuzzy", match_source="x")
+        out = doc.save(tmp_path / "pre.sdlxliff")
+        target = etree.parse(str(out)).getroot().find(".//{*}target")
+        assert target.get("state-qualifier") == expected

@@ -176,6 +176,16 @@ def _qualifier(seg: Any) -> str:
     return "exact-match" if (seg.quality or 0) >= 100 else "fuzzy-match"
 
 
+_WEAKEST_FIRST = ("leveraged-tm", "fuzzy-match", "exact-match")
+
+
+def _unit_qualifier(doc: Any, tu: Any) -> str:
+    """A 1.2 target's qualifier is the unit's: that of its weakest segment set by xlsearch
+    (one 87 % segment makes the unit a fuzzy match, whatever the others are)."""
+    found = {_qualifier(s) for s in doc.segments if s.ref and s.ref[0] is tu and s.origin}
+    return next((q for q in _WEAKEST_FIRST if q in found), "")
+
+
 def _origin(seg: Any) -> str:
     """Where a match came from: a semantic fill's quality is a cosine × 100, not a fuzzy %,
     and says so (``xlsearch-semantic``) for the translator's CAT tool."""
@@ -218,8 +228,9 @@ def _write12(doc: Any, seg: Any) -> None:
             mrk = etree.SubElement(target, q("mrk"), mtype="seg", mid=mid)
             set_target(mrk, seg.target, source, seg.tag_hint)
     target.set("state", "needs-review-translation")
-    if _qualifier(seg):
-        target.set("state-qualifier", _qualifier(seg))
+    qualifier = _unit_qualifier(doc, tu)
+    if qualifier:
+        target.set("state-qualifier", qualifier)
     _set_sdl_status(tu, mid, seg)
     if seg.quality is not None and seg.match_source:
         alt = etree.Element(q("alt-trans"), origin=_origin(seg))
