@@ -164,6 +164,34 @@ def test_cli_a_text_file_under_another_extension_is_read_with_format(
     assert "| 100% | 1 | 4 |" in capsys.readouterr().out
 
 
+def test_cli_pretranslation_leaves_locked_trados_segments_alone(
+    tmp_path: Path, tiny_static_model: Path, capsys
+) -> None:
+    """A segment locked in Trados (``sdl:seg locked="true"``) was pre-translated like any
+    other: the translator's CAT tool then shows a changed locked segment."""
+    from xlsearch.cli import main
+
+    store, _enc = _store(tmp_path, tiny_static_model)
+    store.close()
+    job = tmp_path / "job.sdlxliff"
+    job.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2" '
+        'xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0"><file original="a" '
+        'source-language="en" target-language="de" datatype="x"><body><trans-unit id="1">'
+        "<source>the big dog sleeps the cat runs</source><seg-source>"
+        '<mrk mtype="seg" mid="1">the big dog sleeps</mrk> <mrk mtype="seg" mid="2">the cat runs'
+        '</mrk></seg-source><target><mrk mtype="seg" mid="1"/> <mrk mtype="seg" mid="2"/>'
+        '</target><sdl:seg-defs><sdl:seg id="1" locked="true"/><sdl:seg id="2"/></sdl:seg-defs>'
+        "</trans-unit></body></file></xliff>",
+        encoding="utf-8",
+    )
+    out = tmp_path / "pre.sdlxliff"
+    assert main(["analyze", str(job), "--fuzzy-only", "--out", str(out)]) == 0
+    assert "pre-translated 1 of 2" in capsys.readouterr().err
+    marks = etree.parse(str(out)).getroot().findall(".//{*}target/{*}mrk")
+    assert [m.text for m in marks] == [None, "die katze läuft"]
+
+
 def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(
     tmp_path: Path, tiny_static_model: Path
 ) -> None:

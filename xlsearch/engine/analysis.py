@@ -246,11 +246,12 @@ def pretranslate(
 ) -> int:
     """Write the best match per segment into ``doc`` (fuzzy ≥ ``min_fuzzy``, else a semantic
     match when ``semantic``); repetitions take their first occurrence's target. Segments
-    that already have a target are kept unless ``overwrite``. Returns segments filled."""
+    that already have a target are kept unless ``overwrite``; locked ones always. Returns
+    segments filled."""
     filled = 0
     for res in analysis.segments:
         seg = doc.segments[res.index]
-        if seg.target.strip() and not overwrite:
+        if seg.locked or (seg.target.strip() and not overwrite):
             continue
         if res.repetition_of is not None:
             first = doc.segments[res.repetition_of]

@@ -57,6 +57,9 @@ class DocSegment:
     tag_hint: tuple[Any, Any] | None = field(default=None, repr=False, compare=False)
     """Where the match's stored source and target had their inline codes (``Match.source_tags``,
     ``Match.target_tags``): places the source's tags in this target when it is written."""
+    locked: bool = False
+    """Locked in the CAT tool (Trados ``sdl:seg locked``, memoQ ``mq:locked``): pre-translation
+    leaves it alone."""
     changed: bool = False
     ref: Any = field(default=None, repr=False, compare=False)
     """The format's handle on this segment (an XML element, a PO entry …)."""

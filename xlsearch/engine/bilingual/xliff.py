@@ -125,6 +125,7 @@ def _units12(tu: Any, start: int) -> list[Any]:
     state = target.get("state", "") if target is not None else ""
     seg_source = _child(tu, "seg-source")
     tid = tu.get("id", "")
+    locked = _locked(tu)
     if seg_source is not None:
         marks = [m for m in seg_source.iter() if _local(m.tag) == "mrk" and m.get("mtype") == "seg"]
         if marks:
@@ -147,6 +148,7 @@ def _units12(tu: Any, start: int) -> list[Any]:
                         _text(tm)[0] if tm is not None else "",
                         state,
                         tags,
+                        locked=locked(m.get("mid")),
                         ref=(tu, m.get("mid")),
                     )
                 )
@@ -163,9 +165,19 @@ def _units12(tu: Any, start: int) -> list[Any]:
             _text(target)[0] if target is not None else "",
             state,
             tags,
+            locked=locked(None),
             ref=(tu, None),
         )
     ]
+
+
+def _locked(tu: Any) -> Any:
+    """``mid -> bool``: is that segment of ``tu`` locked (memoQ: the unit; Trados: its
+    ``sdl:seg``, any of them for a unit without segments)?"""
+    if any(_local(k) == "locked" and v in ("locked", "true") for k, v in tu.attrib.items()):
+        return lambda _mid: True
+    ids = {s.get("id") for s in tu.iter(f"{{{NS_SDL}}}seg") if s.get("locked") == "true"}
+    return lambda mid: bool(ids) and (mid is None or mid in ids)
 
 
 def _qualifier(seg: Any) -> str:
