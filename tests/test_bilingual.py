@@ -424,3 +424,15 @@ def test_a_unit_with_a_fuzzy_segment_is_never_marked_exact_match(tmp_path: Path)
         out = doc.save(tmp_path / "pre.sdlxliff")
         target = etree.parse(str(out)).getroot().find(".//{*}target")
         assert target.get("state-qualifier") == expected
+
+
+def test_a_windows_text_file_keeps_its_line_breaks(tmp_path: Path) -> None:
+    """A Windows-1252 text with CRLF came back with LF only: one long line in old Windows
+    tools. Line breaks stay as they were (the text is written as UTF-8)."""
+    path = tmp_path / "notiz.txt"
+    path.write_bytes("Die Größe beträgt 5 €.\r\n\r\nPrüfen Sie das Ventil.\r\n".encode("cp1252"))
+    doc = open_document(path, tgt="en")
+    assert [s.source for s in doc.segments] == ["Die Größe beträgt 5 €.", "Prüfen Sie das Ventil."]
+    doc.set_target(0, "The size is 5 €.", origin="edited")
+    data = doc.save(tmp_path / "note.txt").read_bytes()
+    assert data.decode("utf-8") == "The size is 5 €.\r\n\r\nPrüfen Sie das Ventil.\r\n"

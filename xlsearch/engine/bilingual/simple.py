@@ -124,9 +124,11 @@ def load_text(path: Path, src: str | None) -> Any:
     """One paragraph per line; each split into sentences."""
     from xlsearch.engine.bilingual import Document
 
-    lines = _decode(path).splitlines()
+    text = _decode(path)
+    lines = text.splitlines()
     lang, sents = _split(lines, src)
-    return Document(path, "text", lang, "", _segments(sents, "line "), lines)
+    newline = "\r\n" if "\r\n" in text else "\n"  # written back as it was
+    return Document(path, "text", lang, "", _segments(sents, "line "), (lines, newline))
 
 
 def _segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
@@ -154,11 +156,12 @@ def _paragraph_texts(doc: Any) -> dict[int, str]:
 
 
 def dump_text(doc: Any) -> bytes:
-    lines = list(doc.handle)
+    original, newline = doc.handle
+    lines = list(original)
     for p, text in _paragraph_texts(doc).items():
         indent = lines[p][: len(lines[p]) - len(lines[p].lstrip())]
         lines[p] = indent + text
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    return (newline.join(lines) + newline).encode("utf-8")
 
 
 # -- DOCX ----------------------------------------------------------------------------------
