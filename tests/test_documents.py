@@ -247,3 +247,18 @@ def test_two_jobs_with_the_same_file_names_aligned_into_one_collection_both_stay
     with Store() as store:
         (tm,) = [c for c in store.collections() if c["name"] == "tm"]
     assert tm["documents"] == 2 and tm["segments"] == 4
+
+
+def test_an_html_documents_declared_language_is_kept_when_its_text_agrees(
+    tmp_path: Path,
+) -> None:
+    """``<html lang="en-GB">`` was ignored: an aligned memory stored plain ``en``. The declared
+    tag wins when identification agrees (or is unsure); a wrong label does not."""
+    text = "<p>Check the oil pressure every 250 hours. Replace the filter once a year.</p>"
+    page = tmp_path / "manual.html"
+    page.write_text(f'<html lang="en-GB"><body>{text}</body></html>', encoding="utf-8")
+    assert read_document(page).lang == "en-GB"
+    page.write_text(f'<html lang="fr"><body>{text}</body></html>', encoding="utf-8")
+    assert read_document(page).lang == "en"  # a template's stale lang attribute
+    page.write_text('<html lang="pt-br"><body><p>Rio 2016</p></body></html>', encoding="utf-8")
+    assert read_document(page).lang == "pt-BR"  # nothing to identify: the declaration

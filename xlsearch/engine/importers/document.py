@@ -135,7 +135,9 @@ def read_document(
         sentences, paras = _presplit(path, encoding)
         return Document(str(path), lang or _guess_lang(sentences), sentences, paras)
     blocks = read_paragraphs(path, fmt, encoding)
-    lang = lang or _guess_lang(blocks)
+    if not lang:
+        declared = _html_lang(path, encoding) if document_format(path, fmt) == "html" else None
+        lang = _guess_lang(blocks, declared)
     doc = Document(str(path), lang)
     from xlsearch.engine.segmentation import split_sentences
 
@@ -166,12 +168,29 @@ def read_document_records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
             yield Record(tu, lang, sentence, None, {"paragraph": para})
 
 
-def _guess_lang(texts: list[str]) -> str:
+def _guess_lang(texts: list[str], declared: str | None = None) -> str:
+    """The texts' identified language; the ``declared`` tag (``<html lang="en-GB">``) where
+    identification agrees with it or is unsure, so a region is kept and a stale label is not."""
     from xlsearch.engine.langid import UNDETERMINED, classify
+    from xlsearch.engine.langtags import primary
 
     sample = " ".join(texts[:50])[:5000]
-    lang = classify(sample)[0] if sample else "en"
+    lang, prob = classify(sample) if sample else (UNDETERMINED, 0.0)
+    if declared and (lang == UNDETERMINED or prob < 0.5 or primary(declared) == lang):
+        return declared
     return "en" if lang == UNDETERMINED else lang
+
+
+def _html_lang(path: Path, encoding: str | None) -> str | None:
+    """The language an HTML page declares (``<html lang>`` or ``xml:lang``), normalised."""
+    from bs4 import BeautifulSoup
+
+    from xlsearch.engine.importers.base import normalize_lang
+
+    root = BeautifulSoup(_read_text(path, encoding), "lxml").find("html")
+    if root is None:
+        return None
+    return normalize_lang(str(root.get("lang") or root.get("xml:lang") or "")) or None
 
 
 def _read_text(path: Path, encoding: str | None) -> str:
