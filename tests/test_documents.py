@@ -262,3 +262,24 @@ def test_an_html_documents_declared_language_is_kept_when_its_text_agrees(
     assert read_document(page).lang == "en"  # a template's stale lang attribute
     page.write_text('<html lang="pt-br"><body><p>Rio 2016</p></body></html>', encoding="utf-8")
     assert read_document(page).lang == "pt-BR"  # nothing to identify: the declaration
+
+
+def test_an_alignment_without_a_single_pair_is_an_error_not_an_empty_memory(
+    tmp_path: Path, capsys
+) -> None:
+    """Every bead a deletion or insertion: align wrote an empty TSV ("wrote 0 units"), then
+    failed importing its own internal TMX ("…/aligned/x.tmx: no segments found … --format")."""
+    from xlsearch.engine.store import Store
+
+    de, en = tmp_path / "de.txt", tmp_path / "en.txt"
+    de.write_text("Kurz.\n", encoding="utf-8")
+    en.write_text("This is a very long sentence that translates nothing at all here.\n" * 30)
+    out = tmp_path / "pairs.tsv"
+    argv = ["align", str(de), str(en), "--lengths", "-q", "--out", str(out), "-c", "tm"]
+    assert main([*argv, "--src-lang", "de", "--tgt-lang", "en", "--max-side", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "de.txt" in err and "en.txt" in err and "no sentence pair" in err
+    assert "aligned/" not in err and len(err.splitlines()) == 1
+    assert not out.exists()
+    with Store() as store:
+        assert "tm" not in [c["name"] for c in store.collections()]
