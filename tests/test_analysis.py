@@ -192,6 +192,20 @@ def test_cli_pretranslation_leaves_locked_trados_segments_alone(
     assert [m.text for m in marks] == [None, "die katze läuft"]
 
 
+def test_cli_out_in_another_format_than_the_document_is_refused_before_work(
+    tmp_path: Path, capsys
+) -> None:
+    """``analyze job.xlf --out job.po`` wrote XLIFF into a file named .po (exit 0)."""
+    from xlsearch.cli import main
+
+    src = write_xliff(tmp_path / "job.xlf", ["the big dog sleeps"])
+    for name in ("pre.po", "pre.docx"):
+        assert main(["analyze", str(src), "--fuzzy-only", "--out", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert name in err and ".xlf" in err and "Traceback" not in err
+        assert not (tmp_path / name).exists()
+
+
 def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(
     tmp_path: Path, tiny_static_model: Path
 ) -> None:

@@ -186,6 +186,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             hint="name it report.md or report.json",
         )
     doc = open_document(args.document, args.src, args.tgt, args.format)
+    if args.out:
+        doc.check_output(args.out)
     if args.out and not doc.tgt:  # else nothing is pre-translated and a copy is written
         raise ConfigError(
             f"{args.document}: the file does not say its target language, so there is "

@@ -101,10 +101,26 @@ class Document:
     def translated(self) -> int:
         return sum(1 for s in self.segments if s.target.strip())
 
+    def check_output(self, path: str | Path) -> None:
+        """A ``ConfigError`` when ``path``'s extension names another format than the one
+        :meth:`save` writes there (an XLIFF saved as ``job.po``)."""
+        from xlsearch.engine.errors import ConfigError
+
+        suffix = Path(path).suffix.lower()
+        named = _EXT.get(suffix)
+        if named is None or named == self.fmt or suffix in (".xlf", ".xliff"):
+            return
+        own = {"xliff": ".xlf", "po": ".po", "text": ".txt", "docx": ".docx"}[self.fmt]
+        raise ConfigError(
+            f"{path}: a {self.fmt} document is written in its own format, not as {suffix}",
+            hint=f"name it *{own}" + ("" if self.fmt == "xliff" else " or *.xlf (XLIFF 2.0)"),
+        )
+
     def save(self, path: str | Path | None = None) -> Path:
         """Write the document (default: over itself) in its format, or as XLIFF 2.0 when
         ``path`` ends in ``.xlf``/``.xliff`` and the document is not XLIFF. Atomic."""
         out = Path(path).expanduser() if path else self.path
+        self.check_output(out)
         as_xliff = out.suffix.lower() in (".xlf", ".xliff") and self.fmt != "xliff"
         from xlsearch.engine.bilingual import simple, xliff
 
