@@ -34,6 +34,9 @@ _EXT = {
 }
 
 
+_A_FORMAT = {"xliff": "an XLIFF", "po": "a PO", "text": "a text", "docx": "a DOCX"}
+
+
 @dataclass
 class DocSegment:
     """One segment of the document: its source and (possibly empty) target."""
@@ -112,7 +115,7 @@ class Document:
             return
         own = {"xliff": ".xlf", "po": ".po", "text": ".txt", "docx": ".docx"}[self.fmt]
         raise ConfigError(
-            f"{path}: a {self.fmt} document is written in its own format, not as {suffix}",
+            f"{path}: {_A_FORMAT[self.fmt]} document is written in its own format, not as {suffix}",
             hint=f"name it *{own}" + ("" if self.fmt == "xliff" else " or *.xlf (XLIFF 2.0)"),
         )
 
