@@ -299,6 +299,8 @@ def test_list_major_ivf_search_finds_what_faiss_finds() -> None:
         (["--src", "xx-QQ", "--tgt", "de"], ["'xx-QQ'", "--src", "de, en, fr"]),
         (["--src", "en", "--tgt", "pt"], ["'pt'", "--tgt", "de, en, fr"]),
         (["--src", "en", "--collection", "tm", "--tgt", "ja"], ["'ja'", "collection tm"]),
+        # a typo in the name said "collection tmm has no segment in language 'en' … nothing"
+        (["--src", "en", "--collection", "tmm"], ["no collection 'tmm'", "tm"]),
     ],
 )
 def test_cli_lookup_a_language_the_memory_lacks_is_an_error(memory, capsys, argv, names) -> None:

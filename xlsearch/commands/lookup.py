@@ -114,6 +114,12 @@ def _check_languages(store: Any, collection: str | None, **langs: str) -> None:
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.langtags import primary
 
+    if collection and store.collection_id(collection) is None:
+        names = ", ".join(c["name"] for c in store.collections()) or "none yet"
+        raise ConfigError(
+            f"no collection '{collection}' (--collection)",
+            hint=f"collections: {names} (xlsearch collections lists them)",
+        )
     have = store.languages(collection)
     where = f"collection {collection}" if collection else "the memory"
     for option, lang in langs.items():
