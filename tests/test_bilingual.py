@@ -436,3 +436,31 @@ def test_a_windows_text_file_keeps_its_line_breaks(tmp_path: Path) -> None:
     doc.set_target(0, "The size is 5 €.", origin="edited")
     data = doc.save(tmp_path / "note.txt").read_bytes()
     assert data.decode("utf-8") == "The size is 5 €.\r\n\r\nPrüfen Sie das Ventil.\r\n"
+
+
+def test_a_segmented_unit_without_target_keeps_what_lies_between_its_segments(
+    tmp_path: Path,
+) -> None:
+    """With no ``<target>`` yet, the new target held only the segments' ``mrk``s: the space
+    and the ``<x/>`` line break between sentences were lost ("hours.The nominal …")."""
+    path = tmp_path / "job.xlf"
+    path.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+        '<file original="a" source-language="en" target-language="de" datatype="x"><body>'
+        '<trans-unit id="1"><source>A one. B two.<x id="7"/>C three.</source><seg-source>'
+        '<mrk mtype="seg" mid="1">A one.</mrk> <mrk mtype="seg" mid="2">B two.</mrk><x id="7"/>'
+        '<mrk mtype="seg" mid="3">C three.</mrk></seg-source></trans-unit></body></file></xliff>',
+        encoding="utf-8",
+    )
+    doc = open_document(path)
+    doc.set_target(0, "Eins.", quality=100, origin="fuzzy", match_source="A one.")
+    doc.set_target(2, "Drei.", quality=100, origin="fuzzy", match_source="C three.")
+    target = etree.parse(str(doc.save(tmp_path / "pre.xlf"))).getroot().find(".//{*}target")
+    assert "".join(target.itertext()) == "Eins. Drei."
+    assert [(etree.QName(c).localname, c.get("mid") or c.get("id")) for c in target] == [
+        ("mrk", "1"),
+        ("mrk", "2"),
+        ("x", "7"),
+        ("mrk", "3"),
+    ]
+    assert target[0].tail == " " and not len(target[1]) and not target[1].text

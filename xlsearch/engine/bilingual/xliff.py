@@ -6,6 +6,7 @@ xlsearch set and the match records next to them; everything else round-trips.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -212,7 +213,8 @@ def _write12(doc: Any, seg: Any) -> None:
     q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
     target = _child(tu, "target")
     if target is None:
-        target = etree.Element(q("target"))
+        target = _empty_segmented_target(tu, q) if mid is not None else None
+        target = etree.Element(q("target")) if target is None else target
         anchor = _child(tu, "seg-source")
         if anchor is None:  # not ``or``: an lxml element without children is falsy
             anchor = _child(tu, "source")
@@ -255,6 +257,23 @@ def _write12(doc: Any, seg: Any) -> None:
         alt_t.text = seg.target
         if doc.tgt:
             alt_t.set(XML_LANG, doc.tgt)
+
+
+def _empty_segmented_target(tu: Any, q: Any) -> Any:
+    """A new target shaped like ``seg-source``: its segments' ``mrk``s empty, what lies
+    between them (spaces, inline codes) as it is, so sentences never run together."""
+    seg_source = _child(tu, "seg-source")
+    if seg_source is None:
+        return None
+    target = copy.deepcopy(seg_source)
+    target.tag, target.tail = q("target"), None
+    target.attrib.clear()
+    for mrk in target.iter(q("mrk")):
+        if mrk.get("mtype") == "seg":
+            for child in list(mrk):
+                mrk.remove(child)
+            mrk.text = None
+    return target
 
 
 def _set_sdl_status(tu: Any, mid: str | None, seg: Any) -> None:
