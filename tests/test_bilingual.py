@@ -464,3 +464,20 @@ def test_a_segmented_unit_without_target_keeps_what_lies_between_its_segments(
         ("mrk", "3"),
     ]
     assert target[0].tail == " " and not len(target[1]) and not target[1].text
+
+
+def test_a_docx_with_tracked_changes_is_translated_as_word_shows_it(tmp_path: Path) -> None:
+    """Analyze read "Prüfen Sie den Öldruck ." (the inserted text dropped), and a target
+    written into that paragraph kept the inserted source text beside it."""
+    import docx
+    from test_documents import _tracked_docx
+
+    doc = open_document(_tracked_docx(tmp_path / "de.docx"), src="de", tgt="en")
+    assert [s.source for s in doc.segments] == [
+        "Prüfen Sie den Öldruck alle 250 Stunden.",
+        "Danach das Ventil.",
+    ]
+    doc.set_target(0, "Check the oil pressure every 250 hours.", origin="edited")
+    para = docx.Document(str(doc.save(tmp_path / "en.docx"))).paragraphs[0]
+    shown = "".join(t.text for t in para._p.xpath(".//w:t"))
+    assert shown == "Check the oil pressure every 250 hours. Danach das Ventil."

@@ -188,7 +188,9 @@ def load_docx(path: Path, src: str | None) -> Any:
             hint="save it again as .docx (Word 2007+), or export it as .txt",
         ) from exc
     paras = _docx_paragraphs(document)
-    lang, sents = _split([p.text for p in paras], src)
+    from xlsearch.engine.importers.document import docx_paragraph_text
+
+    lang, sents = _split([docx_paragraph_text(p) for p in paras], src)
     return Document(path, "docx", lang, "", _segments(sents, "¶"), (document, paras))
 
 
@@ -198,10 +200,13 @@ _DOCX_TEXT = ("t", "tab", "br", "cr", "noBreakHyphen", "ptab")
 
 def _replace_paragraph_text(para: Any, text: str) -> None:
     """Put ``text`` in the paragraph's first text run (its formatting for the whole text) and
-    take the text out of the others, hyperlinks' included; runs and links left empty go."""
+    take the text out of the others (in links and tracked insertions too); runs, links and
+    insertions left empty go."""
     from docx.oxml.ns import qn
 
-    runs = para._p.xpath("./w:r | ./w:hyperlink/w:r")
+    from xlsearch.engine.importers.document import DOCX_RUNS
+
+    runs = para._p.xpath(DOCX_RUNS)
     texts = {qn(f"w:{tag}") for tag in _DOCX_TEXT}
     first = next((r for r in runs if any(c.tag in texts for c in r)), None)
     if first is None:
@@ -218,7 +223,7 @@ def _replace_paragraph_text(para: Any, text: str) -> None:
         elif all(c.tag == qn("w:rPr") for c in run):
             parent = run.getparent()
             parent.remove(run)
-            if parent.tag == qn("w:hyperlink") and not len(parent.xpath("./w:r")):
+            if parent.tag != qn("w:p") and parent.find(qn("w:r")) is None:
                 parent.getparent().remove(parent)
 
 

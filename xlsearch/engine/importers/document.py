@@ -282,6 +282,19 @@ def _html_blocks(text: str) -> list[str]:
     return blocks
 
 
+DOCX_RUNS = "./w:r | ./w:hyperlink/w:r | ./w:ins/w:r | ./w:moveTo/w:r | ./w:smartTag/w:r"
+"""A paragraph's runs whose text Word shows: its own, in links, and tracked insertions and
+moves (an unaccepted deletion, ``w:del``, is not shown)."""
+
+
+def docx_paragraph_text(para: object) -> str:
+    """The text of a python-docx paragraph as Word shows it (tracked changes accepted);
+    python-docx's ``Paragraph.text`` leaves inserted text out."""
+    from docx.text.run import Run
+
+    return "".join(Run(r, para).text for r in para._p.xpath(DOCX_RUNS))  # type: ignore[attr-defined,arg-type]
+
+
 def _docx_blocks(path: Path) -> list[str]:
     """Body paragraphs and table-cell paragraphs of a .docx, in reading order."""
     import docx
@@ -300,7 +313,7 @@ def _docx_blocks(path: Path) -> list[str]:
         for child in element.iterchildren():  # type: ignore[attr-defined]
             tag = child.tag.rsplit("}", 1)[-1]
             if tag == "p":
-                yield Paragraph(child, parent).text  # type: ignore[arg-type]
+                yield docx_paragraph_text(Paragraph(child, parent))  # type: ignore[arg-type]
             elif tag == "tbl":
                 seen: list[object] = []
                 for row in Table(child, parent).rows:  # type: ignore[arg-type]
