@@ -481,3 +481,4 @@ def test_a_docx_with_tracked_changes_is_translated_as_word_shows_it(tmp_path: Pa
     para = docx.Document(str(doc.save(tmp_path / "en.docx"))).paragraphs[0]
     shown = "".join(t.text for t in para._p.xpath(".//w:t"))
     assert shown == "Check the oil pressure every 250 hours. Danach das Ventil."
+    assert not para._p.xpath(".//w:delText")  # the source's deletion means nothing here

@@ -206,6 +206,8 @@ def _replace_paragraph_text(para: Any, text: str) -> None:
 
     from xlsearch.engine.importers.document import DOCX_RUNS
 
+    for deleted in para._p.findall(qn("w:del")):  # a tracked deletion of source text
+        para._p.remove(deleted)
     runs = para._p.xpath(DOCX_RUNS)
     texts = {qn(f"w:{tag}") for tag in _DOCX_TEXT}
     first = next((r for r in runs if any(c.tag in texts for c in r)), None)
