@@ -482,3 +482,33 @@ def test_a_docx_with_tracked_changes_is_translated_as_word_shows_it(tmp_path: Pa
     shown = "".join(t.text for t in para._p.xpath(".//w:t"))
     assert shown == "Check the oil pressure every 250 hours. Danach das Ventil."
     assert not para._p.xpath(".//w:delText")  # the source's deletion means nothing here
+
+
+def test_docx_merged_cells_once_and_content_controls_too(tmp_path: Path) -> None:
+    """Analyze counted a merged table cell once per column it spans (repetitions, double
+    words) and never saw text in content controls (``w:sdt``), which import and align read."""
+    import docx
+    from docx.oxml import OxmlElement
+
+    d = docx.Document()
+    d.add_paragraph("Erster Absatz.")
+    table = d.add_table(rows=1, cols=3)
+    merged = table.cell(0, 0).merge(table.cell(0, 1))
+    merged.text = "Zusammengeführte Zelle."
+    table.cell(0, 2).text = "Letzte Zelle."
+    sdt, content = OxmlElement("w:sdt"), OxmlElement("w:sdtContent")
+    sdt.append(content)
+    control = d.add_paragraph("Text im Steuerelement.")
+    content.append(control._p)  # moves the paragraph into the content control
+    d.element.body.insert(len(d.element.body) - 1, sdt)
+    d.save(str(tmp_path / "form.docx"))
+    doc = open_document(tmp_path / "form.docx", src="de", tgt="en")
+    assert [s.source for s in doc.segments] == [
+        "Erster Absatz.",
+        "Zusammengeführte Zelle.",
+        "Letzte Zelle.",
+        "Text im Steuerelement.",
+    ]
+    doc.set_target(3, "Text in the control.", origin="edited")
+    again = docx.Document(str(doc.save(tmp_path / "form.en.docx")))
+    assert "Text in the control." in "".join(again.element.body.itertext())

@@ -165,31 +165,20 @@ def dump_text(doc: Any) -> bytes:
 
 
 # -- DOCX ----------------------------------------------------------------------------------
-def _docx_paragraphs(document: Any) -> list[Any]:
-    """Body paragraphs, then table cells' paragraphs (document order within each)."""
-    paras = list(document.paragraphs)
-    for table in document.tables:
-        for row in table.rows:
-            for cell in row.cells:
-                paras.extend(cell.paragraphs)
-    return paras
-
-
 def load_docx(path: Path, src: str | None) -> Any:
     import docx
 
     from xlsearch.engine.bilingual import Document
+    from xlsearch.engine.importers.document import docx_paragraph_text, docx_paragraphs
 
     try:
         document = docx.Document(str(path))
+        paras = docx_paragraphs(document)
     except Exception as exc:  # noqa: BLE001 - python-docx raises many kinds on bad files
         raise DataError(
             f"{path}: not a readable DOCX file: {exc}",
             hint="save it again as .docx (Word 2007+), or export it as .txt",
         ) from exc
-    paras = _docx_paragraphs(document)
-    from xlsearch.engine.importers.document import docx_paragraph_text
-
     lang, sents = _split([docx_paragraph_text(p) for p in paras], src)
     return Document(path, "docx", lang, "", _segments(sents, "¶"), (document, paras))
 

@@ -295,25 +295,17 @@ def docx_paragraph_text(para: object) -> str:
     return "".join(Run(r, para).text for r in para._p.xpath(DOCX_RUNS))  # type: ignore[attr-defined,arg-type]
 
 
-def _docx_blocks(path: Path) -> list[str]:
-    """Body paragraphs and table-cell paragraphs of a .docx, in reading order."""
-    import docx
+def docx_paragraphs(document: object) -> list[object]:
+    """A python-docx document's body paragraphs in reading order: table cells (a merged cell
+    once) and content controls (``w:sdt``) included, nested tables too."""
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    try:
-        document = docx.Document(str(path))
-    except Exception as exc:  # a damaged zip raises BadZipFile, zlib.error, KeyError, lxml …
-        raise DataError(
-            f"{path}: not a readable .docx file ({exc})",
-            hint="save it again as .docx (Word 2007+), or export it as .txt or .html",
-        ) from exc
-
-    def walk(parent: object, element: object) -> Iterator[str]:
+    def walk(parent: object, element: object) -> Iterator[object]:
         for child in element.iterchildren():  # type: ignore[attr-defined]
             tag = child.tag.rsplit("}", 1)[-1]
             if tag == "p":
-                yield docx_paragraph_text(Paragraph(child, parent))  # type: ignore[arg-type]
+                yield Paragraph(child, parent)  # type: ignore[arg-type]
             elif tag == "tbl":
                 seen: list[object] = []
                 for row in Table(child, parent).rows:  # type: ignore[arg-type]
@@ -327,9 +319,17 @@ def _docx_blocks(path: Path) -> list[str]:
                 if content is not None:
                     yield from walk(parent, content)
 
+    return list(walk(document, document.element.body))  # type: ignore[attr-defined]
+
+
+def _docx_blocks(path: Path) -> list[str]:
+    """Body paragraphs and table-cell paragraphs of a .docx, in reading order."""
+    import docx
+
     try:
-        return list(walk(document, document.element.body))
-    except Exception as exc:  # damaged XML inside a readable zip
+        document = docx.Document(str(path))
+        return [docx_paragraph_text(p) for p in docx_paragraphs(document)]
+    except Exception as exc:  # a damaged zip raises BadZipFile, zlib.error, KeyError, lxml …
         raise DataError(
             f"{path}: not a readable .docx file ({exc})",
             hint="save it again as .docx (Word 2007+), or export it as .txt or .html",
