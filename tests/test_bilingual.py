@@ -512,3 +512,18 @@ def test_docx_merged_cells_once_and_content_controls_too(tmp_path: Path) -> None
     doc.set_target(3, "Text in the control.", origin="edited")
     again = docx.Document(str(doc.save(tmp_path / "form.en.docx")))
     assert "Text in the control." in "".join(again.element.body.itertext())
+
+
+def test_units_of_a_group_marked_translate_no_are_left_out(tmp_path: Path) -> None:
+    """XLIFF 1.2 ``translate`` is inherited from ``<group>``: analyze counted and
+    pre-translated units of a ``translate="no"`` group (import already left them out)."""
+    path = tmp_path / "app.xlf"
+    path.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+        '<file original="a" source-language="en" target-language="de" datatype="x"><body>'
+        '<group translate="no"><trans-unit id="1"><source>ACME Cloud</source></trans-unit>'
+        '<group translate="yes"><trans-unit id="2"><source>Save</source></trans-unit></group>'
+        '</group><trans-unit id="3"><source>Open</source></trans-unit></body></file></xliff>',
+        encoding="utf-8",
+    )
+    assert [s.source for s in open_document(path).segments] == ["Save", "Open"]

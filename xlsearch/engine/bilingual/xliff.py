@@ -103,12 +103,22 @@ def load(path: Path) -> Any:
             src = src or file.get("source-language", "")
             tgt = tgt or file.get("target-language", "")
             for tu in file.iter(f"{{{ns}}}trans-unit" if ns else "trans-unit"):
-                if tu.get("translate") == "no":
+                if not _translatable(tu):
                     continue
                 segs.extend(_units12(tu, len(segs)))
     if not segs:
         raise DataError(f"{path}: no translatable segments (no trans-unit / unit)")
     return Document(path, "xliff", normalize_lang(src) or "", normalize_lang(tgt) or "", segs, tree)
+
+
+def _translatable(tu: Any) -> bool:
+    """``translate`` of the unit, else of its nearest ``group`` that says (XLIFF 1.2)."""
+    for elem in (tu, *tu.iterancestors()):
+        if elem.get("translate") in ("yes", "no"):
+            return elem.get("translate") == "yes"
+        if _local(elem.tag) == "file":
+            break
+    return True
 
 
 def _child(elem: Any, name: str) -> Any:
