@@ -527,3 +527,17 @@ def test_units_of_a_group_marked_translate_no_are_left_out(tmp_path: Path) -> No
         encoding="utf-8",
     )
     assert [s.source for s in open_document(path).segments] == ["Save", "Open"]
+
+
+def test_xliff2_units_marked_translate_no_are_left_out(tmp_path: Path) -> None:
+    """XLIFF 2.0 ``translate="no"`` on a unit (or its group/file) was ignored by analyze."""
+    path = tmp_path / "app.xlf"
+    path.write_text(
+        '<xliff version="2.0" xmlns="urn:oasis:names:tc:xliff:document:2.0" srcLang="en" '
+        'trgLang="de"><file id="f"><group id="g" translate="no"><unit id="1"><segment>'
+        "<source>ACME Cloud</source></segment></unit></group>"
+        '<unit id="2" translate="no"><segment><source>v2.1</source></segment></unit>'
+        '<unit id="3"><segment><source>Open</source></segment></unit></file></xliff>',
+        encoding="utf-8",
+    )
+    assert [s.source for s in open_document(path).segments] == ["Open"]

@@ -78,6 +78,8 @@ def load(path: Path) -> Any:
     if root.get("version", "").startswith("2") or ns == NS20:
         src, tgt = root.get("srcLang", ""), root.get("trgLang", "")
         for unit in root.iter(f"{{{ns}}}unit" if ns else "unit"):
+            if not _translatable(unit):
+                continue
             for seg in unit:
                 if _local(seg.tag) != "segment":
                     continue
@@ -112,7 +114,7 @@ def load(path: Path) -> Any:
 
 
 def _translatable(tu: Any) -> bool:
-    """``translate`` of the unit, else of its nearest ``group`` that says (XLIFF 1.2)."""
+    """``translate`` of the unit, else of its nearest ``group`` (2.0: or ``file``) that says."""
     for elem in (tu, *tu.iterancestors()):
         if elem.get("translate") in ("yes", "no"):
             return elem.get("translate") == "yes"
