@@ -315,3 +315,15 @@ def test_a_docx_with_tracked_changes_reads_as_word_shows_it(tmp_path: Path) -> N
         "Prüfen Sie den Öldruck alle 250 Stunden.",
         "Danach das Ventil.",
     ]
+
+
+def test_markdown_front_matter_is_not_text(tmp_path: Path) -> None:
+    """A Jekyll/Hugo page's YAML front matter became a sentence ("title: Wartung layout:
+    page …"): an extra bead in every alignment of a docs site."""
+    page = tmp_path / "wartung.md"
+    page.write_text(
+        "---\ntitle: Wartung\nlayout: page\n---\n\n# Wartung\n\nPrüfen Sie den Öldruck.\n\n"
+        "---\n\nEnde.\n",
+        encoding="utf-8",
+    )
+    assert read_paragraphs(page) == ["Wartung", "Prüfen Sie den Öldruck.", "Ende."]

@@ -233,10 +233,12 @@ def _text_blocks(text: str) -> list[str]:
 
 
 def _markdown_blocks(text: str) -> list[str]:
-    """Text of every inline run (paragraph, heading, list item, table cell), markup removed."""
+    """Text of every inline run (paragraph, heading, list item, table cell), markup removed;
+    YAML front matter (Jekyll, Hugo) is metadata, not text."""
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
 
-    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    tokens = MarkdownIt("commonmark").enable("table").use(front_matter_plugin).parse(text)
     blocks = []
     for tok in tokens:
         if tok.type == "inline":
