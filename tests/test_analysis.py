@@ -100,7 +100,7 @@ def test_cli_analyze_writes_report_and_pretranslated_xliff(
     store.close()
     set_active_model(str(tiny_static_model))
     src = write_xliff(tmp_path / "doc.xlf", [s for s, _ in DOC])
-    out, report = tmp_path / "pre.xlf", tmp_path / "r.json"
+    out, report = tmp_path / "job" / "pre.xlf", tmp_path / "reports" / "r.json"  # new folders
     argv = ["analyze", str(src), "--collection", "tm", "--report", str(report), "--out", str(out)]
     assert main([*argv, "--threshold", "0.99"]) == 0
     printed = capsys.readouterr()

@@ -210,6 +210,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             lk.searcher.on_progress.close()
     if args.report:
         path = Path(args.report).expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)  # as --out does
         text = (
             json.dumps(report.to_dict(), ensure_ascii=False, indent=1)
             if path.suffix.lower() == ".json"
