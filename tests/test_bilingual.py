@@ -541,3 +541,29 @@ def test_xliff2_units_marked_translate_no_are_left_out(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert [s.source for s in open_document(path).segments] == ["Open"]
+
+
+def test_a_latin1_po_is_written_back_readable(tmp_path: Path) -> None:
+    """A PO declaring charset=ISO-8859-1 came back as UTF-8 bytes under that same header:
+    msgfmt and Poedit then read "PrÃ¼fen". It is written as UTF-8 and says so."""
+    import polib
+
+    path = tmp_path / "de.po"
+    path.write_bytes(
+        'msgid ""\nmsgstr ""\n"Language: en\\n"\n"Content-Type: text/plain; charset=ISO-8859-1\\n"'
+        '\n\nmsgid "Prüfen Sie das Ventil."\nmsgstr ""\n'.encode("latin-1")
+    )
+    doc = open_document(path)
+    doc.set_target(0, "Check the valve → now.", quality=90, origin="fuzzy", match_source="x")
+    again = polib.pofile(str(doc.save(tmp_path / "en.po")))
+    assert [(e.msgid, e.msgstr) for e in again] == [
+        ("Prüfen Sie das Ventil.", "Check the valve → now.")
+    ]
+
+
+def test_a_po_in_an_undeclared_encoding_names_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "de.po"
+    path.write_bytes('msgid "Prüfen"\nmsgstr ""\n'.encode("cp1252"))
+    with pytest.raises(DataError, match="de.po") as err:
+        open_document(path, tgt="en")
+    assert "charset" in str(err.value.hint)

@@ -33,7 +33,13 @@ def load_po(path: Path) -> Any:
 
     try:
         po = polib.pofile(str(path), wrapwidth=78)
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{path}: not a readable PO file: {exc}",
+            hint='declare its encoding in the header ("Content-Type: text/plain; charset=…") '
+            "or save it as UTF-8",
+        ) from exc
+    except (OSError, ValueError) as exc:
         raise DataError(f"{path}: not a readable PO file: {exc}") from exc
     segs = []
     for entry in po:
@@ -84,6 +90,8 @@ def dump_po(doc: Any) -> bytes:
         seg.changed = False
     if doc.tgt and not doc.handle.metadata.get("Language"):
         doc.handle.metadata["Language"] = doc.tgt
+    if "Content-Type" in doc.handle.metadata:  # written as UTF-8: the header must say so
+        doc.handle.metadata["Content-Type"] = "text/plain; charset=UTF-8"
     return str(doc.handle).encode("utf-8")
 
 
