@@ -163,3 +163,34 @@ async def test_a_file_without_target_language_asks_for_one_and_uses_the_one_type
         await pilot.press("ctrl+r")
         await _settle(pilot)
         assert screen.doc.tgt == "de" and screen.analysis.tgt == "de"
+
+
+async def test_a_locked_segment_cannot_be_changed_in_the_app(tmp_path: Path) -> None:
+    """A segment locked in Trados took an inserted match or an edit like any other."""
+    from xlsearch.engine.facade.fake import FakeEngine
+
+    path = tmp_path / "job.sdlxliff"
+    path.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2" '
+        'xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0"><file original="a" '
+        'source-language="en" target-language="de" datatype="x"><body><trans-unit id="1">'
+        '<source>the dog sleeps</source><seg-source><mrk mtype="seg" mid="1">the dog sleeps'
+        '</mrk></seg-source><target><mrk mtype="seg" mid="1"/></target><sdl:seg-defs>'
+        '<sdl:seg id="1" locked="true"/></sdl:seg-defs></trans-unit></body></file></xliff>',
+        encoding="utf-8",
+    )
+    app = make_app(engine=FakeEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.open_document(str(path))
+        await _settle(pilot)
+        assert screen.doc.segments[0].locked
+        assert screen.query_one("#tr-target", TextArea).read_only
+        screen.action_insert_match(0)
+        await pilot.pause()
+        assert any("locked" in n.message for n in app._notifications)
+        screen.query_one("#tr-target", TextArea).text = "typed anyway"
+        screen.commit()
+        assert screen.doc.segments[0].target == ""

@@ -230,11 +230,14 @@ class TranslateScreen(EngineScreen):
         info = f"[{index + 1}/{len(self.doc.segments)}] {seg.key}"
         if seg.tags:
             info += f" · {seg.tags} inline tags (place them in your CAT tool)"
+        if seg.locked:
+            info += " · locked in your CAT tool"
         src = Text(info + "\n", style="dim")
         src.append(seg.source, style="bold")
         self.query_one("#tr-source", Static).update(src)
         editor = self.query_one("#tr-target", TextArea)
         editor.text = seg.target
+        editor.read_only = seg.locked
         self._inserted = None
         self.result = None
         self.query_one("#tr-matches", DataTable).clear()
@@ -265,7 +268,7 @@ class TranslateScreen(EngineScreen):
             return
         seg = self.doc.segments[self.current]
         text = self.query_one("#tr-target", TextArea).text.strip()
-        if text == seg.target.strip():
+        if seg.locked or text == seg.target.strip():
             return
         ins = self._inserted
         if ins is not None and ins[0] == self.current and ins[1] == text:
@@ -336,6 +339,9 @@ class TranslateScreen(EngineScreen):
     def action_insert_match(self, i: int) -> None:
         """Put match ``i``'s target into the editor (edit it, then move on or save)."""
         matches = self.all_matches()
+        if self.doc is not None and self.doc.segments[self.current].locked:
+            self.notify("This segment is locked in your CAT tool", title="Locked", timeout=3)
+            return
         if self.doc is None or not 0 <= i < len(matches) or not matches[i].target:
             self.notify("No target to insert for that match", title="Nothing inserted", timeout=3)
             return
