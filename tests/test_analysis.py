@@ -206,6 +206,19 @@ def test_cli_out_in_another_format_than_the_document_is_refused_before_work(
         assert not (tmp_path / name).exists()
 
 
+def test_a_tag_only_segment_does_not_stop_the_analysis(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    """A Trados segment holding only a tag (a picture, a line break) made the whole analysis
+    fail: "the segment to look up is empty". It is counted, with no words and no match."""
+    store, enc = _store(tmp_path, tiny_static_model)
+    doc = open_document(write_xliff(tmp_path / "job.xlf", ['<x id="1"/>', "the big dog sleeps"]))
+    report = analyze(doc, Lookup(store, enc, collection="tm"))
+    assert [(r.band, r.words) for r in report.segments] == [("no match", 0), ("100%", 4)]
+    assert pretranslate(doc, report) == 1 and doc.segments[0].target == ""
+    store.close()
+
+
 def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(
     tmp_path: Path, tiny_static_model: Path
 ) -> None:

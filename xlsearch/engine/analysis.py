@@ -190,7 +190,9 @@ def analyze(
     for seg in doc.segments:
         key = " ".join(seg.source.split())
         res = SegmentResult(seg.index, seg.source, words(seg.source), "no match")
-        if key in first:
+        if not key:  # only inline codes (a picture, a break): nothing to look up
+            pass
+        elif key in first:
             res.band, res.repetition_of = REPETITIONS, first[key]
         else:
             first[key] = seg.index
