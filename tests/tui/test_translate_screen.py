@@ -194,3 +194,25 @@ async def test_a_locked_segment_cannot_be_changed_in_the_app(tmp_path: Path) -> 
         screen.query_one("#tr-target", TextArea).text = "typed anyway"
         screen.commit()
         assert screen.doc.segments[0].target == ""
+
+
+async def test_walking_onto_a_tag_only_segment_is_not_an_error(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    """A segment holding only an inline code raised "the segment to look up is empty" as an
+    error notification each time the translator walked past it."""
+    from test_analysis import write_xliff
+
+    from xlsearch.engine.facade.local import LocalEngine
+
+    _prepare(tmp_path, tiny_static_model)
+    path = write_xliff(tmp_path / "tags.xlf", ['<x id="1"/>', "the dog sleeps"])
+    app = make_app(engine=LocalEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.open_document(str(path))
+        await _settle(pilot)
+        assert screen.current == 0
+        assert not [n.message for n in app._notifications if n.severity == "error"]

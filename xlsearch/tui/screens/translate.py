@@ -241,6 +241,9 @@ class TranslateScreen(EngineScreen):
         self._inserted = None
         self.result = None
         self.query_one("#tr-matches", DataTable).clear()
+        if not seg.source.strip():  # only inline codes: nothing to look up
+            self.query_one("#tr-detail", Static).update("only inline codes: nothing to look up")
+            return
         self.query_one("#tr-detail", Static).update("looking up…")
         engine = self.engine
         src_lang = self.query_one("#tr-src", Input).value.strip() or self.doc.src
