@@ -375,6 +375,7 @@ def test_docx_pretranslation_keeps_footnotes_and_does_not_repeat_link_text(
     """A translated paragraph lost its footnote reference (and pictures: every later run was
     deleted) and kept its hyperlink's source text after the new text ("… acme.de.acme.de")."""
     import docx
+    from docx.enum.text import WD_BREAK
     from docx.opc.constants import RELATIONSHIP_TYPE
     from docx.oxml import OxmlElement
     from docx.oxml.ns import qn
@@ -384,6 +385,7 @@ def test_docx_pretranslation_keeps_footnotes_and_does_not_repeat_link_text(
     note = OxmlElement("w:footnoteReference")
     note.set(qn("w:id"), "1")
     p.add_run()._r.append(note)
+    p.add_run().add_break(WD_BREAK.PAGE)
     p.add_run(" Siehe ")
     link = OxmlElement("w:hyperlink")
     link.set(qn("r:id"), p.part.relate_to("https://acme.de", RELATIONSHIP_TYPE.HYPERLINK, True))
@@ -400,6 +402,7 @@ def test_docx_pretranslation_keeps_footnotes_and_does_not_repeat_link_text(
     para = docx.Document(str(doc.save(tmp_path / "en.docx"))).paragraphs[0]
     assert para.text == "The device is ready. See acme.de."
     assert len(para._p.xpath(".//w:footnoteReference")) == 1
+    assert len(para._p.xpath('.//w:br[@w:type="page"]')) == 1  # a page break is no text
 
 
 def test_a_unit_with_a_fuzzy_segment_is_never_marked_exact_match(tmp_path: Path) -> None:

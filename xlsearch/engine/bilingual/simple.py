@@ -206,13 +206,18 @@ def _replace_paragraph_text(para: Any, text: str) -> None:
     for deleted in para._p.findall(qn("w:del")):  # a tracked deletion of source text
         para._p.remove(deleted)
     runs = para._p.xpath(DOCX_RUNS)
-    texts = {qn(f"w:{tag}") for tag in _DOCX_TEXT}
-    first = next((r for r in runs if any(c.tag in texts for c in r)), None)
+    tags = {qn(f"w:{tag}") for tag in _DOCX_TEXT}
+    page = ("page", "column")  # a page or column break is layout, not text: it stays
+
+    def is_text(c: Any) -> bool:
+        return c.tag in tags and c.get(qn("w:type")) not in page
+
+    first = next((r for r in runs if any(is_text(c) for c in r)), None)
     if first is None:
         para.add_run(text)
         return
     for run in runs:
-        for child in [c for c in run if c.tag in texts]:
+        for child in [c for c in run if is_text(c)]:
             run.remove(child)
         if run is first:
             t = run.makeelement(qn("w:t"), {})
