@@ -219,6 +219,29 @@ def test_a_tag_only_segment_does_not_stop_the_analysis(
     store.close()
 
 
+def test_a_target_that_is_a_copy_of_the_source_in_state_new_is_pretranslated(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    """memoQ and Trados export targets copied from the source with state="new" (2.0:
+    "initial"): pre-translation kept them as if translated, and filled nothing."""
+    store, enc = _store(tmp_path, tiny_static_model)
+    path = write_xliff(tmp_path / "job.xlf", ["the big dog sleeps", "the cat runs"])
+    text = path.read_text(encoding="utf-8")
+    text = text.replace(
+        "<source>the big dog sleeps</source>",
+        '<source>the big dog sleeps</source><target state="new">the big dog sleeps</target>',
+    ).replace(
+        "<source>the cat runs</source>",
+        '<source>the cat runs</source><target state="translated">die Katze rennt</target>',
+    )
+    path.write_text(text, encoding="utf-8")
+    doc = open_document(path)
+    report = analyze(doc, Lookup(store, enc, collection="tm"))
+    assert pretranslate(doc, report) == 1
+    assert [s.target for s in doc.segments] == ["der große hund schläft", "die Katze rennt"]
+    store.close()
+
+
 def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(
     tmp_path: Path, tiny_static_model: Path
 ) -> None:

@@ -238,6 +238,16 @@ def analyze(
     )
 
 
+def _translated(seg: Any) -> bool:
+    """Has a target to keep: not empty, and not the source copy a CAT tool exports in state
+    ``new``/``needs-translation`` (2.0 ``initial``) unless set in this session."""
+    from xlsearch.engine.importers.xliff import UNTRANSLATED_STATES
+
+    if not seg.target.strip():
+        return False
+    return bool(seg.origin) or seg.state not in UNTRANSLATED_STATES
+
+
 def pretranslate(
     doc: Any,
     analysis: Analysis,
@@ -248,16 +258,16 @@ def pretranslate(
 ) -> int:
     """Write the best match per segment into ``doc`` (fuzzy ≥ ``min_fuzzy``, else a semantic
     match when ``semantic``); repetitions take their first occurrence's target. Segments
-    that already have a target are kept unless ``overwrite``; locked ones always. Returns
-    segments filled."""
+    that already have a target are kept unless ``overwrite`` (a target in an untranslated
+    state is none); locked ones always. Returns segments filled."""
     filled = 0
     for res in analysis.segments:
         seg = doc.segments[res.index]
-        if seg.locked or (seg.target.strip() and not overwrite):
+        if seg.locked or (_translated(seg) and not overwrite):
             continue
         if res.repetition_of is not None:
             first = doc.segments[res.repetition_of]
-            if first.target.strip():
+            if _translated(first):
                 doc.set_target(
                     res.index,
                     first.target,
