@@ -159,14 +159,14 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         copies = f", {m.copies} copies" if m.copies > 1 else ""
         print(f"{rank}. fuzzy {m.fuzzy:3d}%{sem}  score {m.score:.1f}  [{m.collection}{copies}]")
         print(f"   {m.source_lang}: {diff_markup(m.diff)}")
-        print(f"   {tgt or '?'}: {m.target or '(no target)'}")
+        print(f"   {m.target_lang or tgt or '?'}: {m.target or '(no target)'}")
         for flag in m.flags:
             print(f"   ⚠ {flag}")
     if res.cross:
         print("cross-language matches (the memory has the meaning in another language):")
         for m in res.cross:
             print(f" · semantic {m.semantic or 0:.2f}  {m.source_lang}: {m.source}")
-            print(f"   {tgt or '?'}: {m.target or '(no target)'}")
+            print(f"   {m.target_lang or tgt or '?'}: {m.target or '(no target)'}")
     if res.note:
         print(f"note: {res.note}", file=sys.stderr)
     print(f"({res.ms:.0f} ms)", file=sys.stderr)
