@@ -327,3 +327,19 @@ def test_markdown_front_matter_is_not_text(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert read_paragraphs(page) == ["Wartung", "Prüfen Sie den Öldruck.", "Ende."]
+
+
+def test_import_of_an_html_page_keeps_its_declared_regional_language(tmp_path: Path) -> None:
+    """``xlsearch import manual.html`` stored ``<html lang="en-GB">`` text as plain en (align
+    keeps en-GB): the same page gave two different memories."""
+    from xlsearch.engine.store import Store
+
+    page = tmp_path / "manual.html"
+    page.write_text(
+        '<html lang="en-GB"><body><p>Check the oil pressure every 250 hours.</p>'
+        "<p>Replace the filter once a year.</p></body></html>",
+        encoding="utf-8",
+    )
+    assert main(["import", str(page), "--collection", "docs", "-q"]) == 0
+    with Store() as store:
+        assert store.languages("docs") == {"en-GB": 2}

@@ -160,9 +160,12 @@ def require_text(doc: Document) -> Document:
 
 def read_document_records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
     """``xlsearch import`` of a Markdown/DOCX/HTML file: one record per sentence, its
-    paragraph in ``meta``; language from ``--lang`` or identified."""
+    paragraph in ``meta``; language from ``--lang``, else an HTML page's ``lang`` where the
+    text agrees with it (as ``align`` reads it), else identified per sentence."""
     lang = ctx.langs[0] if ctx.langs else None
     doc = read_document(ctx.path, lang, fmt=fmt, encoding=ctx.encoding)
+    if lang is None and fmt == "html" and doc.lang == _html_lang(ctx.path, ctx.encoding):
+        lang = doc.lang
     for tu, (sentence, para) in enumerate(zip(doc.sentences, doc.paragraphs, strict=True)):
         if check_text(ctx, sentence, None, element=f"paragraph {para + 1}"):
             yield Record(tu, lang, sentence, None, {"paragraph": para})
