@@ -570,3 +570,22 @@ def test_a_po_in_an_undeclared_encoding_names_the_fix(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="de.po") as err:
         open_document(path, tgt="en")
     assert "charset" in str(err.value.hint)
+
+
+def test_text_deleted_in_trados_track_changes_is_not_part_of_the_segment(
+    tmp_path: Path,
+) -> None:
+    """A Trados revision (``mrk mtype="x-sdl-deleted"`` 10, ``x-sdl-added`` 12) read as
+    "1012 Nm" in analyze and the Translate screen (import already read "12 Nm")."""
+    path = tmp_path / "rev.sdlxliff"
+    path.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2" '
+        'xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0"><file original="a" '
+        'source-language="de" target-language="en" datatype="x"><body><trans-unit id="1">'
+        '<source>Mit 12 Nm anziehen.</source><seg-source><mrk mtype="seg" mid="1">Mit '
+        '<mrk mtype="x-sdl-deleted" sdl:revid="r1">10</mrk><mrk mtype="x-sdl-added" '
+        'sdl:revid="r2">12</mrk> Nm anziehen.</mrk></seg-source></trans-unit></body></file>'
+        "</xliff>",
+        encoding="utf-8",
+    )
+    assert [s.source for s in open_document(path).segments] == ["Mit 12 Nm anziehen."]

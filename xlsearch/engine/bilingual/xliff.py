@@ -31,12 +31,15 @@ def _ns(elem: Any) -> str:
 
 def _text(elem: Any) -> tuple[str, int]:
     """Plain text of a source/target (codes dropped, a placeholder a word boundary, paired
-    tags' content kept), tag count. Only for matching: the file's own source is untouched."""
+    tags' content kept, Trados' tracked deletions left out), tag count. Only for matching:
+    the file's own source is untouched."""
     parts: list[str] = [elem.text or ""]
     tags = 0
     for child in elem:
         name = _local(child.tag)
-        if name in _CODES:
+        if name == "mrk" and child.get("mtype") == "x-sdl-deleted":  # Trados track changes
+            pass
+        elif name in _CODES:
             tags += 1
             if name in _SEPARATE:
                 parts.append(" ")
