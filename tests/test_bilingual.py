@@ -589,3 +589,27 @@ def test_text_deleted_in_trados_track_changes_is_not_part_of_the_segment(
         encoding="utf-8",
     )
     assert [s.source for s in open_document(path).segments] == ["Mit 12 Nm anziehen."]
+
+
+def test_markdown_headings_and_list_markers_survive_pretranslation(tmp_path: Path) -> None:
+    """A Markdown job lost its structure: "- " bullets vanished from translated lines and a
+    numbered item's "1." became a segment of its own. Block markers now stay as they are."""
+    path = tmp_path / "job.md"
+    path.write_text(
+        "# Wartung\n\n- Prüfen Sie den Öldruck.\n  - Danach das Ventil.\n\n"
+        "1. Ziehen Sie die Schrauben an.\n> Vorsicht: heiß.\n",
+        encoding="utf-8",
+    )
+    doc = open_document(path, src="de", tgt="en")
+    assert [s.source for s in doc.segments] == [
+        "Wartung",
+        "Prüfen Sie den Öldruck.",
+        "Danach das Ventil.",
+        "Ziehen Sie die Schrauben an.",
+        "Vorsicht: heiß.",
+    ]
+    for i, text in enumerate(["Maintenance", "Check the oil.", "Then the valve.", "Tighten."]):
+        doc.set_target(i, text, origin="edited")
+    assert doc.save(tmp_path / "job.en.md").read_text(encoding="utf-8") == (
+        "# Maintenance\n\n- Check the oil.\n  - Then the valve.\n\n1. Tighten.\n> Vorsicht: heiß.\n"
+    )

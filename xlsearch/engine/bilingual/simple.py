@@ -11,6 +11,7 @@ replaced by its target (sentences without one stay in the source language).
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -128,15 +129,30 @@ def _decode(path: Path) -> str:
     return str(best)
 
 
+# a Markdown line's block markers: indentation, heading, quote, bullet (task box), number
+_MD_PREFIX = re.compile(r"\s*(?:(?:#{1,6}|>|[-*+](?: \[[ xX]\])?|\d{1,9}[.)])(?:\s+|$))*")
+
+
+def _prefix(line: str, markdown: bool) -> str:
+    """What goes back in front of the line's translated text."""
+    if markdown:
+        return _MD_PREFIX.match(line).group()  # type: ignore[union-attr]  # matches ""
+    return line[: len(line) - len(line.lstrip())]
+
+
 def load_text(path: Path, src: str | None) -> Any:
-    """One paragraph per line; each split into sentences."""
+    """One paragraph per line; each split into sentences. Markdown's block markers (``#``,
+    ``-``, ``1.``, ``>``) are no text: kept in front of the line as its indentation is."""
     from xlsearch.engine.bilingual import Document
 
     text = _decode(path)
     lines = text.splitlines()
-    lang, sents = _split(lines, src)
+    markdown = path.suffix.lower() in (".md", ".markdown")
+    prefixes = [_prefix(line, markdown) for line in lines]
+    lang, sents = _split([line[len(p) :] for line, p in zip(lines, prefixes, strict=True)], src)
     newline = "\r\n" if "\r\n" in text else "\n"  # written back as it was
-    return Document(path, "text", lang, "", _segments(sents, "line "), (lines, newline))
+    handle = (lines, newline, prefixes)
+    return Document(path, "text", lang, "", _segments(sents, "line "), handle)
 
 
 def _segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
@@ -164,11 +180,10 @@ def _paragraph_texts(doc: Any) -> dict[int, str]:
 
 
 def dump_text(doc: Any) -> bytes:
-    original, newline = doc.handle
+    original, newline, prefixes = doc.handle
     lines = list(original)
     for p, text in _paragraph_texts(doc).items():
-        indent = lines[p][: len(lines[p]) - len(lines[p].lstrip())]
-        lines[p] = indent + text
+        lines[p] = prefixes[p] + text
     return (newline.join(lines) + newline).encode("utf-8")
 
 
