@@ -100,7 +100,7 @@ def test_cli_analyze_writes_report_and_pretranslated_xliff(
     store.close()
     set_active_model(str(tiny_static_model))
     src = write_xliff(tmp_path / "doc.xlf", [s for s, _ in DOC])
-    out, report = tmp_path / "pre.xlf", tmp_path / "r.json"
+    out, report = tmp_path / "job" / "pre.xlf", tmp_path / "reports" / "r.json"  # new folders
     argv = ["analyze", str(src), "--collection", "tm", "--report", str(report), "--out", str(out)]
     assert main([*argv, "--threshold", "0.99"]) == 0
     printed = capsys.readouterr()
@@ -128,6 +128,118 @@ def test_cli_analyze_report_of_an_unknown_kind_is_refused_before_work(tmp_path: 
     err = capsys.readouterr().err
     assert "r.pdf" in err and "report.md" in err and "Traceback" not in err
     assert not (tmp_path / "r.pdf").exists()
+
+
+def test_cli_pretranslation_without_a_target_language_is_refused_before_work(
+    tmp_path: Path, capsys
+) -> None:
+    """An XLIFF whose ``<file>`` has no target-language pre-translated 0 segments and wrote a
+    useless copy (``de → ?``), exit 0: now a one-line error with the fix, nothing written."""
+    from xlsearch.cli import main
+
+    src = write_xliff(tmp_path / "job.xlf", ["the big dog sleeps"])
+    src.write_text(src.read_text().replace(' target-language="de"', ""), encoding="utf-8")
+    out = tmp_path / "pre.xlf"
+    assert main(["analyze", str(src), "--fuzzy-only", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "job.xlf" in err and "target language" in err and "--tgt" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_cli_a_text_file_under_another_extension_is_read_with_format(
+    tmp_path: Path, tiny_static_model: Path, capsys
+) -> None:
+    """``analyze segments.lst`` said "(or pass --format)", but analyze had no --format option."""
+    from xlsearch.cli import main
+
+    store, _enc = _store(tmp_path, tiny_static_model)
+    store.close()
+    notes = tmp_path / "segments.lst"
+    notes.write_text("the big dog sleeps\n", encoding="utf-8")
+    assert main(["analyze", str(notes), "--src", "en", "--tgt", "de", "--fuzzy-only"]) == 2
+    assert "--format text" in capsys.readouterr().err
+    argv = ["analyze", str(notes), "--format", "text", "--src", "en", "--tgt", "de"]
+    assert main([*argv, "--fuzzy-only"]) == 0
+    assert "| 100% | 1 | 4 |" in capsys.readouterr().out
+
+
+def test_cli_pretranslation_leaves_locked_trados_segments_alone(
+    tmp_path: Path, tiny_static_model: Path, capsys
+) -> None:
+    """A segment locked in Trados (``sdl:seg locked="true"``) was pre-translated like any
+    other: the translator's CAT tool then shows a changed locked segment."""
+    from xlsearch.cli import main
+
+    store, _enc = _store(tmp_path, tiny_static_model)
+    store.close()
+    job = tmp_path / "job.sdlxliff"
+    job.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2" '
+        'xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0"><file original="a" '
+        'source-language="en" target-language="de" datatype="x"><body><trans-unit id="1">'
+        "<source>the big dog sleeps the cat runs</source><seg-source>"
+        '<mrk mtype="seg" mid="1">the big dog sleeps</mrk> <mrk mtype="seg" mid="2">the cat runs'
+        '</mrk></seg-source><target><mrk mtype="seg" mid="1"/> <mrk mtype="seg" mid="2"/>'
+        '</target><sdl:seg-defs><sdl:seg id="1" locked="true"/><sdl:seg id="2"/></sdl:seg-defs>'
+        "</trans-unit></body></file></xliff>",
+        encoding="utf-8",
+    )
+    out = tmp_path / "pre.sdlxliff"
+    assert main(["analyze", str(job), "--fuzzy-only", "--out", str(out)]) == 0
+    assert "pre-translated 1 of 2" in capsys.readouterr().err
+    marks = etree.parse(str(out)).getroot().findall(".//{*}target/{*}mrk")
+    assert [m.text for m in marks] == [None, "die katze läuft"]
+
+
+def test_cli_out_in_another_format_than_the_document_is_refused_before_work(
+    tmp_path: Path, capsys
+) -> None:
+    """``analyze job.xlf --out job.po`` wrote XLIFF into a file named .po (exit 0)."""
+    from xlsearch.cli import main
+
+    src = write_xliff(tmp_path / "job.xlf", ["the big dog sleeps"])
+    for name in ("pre.po", "pre.docx"):
+        assert main(["analyze", str(src), "--fuzzy-only", "--out", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert name in err and ".xlf" in err and "Traceback" not in err
+        assert not (tmp_path / name).exists()
+
+
+def test_a_tag_only_segment_does_not_stop_the_analysis(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    """A Trados segment holding only a tag (a picture, a line break) made the whole analysis
+    fail: "the segment to look up is empty". It is counted, with no words and no match."""
+    store, enc = _store(tmp_path, tiny_static_model)
+    doc = open_document(write_xliff(tmp_path / "job.xlf", ['<x id="1"/>', "the big dog sleeps"]))
+    report = analyze(doc, Lookup(store, enc, collection="tm"))
+    assert [(r.band, r.words) for r in report.segments] == [("no match", 0), ("100%", 4)]
+    assert pretranslate(doc, report) == 1 and doc.segments[0].target == ""
+    store.close()
+
+
+def test_a_target_that_is_a_copy_of_the_source_in_state_new_is_pretranslated(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    """memoQ and Trados export targets copied from the source with state="new" (2.0:
+    "initial"): pre-translation kept them as if translated, and filled nothing."""
+    store, enc = _store(tmp_path, tiny_static_model)
+    path = write_xliff(tmp_path / "job.xlf", ["the big dog sleeps", "the cat runs"])
+    text = path.read_text(encoding="utf-8")
+    text = text.replace(
+        "<source>the big dog sleeps</source>",
+        '<source>the big dog sleeps</source><target state="new">the big dog sleeps</target>',
+    ).replace(
+        "<source>the cat runs</source>",
+        '<source>the cat runs</source><target state="translated">die Katze rennt</target>',
+    )
+    path.write_text(text, encoding="utf-8")
+    doc = open_document(path)
+    report = analyze(doc, Lookup(store, enc, collection="tm"))
+    assert pretranslate(doc, report) == 1
+    assert [s.target for s in doc.segments] == ["der große hund schläft", "die Katze rennt"]
+    store.close()
 
 
 def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(

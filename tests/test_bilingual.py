@@ -236,6 +236,8 @@ def test_bad_documents_give_one_line_errors(tmp_path: Path, name, content, messa
     with pytest.raises(DataError, match=message) as err:
         open_document(path, src="en")
     assert str(path) in str(err.value)
+    if name == "broken.xlf":  # a cut-short file: the fix, as import gives it
+        assert "export it again" in str(err.value.hint)
     if name.endswith(".docx"):  # the fix, as import gives it
         assert "save it again as .docx" in str(err.value.hint)
 
@@ -317,3 +319,297 @@ def test_an_empty_text_is_reported_as_empty_even_without_a_language(tmp_path: Pa
     path.write_text("\n \n", encoding="utf-8")
     with pytest.raises(DataError, match="no segments to translate"):
         open_document(path)
+
+
+def test_po_without_source_language_header_takes_the_msgids_language(tmp_path: Path) -> None:
+    """A German→English PO (no X-Source-Language) was analysed as en → en: nothing matched."""
+    path = tmp_path / "ui.po"
+    path.write_text(
+        'msgid ""\nmsgstr ""\n"Language: en\\n"\n\n'
+        'msgid "Prüfen Sie den Öldruck alle 250 Betriebsstunden."\nmsgstr ""\n\n'
+        'msgid "Dr. Müller ist für die Freigabe verantwortlich."\nmsgstr ""\n',
+        encoding="utf-8",
+    )
+    assert (open_document(path).src, open_document(path).tgt) == ("de", "en")
+    header = path.read_text(encoding="utf-8").replace(
+        '"Language: en\\n"', '"Language: en\\n"\n"X-Source-Language: fr\\n"'
+    )
+    path.write_text(header, encoding="utf-8")
+    assert open_document(path).src == "fr"  # the header wins over detection
+
+
+@pytest.mark.parametrize("version", ["1.2", "2.0"])
+def test_a_target_language_given_on_the_command_line_is_written_into_the_xliff(
+    tmp_path: Path, version: str
+) -> None:
+    """``analyze --tgt en`` on an XLIFF without a target language wrote targets in ``en`` but
+    left ``<file>`` without target-language (2.0: no trgLang): a CAT tool cannot open it."""
+    path = tmp_path / "job.xlf"
+    if version == "1.2":
+        body = (
+            '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+            '<file original="a" source-language="de" datatype="plaintext"><body>'
+            '<trans-unit id="1"><source>Hallo Welt.</source></trans-unit></body></file></xliff>'
+        )
+    else:
+        body = (
+            '<xliff version="2.0" xmlns="urn:oasis:names:tc:xliff:document:2.0" srcLang="de">'
+            '<file id="f1"><unit id="u1"><segment><source>Hallo Welt.</source></segment>'
+            "</unit></file></xliff>"
+        )
+    path.write_text(body, encoding="utf-8")
+    doc = open_document(path, tgt="en")
+    doc.set_target(0, "Hello world.", quality=100, origin="fuzzy")
+    out = doc.save(tmp_path / "pre.xlf")
+    root = etree.parse(str(out)).getroot()
+    if version == "1.2":
+        assert root[0].get("target-language") == "en"
+    else:
+        assert root.get("trgLang") == "en"
+    assert open_document(out).tgt == "en"
+
+
+def test_docx_pretranslation_keeps_footnotes_and_does_not_repeat_link_text(
+    tmp_path: Path,
+) -> None:
+    """A translated paragraph lost its footnote reference (and pictures: every later run was
+    deleted) and kept its hyperlink's source text after the new text ("… acme.de.acme.de")."""
+    import docx
+    from docx.enum.text import WD_BREAK
+    from docx.opc.constants import RELATIONSHIP_TYPE
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    d = docx.Document()
+    p = d.add_paragraph("Das Gerät ist bereit.")
+    note = OxmlElement("w:footnoteReference")
+    note.set(qn("w:id"), "1")
+    p.add_run()._r.append(note)
+    p.add_run().add_break(WD_BREAK.PAGE)
+    p.add_run(" Siehe ")
+    link = OxmlElement("w:hyperlink")
+    link.set(qn("r:id"), p.part.relate_to("https://acme.de", RELATIONSHIP_TYPE.HYPERLINK, True))
+    link.append(OxmlElement("w:r"))
+    link[0].append(OxmlElement("w:t"))
+    link[0][0].text = "acme.de"
+    p._p.append(link)
+    p.add_run(".")
+    d.save(str(tmp_path / "de.docx"))
+    doc = open_document(tmp_path / "de.docx", tgt="en")
+    assert [s.source for s in doc.segments] == ["Das Gerät ist bereit.", "Siehe acme.de."]
+    doc.set_target(0, "The device is ready.", origin="edited")
+    doc.set_target(1, "See acme.de.", origin="edited")
+    para = docx.Document(str(doc.save(tmp_path / "en.docx"))).paragraphs[0]
+    assert para.text == "The device is ready. See acme.de."
+    assert len(para._p.xpath(".//w:footnoteReference")) == 1
+    assert len(para._p.xpath('.//w:br[@w:type="page"]')) == 1  # a page break is no text
+
+
+def test_a_unit_with_a_fuzzy_segment_is_never_marked_exact_match(tmp_path: Path) -> None:
+    """A Trados unit with an 87 % and a 100 % segment came out ``state-qualifier="exact-match"``
+    (the last segment written decided): a reviewer filtering on exact matches skips it."""
+    path = tmp_path / "job.sdlxliff"
+    unit = (
+        '<trans-unit id="1"><source>A one. B two.</source><seg-source>'
+        '<mrk mtype="seg" mid="1">A one.</mrk> <mrk mtype="seg" mid="2">B two.</mrk></seg-source>'
+        '<target><mrk mtype="seg" mid="1"/> <mrk mtype="seg" mid="2"/></target></trans-unit>'
+    )
+    path.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+        '<file original="a" source-language="en" target-language="de" datatype="x"><body>'
+        f"{unit}</body></file></xliff>",
+        encoding="utf-8",
+    )
+    for qualities, expected in (((87, 100), "fuzzy-match"), ((100, 100), "exact-match")):
+        doc = open_document(path)
+        for i, quality in enumerate(qualities):
+            doc.set_target(i, f"Ziel {i}.", quality=quality, origin="fuzzy", match_source="x")
+        out = doc.save(tmp_path / "pre.sdlxliff")
+        target = etree.parse(str(out)).getroot().find(".//{*}target")
+        assert target.get("state-qualifier") == expected
+
+
+def test_a_windows_text_file_keeps_its_line_breaks(tmp_path: Path) -> None:
+    """A Windows-1252 text with CRLF came back with LF only: one long line in old Windows
+    tools. Line breaks stay as they were (the text is written as UTF-8)."""
+    path = tmp_path / "notiz.txt"
+    path.write_bytes("Die Größe beträgt 5 €.\r\n\r\nPrüfen Sie das Ventil.\r\n".encode("cp1252"))
+    doc = open_document(path, tgt="en")
+    assert [s.source for s in doc.segments] == ["Die Größe beträgt 5 €.", "Prüfen Sie das Ventil."]
+    doc.set_target(0, "The size is 5 €.", origin="edited")
+    data = doc.save(tmp_path / "note.txt").read_bytes()
+    assert data.decode("utf-8") == "The size is 5 €.\r\n\r\nPrüfen Sie das Ventil.\r\n"
+
+
+def test_a_segmented_unit_without_target_keeps_what_lies_between_its_segments(
+    tmp_path: Path,
+) -> None:
+    """With no ``<target>`` yet, the new target held only the segments' ``mrk``s: the space
+    and the ``<x/>`` line break between sentences were lost ("hours.The nominal …")."""
+    path = tmp_path / "job.xlf"
+    path.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+        '<file original="a" source-language="en" target-language="de" datatype="x"><body>'
+        '<trans-unit id="1"><source>A one. B two.<x id="7"/>C three.</source><seg-source>'
+        '<mrk mtype="seg" mid="1">A one.</mrk> <mrk mtype="seg" mid="2">B two.</mrk><x id="7"/>'
+        '<mrk mtype="seg" mid="3">C three.</mrk></seg-source></trans-unit></body></file></xliff>',
+        encoding="utf-8",
+    )
+    doc = open_document(path)
+    doc.set_target(0, "Eins.", quality=100, origin="fuzzy", match_source="A one.")
+    doc.set_target(2, "Drei.", quality=100, origin="fuzzy", match_source="C three.")
+    target = etree.parse(str(doc.save(tmp_path / "pre.xlf"))).getroot().find(".//{*}target")
+    assert "".join(target.itertext()) == "Eins. Drei."
+    assert [(etree.QName(c).localname, c.get("mid") or c.get("id")) for c in target] == [
+        ("mrk", "1"),
+        ("mrk", "2"),
+        ("x", "7"),
+        ("mrk", "3"),
+    ]
+    assert target[0].tail == " " and not len(target[1]) and not target[1].text
+
+
+def test_a_docx_with_tracked_changes_is_translated_as_word_shows_it(tmp_path: Path) -> None:
+    """Analyze read "Prüfen Sie den Öldruck ." (the inserted text dropped), and a target
+    written into that paragraph kept the inserted source text beside it."""
+    import docx
+    from test_documents import _tracked_docx
+
+    doc = open_document(_tracked_docx(tmp_path / "de.docx"), src="de", tgt="en")
+    assert [s.source for s in doc.segments] == [
+        "Prüfen Sie den Öldruck alle 250 Stunden.",
+        "Danach das Ventil.",
+    ]
+    doc.set_target(0, "Check the oil pressure every 250 hours.", origin="edited")
+    para = docx.Document(str(doc.save(tmp_path / "en.docx"))).paragraphs[0]
+    shown = "".join(t.text for t in para._p.xpath(".//w:t"))
+    assert shown == "Check the oil pressure every 250 hours. Danach das Ventil."
+    assert not para._p.xpath(".//w:delText")  # the source's deletion means nothing here
+
+
+def test_docx_merged_cells_once_and_content_controls_too(tmp_path: Path) -> None:
+    """Analyze counted a merged table cell once per column it spans (repetitions, double
+    words) and never saw text in content controls (``w:sdt``), which import and align read."""
+    import docx
+    from docx.oxml import OxmlElement
+
+    d = docx.Document()
+    d.add_paragraph("Erster Absatz.")
+    table = d.add_table(rows=1, cols=3)
+    merged = table.cell(0, 0).merge(table.cell(0, 1))
+    merged.text = "Zusammengeführte Zelle."
+    table.cell(0, 2).text = "Letzte Zelle."
+    sdt, content = OxmlElement("w:sdt"), OxmlElement("w:sdtContent")
+    sdt.append(content)
+    control = d.add_paragraph("Text im Steuerelement.")
+    content.append(control._p)  # moves the paragraph into the content control
+    d.element.body.insert(len(d.element.body) - 1, sdt)
+    d.save(str(tmp_path / "form.docx"))
+    doc = open_document(tmp_path / "form.docx", src="de", tgt="en")
+    assert [s.source for s in doc.segments] == [
+        "Erster Absatz.",
+        "Zusammengeführte Zelle.",
+        "Letzte Zelle.",
+        "Text im Steuerelement.",
+    ]
+    doc.set_target(3, "Text in the control.", origin="edited")
+    again = docx.Document(str(doc.save(tmp_path / "form.en.docx")))
+    assert "Text in the control." in "".join(again.element.body.itertext())
+
+
+def test_units_of_a_group_marked_translate_no_are_left_out(tmp_path: Path) -> None:
+    """XLIFF 1.2 ``translate`` is inherited from ``<group>``: analyze counted and
+    pre-translated units of a ``translate="no"`` group (import already left them out)."""
+    path = tmp_path / "app.xlf"
+    path.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+        '<file original="a" source-language="en" target-language="de" datatype="x"><body>'
+        '<group translate="no"><trans-unit id="1"><source>ACME Cloud</source></trans-unit>'
+        '<group translate="yes"><trans-unit id="2"><source>Save</source></trans-unit></group>'
+        '</group><trans-unit id="3"><source>Open</source></trans-unit></body></file></xliff>',
+        encoding="utf-8",
+    )
+    assert [s.source for s in open_document(path).segments] == ["Save", "Open"]
+
+
+def test_xliff2_units_marked_translate_no_are_left_out(tmp_path: Path) -> None:
+    """XLIFF 2.0 ``translate="no"`` on a unit (or its group/file) was ignored by analyze."""
+    path = tmp_path / "app.xlf"
+    path.write_text(
+        '<xliff version="2.0" xmlns="urn:oasis:names:tc:xliff:document:2.0" srcLang="en" '
+        'trgLang="de"><file id="f"><group id="g" translate="no"><unit id="1"><segment>'
+        "<source>ACME Cloud</source></segment></unit></group>"
+        '<unit id="2" translate="no"><segment><source>v2.1</source></segment></unit>'
+        '<unit id="3"><segment><source>Open</source></segment></unit></file></xliff>',
+        encoding="utf-8",
+    )
+    assert [s.source for s in open_document(path).segments] == ["Open"]
+
+
+def test_a_latin1_po_is_written_back_readable(tmp_path: Path) -> None:
+    """A PO declaring charset=ISO-8859-1 came back as UTF-8 bytes under that same header:
+    msgfmt and Poedit then read "PrÃ¼fen". It is written as UTF-8 and says so."""
+    import polib
+
+    path = tmp_path / "de.po"
+    path.write_bytes(
+        'msgid ""\nmsgstr ""\n"Language: en\\n"\n"Content-Type: text/plain; charset=ISO-8859-1\\n"'
+        '\n\nmsgid "Prüfen Sie das Ventil."\nmsgstr ""\n'.encode("latin-1")
+    )
+    doc = open_document(path)
+    doc.set_target(0, "Check the valve → now.", quality=90, origin="fuzzy", match_source="x")
+    again = polib.pofile(str(doc.save(tmp_path / "en.po")))
+    assert [(e.msgid, e.msgstr) for e in again] == [
+        ("Prüfen Sie das Ventil.", "Check the valve → now.")
+    ]
+
+
+def test_a_po_in_an_undeclared_encoding_names_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "de.po"
+    path.write_bytes('msgid "Prüfen"\nmsgstr ""\n'.encode("cp1252"))
+    with pytest.raises(DataError, match="de.po") as err:
+        open_document(path, tgt="en")
+    assert "charset" in str(err.value.hint)
+
+
+def test_text_deleted_in_trados_track_changes_is_not_part_of_the_segment(
+    tmp_path: Path,
+) -> None:
+    """A Trados revision (``mrk mtype="x-sdl-deleted"`` 10, ``x-sdl-added`` 12) read as
+    "1012 Nm" in analyze and the Translate screen (import already read "12 Nm")."""
+    path = tmp_path / "rev.sdlxliff"
+    path.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2" '
+        'xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0"><file original="a" '
+        'source-language="de" target-language="en" datatype="x"><body><trans-unit id="1">'
+        '<source>Mit 12 Nm anziehen.</source><seg-source><mrk mtype="seg" mid="1">Mit '
+        '<mrk mtype="x-sdl-deleted" sdl:revid="r1">10</mrk><mrk mtype="x-sdl-added" '
+        'sdl:revid="r2">12</mrk> Nm anziehen.</mrk></seg-source></trans-unit></body></file>'
+        "</xliff>",
+        encoding="utf-8",
+    )
+    assert [s.source for s in open_document(path).segments] == ["Mit 12 Nm anziehen."]
+
+
+def test_markdown_headings_and_list_markers_survive_pretranslation(tmp_path: Path) -> None:
+    """A Markdown job lost its structure: "- " bullets vanished from translated lines and a
+    numbered item's "1." became a segment of its own. Block markers now stay as they are."""
+    path = tmp_path / "job.md"
+    path.write_text(
+        "# Wartung\n\n- Prüfen Sie den Öldruck.\n  - Danach das Ventil.\n\n"
+        "1. Ziehen Sie die Schrauben an.\n> Vorsicht: heiß.\n",
+        encoding="utf-8",
+    )
+    doc = open_document(path, src="de", tgt="en")
+    assert [s.source for s in doc.segments] == [
+        "Wartung",
+        "Prüfen Sie den Öldruck.",
+        "Danach das Ventil.",
+        "Ziehen Sie die Schrauben an.",
+        "Vorsicht: heiß.",
+    ]
+    for i, text in enumerate(["Maintenance", "Check the oil.", "Then the valve.", "Tighten."]):
+        doc.set_target(i, text, origin="edited")
+    assert doc.save(tmp_path / "job.en.md").read_text(encoding="utf-8") == (
+        "# Maintenance\n\n- Check the oil.\n  - Then the valve.\n\n1. Tighten.\n> Vorsicht: heiß.\n"
+    )

@@ -224,3 +224,122 @@ def test_align_an_empty_document_or_unknown_output_is_an_error_before_work(
     assert not out.exists()
     assert main(["align", str(de), str(de), *flags, "--out", str(tmp_path / "a.pdf")]) == 2
     assert "a.pdf" in capsys.readouterr().err
+
+
+def test_two_jobs_with_the_same_file_names_aligned_into_one_collection_both_stay(
+    tmp_path: Path,
+) -> None:
+    """Aligning job2/de.txt + job2/en.txt into the memory replaced job1's alignment (both were
+    kept as aligned/de__en.tmx): the first job's units were gone."""
+    from xlsearch.engine.store import Store
+
+    for job, (de, en) in {
+        "job1": ("Die Katze schläft.", "The cat sleeps."),
+        "job2": ("Der Hund läuft.", "The dog runs."),
+    }.items():
+        (tmp_path / job).mkdir()
+        (tmp_path / job / "de.txt").write_text(de + "\n", encoding="utf-8")
+        (tmp_path / job / "en.txt").write_text(en + "\n", encoding="utf-8")
+        argv = ["align", str(tmp_path / job / "de.txt"), str(tmp_path / job / "en.txt")]
+        opts = ["--src-lang", "de", "--tgt-lang", "en", "--lengths", "-q", "--collection", "tm"]
+        assert main([*argv, *opts]) == 0
+    assert main([*argv, *opts]) == 0  # the same pair again updates its own document
+    with Store() as store:
+        (tm,) = [c for c in store.collections() if c["name"] == "tm"]
+    assert tm["documents"] == 2 and tm["segments"] == 4
+
+
+def test_an_html_documents_declared_language_is_kept_when_its_text_agrees(
+    tmp_path: Path,
+) -> None:
+    """``<html lang="en-GB">`` was ignored: an aligned memory stored plain ``en``. The declared
+    tag wins when identification agrees (or is unsure); a wrong label does not."""
+    text = "<p>Check the oil pressure every 250 hours. Replace the filter once a year.</p>"
+    page = tmp_path / "manual.html"
+    page.write_text(f'<html lang="en-GB"><body>{text}</body></html>', encoding="utf-8")
+    assert read_document(page).lang == "en-GB"
+    page.write_text(f'<html lang="fr"><body>{text}</body></html>', encoding="utf-8")
+    assert read_document(page).lang == "en"  # a template's stale lang attribute
+    page.write_text('<html lang="pt-br"><body><p>Rio 2016</p></body></html>', encoding="utf-8")
+    assert read_document(page).lang == "pt-BR"  # nothing to identify: the declaration
+
+
+def test_an_alignment_without_a_single_pair_is_an_error_not_an_empty_memory(
+    tmp_path: Path, capsys
+) -> None:
+    """Every bead a deletion or insertion: align wrote an empty TSV ("wrote 0 units"), then
+    failed importing its own internal TMX ("…/aligned/x.tmx: no segments found … --format")."""
+    from xlsearch.engine.store import Store
+
+    de, en = tmp_path / "de.txt", tmp_path / "en.txt"
+    de.write_text("Kurz.\n", encoding="utf-8")
+    en.write_text("This is a very long sentence that translates nothing at all here.\n" * 30)
+    out = tmp_path / "pairs.tsv"
+    argv = ["align", str(de), str(en), "--lengths", "-q", "--out", str(out), "-c", "tm"]
+    assert main([*argv, "--src-lang", "de", "--tgt-lang", "en", "--max-side", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "de.txt" in err and "en.txt" in err and "no sentence pair" in err
+    assert "aligned/" not in err and len(err.splitlines()) == 1
+    assert not out.exists()
+    with Store() as store:
+        assert "tm" not in [c["name"] for c in store.collections()]
+
+
+def _tracked_docx(path: Path) -> Path:
+    """A paragraph with an unaccepted insertion and deletion (Word's track changes)."""
+    import docx
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    d = docx.Document()
+    p = d.add_paragraph("Prüfen Sie den Öldruck ")
+    for kind, text in (("ins", "alle 250 Stunden"), ("del", "täglich")):
+        change = OxmlElement(f"w:{kind}")
+        change.set(qn("w:id"), "1")
+        change.set(qn("w:author"), "A")
+        run = OxmlElement("w:r")
+        run.append(OxmlElement("w:t" if kind == "ins" else "w:delText"))
+        run[0].text = text
+        change.append(run)
+        p._p.append(change)
+    p.add_run(". Danach das Ventil.")
+    d.save(str(path))
+    return path
+
+
+def test_a_docx_with_tracked_changes_reads_as_word_shows_it(tmp_path: Path) -> None:
+    """Inserted text of an unaccepted change was silently dropped from align and import
+    ("Prüfen Sie den Öldruck ."); deleted text stays out."""
+    path = _tracked_docx(tmp_path / "tracked.docx")
+    assert read_document(path, "de").sentences == [
+        "Prüfen Sie den Öldruck alle 250 Stunden.",
+        "Danach das Ventil.",
+    ]
+
+
+def test_markdown_front_matter_is_not_text(tmp_path: Path) -> None:
+    """A Jekyll/Hugo page's YAML front matter became a sentence ("title: Wartung layout:
+    page …"): an extra bead in every alignment of a docs site."""
+    page = tmp_path / "wartung.md"
+    page.write_text(
+        "---\ntitle: Wartung\nlayout: page\n---\n\n# Wartung\n\nPrüfen Sie den Öldruck.\n\n"
+        "---\n\nEnde.\n",
+        encoding="utf-8",
+    )
+    assert read_paragraphs(page) == ["Wartung", "Prüfen Sie den Öldruck.", "Ende."]
+
+
+def test_import_of_an_html_page_keeps_its_declared_regional_language(tmp_path: Path) -> None:
+    """``xlsearch import manual.html`` stored ``<html lang="en-GB">`` text as plain en (align
+    keeps en-GB): the same page gave two different memories."""
+    from xlsearch.engine.store import Store
+
+    page = tmp_path / "manual.html"
+    page.write_text(
+        '<html lang="en-GB"><body><p>Check the oil pressure every 250 hours.</p>'
+        "<p>Replace the filter once a year.</p></body></html>",
+        encoding="utf-8",
+    )
+    assert main(["import", str(page), "--collection", "docs", "-q"]) == 0
+    with Store() as store:
+        assert store.languages("docs") == {"en-GB": 2}

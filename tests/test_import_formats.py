@@ -118,8 +118,9 @@ def test_xliff_20_segments_are_units(tmp_path: Path) -> None:
 
 def test_xliff_truncated(tmp_path: Path) -> None:
     path = write(tmp_path, "a.xlf", XLIFF12[:300])
-    with pytest.raises(DataError, match=r"a\.xlf:\d+: malformed XML"):
+    with pytest.raises(DataError, match=r"a\.xlf:\d+: malformed XML") as err:
         read(path)
+    assert "export it again" in str(err.value.hint)  # the fix, not only the fault
 
 
 def test_tsv_header_distillation_and_ragged(tmp_path: Path) -> None:

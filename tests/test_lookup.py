@@ -299,6 +299,8 @@ def test_list_major_ivf_search_finds_what_faiss_finds() -> None:
         (["--src", "xx-QQ", "--tgt", "de"], ["'xx-QQ'", "--src", "de, en, fr"]),
         (["--src", "en", "--tgt", "pt"], ["'pt'", "--tgt", "de, en, fr"]),
         (["--src", "en", "--collection", "tm", "--tgt", "ja"], ["'ja'", "collection tm"]),
+        # a typo in the name said "collection tmm has no segment in language 'en' … nothing"
+        (["--src", "en", "--collection", "tmm"], ["no collection 'tmm'", "tm"]),
     ],
 )
 def test_cli_lookup_a_language_the_memory_lacks_is_an_error(memory, capsys, argv, names) -> None:
@@ -361,3 +363,19 @@ def test_cli_lookup_with_tgt_skips_units_without_it(memory, tmp_path: Path, caps
     assert main(argv) == 0
     matches = json.loads(capsys.readouterr().out)["matches"]
     assert matches and all(m["target"] for m in matches)
+
+
+def test_cli_lookup_labels_a_target_with_its_stored_regional_tag(
+    tmp_path: Path, tiny_static_model: Path, capsys
+) -> None:
+    """``--tgt en-US`` found a British unit but printed it as "en-US:", hiding the variant."""
+    from xlsearch.cli import main
+    from xlsearch.engine.store import Store
+
+    tmx = write_tmx(tmp_path / "gb.tmx", [("the colour is red", "die Farbe ist rot")])
+    tmx.write_text(tmx.read_text().replace('xml:lang="en"', 'xml:lang="en-GB"'), "utf-8")
+    with Store() as store:
+        store.import_file(tmx, "gb")
+    argv = ["lookup", "die Farbe ist rot", "--src", "de", "--tgt", "en-US", "--fuzzy-only"]
+    assert main([*argv, "-c", "gb"]) == 0
+    assert "   en-GB: the colour is red" in capsys.readouterr().out

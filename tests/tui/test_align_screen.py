@@ -81,3 +81,22 @@ async def test_align_screen_on_the_real_engine(tiny_static_model, tmp_path) -> N
     with Store() as store:
         cols = {c["name"]: c for c in store.collections()}
     assert cols["aligned"]["languages"].keys() == {"en", "de"}
+
+
+async def test_the_identified_languages_are_shown_after_aligning(app, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """With the language fields left empty the screen never said which languages it had
+    identified, the ones the memory would be saved in (the CLI prints them)."""
+    (tmp_path / "a.txt").write_text(EN, encoding="utf-8")
+    (tmp_path / "b.txt").write_text(DE, encoding="utf-8")
+    async with app.run_test(size=(120, 32)) as pilot:
+        await pilot.press("f10")
+        await _settle(pilot)
+        screen = pilot.app.screen
+        screen.query_one("#align-src", Input).value = str(tmp_path / "a.txt")
+        screen.query_one("#align-tgt", Input).value = str(tmp_path / "b.txt")
+        await pilot.press("ctrl+r")
+        await _settle(pilot)
+        al = screen.alignment
+        assert al.src.lang and al.tgt.lang
+        assert screen.query_one("#align-src-lang", Input).value == al.src.lang
+        assert screen.query_one("#align-tgt-lang", Input).value == al.tgt.lang

@@ -127,7 +127,95 @@ async def test_translate_screen_reports_a_bad_file(tmp_path: Path) -> None:
         screen.open_document(str(bad))
         await _settle(pilot)
         assert screen.doc is None
-        assert any("malformed XML" in n.message for n in app._notifications)
+        errors = [n.message for n in app._notifications if n.severity == "error"]
+        assert len(errors) == 1 and "malformed XML" in errors[0]  # was shown twice
+        assert sum("JobFailed" in m for m in screen.message_log) == 1
+
+
+async def test_a_file_without_target_language_asks_for_one_and_uses_the_one_typed(
+    tmp_path: Path,
+) -> None:
+    """An XLIFF without target-language opened silently; ctrl+e then said "0 segments filled"
+    even after the translator typed the language in the tgt field (analysis ignored it)."""
+    from test_analysis import write_xliff
+
+    from xlsearch.engine.facade.fake import FakeEngine
+
+    path = write_xliff(tmp_path / "job.xlf", ["the dog sleeps"])
+    path.write_text(path.read_text().replace(' target-language="de"', ""), encoding="utf-8")
+    app = make_app(engine=FakeEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.open_document(str(path))
+        await _settle(pilot)
+        warned = [n for n in app._notifications if n.severity == "warning"]
+        assert warned and "target language" in warned[0].message
+        app.clear_notifications()
+        await pilot.press("ctrl+r")
+        await _settle(pilot)
+        await pilot.press("ctrl+e")
+        await _settle(pilot)
+        assert not any("segments filled" in n.message for n in app._notifications)
+        assert any("target language" in n.message for n in app._notifications)
+        screen.query_one("#tr-tgt", Input).value = "de"
+        await pilot.press("ctrl+r")
+        await _settle(pilot)
+        assert screen.doc.tgt == "de" and screen.analysis.tgt == "de"
+
+
+async def test_a_locked_segment_cannot_be_changed_in_the_app(tmp_path: Path) -> None:
+    """A segment locked in Trados took an inserted match or an edit like any other."""
+    from xlsearch.engine.facade.fake import FakeEngine
+
+    path = tmp_path / "job.sdlxliff"
+    path.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2" '
+        'xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0"><file original="a" '
+        'source-language="en" target-language="de" datatype="x"><body><trans-unit id="1">'
+        '<source>the dog sleeps</source><seg-source><mrk mtype="seg" mid="1">the dog sleeps'
+        '</mrk></seg-source><target><mrk mtype="seg" mid="1"/></target><sdl:seg-defs>'
+        '<sdl:seg id="1" locked="true"/></sdl:seg-defs></trans-unit></body></file></xliff>',
+        encoding="utf-8",
+    )
+    app = make_app(engine=FakeEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.open_document(str(path))
+        await _settle(pilot)
+        assert screen.doc.segments[0].locked
+        assert screen.query_one("#tr-target", TextArea).read_only
+        screen.action_insert_match(0)
+        await pilot.pause()
+        assert any("locked" in n.message for n in app._notifications)
+        screen.query_one("#tr-target", TextArea).text = "typed anyway"
+        screen.commit()
+        assert screen.doc.segments[0].target == ""
+
+
+async def test_walking_onto_a_tag_only_segment_is_not_an_error(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    """A segment holding only an inline code raised "the segment to look up is empty" as an
+    error notification each time the translator walked past it."""
+    from test_analysis import write_xliff
+
+    from xlsearch.engine.facade.local import LocalEngine
+
+    _prepare(tmp_path, tiny_static_model)
+    path = write_xliff(tmp_path / "tags.xlf", ['<x id="1"/>', "the dog sleeps"])
+    app = make_app(engine=LocalEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.open_document(str(path))
+        await _settle(pilot)
+        assert screen.current == 0
+        assert not [n.message for n in app._notifications if n.severity == "error"]
 
 
 async def test_an_inserted_match_edited_keeps_the_memory_tags(

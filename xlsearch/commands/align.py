@@ -48,7 +48,12 @@ def cmd_align(args: argparse.Namespace) -> int:
     from xlsearch.cli import ProgressBar
     from xlsearch.engine.align import AlignConfig, align_documents, align_lengths, write_beads
     from xlsearch.engine.align.core import Alignment
-    from xlsearch.engine.align.output import output_format, save_to_collection, write_alignment
+    from xlsearch.engine.align.output import (
+        output_format,
+        require_pairs,
+        save_to_collection,
+        write_alignment,
+    )
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.importers import langs_option
     from xlsearch.engine.importers.document import read_document, require_text
@@ -94,6 +99,8 @@ def cmd_align(args: argparse.Namespace) -> int:
         mark = "!" if bead.flagged else " "
         print(f"{mark} {bead.line():<24} {s[:60]!r} | {t[:60]!r}")
     keep = not args.skip_flagged
+    if args.collection or (args.out and output_format(args.out) != "beads"):
+        require_pairs(alignment, keep)
     if args.out:
         n = write_alignment(alignment, args.out, include_flagged=keep)
         print(

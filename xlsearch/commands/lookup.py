@@ -61,6 +61,9 @@ def register(sub: Any) -> None:
     p.add_argument("--collection", "-c", action=Once, help="the memory (default: all collections)")
     p.add_argument("--src", help="source language (default: from the file / detected)")
     p.add_argument("--tgt", help="target language (default: from the file)")
+    p.add_argument(
+        "--format", choices=("xliff", "po", "text", "docx"), help="default: from the extension"
+    )
     p.add_argument("--report", help="write the report as .md or .json")
     p.add_argument("--out", help="write the pre-translated document here (.xlf = XLIFF 2.0)")
     p.add_argument("--min-fuzzy", type=_percent, default=75, help="pre-translate from this %% (75)")
@@ -111,6 +114,12 @@ def _check_languages(store: Any, collection: str | None, **langs: str) -> None:
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.langtags import primary
 
+    if collection and store.collection_id(collection) is None:
+        names = ", ".join(c["name"] for c in store.collections()) or "none yet"
+        raise ConfigError(
+            f"no collection '{collection}' (--collection)",
+            hint=f"collections: {names} (xlsearch collections lists them)",
+        )
     have = store.languages(collection)
     where = f"collection {collection}" if collection else "the memory"
     for option, lang in langs.items():
@@ -150,14 +159,14 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         copies = f", {m.copies} copies" if m.copies > 1 else ""
         print(f"{rank}. fuzzy {m.fuzzy:3d}%{sem}  score {m.score:.1f}  [{m.collection}{copies}]")
         print(f"   {m.source_lang}: {diff_markup(m.diff)}")
-        print(f"   {tgt or '?'}: {m.target or '(no target)'}")
+        print(f"   {m.target_lang or tgt or '?'}: {m.target or '(no target)'}")
         for flag in m.flags:
             print(f"   ⚠ {flag}")
     if res.cross:
         print("cross-language matches (the memory has the meaning in another language):")
         for m in res.cross:
             print(f" · semantic {m.semantic or 0:.2f}  {m.source_lang}: {m.source}")
-            print(f"   {tgt or '?'}: {m.target or '(no target)'}")
+            print(f"   {m.target_lang or tgt or '?'}: {m.target or '(no target)'}")
     if res.note:
         print(f"note: {res.note}", file=sys.stderr)
     print(f"({res.ms:.0f} ms)", file=sys.stderr)
@@ -182,7 +191,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             f"{args.report}: the report is written as Markdown or JSON",
             hint="name it report.md or report.json",
         )
-    doc = open_document(args.document, args.src, args.tgt)
+    doc = open_document(args.document, args.src, args.tgt, args.format)
+    if args.out:
+        doc.check_output(args.out)
+    if args.out and not doc.tgt:  # else nothing is pre-translated and a copy is written
+        raise ConfigError(
+            f"{args.document}: the file does not say its target language, so there is "
+            "nothing to pre-translate into",
+            hint="pass --tgt LANG (e.g. --tgt en)",
+        )
     threshold = SEMANTIC_THRESHOLD if args.threshold is None else args.threshold
     with Store() as store:
         _check_languages(store, args.collection, src=doc.src, tgt=doc.tgt)
@@ -193,6 +210,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             lk.searcher.on_progress.close()
     if args.report:
         path = Path(args.report).expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)  # as --out does
         text = (
             json.dumps(report.to_dict(), ensure_ascii=False, indent=1)
             if path.suffix.lower() == ".json"

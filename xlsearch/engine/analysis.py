@@ -202,7 +202,9 @@ def analyze(
     for seg in doc.segments:
         key = " ".join(seg.source.split())
         res = SegmentResult(seg.index, seg.source, words(seg.source), "no match")
-        if key in first:
+        if not key:  # only inline codes (a picture, a break): nothing to look up
+            pass
+        elif key in first:
             res.band, res.repetition_of = REPETITIONS, first[key]
         else:
             first[key] = seg.index
@@ -248,6 +250,16 @@ def analyze(
     )
 
 
+def _translated(seg: Any) -> bool:
+    """Has a target to keep: not empty, and not the source copy a CAT tool exports in state
+    ``new``/``needs-translation`` (2.0 ``initial``) unless set in this session."""
+    from xlsearch.engine.importers.xliff import UNTRANSLATED_STATES
+
+    if not seg.target.strip():
+        return False
+    return bool(seg.origin) or seg.state not in UNTRANSLATED_STATES
+
+
 def pretranslate(
     doc: Any,
     analysis: Analysis,
@@ -258,15 +270,16 @@ def pretranslate(
 ) -> int:
     """Write the best match per segment into ``doc`` (fuzzy ≥ ``min_fuzzy``, else a semantic
     match when ``semantic``); repetitions take their first occurrence's target. Segments
-    that already have a target are kept unless ``overwrite``. Returns segments filled."""
+    that already have a target are kept unless ``overwrite`` (a target in an untranslated
+    state is none); locked ones always. Returns segments filled."""
     filled = 0
     for res in analysis.segments:
         seg = doc.segments[res.index]
-        if seg.target.strip() and not overwrite:
+        if seg.locked or (_translated(seg) and not overwrite):
             continue
         if res.repetition_of is not None:
             first = doc.segments[res.repetition_of]
-            if first.target.strip():
+            if _translated(first):
                 doc.set_target(
                     res.index,
                     first.target,

@@ -3,6 +3,7 @@ input), Vecalign beads, or straight into a collection of the store."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from xlsearch.engine.align.beads import write_beads
 from xlsearch.engine.align.core import Alignment
-from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.errors import ConfigError, DataError
 from xlsearch.engine.export import ExportUnit, write_units
 
 if TYPE_CHECKING:
@@ -45,6 +46,18 @@ def alignment_units(alignment: Alignment, include_flagged: bool = True) -> Itera
         if bead.flagged:
             props["x-flagged"] = "low-confidence"
         yield ExportUnit([(src_lang, src), (tgt_lang, tgt)], props)
+
+
+def require_pairs(alignment: Alignment, include_flagged: bool = True) -> None:
+    """A ``DataError`` naming both documents when no bead pairs sentences of both (a memory
+    of it would be empty)."""
+    if next(alignment_units(alignment, include_flagged), None) is None:
+        why = "not one unflagged bead" if not include_flagged else "every bead is one-sided"
+        raise DataError(
+            f"{alignment.src.path} ↔ {alignment.tgt.path}: no sentence pair aligned ({why})",
+            hint="check that the second document translates the first; without --lengths, "
+            "with a model that knows both languages (--model), or without --skip-flagged",
+        )
 
 
 def write_alignment(
@@ -86,15 +99,20 @@ def write_alignment(
 
 
 def default_tmx_path(alignment: Alignment) -> Path:
-    """Where an alignment saved into a collection is kept (the store imports this TMX)."""
+    """Where an alignment saved into a collection is kept (the store imports this TMX): one
+    file per pair of documents, so that ``job1/de.docx`` and ``job2/de.docx`` are two."""
     from xlsearch.engine.locations import data_dir
 
     def stem(p: str) -> str:
         return re.sub(r"[^\w.-]+", "_", Path(p).stem)[:60] or "doc"
 
+    pair = "\n".join(
+        str(Path(p).expanduser().resolve()) for p in (alignment.src.path, alignment.tgt.path)
+    )
+    digest = hashlib.sha1(pair.encode("utf-8")).hexdigest()[:8]
     folder = data_dir() / "aligned"
     folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{stem(alignment.src.path)}__{stem(alignment.tgt.path)}.tmx"
+    return folder / f"{stem(alignment.src.path)}__{stem(alignment.tgt.path)}-{digest}.tmx"
 
 
 def save_to_collection(
@@ -118,6 +136,8 @@ def save_alignment(
 ) -> str:
     """Write ``path`` (.tmx, .tsv, .beads) and/or import into ``collection``; one-line
     summary of what was saved."""
+    if collection or (path and output_format(path) != "beads"):
+        require_pairs(alignment, include_flagged)
     parts = []
     if path:
         n = write_alignment(alignment, path, include_flagged=include_flagged)

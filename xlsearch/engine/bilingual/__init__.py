@@ -34,6 +34,9 @@ _EXT = {
 }
 
 
+_A_FORMAT = {"xliff": "an XLIFF", "po": "a PO", "text": "a text", "docx": "a DOCX"}
+
+
 @dataclass
 class DocSegment:
     """One segment of the document: its source and (possibly empty) target."""
@@ -60,6 +63,9 @@ class DocSegment:
     tag_hint: tuple[Any, Any] | None = field(default=None, repr=False, compare=False)
     """Where the match's stored source and target had their inline codes (``Match.source_tags``,
     ``Match.target_tags``): places the source's tags in this target when it is written."""
+    locked: bool = False
+    """Locked in the CAT tool (Trados ``sdl:seg locked``, memoQ ``mq:locked``): pre-translation
+    leaves it alone."""
     changed: bool = False
     ref: Any = field(default=None, repr=False, compare=False)
     """The format's handle on this segment (an XML element, a PO entry …)."""
@@ -108,10 +114,26 @@ class Document:
     def translated(self) -> int:
         return sum(1 for s in self.segments if s.target.strip())
 
+    def check_output(self, path: str | Path) -> None:
+        """A ``ConfigError`` when ``path``'s extension names another format than the one
+        :meth:`save` writes there (an XLIFF saved as ``job.po``)."""
+        from xlsearch.engine.errors import ConfigError
+
+        suffix = Path(path).suffix.lower()
+        named = _EXT.get(suffix)
+        if named is None or named == self.fmt or suffix in (".xlf", ".xliff"):
+            return
+        own = {"xliff": ".xlf", "po": ".po", "text": ".txt", "docx": ".docx"}[self.fmt]
+        raise ConfigError(
+            f"{path}: {_A_FORMAT[self.fmt]} document is written in its own format, not as {suffix}",
+            hint=f"name it *{own}" + ("" if self.fmt == "xliff" else " or *.xlf (XLIFF 2.0)"),
+        )
+
     def save(self, path: str | Path | None = None) -> Path:
         """Write the document (default: over itself) in its format, or as XLIFF 2.0 when
         ``path`` ends in ``.xlf``/``.xliff`` and the document is not XLIFF. Atomic."""
         out = Path(path).expanduser() if path else self.path
+        self.check_output(out)
         as_xliff = out.suffix.lower() in (".xlf", ".xliff") and self.fmt != "xliff"
         from xlsearch.engine.bilingual import simple, xliff
 
@@ -143,7 +165,7 @@ def detect(path: Path, fmt: str | None = None) -> str:
     if found is None:
         raise DataError(
             f"{path}: cannot tell the format from the extension {path.suffix or '(none)'}",
-            hint="use .xlf/.xliff, .po, .txt or .docx (or pass --format)",
+            hint="use .xlf/.xliff, .po, .txt, .md or .docx (a text file: --format text)",
         )
     return found
 

@@ -1,6 +1,7 @@
 """PO (polib), plain text and DOCX (python-docx) documents to translate.
 
-PO: one segment per entry (obsolete entries and the header skipped); a target set by
+PO: one segment per entry (obsolete entries and the header skipped), the source language
+from ``X-Source-Language`` or identified from the msgids (English when unclear); a target set by
 xlsearch is written with the ``fuzzy`` flag, ``#| msgid`` = the memory's source (gettext's
 own way to show what changed) and a translator comment with the match quality. Text and
 DOCX: every paragraph split into sentences; saving writes the paragraph with each sentence
@@ -10,6 +11,7 @@ replaced by its target (sentences without one stay in the source language).
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +34,13 @@ def load_po(path: Path) -> Any:
 
     try:
         po = polib.pofile(str(path), wrapwidth=78)
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{path}: not a readable PO file: {exc}",
+            hint='declare its encoding in the header ("Content-Type: text/plain; charset=…") '
+            "or save it as UTF-8",
+        ) from exc
+    except (OSError, ValueError) as exc:
         raise DataError(f"{path}: not a readable PO file: {exc}") from exc
     segs = []
     for entry in po:
@@ -52,8 +60,17 @@ def load_po(path: Path) -> Any:
             )
         )
     lang = normalize_lang(po.metadata.get("Language", "")) or ""
-    src = normalize_lang(po.metadata.get("X-Source-Language", "")) or "en"
+    src = normalize_lang(po.metadata.get("X-Source-Language", "")) or _msgid_lang(segs)
     return Document(path, "po", src, lang, segs, po)
+
+
+def _msgid_lang(segs: list[Any]) -> str:
+    """The msgids' language when clearly identified (a German→English PO), else gettext's
+    convention, English."""
+    from xlsearch.engine.langid import classify
+
+    lang, prob = classify("\n".join(s.source for s in segs[:200]))
+    return lang if prob >= 0.9 else "en"
 
 
 def dump_po(doc: Any) -> bytes:
@@ -74,6 +91,8 @@ def dump_po(doc: Any) -> bytes:
         seg.changed = False
     if doc.tgt and not doc.handle.metadata.get("Language"):
         doc.handle.metadata["Language"] = doc.tgt
+    if "Content-Type" in doc.handle.metadata:  # written as UTF-8: the header must say so
+        doc.handle.metadata["Content-Type"] = "text/plain; charset=UTF-8"
     return str(doc.handle).encode("utf-8")
 
 
@@ -110,13 +129,30 @@ def _decode(path: Path) -> str:
     return str(best)
 
 
+# a Markdown line's block markers: indentation, heading, quote, bullet (task box), number
+_MD_PREFIX = re.compile(r"\s*(?:(?:#{1,6}|>|[-*+](?: \[[ xX]\])?|\d{1,9}[.)])(?:\s+|$))*")
+
+
+def _prefix(line: str, markdown: bool) -> str:
+    """What goes back in front of the line's translated text."""
+    if markdown:
+        return _MD_PREFIX.match(line).group()  # type: ignore[union-attr]  # matches ""
+    return line[: len(line) - len(line.lstrip())]
+
+
 def load_text(path: Path, src: str | None) -> Any:
-    """One paragraph per line; each split into sentences."""
+    """One paragraph per line; each split into sentences. Markdown's block markers (``#``,
+    ``-``, ``1.``, ``>``) are no text: kept in front of the line as its indentation is."""
     from xlsearch.engine.bilingual import Document
 
-    lines = _decode(path).splitlines()
-    lang, sents = _split(lines, src)
-    return Document(path, "text", lang, "", _segments(sents, "line "), lines)
+    text = _decode(path)
+    lines = text.splitlines()
+    markdown = path.suffix.lower() in (".md", ".markdown")
+    prefixes = [_prefix(line, markdown) for line in lines]
+    lang, sents = _split([line[len(p) :] for line, p in zip(lines, prefixes, strict=True)], src)
+    newline = "\r\n" if "\r\n" in text else "\n"  # written back as it was
+    handle = (lines, newline, prefixes)
+    return Document(path, "text", lang, "", _segments(sents, "line "), handle)
 
 
 def _segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
@@ -144,52 +180,76 @@ def _paragraph_texts(doc: Any) -> dict[int, str]:
 
 
 def dump_text(doc: Any) -> bytes:
-    lines = list(doc.handle)
+    original, newline, prefixes = doc.handle
+    lines = list(original)
     for p, text in _paragraph_texts(doc).items():
-        indent = lines[p][: len(lines[p]) - len(lines[p].lstrip())]
-        lines[p] = indent + text
-    return ("\n".join(lines) + "\n").encode("utf-8")
+        lines[p] = prefixes[p] + text
+    return (newline.join(lines) + newline).encode("utf-8")
 
 
 # -- DOCX ----------------------------------------------------------------------------------
-def _docx_paragraphs(document: Any) -> list[Any]:
-    """Body paragraphs, then table cells' paragraphs (document order within each)."""
-    paras = list(document.paragraphs)
-    for table in document.tables:
-        for row in table.rows:
-            for cell in row.cells:
-                paras.extend(cell.paragraphs)
-    return paras
-
-
 def load_docx(path: Path, src: str | None) -> Any:
     import docx
 
     from xlsearch.engine.bilingual import Document
+    from xlsearch.engine.importers.document import docx_paragraph_text, docx_paragraphs
 
     try:
         document = docx.Document(str(path))
+        paras = docx_paragraphs(document)
     except Exception as exc:  # noqa: BLE001 - python-docx raises many kinds on bad files
         raise DataError(
             f"{path}: not a readable DOCX file: {exc}",
             hint="save it again as .docx (Word 2007+), or export it as .txt",
         ) from exc
-    paras = _docx_paragraphs(document)
-    lang, sents = _split([p.text for p in paras], src)
+    lang, sents = _split([docx_paragraph_text(p) for p in paras], src)
     return Document(path, "docx", lang, "", _segments(sents, "¶"), (document, paras))
+
+
+# what python-docx reads as a run's text; pictures, footnote references, fields stay
+_DOCX_TEXT = ("t", "tab", "br", "cr", "noBreakHyphen", "ptab")
+
+
+def _replace_paragraph_text(para: Any, text: str) -> None:
+    """Put ``text`` in the paragraph's first text run (its formatting for the whole text) and
+    take the text out of the others (in links and tracked insertions too); runs, links and
+    insertions left empty go."""
+    from docx.oxml.ns import qn
+
+    from xlsearch.engine.importers.document import DOCX_RUNS
+
+    for deleted in para._p.findall(qn("w:del")):  # a tracked deletion of source text
+        para._p.remove(deleted)
+    runs = para._p.xpath(DOCX_RUNS)
+    tags = {qn(f"w:{tag}") for tag in _DOCX_TEXT}
+    page = ("page", "column")  # a page or column break is layout, not text: it stays
+
+    def is_text(c: Any) -> bool:
+        return c.tag in tags and c.get(qn("w:type")) not in page
+
+    first = next((r for r in runs if any(is_text(c) for c in r)), None)
+    if first is None:
+        para.add_run(text)
+        return
+    for run in runs:
+        for child in [c for c in run if is_text(c)]:
+            run.remove(child)
+        if run is first:
+            t = run.makeelement(qn("w:t"), {})
+            t.text = text
+            t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+            run.append(t)
+        elif all(c.tag == qn("w:rPr") for c in run):
+            parent = run.getparent()
+            parent.remove(run)
+            if parent.tag != qn("w:p") and parent.find(qn("w:r")) is None:
+                parent.getparent().remove(parent)
 
 
 def dump_docx(doc: Any) -> bytes:
     document, paras = doc.handle
     for p, text in _paragraph_texts(doc).items():
-        para = paras[p]
-        runs = list(para.runs)
-        if runs:  # keep the first run's formatting for the whole paragraph
-            runs[0].text = text
-            for run in runs[1:]:
-                run._r.getparent().remove(run._r)
-        else:
-            para.add_run(text)
+        _replace_paragraph_text(paras[p], text)
     buf = io.BytesIO()
     document.save(buf)
     return buf.getvalue()

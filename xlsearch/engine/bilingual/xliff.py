@@ -6,6 +6,7 @@ xlsearch set and the match records next to them; everything else round-trips.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +31,15 @@ def _ns(elem: Any) -> str:
 
 def _text(elem: Any) -> tuple[str, int]:
     """Plain text of a source/target (codes dropped, a placeholder a word boundary, paired
-    tags' content kept), tag count. Only for matching: the file's own source is untouched."""
+    tags' content kept, Trados' tracked deletions left out), tag count. Only for matching:
+    the file's own source is untouched."""
     parts: list[str] = [elem.text or ""]
     tags = 0
     for child in elem:
         name = _local(child.tag)
-        if name in _CODES:
+        if name == "mrk" and child.get("mtype") == "x-sdl-deleted":  # Trados track changes
+            pass
+        elif name in _CODES:
             tags += 1
             if name in _SEPARATE:
                 parts.append(" ")
@@ -77,7 +81,9 @@ def _parse(path: Path) -> Any:
         return etree.parse(str(path), parser)
     except etree.XMLSyntaxError as exc:
         line = exc.lineno or (exc.position[0] if exc.position else 0)
-        raise DataError(f"{path}:{line}: malformed XML: {exc.msg}") from exc
+        from xlsearch.engine.importers.xmlutil import MALFORMED_HINT
+
+        raise DataError(f"{path}:{line}: malformed XML: {exc.msg}", hint=MALFORMED_HINT) from exc
     except OSError as exc:
         raise DataError(f"{path}: cannot read: {exc}") from exc
 
@@ -97,6 +103,8 @@ def load(path: Path) -> Any:
     if root.get("version", "").startswith("2") or ns == NS20:
         src, tgt = root.get("srcLang", ""), root.get("trgLang", "")
         for unit in root.iter(f"{{{ns}}}unit" if ns else "unit"):
+            if not _translatable(unit):
+                continue
             for seg in unit:
                 if _local(seg.tag) != "segment":
                     continue
@@ -123,12 +131,22 @@ def load(path: Path) -> Any:
             src = src or file.get("source-language", "")
             tgt = tgt or file.get("target-language", "")
             for tu in file.iter(f"{{{ns}}}trans-unit" if ns else "trans-unit"):
-                if tu.get("translate") == "no":
+                if not _translatable(tu):
                     continue
                 segs.extend(_units12(tu, len(segs)))
     if not segs:
         raise DataError(f"{path}: no translatable segments (no trans-unit / unit)")
     return Document(path, "xliff", normalize_lang(src) or "", normalize_lang(tgt) or "", segs, tree)
+
+
+def _translatable(tu: Any) -> bool:
+    """``translate`` of the unit, else of its nearest ``group`` (2.0: or ``file``) that says."""
+    for elem in (tu, *tu.iterancestors()):
+        if elem.get("translate") in ("yes", "no"):
+            return elem.get("translate") == "yes"
+        if _local(elem.tag) == "file":
+            break
+    return True
 
 
 def _child(elem: Any, name: str) -> Any:
@@ -146,6 +164,7 @@ def _units12(tu: Any, start: int) -> list[Any]:
     state = target.get("state", "") if target is not None else ""
     seg_source = _child(tu, "seg-source")
     tid = tu.get("id", "")
+    locked = _locked(tu)
     if seg_source is not None:
         marks = [m for m in seg_source.iter() if _local(m.tag) == "mrk" and m.get("mtype") == "seg"]
         if marks:
@@ -169,6 +188,7 @@ def _units12(tu: Any, start: int) -> list[Any]:
                         state,
                         tags,
                         source_tags=_places(m, text, tags),
+                        locked=locked(m.get("mid")),
                         ref=(tu, m.get("mid")),
                     )
                 )
@@ -186,9 +206,19 @@ def _units12(tu: Any, start: int) -> list[Any]:
             state,
             tags,
             source_tags=_places(source, text, tags),
+            locked=locked(None),
             ref=(tu, None),
         )
     ]
+
+
+def _locked(tu: Any) -> Any:
+    """``mid -> bool``: is that segment of ``tu`` locked (memoQ: the unit; Trados: its
+    ``sdl:seg``, any of them for a unit without segments)?"""
+    if any(_local(k) == "locked" and v in ("locked", "true") for k, v in tu.attrib.items()):
+        return lambda _mid: True
+    ids = {s.get("id") for s in tu.iter(f"{{{NS_SDL}}}seg") if s.get("locked") == "true"}
+    return lambda mid: bool(ids) and (mid is None or mid in ids)
 
 
 def _qualifier(seg: Any) -> str:
@@ -197,6 +227,16 @@ def _qualifier(seg: Any) -> str:
     if seg.origin == "semantic":
         return "leveraged-tm"
     return "exact-match" if (seg.quality or 0) >= 100 else "fuzzy-match"
+
+
+_WEAKEST_FIRST = ("leveraged-tm", "fuzzy-match", "exact-match")
+
+
+def _unit_qualifier(doc: Any, tu: Any) -> str:
+    """A 1.2 target's qualifier is the unit's: that of its weakest segment set by xlsearch
+    (one 87 % segment makes the unit a fuzzy match, whatever the others are)."""
+    found = {_qualifier(s) for s in doc.segments if s.ref and s.ref[0] is tu and s.origin}
+    return next((q for q in _WEAKEST_FIRST if q in found), "")
 
 
 def _origin(seg: Any) -> str:
@@ -213,7 +253,8 @@ def _write12(doc: Any, seg: Any) -> None:
     q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
     target = _child(tu, "target")
     if target is None:
-        target = etree.Element(q("target"))
+        target = _empty_segmented_target(tu, q) if mid is not None else None
+        target = etree.Element(q("target")) if target is None else target
         anchor = _child(tu, "seg-source")
         if anchor is None:  # not ``or``: an lxml element without children is falsy
             anchor = _child(tu, "source")
@@ -241,8 +282,9 @@ def _write12(doc: Any, seg: Any) -> None:
             mrk = etree.SubElement(target, q("mrk"), mtype="seg", mid=mid)
             set_target(mrk, seg.target, source, seg.tag_hint)
     target.set("state", "needs-review-translation")
-    if _qualifier(seg):
-        target.set("state-qualifier", _qualifier(seg))
+    qualifier = _unit_qualifier(doc, tu)
+    if qualifier:
+        target.set("state-qualifier", qualifier)
     _set_sdl_status(tu, mid, seg)
     if seg.quality is not None and seg.match_source:
         alt = etree.Element(q("alt-trans"), origin=_origin(seg))
@@ -255,6 +297,23 @@ def _write12(doc: Any, seg: Any) -> None:
         alt_t.text = seg.target
         if doc.tgt:
             alt_t.set(XML_LANG, doc.tgt)
+
+
+def _empty_segmented_target(tu: Any, q: Any) -> Any:
+    """A new target shaped like ``seg-source``: its segments' ``mrk``s empty, what lies
+    between them (spaces, inline codes) as it is, so sentences never run together."""
+    seg_source = _child(tu, "seg-source")
+    if seg_source is None:
+        return None
+    target = copy.deepcopy(seg_source)
+    target.tag, target.tail = q("target"), None
+    target.attrib.clear()
+    for mrk in target.iter(q("mrk")):
+        if mrk.get("mtype") == "seg":
+            for child in list(mrk):
+                mrk.remove(child)
+            mrk.text = None
+    return target
 
 
 def _set_sdl_status(tu: Any, mid: str | None, seg: Any) -> None:
@@ -331,7 +390,23 @@ def dump(doc: Any) -> bytes:
         else:
             _write20(doc, seg)
         seg.changed = False
+    _declare_target(doc)
     return etree.tostring(doc.handle, xml_declaration=True, encoding="UTF-8")
+
+
+def _declare_target(doc: Any) -> None:
+    """Write a target language given by the user (``--tgt``) where the file has none, as the
+    targets' ``xml:lang`` already says: CAT tools need it to open the file."""
+    if not doc.tgt:
+        return
+    root = doc.handle.getroot()
+    if root.get("version", "").startswith("2") or _ns(root) == NS20:
+        if not root.get("trgLang"):
+            root.set("trgLang", doc.tgt)
+        return
+    for file in root.iter(f"{{{_ns(root)}}}file" if _ns(root) else "file"):
+        if not file.get("target-language"):
+            file.set("target-language", doc.tgt)
 
 
 def as_xliff2(doc: Any) -> bytes:

@@ -111,9 +111,15 @@ class ReadContext:
         if len(self.warnings) < MAX_WARNINGS:
             self.warnings.append(f"{self.where(line, element)}: {message}")
 
-    def error(self, message: str, line: int | None = None, element: str | None = None) -> DataError:
-        """A fatal ``DataError`` naming the file and line/element."""
-        return DataError(f"{self.where(line, element)}: {message}")
+    def error(
+        self,
+        message: str,
+        line: int | None = None,
+        element: str | None = None,
+        hint: str | None = None,
+    ) -> DataError:
+        """A fatal ``DataError`` naming the file and line/element (and the fix, ``hint``)."""
+        return DataError(f"{self.where(line, element)}: {message}", hint=hint)
 
     def bytes_read(self) -> int:
         """Position in the (compressed) file, for progress."""

@@ -135,7 +135,9 @@ def read_document(
         sentences, paras = _presplit(path, encoding)
         return Document(str(path), lang or _guess_lang(sentences), sentences, paras)
     blocks = read_paragraphs(path, fmt, encoding)
-    lang = lang or _guess_lang(blocks)
+    if not lang:
+        declared = _html_lang(path, encoding) if document_format(path, fmt) == "html" else None
+        lang = _guess_lang(blocks, declared)
     doc = Document(str(path), lang)
     from xlsearch.engine.segmentation import split_sentences
 
@@ -158,20 +160,42 @@ def require_text(doc: Document) -> Document:
 
 def read_document_records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
     """``xlsearch import`` of a Markdown/DOCX/HTML file: one record per sentence, its
-    paragraph in ``meta``; language from ``--lang`` or identified."""
+    paragraph in ``meta``; language from ``--lang``, else an HTML page's ``lang`` where the
+    text agrees with it (as ``align`` reads it), else identified per sentence."""
     lang = ctx.langs[0] if ctx.langs else None
     doc = read_document(ctx.path, lang, fmt=fmt, encoding=ctx.encoding)
+    if lang is None and fmt == "html" and doc.lang == _html_lang(ctx.path, ctx.encoding):
+        lang = doc.lang
     for tu, (sentence, para) in enumerate(zip(doc.sentences, doc.paragraphs, strict=True)):
         if check_text(ctx, sentence, None, element=f"paragraph {para + 1}"):
             yield Record(tu, lang, sentence, None, {"paragraph": para})
 
 
-def _guess_lang(texts: list[str]) -> str:
+def _guess_lang(texts: list[str], declared: str | None = None) -> str:
+    """The texts' identified language; the ``declared`` tag (``<html lang="en-GB">``) where
+    identification agrees with it or is unsure, so a region is kept and a stale label is not;
+    a short unsure text without one is ``langid.settle``d (English over Kikuyu)."""
     from xlsearch.engine.langid import GROUP_SHORT, UNDETERMINED, classify, settle
+    from xlsearch.engine.langtags import primary
 
     sample = " ".join(texts[:50])[:5000]
-    lang = settle(sample, *classify(sample), short=GROUP_SHORT) if sample else "en"
+    lang, prob = classify(sample) if sample else (UNDETERMINED, 0.0)
+    if declared and (lang == UNDETERMINED or prob < 0.5 or primary(declared) == lang):
+        return declared
+    lang = settle(sample, lang, prob, short=GROUP_SHORT)
     return "en" if lang == UNDETERMINED else lang
+
+
+def _html_lang(path: Path, encoding: str | None) -> str | None:
+    """The language an HTML page declares (``<html lang>`` or ``xml:lang``), normalised."""
+    from bs4 import BeautifulSoup
+
+    from xlsearch.engine.importers.base import normalize_lang
+
+    root = BeautifulSoup(_read_text(path, encoding), "lxml").find("html")
+    if root is None:
+        return None
+    return normalize_lang(str(root.get("lang") or root.get("xml:lang") or "")) or None
 
 
 def _read_text(path: Path, encoding: str | None) -> str:
@@ -214,10 +238,12 @@ def _text_blocks(text: str) -> list[str]:
 
 
 def _markdown_blocks(text: str) -> list[str]:
-    """Text of every inline run (paragraph, heading, list item, table cell), markup removed."""
+    """Text of every inline run (paragraph, heading, list item, table cell), markup removed;
+    YAML front matter (Jekyll, Hugo) is metadata, not text."""
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
 
-    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    tokens = MarkdownIt("commonmark").enable("table").use(front_matter_plugin).parse(text)
     blocks = []
     for tok in tokens:
         if tok.type == "inline":
@@ -263,25 +289,30 @@ def _html_blocks(text: str) -> list[str]:
     return blocks
 
 
-def _docx_blocks(path: Path) -> list[str]:
-    """Body paragraphs and table-cell paragraphs of a .docx, in reading order."""
-    import docx
+DOCX_RUNS = "./w:r | ./w:hyperlink/w:r | ./w:ins/w:r | ./w:moveTo/w:r | ./w:smartTag/w:r"
+"""A paragraph's runs whose text Word shows: its own, in links, and tracked insertions and
+moves (an unaccepted deletion, ``w:del``, is not shown)."""
+
+
+def docx_paragraph_text(para: object) -> str:
+    """The text of a python-docx paragraph as Word shows it (tracked changes accepted);
+    python-docx's ``Paragraph.text`` leaves inserted text out."""
+    from docx.text.run import Run
+
+    return "".join(Run(r, para).text for r in para._p.xpath(DOCX_RUNS))  # type: ignore[attr-defined,arg-type]
+
+
+def docx_paragraphs(document: object) -> list[object]:
+    """A python-docx document's body paragraphs in reading order: table cells (a merged cell
+    once) and content controls (``w:sdt``) included, nested tables too."""
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    try:
-        document = docx.Document(str(path))
-    except Exception as exc:  # a damaged zip raises BadZipFile, zlib.error, KeyError, lxml …
-        raise DataError(
-            f"{path}: not a readable .docx file ({exc})",
-            hint="save it again as .docx (Word 2007+), or export it as .txt or .html",
-        ) from exc
-
-    def walk(parent: object, element: object) -> Iterator[str]:
+    def walk(parent: object, element: object) -> Iterator[object]:
         for child in element.iterchildren():  # type: ignore[attr-defined]
             tag = child.tag.rsplit("}", 1)[-1]
             if tag == "p":
-                yield Paragraph(child, parent).text  # type: ignore[arg-type]
+                yield Paragraph(child, parent)  # type: ignore[arg-type]
             elif tag == "tbl":
                 seen: list[object] = []
                 for row in Table(child, parent).rows:  # type: ignore[arg-type]
@@ -295,9 +326,17 @@ def _docx_blocks(path: Path) -> list[str]:
                 if content is not None:
                     yield from walk(parent, content)
 
+    return list(walk(document, document.element.body))  # type: ignore[attr-defined]
+
+
+def _docx_blocks(path: Path) -> list[str]:
+    """Body paragraphs and table-cell paragraphs of a .docx, in reading order."""
+    import docx
+
     try:
-        return list(walk(document, document.element.body))
-    except Exception as exc:  # damaged XML inside a readable zip
+        document = docx.Document(str(path))
+        return [docx_paragraph_text(p) for p in docx_paragraphs(document)]
+    except Exception as exc:  # a damaged zip raises BadZipFile, zlib.error, KeyError, lxml …
         raise DataError(
             f"{path}: not a readable .docx file ({exc})",
             hint="save it again as .docx (Word 2007+), or export it as .txt or .html",

@@ -12,7 +12,7 @@ from xlsearch.engine.importers.xmlutil import OVER, child, iter_xml
 
 _STARTS = frozenset({"xliff", "file", "group"})
 # target states meaning "not translated yet" (1.2 state attribute, 2.x segment state)
-_UNTRANSLATED = frozenset({"new", "needs-translation", "initial"})
+UNTRANSLATED_STATES = frozenset({"new", "needs-translation", "initial"})
 _ENDS = frozenset({"trans-unit", "unit", "group", "file"})
 _CAPPED = frozenset({"source", "target", "seg-source", "note"})
 
@@ -118,7 +118,7 @@ def _unit(
         for side, (part, node, default) in enumerate(parts):
             if node is None:
                 continue
-            if part == "target" and state in _UNTRANSLATED:
+            if part == "target" and state in UNTRANSLATED_STATES:
                 ctx.warn(f"untranslated target (state={state}) skipped", element=where)
                 continue
             lang = normalize_lang(node.get("lang")) or default

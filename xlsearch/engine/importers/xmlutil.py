@@ -19,6 +19,10 @@ from xlsearch.engine.importers.base import MAX_SEGMENT_CHARS, ReadContext, open_
 from xlsearch.engine.importers.encoding import decode_error, xml_encoding
 
 CHUNK = 1 << 16
+MALFORMED_HINT = (
+    "the file is damaged or cut short (an interrupted copy?): export it again from the tool "
+    "that made it, or fix the XML at that line"
+)
 MAX_TOKEN_BYTES = 1 << 20
 """A single tag, attribute or comment longer than this is refused (expat 2.5 reparses an
 unfinished token on every chunk: time would grow with the square of its length)."""
@@ -135,7 +139,9 @@ def iter_xml(
                 if "no element found" in detail or "unclosed token" in detail:
                     detail += " (truncated file?)"
                 raise ctx.error(
-                    f"malformed XML at column {exc.offset + 1}: {detail}", line=exc.lineno
+                    f"malformed XML at column {exc.offset + 1}: {detail}",
+                    line=exc.lineno,
+                    hint=MALFORMED_HINT,
                 ) from exc
             if parser.CurrentByteIndex >= 0 and (
                 source.fed - parser.CurrentByteIndex > MAX_TOKEN_BYTES

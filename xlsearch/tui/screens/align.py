@@ -92,8 +92,14 @@ class AlignScreen(EngineScreen):
 
     def on_job_done(self, message: JobDone) -> None:
         if message.job == "align":
-            self.alignment = message.result
-            self.query_one(JobPanel).finish(f"{len(self.alignment.beads):,} beads")
+            self.alignment = al = message.result
+            for field, lang in (("#align-src-lang", al.src.lang), ("#align-tgt-lang", al.tgt.lang)):
+                box = self.query_one(field, Input)
+                if not box.value.strip():  # what was identified: the memory's languages
+                    box.value = lang
+            self.query_one(JobPanel).finish(
+                f"{len(al.beads):,} beads · {al.src.lang} → {al.tgt.lang}"
+            )
             self._fill()
             self.query_one("#beads", DataTable).focus()
             for warning in self.alignment.warnings:

@@ -137,8 +137,8 @@ class TranslateScreen(EngineScreen):
         return None if value in (ALL, Select.BLANK) else str(value)
 
     # -- results -------------------------------------------------------------------------------
+    # Textual also calls BaseScreen's handlers (log, notify) for these messages: no super().
     def on_job_done(self, message: JobDone) -> None:
-        super().on_job_done(message)
         if message.job == "collections":
             sel = self.query_one("#tr-collection", Select)
             with self.prevent(Select.Changed):
@@ -154,6 +154,13 @@ class TranslateScreen(EngineScreen):
             self._status(self._summary())
             self.query_one("#tr-segments", DataTable).focus()
             self.goto(0)
+            if not self.doc.tgt:
+                self.notify(
+                    "The file does not say its target language: type it in the tgt field "
+                    "(e.g. en) before analysing",
+                    title="No target language",
+                    severity="warning",
+                )
         elif message.job == "lookup":
             index, result = message.result
             if index == self.current:
@@ -169,13 +176,11 @@ class TranslateScreen(EngineScreen):
             self.notify(str(message.result), title="Saved", timeout=4)
 
     def on_job_progress(self, message: JobProgress) -> None:
-        super().on_job_progress(message)
         p = message.progress
         if p.total:
             self._status(f"{message.job}: {p.done}/{p.total}")
 
     def on_job_failed(self, message: JobFailed) -> None:
-        super().on_job_failed(message)
         self._status(f"⚠ {message.title}: {message.message.splitlines()[0]}")
 
     def _status(self, text: str) -> None:
@@ -225,14 +230,20 @@ class TranslateScreen(EngineScreen):
         info = f"[{index + 1}/{len(self.doc.segments)}] {seg.key}"
         if seg.tags:
             info += f" · {seg.tags} inline tags (placed from the match where they correspond)"
+        if seg.locked:
+            info += " · locked in your CAT tool"
         src = Text(info + "\n", style="dim")
         src.append(seg.source, style="bold")
         self.query_one("#tr-source", Static).update(src)
         editor = self.query_one("#tr-target", TextArea)
         editor.text = seg.target
+        editor.read_only = seg.locked
         self._inserted = None
         self.result = None
         self.query_one("#tr-matches", DataTable).clear()
+        if not seg.source.strip():  # only inline codes: nothing to look up
+            self.query_one("#tr-detail", Static).update("only inline codes: nothing to look up")
+            return
         self.query_one("#tr-detail", Static).update("looking up…")
         engine = self.engine
         src_lang = self.query_one("#tr-src", Input).value.strip() or self.doc.src
@@ -265,7 +276,7 @@ class TranslateScreen(EngineScreen):
             return
         seg = self.doc.segments[self.current]
         text = self.query_one("#tr-target", TextArea).text.strip()
-        if text == seg.target.strip():
+        if seg.locked or text == seg.target.strip():
             return
         ins = self._inserted
         if ins is not None and ins[0] == self.current and ins[1] == text:
@@ -345,6 +356,9 @@ class TranslateScreen(EngineScreen):
     def action_insert_match(self, i: int) -> None:
         """Put match ``i``'s target into the editor (edit it, then move on or save)."""
         matches = self.all_matches()
+        if self.doc is not None and self.doc.segments[self.current].locked:
+            self.notify("This segment is locked in your CAT tool", title="Locked", timeout=3)
+            return
         if self.doc is None or not 0 <= i < len(matches) or not matches[i].target:
             self.notify("No target to insert for that match", title="Nothing inserted", timeout=3)
             return
@@ -365,9 +379,20 @@ class TranslateScreen(EngineScreen):
             self.notify("Open a document first", title="Nothing to analyse")
             return
         self.commit()
+        self._take_languages()
         engine, doc, coll = self.engine, self.doc, self._collection()
         self._status("analysing…")
         self.run_job("analyze", lambda p, c: engine.analyze(doc, coll, on_progress=p, cancel=c))
+
+    def _take_languages(self) -> None:
+        """The languages typed in the src/tgt fields become the document's (a file may lack
+        its target language)."""
+        from xlsearch.engine.importers.base import normalize_lang
+
+        for field, attr in (("#tr-src", "src"), ("#tr-tgt", "tgt")):
+            value = self.query_one(field, Input).value.strip()
+            if value:
+                setattr(self.doc, attr, normalize_lang(value) or value)
 
     def _show_analysis(self) -> None:
         a = self.analysis
@@ -385,6 +410,13 @@ class TranslateScreen(EngineScreen):
     def action_pretranslate(self) -> None:
         if self.analysis is None:
             self.notify("Analyse first (ctrl+r)", title="No analysis")
+            return
+        if not self.analysis.tgt:
+            self.notify(
+                "Type the target language in the tgt field (e.g. en), then analyse again",
+                title="No target language",
+                severity="warning",
+            )
             return
         from xlsearch.engine.analysis import pretranslate
 
