@@ -613,3 +613,68 @@ def test_markdown_headings_and_list_markers_survive_pretranslation(tmp_path: Pat
     assert doc.save(tmp_path / "job.en.md").read_text(encoding="utf-8") == (
         "# Maintenance\n\n- Check the oil.\n  - Then the valve.\n\n1. Tighten.\n> Vorsicht: heiß.\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "plain", "marked"),
+    [
+        ("Die **Pumpe** muss `p_max` halten.", "Die Pumpe muss p_max halten.",
+         ["Pumpe", "p_max"]),
+        ('Siehe [Handbuch](http://x.de/a_b "t") und *sofort* __jetzt__.',
+         "Siehe Handbuch und sofort jetzt.", ["Handbuch", "sofort", "jetzt"]),
+        ("**fett *kursiv* fett** Ende.", "fett kursiv fett Ende.", ["fett kursiv fett", "kursiv"]),
+        ("Code `a*b*c` bleibt Code.", "Code a*b*c bleibt Code.", ["a*b*c"]),
+        # not read: an unclosed marker, an escape, an image, snake_case
+        ("**Achtung. Ein \\*Stern* und ![Bild](a.png) und snake_case_name.",
+         "**Achtung. Ein \\*Stern* und ![Bild](a.png) und snake_case_name.", []),
+    ],
+)  # fmt: skip
+def test_markdown_inline_markup_is_read_apart_and_rebuilt_exactly(sentence, plain, marked) -> None:  # type: ignore[no-untyped-def]
+    from xlsearch.engine.bilingual.markdown import rebuild, split_markup
+
+    got, spans = split_markup(sentence)
+    assert got == plain
+    assert [got[s.start : s.end] for s in spans] == marked
+    assert rebuild(got, spans) == sentence
+
+
+def test_markdown_markup_is_not_matched_and_comes_back_where_its_place_is_clear(
+    tmp_path: Path,
+) -> None:
+    """``**Pumpe**`` cost fuzzy points against every memory and its asterisks went into the
+    translation. Now the lookup sees the plain sentence (the markup counts as tags, so a
+    match is 99 %, not 100 %), the target gets the markup around text it holds once, and an
+    untranslated sentence of the same paragraph keeps its own markup."""
+    path = tmp_path / "job.md"
+    path.write_text(
+        "- Prüfen Sie den Wert `p_max` an der **Pumpe**. Dann das *Ventil* schließen.\n",
+        encoding="utf-8",
+    )
+    doc = open_document(path, src="de", tgt="en")
+    assert [(s.source, s.tags) for s in doc.segments] == [
+        ("Prüfen Sie den Wert p_max an der Pumpe.", 2),
+        ("Dann das Ventil schließen.", 1),
+    ]
+    doc.set_target(0, "Check the p_max value on the pump.", quality=99, origin="fuzzy")
+    assert doc.save(tmp_path / "job.en.md").read_text(encoding="utf-8") == (
+        "- Check the `p_max` value on the pump. Dann das *Ventil* schließen.\n"
+    )
+    xlf = doc.save(tmp_path / "job.en.xlf").read_text(encoding="utf-8")
+    assert "<source>Prüfen Sie den Wert `p_max` an der **Pumpe**.</source>" in xlf
+    assert "<target>Check the `p_max` value on the pump.</target>" in xlf
+
+
+def test_a_markdown_sentence_matches_its_memory_text_as_99_percent(tmp_path: Path) -> None:
+    from xlsearch.engine.analysis import analyze
+    from xlsearch.engine.lookup import Lookup
+    from xlsearch.engine.store import Store
+
+    (tmp_path / "tm.tsv").write_text(
+        "de\ten\nPrüfen Sie die Pumpe.\tCheck the pump.\n", encoding="utf-8"
+    )
+    (tmp_path / "job.md").write_text("Prüfen Sie die **Pumpe**.\n", encoding="utf-8")
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(tmp_path / "tm.tsv", "tm")
+        doc = open_document(tmp_path / "job.md", src="de", tgt="en")
+        seg = analyze(doc, Lookup(store, None, collection="tm", semantic=False)).segments[0]
+    assert (seg.fuzzy, seg.band, seg.best.target) == (99, "95-99%", "Check the pump.")

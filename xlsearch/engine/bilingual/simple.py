@@ -151,8 +151,18 @@ def load_text(path: Path, src: str | None) -> Any:
     prefixes = [_prefix(line, markdown) for line in lines]
     lang, sents = _split([line[len(p) :] for line, p in zip(lines, prefixes, strict=True)], src)
     newline = "\r\n" if "\r\n" in text else "\n"  # written back as it was
-    handle = (lines, newline, prefixes)
-    return Document(path, "text", lang, "", _segments(sents, "line "), handle)
+    segs = _segments(sents, "line ")
+    markup: dict[int, tuple[str, list[Any]]] = {}
+    if markdown:  # inline markup is formatting: looked up without it, put back on save
+        from xlsearch.engine.bilingual.markdown import split_markup
+
+        for seg in segs:
+            plain, spans = split_markup(seg.source)
+            if spans:
+                markup[seg.index] = (plain, spans)
+                seg.source, seg.tags = plain, len(spans)
+    handle = (lines, newline, prefixes, markup)
+    return Document(path, "text", lang, "", segs, handle)
 
 
 def _segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
@@ -167,6 +177,19 @@ def _segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
     return out
 
 
+def as_written(doc: Any, seg: Any) -> tuple[str, str]:
+    """A text segment's source and target as the file writes them: Markdown inline markup
+    back in the source, and in the target where its place is clear (``markdown.py``)."""
+    found = doc.handle[3].get(seg.index) if doc.fmt == "text" else None
+    target = seg.target.strip()
+    if found is None:
+        return seg.source, target
+    from xlsearch.engine.bilingual.markdown import apply_markup, rebuild
+
+    plain, spans = found
+    return rebuild(plain, spans), apply_markup(target, plain, spans) if target else ""
+
+
 def _paragraph_texts(doc: Any) -> dict[int, str]:
     """Paragraph index → its text rebuilt from targets (only paragraphs with a target)."""
     by_para: dict[int, list[Any]] = {}
@@ -175,12 +198,13 @@ def _paragraph_texts(doc: Any) -> dict[int, str]:
     out = {}
     for p, segs in by_para.items():
         if any(s.target.strip() for s in segs):
-            out[p] = " ".join((s.target.strip() or s.source) for s in segs)
+            written = [as_written(doc, s) for s in segs]
+            out[p] = " ".join((target or source) for source, target in written)
     return out
 
 
 def dump_text(doc: Any) -> bytes:
-    original, newline, prefixes = doc.handle
+    original, newline, prefixes, _ = doc.handle
     lines = list(original)
     for p, text in _paragraph_texts(doc).items():
         lines[p] = prefixes[p] + text

@@ -413,6 +413,8 @@ def as_xliff2(doc: Any) -> bytes:
     """Any document as a new XLIFF 2.0 file: one unit per segment (id = position)."""
     from lxml import etree
 
+    from xlsearch.engine.bilingual.simple import as_written
+
     root = etree.Element(f"{{{NS20}}}xliff", nsmap={None: NS20, "mtc": NS_MTC})
     root.set("version", "2.0")
     root.set("srcLang", doc.src)
@@ -425,11 +427,12 @@ def as_xliff2(doc: Any) -> bytes:
             notes = etree.SubElement(unit, f"{{{NS20}}}notes")
             etree.SubElement(notes, f"{{{NS20}}}note", category="location").text = seg.key
         s = etree.SubElement(unit, f"{{{NS20}}}segment", id=f"s{seg.index + 1}")
-        etree.SubElement(s, f"{{{NS20}}}source").text = seg.source
+        source, target = as_written(doc, seg)  # Markdown keeps its inline markup
+        etree.SubElement(s, f"{{{NS20}}}source").text = source
         if seg.target:
-            etree.SubElement(s, f"{{{NS20}}}target").text = seg.target
+            etree.SubElement(s, f"{{{NS20}}}target").text = target
             if seg.changed or seg.origin:
-                ghost = type(seg)(**{**seg.__dict__, "ref": s})
+                ghost = type(seg)(**{**seg.__dict__, "ref": s, "target": target})
                 _write20(doc, ghost)
             else:
                 s.set("state", "translated")
