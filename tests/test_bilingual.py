@@ -678,3 +678,23 @@ def test_a_markdown_sentence_matches_its_memory_text_as_99_percent(tmp_path: Pat
         doc = open_document(tmp_path / "job.md", src="de", tgt="en")
         seg = analyze(doc, Lookup(store, None, collection="tm", semantic=False)).segments[0]
     assert (seg.fuzzy, seg.band, seg.best.target) == (99, "95-99%", "Check the pump.")
+
+
+def test_a_po_without_a_header_comment_gets_no_stray_hash_line(tmp_path: Path) -> None:
+    """polib wrote an empty header comment as a lone ``#`` line at the top of every
+    pre-translated PO that had none: a diff in the translator's repository for nothing."""
+    path = tmp_path / "job.po"
+    path.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+        '"Language: de\\n"\n\nmsgid "Open file"\nmsgstr ""\n',
+        encoding="utf-8",
+    )
+    doc = open_document(path)
+    doc.set_target(0, "Datei öffnen", quality=90, origin="fuzzy")
+    out = doc.save(tmp_path / "out.po").read_text(encoding="utf-8")
+    assert out.startswith('msgid ""\n')
+    with_comment = path.read_text(encoding="utf-8").replace('msgid ""', '# Project X\nmsgid ""', 1)
+    path.write_text(with_comment, encoding="utf-8")
+    doc = open_document(path)
+    doc.set_target(0, "Datei öffnen", quality=90, origin="fuzzy")
+    assert doc.save(tmp_path / "out2.po").read_text(encoding="utf-8").startswith("# Project X\n")

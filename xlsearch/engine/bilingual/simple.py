@@ -93,7 +93,10 @@ def dump_po(doc: Any) -> bytes:
         doc.handle.metadata["Language"] = doc.tgt
     if "Content-Type" in doc.handle.metadata:  # written as UTF-8: the header must say so
         doc.handle.metadata["Content-Type"] = "text/plain; charset=UTF-8"
-    return str(doc.handle).encode("utf-8")
+    text = str(doc.handle)
+    if not doc.handle.header and text.startswith("#\n"):
+        text = text[2:]  # polib writes an empty header comment as a lone "#" line
+    return text.encode("utf-8")
 
 
 # -- plain text ----------------------------------------------------------------------------
