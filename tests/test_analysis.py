@@ -120,6 +120,20 @@ def test_cli_analyze_writes_report_and_pretranslated_xliff(
     assert main(["analyze", str(tmp_path / "missing.xlf")]) == 2
 
 
+def test_cli_analyze_quiet_prints_no_progress(tmp_path: Path, tiny_static_model: Path, capsys):
+    from xlsearch.cli import main
+    from xlsearch.engine.catalog import set_active_model
+
+    _store(tmp_path, tiny_static_model)[0].close()
+    set_active_model(str(tiny_static_model))
+    src = write_xliff(tmp_path / "doc.xlf", [s for s, _ in DOC])
+    assert main(["analyze", str(src), "--collection", "tm"]) == 0
+    assert "lookup:" in capsys.readouterr().err  # the progress lines a log gets
+    assert main(["analyze", str(src), "--collection", "tm", "-q"]) == 0
+    printed = capsys.readouterr()
+    assert "lookup:" not in printed.err and "| 100% |" in printed.out
+
+
 def test_cli_analyze_report_of_an_unknown_kind_is_refused_before_work(tmp_path: Path, capsys):
     from xlsearch.cli import main
 

@@ -75,6 +75,7 @@ def register(sub: Any) -> None:
     p.add_argument("--model", help="model (default: the active model)")
     p.add_argument("--fuzzy-only", action="store_true", help="no model (CAT bands only)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser(
@@ -99,12 +100,13 @@ def _lookup_engine(store: Any, args: argparse.Namespace) -> Any:
         encoder = load_encoder(args.model or active_model())
     from xlsearch.cli import ProgressBar
 
+    quiet = getattr(args, "quiet", False)
     return Lookup(
         store,
         encoder,
         collection=args.collection,
         semantic=not args.fuzzy_only,
-        on_progress=ProgressBar(),
+        on_progress=None if quiet else ProgressBar(),
     )
 
 
@@ -204,10 +206,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     with Store() as store:
         _check_languages(store, args.collection, src=doc.src, tgt=doc.tgt)
         lk = _lookup_engine(store, args)
+        bar = lk.searcher.on_progress
         try:
-            report = analyze(doc, lk, threshold=threshold, on_progress=lk.searcher.on_progress)
+            report = analyze(doc, lk, threshold=threshold, on_progress=bar)
         finally:
-            lk.searcher.on_progress.close()
+            if bar is not None:
+                bar.close()
     if args.report:
         path = Path(args.report).expanduser()
         path.parent.mkdir(parents=True, exist_ok=True)  # as --out does
