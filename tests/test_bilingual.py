@@ -698,3 +698,66 @@ def test_a_po_without_a_header_comment_gets_no_stray_hash_line(tmp_path: Path) -
     doc = open_document(path)
     doc.set_target(0, "Datei öffnen", quality=90, origin="fuzzy")
     assert doc.save(tmp_path / "out2.po").read_text(encoding="utf-8").startswith("# Project X\n")
+
+
+PARAGRAPH_XLIFF = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+ <file original="page.html" source-language="en" target-language="de" datatype="html">
+  <body>
+   <trans-unit id="p1">
+    <source>The pump is old. Open the <g id="1">Settings</g> menu. Dr. Smith agrees.</source>
+   </trans-unit>
+   <trans-unit id="p2">
+    <source>Close the valve.</source>
+   </trans-unit>
+   <trans-unit id="p3">
+    <source>Keep this. And this.</source>
+   </trans-unit>
+  </body>
+ </file>
+</xliff>
+"""
+
+
+def test_a_paragraph_unit_is_segmented_into_sentences_as_a_cat_tool_does(tmp_path: Path) -> None:
+    """A CMS's XLIFF with one paragraph per unit was looked up paragraph by paragraph, so a
+    sentence memory matched nothing. Its sentences are segments now, written back the XLIFF
+    1.2 way (``seg-source`` and ``target`` with one ``mrk mtype="seg"`` a sentence); a unit
+    that gets no target is left exactly as it was."""
+    path = tmp_path / "page.xlf"
+    path.write_text(PARAGRAPH_XLIFF, encoding="utf-8")
+    doc = open_document(path)
+    assert [(s.key, s.source, s.tags) for s in doc.segments] == [
+        ("p1/xls1", "The pump is old.", 0),
+        ("p1/xls2", "Open the Settings menu.", 1),
+        ("p1/xls3", "Dr. Smith agrees.", 0),
+        ("p2", "Close the valve.", 0),
+        ("p3/xls1", "Keep this.", 0),
+        ("p3/xls2", "And this.", 0),
+    ]
+    untouched = etree.tostring(etree.parse(str(path)), xml_declaration=True, encoding="UTF-8")
+    assert doc.save(tmp_path / "same.xlf").read_bytes() == untouched  # no target: as it was
+    doc.set_target(0, "Die Pumpe ist alt.", quality=100, origin="fuzzy", match_source="x")
+    doc.set_target(1, "Öffnen Sie das Menü Settings.", quality=90, origin="fuzzy")
+    doc.set_target(3, "Schließen Sie das Ventil.", quality=100, origin="fuzzy")
+    out = doc.save(tmp_path / "page.pre.xlf")
+    root = etree.parse(str(out)).getroot()
+    p1, p2, p3 = root.findall(".//x:trans-unit", NS12)
+    text = etree.tostring(p1, encoding="unicode").replace(f' xmlns="{NS12["x"]}"', "")
+    assert (
+        '<seg-source><mrk mtype="seg" mid="xls1">The pump is old.</mrk> <mrk mtype="seg" '
+        'mid="xls2">Open the <g id="1">Settings</g> menu.</mrk> <mrk mtype="seg" mid="xls3">'
+        "Dr. Smith agrees.</mrk></seg-source>" in text
+    )
+    target = etree.tostring(p1.find("x:target", NS12), encoding="unicode")
+    assert '<mrk mtype="seg" mid="xls1">Die Pumpe ist alt.</mrk> ' in target
+    assert 'mid="xls2">Öffnen Sie das Menü <g id="1">Settings</g>.</mrk>' in target
+    assert p2.find("x:seg-source", NS12) is None and p2.find("x:target", NS12).text == (
+        "Schließen Sie das Ventil."
+    )
+    assert p3.find("x:seg-source", NS12) is None and p3.find("x:target", NS12) is None
+    schema = etree.XMLSchema(file=str(Path(__file__).parent / "schemas" / "xliff-1.2-subset.xsd"))
+    assert schema.validate(root.getroottree()), schema.error_log.filter_from_errors()
+    again = open_document(out)  # the file as the CAT tool gets it reads the same way
+    assert [s.key for s in again.segments][:3] == ["p1/xls1", "p1/xls2", "p1/xls3"]
+    assert again.segments[1].target == "Öffnen Sie das Menü Settings."

@@ -133,7 +133,7 @@ def load(path: Path) -> Any:
             for tu in file.iter(f"{{{ns}}}trans-unit" if ns else "trans-unit"):
                 if not _translatable(tu):
                     continue
-                segs.extend(_units12(tu, len(segs)))
+                segs.extend(_units12(tu, len(segs), file.get("source-language", "") or src))
     if not segs:
         raise DataError(f"{path}: no translatable segments (no trans-unit / unit)")
     return Document(path, "xliff", normalize_lang(src) or "", normalize_lang(tgt) or "", segs, tree)
@@ -156,13 +156,17 @@ def _child(elem: Any, name: str) -> Any:
     return None
 
 
-def _units12(tu: Any, start: int) -> list[Any]:
-    """The segments of one 1.2 trans-unit: one, or one per ``seg-source`` ``mrk``."""
+def _units12(tu: Any, start: int, lang: str = "") -> list[Any]:
+    """The segments of one 1.2 trans-unit: one, or one per ``seg-source`` ``mrk`` — which an
+    untranslated paragraph unit gets, one a sentence, as a CAT tool segments it on import
+    (``xliff_segment``; written to the file only with a target)."""
     from xlsearch.engine.bilingual import DocSegment
 
     target = _child(tu, "target")
     state = target.get("state", "") if target is not None else ""
     seg_source = _child(tu, "seg-source")
+    if seg_source is None and (target is None or not _text(target)[0]):
+        seg_source = _segmented(tu, lang)
     tid = tu.get("id", "")
     locked = _locked(tu)
     if seg_source is not None:
@@ -378,8 +382,35 @@ def _write20(doc: Any, seg: Any) -> None:
         etree.SubElement(match, q("target")).text = seg.target
 
 
+def _segmented(tu: Any, lang: str) -> Any:
+    """The ``seg-source`` xlsearch makes for an unsegmented unit of several sentences, put
+    after its ``source``; None when it stays one segment."""
+    from xlsearch.engine.bilingual.xliff_segment import segment_unit
+    from xlsearch.engine.importers.base import normalize_lang
+
+    source = _child(tu, "source")
+    if source is None or any(_local(c.tag) == "mrk" for c in source.iter()):
+        return None
+    ns = _ns(tu)
+    q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
+    seg_source = segment_unit(source, _text(source)[0], normalize_lang(lang) or "en", q)
+    if seg_source is not None:
+        source.addnext(seg_source)
+        seg_source.tail = source.tail
+    return seg_source
+
+
+def _made_here(seg_source: Any) -> bool:
+    """Whether xlsearch made this ``seg-source`` (its segment ids are ``xls1``, ``xls2`` …)."""
+    from xlsearch.engine.bilingual.xliff_segment import MID_PREFIX
+
+    marks = [m for m in seg_source if _local(m.tag) == "mrk"]
+    return bool(marks) and all((m.get("mid") or "").startswith(MID_PREFIX) for m in marks)
+
+
 def dump(doc: Any) -> bytes:
-    """The document's XLIFF with every changed target written."""
+    """The document's XLIFF with every changed target written. A ``seg-source`` xlsearch
+    made is written only for units that got a target: the file is otherwise as it was."""
     from lxml import etree
 
     for seg in doc.segments:
@@ -391,7 +422,18 @@ def dump(doc: Any) -> bytes:
             _write20(doc, seg)
         seg.changed = False
     _declare_target(doc)
-    return etree.tostring(doc.handle, xml_declaration=True, encoding="UTF-8")
+    unused = [
+        (s.getparent(), s)
+        for s in doc.handle.getroot().iter(f"{{{NS12}}}seg-source", "seg-source")
+        if _made_here(s) and _child(s.getparent(), "target") is None
+    ]
+    for tu, seg_source in unused:  # out for the copy written, back for later saves
+        tu.remove(seg_source)
+    try:
+        return etree.tostring(doc.handle, xml_declaration=True, encoding="UTF-8")
+    finally:
+        for tu, seg_source in unused:
+            _child(tu, "source").addnext(seg_source)
 
 
 def _declare_target(doc: Any) -> None:
