@@ -761,3 +761,36 @@ def test_a_paragraph_unit_is_segmented_into_sentences_as_a_cat_tool_does(tmp_pat
     again = open_document(out)  # the file as the CAT tool gets it reads the same way
     assert [s.key for s in again.segments][:3] == ["p1/xls1", "p1/xls2", "p1/xls3"]
     assert again.segments[1].target == "Öffnen Sie das Menü Settings."
+
+
+def test_docx_pretranslation_keeps_bold_and_italic_words_it_can_place(tmp_path: Path) -> None:
+    """The whole translated paragraph took its first run's formatting: "**Note:** the pump is
+    hot." came back all bold, and a bold UI label in the middle lost its bold. Now the text
+    takes the formatting most of the source had, and a differently formatted run keeps it
+    where the translation holds its text once."""
+    import docx
+
+    d = docx.Document()
+    p = d.add_paragraph("Press ")
+    p.add_run("Save").bold = True
+    p.add_run(" to keep the file.")
+    p = d.add_paragraph()
+    p.add_run("Note:").bold = True
+    p.add_run(" the pump is hot.")
+    d.add_paragraph().add_run("All of this is italic.").italic = True
+    path = tmp_path / "job.docx"
+    d.save(str(path))
+    doc = open_document(path, src="en", tgt="de")
+    for i, text in enumerate(
+        ["Drücken Sie Save, um die Datei zu behalten.", "Hinweis: Die Pumpe ist heiß.",
+         "All das ist kursiv."]
+    ):  # fmt: skip
+        doc.set_target(i, text, origin="edited")
+    out = docx.Document(str(doc.save(tmp_path / "job.de.docx")))
+    runs = [[(r.text, bool(r.bold), bool(r.italic)) for r in q.runs] for q in out.paragraphs]
+    assert runs == [
+        [("Drücken Sie ", False, False), ("Save", True, False),
+         (", um die Datei zu behalten.", False, False)],
+        [("Hinweis: Die Pumpe ist heiß.", False, False)],
+        [("All das ist kursiv.", False, True)],
+    ]  # fmt: skip

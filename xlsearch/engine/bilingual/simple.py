@@ -238,9 +238,12 @@ _DOCX_TEXT = ("t", "tab", "br", "cr", "noBreakHyphen", "ptab")
 
 
 def _replace_paragraph_text(para: Any, text: str) -> None:
-    """Put ``text`` in the paragraph's first text run (its formatting for the whole text) and
-    take the text out of the others (in links and tracked insertions too); runs, links and
-    insertions left empty go."""
+    """Put ``text`` in the paragraph's first text run and take the text out of the others (in
+    links and tracked insertions too); runs, links and insertions left empty go. The text
+    takes the formatting most of the source's characters had (a bold "Note:" no longer
+    makes the whole translation bold), and a differently formatted run of the source (a
+    bold UI label, an italic product name) keeps its formatting where the translation holds
+    its text exactly once (``_formatted_runs``)."""
     from docx.oxml.ns import qn
 
     from xlsearch.engine.importers.document import DOCX_RUNS
@@ -258,19 +261,125 @@ def _replace_paragraph_text(para: Any, text: str) -> None:
     if first is None:
         para.add_run(text)
         return
+    base, spans = _formatted_runs(para, first)
     for run in runs:
         for child in [c for c in run if is_text(c)]:
             run.remove(child)
         if run is first:
-            t = run.makeelement(qn("w:t"), {})
-            t.text = text
-            t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
-            run.append(t)
+            _set_format(run, base)
+            run.append(_text_element(run, text))
         elif all(c.tag == qn("w:rPr") for c in run):
             parent = run.getparent()
             parent.remove(run)
             if parent.tag != qn("w:p") and parent.find(qn("w:r")) is None:
                 parent.getparent().remove(parent)
+    if first.getparent() == para._p:  # not inside a link: its runs stay the link's
+        _split_formatted(first, text, spans)
+
+
+def _text_element(run: Any, text: str) -> Any:
+    from docx.oxml.ns import qn
+
+    t = run.makeelement(qn("w:t"), {})
+    t.text = text
+    t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+    return t
+
+
+def _format_key(run: Any) -> bytes:
+    """A run's formatting as comparable bytes (its ``w:rPr``; b"" when it has none)."""
+    from docx.oxml.ns import qn
+    from lxml import etree
+
+    rpr = run.find(qn("w:rPr"))
+    return b"" if rpr is None else etree.tostring(rpr, method="c14n")
+
+
+def _formatted_runs(para: Any, first: Any) -> tuple[Any, list[tuple[str, Any]]]:
+    """(the ``w:rPr`` most of the paragraph's own text has, or None; the runs formatted
+    otherwise, adjacent ones with the same formatting joined: ``(text, w:rPr)``)."""
+    from collections import Counter
+
+    from docx.oxml.ns import qn
+
+    def words(run: Any) -> str:
+        return "".join(t.text or "" for t in run.iter(qn("w:t")))
+
+    runs = [r for r in para._p.findall(qn("w:r")) if words(r).strip()]
+    if not runs:
+        return first.find(qn("w:rPr")), []
+    weight: Counter[bytes] = Counter()
+    rpr_of: dict[bytes, Any] = {}
+    for r in runs:
+        key = _format_key(r)
+        weight[key] += len(words(r))
+        rpr_of.setdefault(key, r.find(qn("w:rPr")))
+    main = weight.most_common(1)[0][0]
+    spans: list[tuple[str, Any]] = []
+    last_key: bytes | None = None
+    for r in runs:
+        key = _format_key(r)
+        if key == main:
+            last_key = None
+            continue
+        if key == last_key and spans:
+            spans[-1] = (spans[-1][0] + words(r), spans[-1][1])
+        else:
+            spans.append((words(r), rpr_of[key]))
+        last_key = key
+    return rpr_of[main], [(t.strip(), rpr) for t, rpr in spans if t.strip()]
+
+
+def _set_format(run: Any, rpr: Any) -> None:
+    """Give ``run`` the formatting ``rpr`` (a ``w:rPr`` to copy, or None for none)."""
+    import copy
+
+    from docx.oxml.ns import qn
+
+    old = run.find(qn("w:rPr"))
+    if old is not None:
+        run.remove(old)
+    if rpr is not None:
+        run.insert(0, copy.deepcopy(rpr))
+
+
+def _split_formatted(run: Any, text: str, spans: list[tuple[str, Any]]) -> None:
+    """Cut ``run`` (holding ``text``) so each span's text that occurs exactly once, as whole
+    words, gets a run of its own with the span's formatting; the rest keeps ``run``'s."""
+    import copy
+
+    from docx.oxml.ns import qn
+
+    placed: list[tuple[int, int, Any]] = []
+    for words, rpr in spans:
+        hits = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(words)}(?!\w)", text)]
+        if len(hits) == 1:
+            start, end = hits[0], hits[0] + len(words)
+            if all(end <= s or start >= e for s, e, _ in placed):
+                placed.append((start, end, rpr))
+    if not placed:
+        return
+    placed.sort(key=lambda p: p[0])
+    pieces: list[tuple[str, Any]] = []
+    at = 0
+    base = run.find(qn("w:rPr"))
+    for start, end, rpr in placed:
+        pieces.append((text[at:start], base))
+        pieces.append((text[start:end], rpr))
+        at = end
+    pieces.append((text[at:], base))
+    t = run.findall(qn("w:t"))[-1]
+    t.text = pieces[0][0]
+    anchor = run
+    for words, rpr in pieces[1:]:
+        if not words:
+            continue
+        new = run.makeelement(qn("w:r"), {})
+        if rpr is not None:
+            new.append(copy.deepcopy(rpr))
+        new.append(_text_element(new, words))
+        anchor.addnext(new)
+        anchor = new
 
 
 def dump_docx(doc: Any) -> bytes:
