@@ -794,3 +794,59 @@ def test_docx_pretranslation_keeps_bold_and_italic_words_it_can_place(tmp_path: 
         [("Hinweis: Die Pumpe ist heiß.", False, False)],
         [("All das ist kursiv.", False, True)],
     ]  # fmt: skip
+
+
+PARAGRAPH_XLIFF20 = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="de">
+ <file id="f1">
+  <unit id="u1">
+   <segment id="s1" state="initial">
+    <source>The pump is old. Open the <pc id="1">Settings</pc> menu.</source>
+   </segment>
+  </unit>
+  <unit id="u2" canResegment="no">
+   <segment><source>Keep this. And this.</source></segment>
+  </unit>
+  <unit id="u3">
+   <segment><source>Leave this one. It stays untouched.</source></segment>
+  </unit>
+ </file>
+</xliff>
+"""
+
+
+def test_an_xliff20_paragraph_segment_is_split_into_sentences(tmp_path: Path) -> None:
+    """The 2.0 way: one ``segment`` a sentence, the space between in an ``ignorable``; a unit
+    marked ``canResegment="no"`` stays whole, and a unit that gets no target is saved as it
+    was."""
+    ns = {"x": "urn:oasis:names:tc:xliff:document:2.0"}
+    path = tmp_path / "page.xlf"
+    path.write_text(PARAGRAPH_XLIFF20, encoding="utf-8")
+    doc = open_document(path)
+    assert [(s.key, s.source) for s in doc.segments] == [
+        ("u1/xls1", "The pump is old."),
+        ("u1/xls2", "Open the Settings menu."),
+        ("u2", "Keep this. And this."),
+        ("u3/xls1", "Leave this one."),
+        ("u3/xls2", "It stays untouched."),
+    ]
+    untouched = etree.tostring(etree.parse(str(path)), xml_declaration=True, encoding="UTF-8")
+    assert doc.save(tmp_path / "same.xlf").read_bytes() == untouched
+    doc.set_target(0, "Die Pumpe ist alt.", quality=100, origin="fuzzy", match_source="x")
+    doc.set_target(1, "Öffnen Sie das Menü Settings.", quality=90, origin="fuzzy")
+    root = etree.parse(str(doc.save(tmp_path / "page.pre.xlf"))).getroot()
+    u1, u2, u3 = root.findall(".//x:unit", ns)
+    assert [etree.QName(c).localname for c in u1 if etree.QName(c).localname != "matches"] == [
+        "segment", "ignorable", "segment"
+    ]  # fmt: skip
+    segs = u1.findall("x:segment", ns)
+    assert [s.get("id") for s in segs] == ["xls1", "xls2"]
+    target = etree.tostring(segs[1].find("x:target", ns), encoding="unicode")
+    assert 'Öffnen Sie das Menü <pc id="1">Settings</pc>.</target>' in target
+    assert u1.find("x:ignorable/x:source", ns).text == " "
+    assert len(u3.findall("x:segment", ns)) == 1  # nothing translated: as it was
+    schema = etree.XMLSchema(file=str(Path(__file__).parent / "schemas" / "xliff-2.0-subset.xsd"))
+    assert schema.validate(root.getroottree()), schema.error_log.filter_from_errors()
+    again = open_document(tmp_path / "page.pre.xlf")
+    assert [s.key for s in again.segments][:2] == ["u1/xls1", "u1/xls2"]
+    assert again.segments[1].target == "Öffnen Sie das Menü Settings."

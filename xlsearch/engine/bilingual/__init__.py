@@ -81,6 +81,9 @@ class Document:
     tgt: str
     segments: list[DocSegment]
     handle: Any = field(default=None, repr=False)
+    resegmented: list[Any] = field(default_factory=list, repr=False)
+    """Format-specific record of segments xlsearch split (XLIFF 2.0: ``(unit, the original
+    segment, the new elements)``), undone on save where nothing was translated."""
 
     def set_target(
         self,

@@ -99,13 +99,17 @@ def load(path: Path) -> Any:
         raise DataError(f"{path}: not an XLIFF file (root <{_local(root.tag)}>)")
     ns = _ns(root)
     segs: list[DocSegment] = []
+    resegmented: list[Any] = []
     src = tgt = ""
     if root.get("version", "").startswith("2") or ns == NS20:
         src, tgt = root.get("srcLang", ""), root.get("trgLang", "")
         for unit in root.iter(f"{{{ns}}}unit" if ns else "unit"):
             if not _translatable(unit):
                 continue
-            for seg in unit:
+            split = _segmented20(unit, src)
+            if split is not None:
+                resegmented.append(split)
+            for seg in list(unit):
                 if _local(seg.tag) != "segment":
                     continue
                 source = _child(seg, "source")
@@ -136,7 +140,8 @@ def load(path: Path) -> Any:
                 segs.extend(_units12(tu, len(segs), file.get("source-language", "") or src))
     if not segs:
         raise DataError(f"{path}: no translatable segments (no trans-unit / unit)")
-    return Document(path, "xliff", normalize_lang(src) or "", normalize_lang(tgt) or "", segs, tree)
+    langs = normalize_lang(src) or "", normalize_lang(tgt) or ""
+    return Document(path, "xliff", *langs, segs, tree, resegmented)
 
 
 def _translatable(tu: Any) -> bool:
@@ -400,6 +405,62 @@ def _segmented(tu: Any, lang: str) -> Any:
     return seg_source
 
 
+def _segmented20(unit: Any, lang: str) -> tuple[Any, Any, list[Any]] | None:
+    """An untranslated 2.0 unit of one segment holding several sentences, split as a CAT tool
+    does: one ``segment`` (id ``xls1`` …) a sentence, the spaces between in ``ignorable``s.
+    Returns ``(unit, the original segment, the new elements)``, or None when it stays whole
+    (one sentence, a target, ``canResegment="no"``, or codes it cannot split around)."""
+    from xlsearch.engine.bilingual.xliff_segment import segment_unit
+    from xlsearch.engine.importers.base import normalize_lang
+
+    segments = [c for c in unit if _local(c.tag) == "segment"]
+    if len(segments) != 1 or any(_local(c.tag) == "ignorable" for c in unit):
+        return None
+    seg = segments[0]
+    target, source = _child(seg, "target"), _child(seg, "source")
+    if source is None or (target is not None and _text(target)[0]):
+        return None
+    node: Any = seg
+    while node is not None:  # canResegment is inherited from file, group, unit
+        if node.get("canResegment") == "no":
+            return None
+        node = node.getparent()
+    if any(_local(c.tag) in ("sc", "ec", "sm", "em", "mrk") for c in source.iter()):
+        return None
+    ns = _ns(unit)
+    q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
+    seg_source = segment_unit(source, _text(source)[0], normalize_lang(lang) or "en", q)
+    if seg_source is None or any(_local(c.tag) != "mrk" for c in seg_source):
+        return None  # a code between two sentences: no segment can hold it
+
+    def ignorable(text: str) -> Any:
+        elem = unit.makeelement(q("ignorable"), {})
+        inner = unit.makeelement(q("source"), {})
+        inner.text = text
+        elem.append(inner)
+        return elem
+
+    news: list[Any] = []
+    if seg_source.text:
+        news.append(ignorable(seg_source.text))
+    for mrk in seg_source:
+        new = unit.makeelement(q("segment"), {k: v for k, v in seg.attrib.items() if k != "id"})
+        new.set("id", mrk.get("mid"))
+        inner = unit.makeelement(q("source"), {})
+        inner.text = mrk.text
+        for child in list(mrk):
+            inner.append(child)
+        new.append(inner)
+        news.append(new)
+        if mrk.tail:
+            news.append(ignorable(mrk.tail))
+    for new in news:
+        seg.addprevious(new)
+    news[-1].tail = seg.tail
+    unit.remove(seg)
+    return unit, seg, news
+
+
 def _made_here(seg_source: Any) -> bool:
     """Whether xlsearch made this ``seg-source`` (its segment ids are ``xls1``, ``xls2`` …)."""
     from xlsearch.engine.bilingual.xliff_segment import MID_PREFIX
@@ -429,11 +490,24 @@ def dump(doc: Any) -> bytes:
     ]
     for tu, seg_source in unused:  # out for the copy written, back for later saves
         tu.remove(seg_source)
+    whole = [
+        (unit, seg, news)
+        for unit, seg, news in doc.resegmented
+        if all(_child(n, "target") is None for n in news)
+    ]
+    for unit, seg, news in whole:  # nothing translated: the segment as it was
+        news[0].addprevious(seg)
+        for n in news:
+            unit.remove(n)
     try:
         return etree.tostring(doc.handle, xml_declaration=True, encoding="UTF-8")
     finally:
         for tu, seg_source in unused:
             _child(tu, "source").addnext(seg_source)
+        for unit, seg, news in whole:
+            for n in news:
+                seg.addprevious(n)
+            unit.remove(seg)
 
 
 def _declare_target(doc: Any) -> None:
