@@ -91,6 +91,7 @@ def _parse(path: Path) -> Any:
 def load(path: Path) -> Any:
     """Read an XLIFF 1.2 or 2.x file into a ``Document``."""
     from xlsearch.engine.bilingual import DocSegment, Document
+    from xlsearch.engine.bilingual.xliff_segment import segment20
     from xlsearch.engine.importers.base import normalize_lang
 
     tree = _parse(path)
@@ -106,7 +107,7 @@ def load(path: Path) -> Any:
         for unit in root.iter(f"{{{ns}}}unit" if ns else "unit"):
             if not _translatable(unit):
                 continue
-            split = _segmented20(unit, src)
+            split = segment20(unit, src)  # several sentences in one segment: split
             if split is not None:
                 resegmented.append(split)
             for seg in list(unit):
@@ -171,7 +172,9 @@ def _units12(tu: Any, start: int, lang: str = "") -> list[Any]:
     state = target.get("state", "") if target is not None else ""
     seg_source = _child(tu, "seg-source")
     if seg_source is None and (target is None or not _text(target)[0]):
-        seg_source = _segmented(tu, lang)
+        from xlsearch.engine.bilingual.xliff_segment import segment12
+
+        seg_source = segment12(tu, lang)
     tid = tu.get("id", "")
     locked = _locked(tu)
     if seg_source is not None:
@@ -387,88 +390,6 @@ def _write20(doc: Any, seg: Any) -> None:
         etree.SubElement(match, q("target")).text = seg.target
 
 
-def _segmented(tu: Any, lang: str) -> Any:
-    """The ``seg-source`` xlsearch makes for an unsegmented unit of several sentences, put
-    after its ``source``; None when it stays one segment."""
-    from xlsearch.engine.bilingual.xliff_segment import segment_unit
-    from xlsearch.engine.importers.base import normalize_lang
-
-    source = _child(tu, "source")
-    if source is None or any(_local(c.tag) == "mrk" for c in source.iter()):
-        return None
-    ns = _ns(tu)
-    q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
-    seg_source = segment_unit(source, _text(source)[0], normalize_lang(lang) or "en", q)
-    if seg_source is not None:
-        source.addnext(seg_source)
-        seg_source.tail = source.tail
-    return seg_source
-
-
-def _segmented20(unit: Any, lang: str) -> tuple[Any, Any, list[Any]] | None:
-    """An untranslated 2.0 unit of one segment holding several sentences, split as a CAT tool
-    does: one ``segment`` (id ``xls1`` …) a sentence, the spaces between in ``ignorable``s.
-    Returns ``(unit, the original segment, the new elements)``, or None when it stays whole
-    (one sentence, a target, ``canResegment="no"``, or codes it cannot split around)."""
-    from xlsearch.engine.bilingual.xliff_segment import segment_unit
-    from xlsearch.engine.importers.base import normalize_lang
-
-    segments = [c for c in unit if _local(c.tag) == "segment"]
-    if len(segments) != 1 or any(_local(c.tag) == "ignorable" for c in unit):
-        return None
-    seg = segments[0]
-    target, source = _child(seg, "target"), _child(seg, "source")
-    if source is None or (target is not None and _text(target)[0]):
-        return None
-    node: Any = seg
-    while node is not None:  # canResegment is inherited from file, group, unit
-        if node.get("canResegment") == "no":
-            return None
-        node = node.getparent()
-    if any(_local(c.tag) in ("sc", "ec", "sm", "em", "mrk") for c in source.iter()):
-        return None
-    ns = _ns(unit)
-    q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
-    seg_source = segment_unit(source, _text(source)[0], normalize_lang(lang) or "en", q)
-    if seg_source is None or any(_local(c.tag) != "mrk" for c in seg_source):
-        return None  # a code between two sentences: no segment can hold it
-
-    def ignorable(text: str) -> Any:
-        elem = unit.makeelement(q("ignorable"), {})
-        inner = unit.makeelement(q("source"), {})
-        inner.text = text
-        elem.append(inner)
-        return elem
-
-    news: list[Any] = []
-    if seg_source.text:
-        news.append(ignorable(seg_source.text))
-    for mrk in seg_source:
-        new = unit.makeelement(q("segment"), {k: v for k, v in seg.attrib.items() if k != "id"})
-        new.set("id", mrk.get("mid"))
-        inner = unit.makeelement(q("source"), {})
-        inner.text = mrk.text
-        for child in list(mrk):
-            inner.append(child)
-        new.append(inner)
-        news.append(new)
-        if mrk.tail:
-            news.append(ignorable(mrk.tail))
-    for new in news:
-        seg.addprevious(new)
-    news[-1].tail = seg.tail
-    unit.remove(seg)
-    return unit, seg, news
-
-
-def _made_here(seg_source: Any) -> bool:
-    """Whether xlsearch made this ``seg-source`` (its segment ids are ``xls1``, ``xls2`` …)."""
-    from xlsearch.engine.bilingual.xliff_segment import MID_PREFIX
-
-    marks = [m for m in seg_source if _local(m.tag) == "mrk"]
-    return bool(marks) and all((m.get("mid") or "").startswith(MID_PREFIX) for m in marks)
-
-
 def dump(doc: Any) -> bytes:
     """The document's XLIFF with every changed target written. A ``seg-source`` xlsearch
     made is written only for units that got a target: the file is otherwise as it was."""
@@ -483,31 +404,10 @@ def dump(doc: Any) -> bytes:
             _write20(doc, seg)
         seg.changed = False
     _declare_target(doc)
-    unused = [
-        (s.getparent(), s)
-        for s in doc.handle.getroot().iter(f"{{{NS12}}}seg-source", "seg-source")
-        if _made_here(s) and _child(s.getparent(), "target") is None
-    ]
-    for tu, seg_source in unused:  # out for the copy written, back for later saves
-        tu.remove(seg_source)
-    whole = [
-        (unit, seg, news)
-        for unit, seg, news in doc.resegmented
-        if all(_child(n, "target") is None for n in news)
-    ]
-    for unit, seg, news in whole:  # nothing translated: the segment as it was
-        news[0].addprevious(seg)
-        for n in news:
-            unit.remove(n)
-    try:
+    from xlsearch.engine.bilingual.xliff_segment import as_loaded
+
+    with as_loaded(doc):  # what xlsearch segmented, unless translated, is written as it was
         return etree.tostring(doc.handle, xml_declaration=True, encoding="UTF-8")
-    finally:
-        for tu, seg_source in unused:
-            _child(tu, "source").addnext(seg_source)
-        for unit, seg, news in whole:
-            for n in news:
-                seg.addprevious(n)
-            unit.remove(seg)
 
 
 def _declare_target(doc: Any) -> None:

@@ -1,20 +1,30 @@
-"""Sentence segmentation of an XLIFF 1.2 ``trans-unit`` that holds a whole paragraph.
+"""Sentence segmentation of XLIFF units that hold a whole paragraph, as CAT tools do it.
 
 Files exported by a CMS or a filter (Okapi, TMGMT, …) often carry one paragraph per unit,
-unsegmented. A CAT tool splits such a unit into sentences on import and writes them back as
-``<seg-source>`` with one ``<mrk mtype="seg">`` per sentence (the target likewise), which
-XLIFF 1.2 defines for this. Looking a three-sentence paragraph up against a sentence memory
-finds nothing; looking up its sentences finds them. So ``segment_unit`` builds that
-``seg-source``: the source's own content, each sentence wrapped in a ``mrk``, what lies
-between sentences (spaces) left between them. Inline codes stay where they are; a sentence
-boundary that falls inside a code or a paired tag leaves the unit whole.
+unsegmented. A CAT tool splits such a unit into sentences on import. Looking a
+three-sentence paragraph up against a sentence memory finds nothing; looking up its
+sentences finds them. So an untranslated unit of several sentences is split the way its
+version defines:
+
+* XLIFF 1.2 (``segment12``): a ``<seg-source>`` holding the source's own content, each
+  sentence wrapped in ``<mrk mtype="seg" mid="xls1">`` …, what lies between sentences left
+  between them; the target is written the same way.
+* XLIFF 2.0 (``segment20``): one ``<segment id="xls1">`` … a sentence, the spaces between in
+  ``<ignorable>``s; not where ``canResegment="no"``.
+
+Inline codes stay where they are; a sentence boundary inside a code or a paired tag leaves
+the unit whole. A unit that gets no target is saved as the file had it (``as_loaded``).
 """
 
 from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from xlsearch.engine.bilingual.tags import _local
 
 MID_PREFIX = "xls"
 """Segment ids xlsearch gives (``xls1``, ``xls2`` …): never a CAT tool's own."""
@@ -111,3 +121,127 @@ def _append(container: Any, text: str) -> None:
         container[-1].tail = (container[-1].tail or "") + text
     else:
         container.text = (container.text or "") + text
+
+
+def segment12(tu: Any, lang: str) -> Any:
+    """The ``seg-source`` xlsearch makes for an unsegmented unit of several sentences, put
+    after its ``source``; None when it stays one segment."""
+    from xlsearch.engine.importers.base import normalize_lang
+
+    source = _child(tu, "source")
+    if source is None or any(_local(c.tag) == "mrk" for c in source.iter()):
+        return None
+    ns = _ns(tu)
+    q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
+    seg_source = segment_unit(source, _text(source)[0], normalize_lang(lang) or "en", q)
+    if seg_source is not None:
+        source.addnext(seg_source)
+        seg_source.tail = source.tail
+    return seg_source
+
+
+def segment20(unit: Any, lang: str) -> tuple[Any, Any, list[Any]] | None:
+    """An untranslated 2.0 unit of one segment holding several sentences, split as a CAT tool
+    does: one ``segment`` (id ``xls1`` …) a sentence, the spaces between in ``ignorable``s.
+    Returns ``(unit, the original segment, the new elements)``, or None when it stays whole
+    (one sentence, a target, ``canResegment="no"``, or codes it cannot split around)."""
+    from xlsearch.engine.importers.base import normalize_lang
+
+    segments = [c for c in unit if _local(c.tag) == "segment"]
+    if len(segments) != 1 or any(_local(c.tag) == "ignorable" for c in unit):
+        return None
+    seg = segments[0]
+    target, source = _child(seg, "target"), _child(seg, "source")
+    if source is None or (target is not None and _text(target)[0]):
+        return None
+    node: Any = seg
+    while node is not None:  # canResegment is inherited from file, group, unit
+        if node.get("canResegment") == "no":
+            return None
+        node = node.getparent()
+    if any(_local(c.tag) in ("sc", "ec", "sm", "em", "mrk") for c in source.iter()):
+        return None
+    ns = _ns(unit)
+    q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
+    seg_source = segment_unit(source, _text(source)[0], normalize_lang(lang) or "en", q)
+    if seg_source is None or any(_local(c.tag) != "mrk" for c in seg_source):
+        return None  # a code between two sentences: no segment can hold it
+
+    def ignorable(text: str) -> Any:
+        elem = unit.makeelement(q("ignorable"), {})
+        inner = unit.makeelement(q("source"), {})
+        inner.text = text
+        elem.append(inner)
+        return elem
+
+    news: list[Any] = []
+    if seg_source.text:
+        news.append(ignorable(seg_source.text))
+    for mrk in seg_source:
+        new = unit.makeelement(q("segment"), {k: v for k, v in seg.attrib.items() if k != "id"})
+        new.set("id", mrk.get("mid"))
+        inner = unit.makeelement(q("source"), {})
+        inner.text = mrk.text
+        for child in list(mrk):
+            inner.append(child)
+        new.append(inner)
+        news.append(new)
+        if mrk.tail:
+            news.append(ignorable(mrk.tail))
+    for new in news:
+        seg.addprevious(new)
+    news[-1].tail = seg.tail
+    unit.remove(seg)
+    return unit, seg, news
+
+
+def _made_here(seg_source: Any) -> bool:
+    """Whether xlsearch made this ``seg-source`` (its segment ids are ``xls1``, ``xls2`` …)."""
+    marks = [m for m in seg_source if _local(m.tag) == "mrk"]
+    return bool(marks) and all((m.get("mid") or "").startswith(MID_PREFIX) for m in marks)
+
+
+def _ns(elem: Any) -> str:
+    return elem.tag[1:].split("}", 1)[0] if elem.tag.startswith("{") else ""
+
+
+def _child(elem: Any, name: str) -> Any:
+    return next((c for c in elem if _local(c.tag) == name), None)
+
+
+def _text(elem: Any) -> tuple[str, int]:
+    from xlsearch.engine.bilingual.xliff import _text as text
+
+    return text(elem)
+
+
+@contextmanager
+def as_loaded(doc: Any) -> Iterator[None]:
+    """Inside: the units xlsearch segmented (1.2 ``seg-source``, 2.0 split segments) that got
+    no target are as the file had them; after, segmented again for later saves."""
+    root = doc.handle.getroot()
+    unused = [
+        (s.getparent(), s)
+        for s in root.iter("{urn:oasis:names:tc:xliff:document:1.2}seg-source", "seg-source")
+        if _made_here(s) and _child(s.getparent(), "target") is None
+    ]
+    whole = [
+        (unit, seg, news)
+        for unit, seg, news in doc.resegmented
+        if all(_child(n, "target") is None for n in news)
+    ]
+    for tu, seg_source in unused:
+        tu.remove(seg_source)
+    for unit, seg, news in whole:
+        news[0].addprevious(seg)
+        for n in news:
+            unit.remove(n)
+    try:
+        yield
+    finally:
+        for tu, seg_source in unused:
+            _child(tu, "source").addnext(seg_source)
+        for unit, seg, news in whole:
+            for n in news:
+                seg.addprevious(n)
+            unit.remove(seg)
