@@ -163,3 +163,20 @@ def test_auto_kind_switches_and_keeps_user_choice(monkeypatch: pytest.MonkeyPatc
         assert build_index(store, enc, "c", kind="hnsw").vi.kind == "hnsw"
         add_document(store, "c", "c.txt", random_units(5, seed=4))
         assert build_index(store, enc, "c").vi.kind == "hnsw"  # explicit kind is kept
+
+
+def test_index_with_nothing_to_do_keeps_the_index_file() -> None:
+    """Re-running ``index`` on an unchanged collection must not rewrite a big index file."""
+    enc = FakeEncoder()
+    with Store() as store:
+        add_document(store, "c", "a.txt", random_units(50, langs=("en", "de")))
+        oi = build_index(store, enc, "c")
+        first = oi.meta["file"]
+        oi = build_index(store, enc, "c")
+        assert (oi.stats["added"], oi.stats["removed"]) == (0, 0)
+        assert oi.meta["file"] == first  # no new file written
+        add_document(store, "other", "b.txt", random_units(5, seed=3))  # bumps the generation
+        oi = build_index(store, enc, "c")
+        assert oi.meta["file"] == first
+        assert read_sidecar(oi.folder)["generation"] == store.generation()
+        assert index_status(store, enc, "c")["state"] == "fresh"
