@@ -176,3 +176,17 @@ def test_unwritable_home_is_one_line_with_the_fix(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(tmp_path / "ro") in err[0] and "XLSEARCH_HOME" in err[0]
 
+
+def test_os_error_without_a_file_name_has_no_empty_field(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An OSError that names no file reads ``error: message``, not ``error:: message``."""
+    import xlsearch.commands.corpus as corpus
+
+    def broken(args: object) -> int:
+        raise OSError("No such file or directory: /x/model.safetensors")
+
+    monkeypatch.setattr(corpus, "cmd_collections", broken)
+    assert main(["collections"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: No such file") and "::" not in err
