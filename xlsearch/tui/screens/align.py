@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -18,6 +20,14 @@ from xlsearch.tui.screens.base import EngineScreen
 from xlsearch.tui.widgets.progress import JobPanel
 
 TEXT_WIDTH = 44
+
+
+def row_height(*texts: str) -> int:
+    """Lines the texts need wrapped at ``TEXT_WIDTH`` (cheap: no rendering, unlike auto)."""
+    return max(
+        1,
+        *(max(len(textwrap.wrap(t, TEXT_WIDTH)), -(-cell_len(t) // TEXT_WIDTH)) for t in texts),
+    )
 
 
 class AlignScreen(EngineScreen):
@@ -119,20 +129,15 @@ class AlignScreen(EngineScreen):
         al = self.alignment
         if al is None:
             return
-        for k, bead in enumerate(al.beads):
-            src, tgt = al.texts(bead)
-            style = "bold red" if bead.flagged else ""
-            mark = "! " if bead.flagged else "  "
-            kind = f"{mark}{len(bead.src)}-{len(bead.tgt)}"
-            score = f"{bead.score:.2f}" if bead.score else "—"
-            table.add_row(
-                Text(kind, style=style),
-                Text(score, style=style),
-                Text(src or "∅", style="dim" if not src else ""),
-                Text(tgt or "∅", style="dim" if not tgt else ""),
-                key=str(k),
-                height=None,
-            )
+        for k in range(len(al.beads)):
+            table.add_row(*self._cells(k), key=str(k), height=self._height(k))
+        self._info()
+        if keep is not None and al.beads:
+            table.move_cursor(row=min(keep, len(al.beads) - 1))
+
+    def _info(self) -> None:
+        al = self.alignment
+        assert al is not None
         types = sum(1 for b in al.beads if b.src and b.tgt)
         self.query_one("#align-info", Label).update(
             f"{Path(al.src.path).name} ({al.src.lang}, {len(al.src)}) ↔ "
@@ -140,8 +145,24 @@ class AlignScreen(EngineScreen):
             f"{types:,} pairs, {al.flagged:,} to check (!)"
             + (" · paragraph anchors" if al.anchors else "")
         )
-        if keep is not None and al.beads:
-            table.move_cursor(row=min(keep, len(al.beads) - 1))
+
+    def _cells(self, k: int) -> tuple[Text, ...]:
+        assert self.alignment is not None
+        bead = self.alignment.beads[k]
+        src, tgt = self.alignment.texts(bead)
+        style = "bold red" if bead.flagged else ""
+        mark = "! " if bead.flagged else "  "
+        score = f"{bead.score:.2f}" if bead.score else "—"
+        return (
+            Text(f"{mark}{len(bead.src)}-{len(bead.tgt)}", style=style),
+            Text(score, style=style),
+            Text(src or "∅", style="dim" if not src else ""),
+            Text(tgt or "∅", style="dim" if not tgt else ""),
+        )
+
+    def _height(self, k: int) -> int:
+        assert self.alignment is not None
+        return row_height(*self.alignment.texts(self.alignment.beads[k]))
 
     @property
     def current(self) -> int:
@@ -150,8 +171,19 @@ class AlignScreen(EngineScreen):
     def _edit(self, beads: list[Any]) -> None:
         if self.alignment is None or beads is self.alignment.beads:
             return
-        self.alignment.beads = beads
+        old, self.alignment.beads = self.alignment.beads, beads
+        changed = [k for k, (a, b) in enumerate(zip(old, beads, strict=False)) if a != b]
+        if len(old) == len(beads) and all(self._same_text(old[k], beads[k]) for k in changed):
+            table = self.query_one("#beads", DataTable)  # same rows: update them in place
+            for k in changed:
+                for column, cell in zip(table.columns, self._cells(k), strict=True):
+                    table.update_cell(str(k), column, cell)
+            self._info()
+            return
         self._fill(keep=self.current)
+
+    def _same_text(self, a: Any, b: Any) -> bool:
+        return (a.src, a.tgt) == (b.src, b.tgt)
 
     def action_merge(self) -> None:
         if self.alignment is not None:
