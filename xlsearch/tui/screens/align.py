@@ -52,6 +52,9 @@ class AlignScreen(EngineScreen):
     def __init__(self) -> None:
         super().__init__()
         self.alignment: Any = None
+        self._keys: list[str] = []
+        """The table's row key of each bead, in order."""
+        self._next_key = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -129,8 +132,7 @@ class AlignScreen(EngineScreen):
         al = self.alignment
         if al is None:
             return
-        for k in range(len(al.beads)):
-            table.add_row(*self._cells(k), key=str(k), height=self._height(k))
+        self._keys = [self._add_row(table, k) for k in range(len(al.beads))]
         self._info()
         if keep is not None and al.beads:
             table.move_cursor(row=min(keep, len(al.beads) - 1))
@@ -168,22 +170,46 @@ class AlignScreen(EngineScreen):
     def current(self) -> int:
         return self.query_one("#beads", DataTable).cursor_row
 
+    def _add_row(self, table: DataTable[Any], k: int) -> str:
+        """Append bead ``k``'s row under a fresh key (keys stay unique as beads change)."""
+        self._next_key += 1
+        key = str(self._next_key)
+        table.add_row(*self._cells(k), key=key, height=self._height(k))
+        return key
+
     def _edit(self, beads: list[Any]) -> None:
+        """Show an edited bead list, touching only the rows that changed (10k beads: no
+        rebuild, which froze the UI for seconds)."""
         if self.alignment is None or beads is self.alignment.beads:
             return
         old, self.alignment.beads = self.alignment.beads, beads
-        changed = [k for k, (a, b) in enumerate(zip(old, beads, strict=False)) if a != b]
-        if len(old) == len(beads) and all(self._same_text(old[k], beads[k]) for k in changed):
-            table = self.query_one("#beads", DataTable)  # same rows: update them in place
-            for k in changed:
+        table = self.query_one("#beads", DataTable)
+        cursor = self.current
+        p, n = 0, min(len(old), len(beads))
+        while p < n and old[p] == beads[p]:
+            p += 1
+        q = 0  # common suffix
+        while q < n - p and old[-1 - q] == beads[-1 - q]:
+            q += 1
+        before, after = range(p, len(old) - q), range(p, len(beads) - q)
+        same = [(old[i].src, old[i].tgt) for i in before] == [
+            (beads[i].src, beads[i].tgt) for i in after
+        ]
+        if same:  # flags or scores only: update the cells in place
+            for k in after:
                 for column, cell in zip(table.columns, self._cells(k), strict=True):
-                    table.update_cell(str(k), column, cell)
-            self._info()
-            return
-        self._fill(keep=self.current)
-
-    def _same_text(self, a: Any, b: Any) -> bool:
-        return (a.src, a.tgt) == (b.src, b.tgt)
+                    table.update_cell(self._keys[k], column, cell)
+        else:
+            for k in before:
+                table.remove_row(self._keys[k])
+            added = [self._add_row(table, k) for k in after]
+            self._keys = [*self._keys[:p], *added, *self._keys[len(old) - q :]]
+            if added and q:  # appended rows go back between the prefix and the suffix
+                column = next(iter(table.columns))
+                place = {id(table.get_cell(key, column)): i for i, key in enumerate(self._keys)}
+                table.sort(key=lambda cells: place[id(cells[0])])
+            table.move_cursor(row=min(cursor, len(beads) - 1))
+        self._info()
 
     def action_merge(self) -> None:
         if self.alignment is not None:
