@@ -163,3 +163,45 @@ def test_auto_kind_switches_and_keeps_user_choice(monkeypatch: pytest.MonkeyPatc
         assert build_index(store, enc, "c", kind="hnsw").vi.kind == "hnsw"
         add_document(store, "c", "c.txt", random_units(5, seed=4))
         assert build_index(store, enc, "c").vi.kind == "hnsw"  # explicit kind is kept
+
+
+def test_index_with_nothing_to_do_keeps_the_index_file() -> None:
+    """Re-running ``index`` on an unchanged collection must not rewrite a big index file."""
+    enc = FakeEncoder()
+    with Store() as store:
+        add_document(store, "c", "a.txt", random_units(50, langs=("en", "de")))
+        oi = build_index(store, enc, "c")
+        first = oi.meta["file"]
+        oi = build_index(store, enc, "c")
+        assert (oi.stats["added"], oi.stats["removed"]) == (0, 0)
+        assert oi.meta["file"] == first  # no new file written
+        add_document(store, "other", "b.txt", random_units(5, seed=3))  # bumps the generation
+        oi = build_index(store, enc, "c")
+        assert oi.meta["file"] == first
+        assert read_sidecar(oi.folder)["generation"] == store.generation()
+        assert index_status(store, enc, "c")["state"] == "fresh"
+
+
+def test_index_while_another_process_writes_is_a_store_error(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`xlsearch index` during another writer's import said 'OperationalError: database is
+    locked … report it' (a bug report) instead of the store's busy message."""
+    import sqlite3
+
+    import xlsearch.engine.store.core as core
+    from xlsearch.engine.errors import StoreError
+
+    monkeypatch.setattr(core, "BUSY_TIMEOUT_S", 0.05)
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        add_document(store, "c", "a.txt", random_units(5))
+        other = sqlite3.connect(str(path), isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(StoreError) as err:
+                build_index(store, FakeEncoder(), "c")
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+    assert "busy" in err.value.message and err.value.hint

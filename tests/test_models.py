@@ -131,3 +131,35 @@ def test_unseen_languages_from_the_card() -> None:
     student = {"languages": ["de", "fr-FR"], "teacher": BUNDLED_TEACHER}
     assert unseen_languages("/m/s", student, ["en-GB", "fr-CA", "ko"]) == ["ko"]
     assert unseen_languages("/m/x", {}, ["ko"]) == []  # unknown: say nothing
+
+
+def test_saved_weights_are_readable_like_the_other_files(
+    tiny_static_model: Path, tmp_path: Path
+) -> None:
+    """safetensors writes 0600 files: a model folder shared with another account (or copied
+    into another user's XLSEARCH_HOME) then failed with 'No such file or directory'."""
+    import os
+    import stat
+
+    out = load_model(tiny_static_model).save(tmp_path / "saved")
+    umask = os.umask(0)
+    os.umask(umask)
+    for f in out.rglob("*.safetensors"):
+        assert stat.S_IMODE(f.stat().st_mode) == 0o666 & ~umask, f
+
+
+def test_unreadable_weights_name_the_file(
+    tiny_static_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import safetensors.torch
+
+    def refuse(path: str, *args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(safetensors.torch, "load_file", refuse)
+    with pytest.raises(ModelError) as err:
+        load_model(tiny_static_model)
+    assert (
+        "model.safetensors" in str(err.value.message)
+        and "permission" in str(err.value.message).lower()
+    )

@@ -381,3 +381,33 @@ def test_a_store_another_process_is_upgrading_gives_a_one_line_error(
     conn.close()
     with Store(db) as store:  # once it is free, the store opens and is migrated
         assert store.conn.execute("SELECT MAX(version) FROM _migrations").fetchone()[0] == LATEST
+
+
+def test_read_only_store_names_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only XLSEARCH_HOME: one error naming the store and how to make it usable."""
+    path = tmp_path / "xlsearch.db"
+    Store(path).close()
+    import xlsearch.engine.store.core as core
+
+    def read_only(conn: sqlite3.Connection) -> None:
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(core, "migrate", read_only)
+    with pytest.raises(StoreError) as err:
+        Store(path)
+    assert "read-only" in err.value.message and str(path) in err.value.message
+    assert "XLSEARCH_HOME" in (err.value.hint or "")
+
+
+def test_unwritable_store_folder_names_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store folder that cannot be created is a StoreError with the fix, not a bare OSError."""
+
+    def refuse(self: Path, *args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    with pytest.raises(StoreError) as err:
+        Store(tmp_path / "home" / "data" / "xlsearch.db")
+    assert "XLSEARCH_HOME" in (err.value.hint or "")

@@ -157,3 +157,36 @@ def test_a_file_read_by_an_older_reader_is_read_again(
     capsys.readouterr()
     assert main(["import", str(csv), "-c", "tm"]) == 0
     assert capsys.readouterr().out.startswith("updated")
+
+
+def test_unwritable_home_is_one_line_with_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A read-only XLSEARCH_HOME (folders cannot be made): one line naming it, exit 2."""
+    monkeypatch.setenv("XLSEARCH_HOME", str(tmp_path / "ro"))
+    real = Path.mkdir
+
+    def refuse(self: Path, *args: object, **kwargs: object) -> None:
+        if str(self).startswith(str(tmp_path / "ro")):
+            raise PermissionError(13, "Permission denied", str(self))
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    assert main(["collections"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(tmp_path / "ro") in err[0] and "XLSEARCH_HOME" in err[0]
+
+
+def test_os_error_without_a_file_name_has_no_empty_field(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An OSError that names no file reads ``error: message``, not ``error:: message``."""
+    import xlsearch.commands.corpus as corpus
+
+    def broken(args: object) -> int:
+        raise OSError("No such file or directory: /x/model.safetensors")
+
+    monkeypatch.setattr(corpus, "cmd_collections", broken)
+    assert main(["collections"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: No such file") and "::" not in err

@@ -93,8 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         if debug:
             raise
-        where = f" {exc.filename}" if exc.filename else ""
-        print(f"error:{where}: {exc.strerror or exc}", file=sys.stderr)
+        where = f" {exc.filename}:" if exc.filename else ""
+        print(f"error:{where} {exc.strerror or exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug: still one line, with how to see more
         if debug:

@@ -27,7 +27,16 @@ def _dir(kind: str) -> Path:
             "config": platformdirs.user_config_path,
         }[kind]
         path = getter(APP, appauthor=False)
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from xlsearch.engine.errors import ConfigError
+
+        raise ConfigError(
+            f"cannot create {path}: {exc.strerror or exc}",
+            hint="make the folder writable (chmod -R u+w) or point XLSEARCH_HOME at a "
+            "writable folder",
+        ) from exc
     return path
 
 
@@ -49,7 +58,16 @@ def config_dir() -> Path:
 def models_dir() -> Path:
     """Models xlsearch distilled or the user copied in."""
     path = data_dir() / "models"
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from xlsearch.engine.errors import ConfigError
+
+        raise ConfigError(
+            f"cannot create {path}: {exc.strerror or exc}",
+            hint="make the folder writable (chmod -R u+w) or point XLSEARCH_HOME at a "
+            "writable folder",
+        ) from exc
     return path
 
 
@@ -61,7 +79,16 @@ def store_path() -> Path:
 def indexes_dir() -> Path:
     """One folder per (collection, model) vector index."""
     path = data_dir() / "indexes"
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from xlsearch.engine.errors import ConfigError
+
+        raise ConfigError(
+            f"cannot create {path}: {exc.strerror or exc}",
+            hint="make the folder writable (chmod -R u+w) or point XLSEARCH_HOME at a "
+            "writable folder",
+        ) from exc
     return path
 
 

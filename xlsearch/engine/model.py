@@ -9,6 +9,7 @@ The encoder runs it for inference; distillation trains it. Safetensors only, no 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,30 @@ def _load_safetensors(path: Path) -> dict[str, Tensor]:
 
     if not path.is_file():
         raise ModelError(f"{path} is missing", hint="xlsearch loads safetensors weights only")
-    return load_file(str(path))
+    hint = f"make the model's files readable: chmod -R a+rX {path.parent.parent}"
+    if not os.access(path, os.R_OK):
+        raise ModelError(f"{path}: permission denied, the weights cannot be read", hint=hint)
+    try:
+        return load_file(str(path))
+    except OSError as exc:
+        raise ModelError(
+            f"{path}: cannot read the weights ({exc.strerror or exc})", hint=hint
+        ) from exc
+
+
+def _save_safetensors(tensors: dict[str, Tensor], path: Path) -> None:
+    """``safetensors`` ``save_file``, then the umask's mode (it writes 0600 files)."""
+    from safetensors.torch import save_file
+
+    save_file(tensors, str(path))
+    _umask_mode(path)
+
+
+def _umask_mode(path: Path) -> None:
+    """Give ``path`` the mode an ordinary new file gets (0666 less the umask)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)
 
 
 class TransformerBody(nn.Module):
@@ -150,6 +174,8 @@ class TransformerBody(nn.Module):
     def save(self, folder: Path) -> list[dict[str, Any]]:
         """Write the transformer at the folder root and its pooling config; return modules."""
         self.auto_model.save_pretrained(str(folder), safe_serialization=True)
+        for f in folder.glob("*.safetensors"):  # safetensors writes 0600 files
+            _umask_mode(f)
         self.tokenizer.save_pretrained(str(folder))
         _write_json(
             folder / "sentence_bert_config.json",
@@ -224,13 +250,11 @@ class StaticBody(nn.Module):
         return self.embedding(features["input_ids"], features["offsets"])
 
     def save(self, folder: Path) -> list[dict[str, Any]]:
-        from safetensors.torch import save_file
-
         sub = folder / "0_StaticEmbedding"
         sub.mkdir(exist_ok=True)
-        save_file(
+        _save_safetensors(
             {"embedding.weight": self.embedding.weight.detach().float().contiguous().cpu()},
-            str(sub / "model.safetensors"),
+            sub / "model.safetensors",
         )
         self.tokenizer.save(str(sub / "tokenizer.json"))
         return [{"name": "0", "path": "0_StaticEmbedding", "type": ST + "StaticEmbedding"}]
@@ -267,8 +291,6 @@ class Dense(nn.Module):
         return layer
 
     def save(self, folder: Path) -> None:
-        from safetensors.torch import save_file
-
         folder.mkdir(exist_ok=True)
         _write_json(
             folder / "config.json",
@@ -280,7 +302,7 @@ class Dense(nn.Module):
             },
         )
         state = {k: v.detach().float().contiguous().cpu() for k, v in self.state_dict().items()}
-        save_file(state, str(folder / "model.safetensors"))
+        _save_safetensors(state, folder / "model.safetensors")
 
 
 class SentenceModel(nn.Module):

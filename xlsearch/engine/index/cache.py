@@ -48,7 +48,16 @@ def transaction(conn: sqlite3.Connection) -> Iterator[None]:
     if conn.in_transaction:
         yield
         return
-    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:  # another process holds the write lock
+        from xlsearch.engine.errors import StoreError
+
+        path = conn.execute("PRAGMA database_list").fetchone()[2]
+        raise StoreError(
+            f"the store {path} is busy: {exc}",
+            hint="another import or index build is writing; try again when it is done",
+        ) from exc
     try:
         yield
     except BaseException:

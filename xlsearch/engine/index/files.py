@@ -203,6 +203,19 @@ def save(folder: Path, vi: VectorIndex, keys: dict, meta: dict[str, Any]) -> dic
     return meta
 
 
+def update_sidecar(folder: Path, meta: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """Atomically rewrite only the sidecar with ``fields`` changed; the index files stay."""
+    meta = {**meta, **fields}
+    side_tmp = folder / (SIDECAR + ".tmp")
+    with side_tmp.open("w", encoding="utf-8") as fh:
+        json.dump(meta, fh, indent=2)
+        fh.flush()
+        os.fsync(fh.fileno())
+    side_tmp.replace(folder / SIDECAR)
+    fsync_dir(folder)
+    return meta
+
+
 def keys_of(folder: Path, meta: dict) -> dict[str, np.ndarray]:
     try:
         with np.load(folder / meta["keys"]) as npz:

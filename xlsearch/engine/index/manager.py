@@ -27,6 +27,7 @@ from xlsearch.engine.index.files import (
     load_current,
     read_sidecar,
     save,
+    update_sidecar,
 )
 from xlsearch.engine.index.vectors import (
     IVF_KINDS,
@@ -237,9 +238,23 @@ def build_index(
         )
         if cancel is not None:
             cancel.raise_if_cancelled()
-        on_progress(Progress("save", 0, 1))
         head = {"collection": collection, "model_id": key, "model": str(getattr(encoder, "id", ""))}
-        meta = save(folder, vi, keys, {**head, **fields})
+        unchanged = (
+            current is not None
+            and not stats["rebuilt"]
+            and not stats["added"]
+            and not stats["removed"]
+            and fields["auto"] == current[2].get("auto", True)
+        )
+        if unchanged:  # nothing to write but the store generation: keep the big files
+            assert current is not None
+            on_progress(Progress("save", 0, 1, "index unchanged"))
+            meta = current[2]
+            if meta.get("generation") != fields["generation"]:
+                meta = update_sidecar(folder, meta, generation=fields["generation"])
+        else:
+            on_progress(Progress("save", 0, 1))
+            meta = save(folder, vi, keys, {**head, **fields})
         _record(store, collection, key, meta, folder)
         on_progress(Progress("save", 1, 1, f"{vi.ntotal} vectors"))
     return OpenIndex(vi, meta, keys, folder, "built", stats["added"], stats["removed"], stats)

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 
 BUSY_TIMEOUT_S = 30.0
 """How long a connection waits for another process's write lock."""
+_WRITABLE_HINT = (
+    "xlsearch writes to its store even to read it (SQLite WAL): make the folder writable "
+    "(chmod -R u+w) or point XLSEARCH_HOME at a writable folder"
+)
 
 
 class Store(SegmentQueries):
@@ -38,7 +42,13 @@ class Store(SegmentQueries):
         from xlsearch.engine import locations
 
         self.path = Path(path) if path is not None else locations.store_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the store folder {self.path.parent}: {exc.strerror or exc}",
+                hint=_WRITABLE_HINT,
+            ) from exc
         try:
             conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -47,6 +57,11 @@ class Store(SegmentQueries):
             conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
             migrate(conn)
         except sqlite3.OperationalError as exc:
+            if "readonly" in str(exc) or "unable to open" in str(exc):
+                raise StoreError(
+                    f"cannot open the store {self.path}: it or its folder is read-only",
+                    hint=_WRITABLE_HINT,
+                ) from exc
             if "locked" not in str(exc):
                 raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
             raise StoreError(

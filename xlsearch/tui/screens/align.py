@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -18,6 +20,14 @@ from xlsearch.tui.screens.base import EngineScreen
 from xlsearch.tui.widgets.progress import JobPanel
 
 TEXT_WIDTH = 44
+
+
+def row_height(*texts: str) -> int:
+    """Lines the texts need wrapped at ``TEXT_WIDTH`` (cheap: no rendering, unlike auto)."""
+    return max(
+        1,
+        *(max(len(textwrap.wrap(t, TEXT_WIDTH)), -(-cell_len(t) // TEXT_WIDTH)) for t in texts),
+    )
 
 
 class AlignScreen(EngineScreen):
@@ -42,6 +52,9 @@ class AlignScreen(EngineScreen):
     def __init__(self) -> None:
         super().__init__()
         self.alignment: Any = None
+        self._keys: list[str] = []
+        """The table's row key of each bead, in order."""
+        self._next_key = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -119,20 +132,14 @@ class AlignScreen(EngineScreen):
         al = self.alignment
         if al is None:
             return
-        for k, bead in enumerate(al.beads):
-            src, tgt = al.texts(bead)
-            style = "bold red" if bead.flagged else ""
-            mark = "! " if bead.flagged else "  "
-            kind = f"{mark}{len(bead.src)}-{len(bead.tgt)}"
-            score = f"{bead.score:.2f}" if bead.score else "—"
-            table.add_row(
-                Text(kind, style=style),
-                Text(score, style=style),
-                Text(src or "∅", style="dim" if not src else ""),
-                Text(tgt or "∅", style="dim" if not tgt else ""),
-                key=str(k),
-                height=None,
-            )
+        self._keys = [self._add_row(table, k) for k in range(len(al.beads))]
+        self._info()
+        if keep is not None and al.beads:
+            table.move_cursor(row=min(keep, len(al.beads) - 1))
+
+    def _info(self) -> None:
+        al = self.alignment
+        assert al is not None
         types = sum(1 for b in al.beads if b.src and b.tgt)
         self.query_one("#align-info", Label).update(
             f"{Path(al.src.path).name} ({al.src.lang}, {len(al.src)}) ↔ "
@@ -140,18 +147,69 @@ class AlignScreen(EngineScreen):
             f"{types:,} pairs, {al.flagged:,} to check (!)"
             + (" · paragraph anchors" if al.anchors else "")
         )
-        if keep is not None and al.beads:
-            table.move_cursor(row=min(keep, len(al.beads) - 1))
+
+    def _cells(self, k: int) -> tuple[Text, ...]:
+        assert self.alignment is not None
+        bead = self.alignment.beads[k]
+        src, tgt = self.alignment.texts(bead)
+        style = "bold red" if bead.flagged else ""
+        mark = "! " if bead.flagged else "  "
+        score = f"{bead.score:.2f}" if bead.score else "—"
+        return (
+            Text(f"{mark}{len(bead.src)}-{len(bead.tgt)}", style=style),
+            Text(score, style=style),
+            Text(src or "∅", style="dim" if not src else ""),
+            Text(tgt or "∅", style="dim" if not tgt else ""),
+        )
+
+    def _height(self, k: int) -> int:
+        assert self.alignment is not None
+        return row_height(*self.alignment.texts(self.alignment.beads[k]))
 
     @property
     def current(self) -> int:
         return self.query_one("#beads", DataTable).cursor_row
 
+    def _add_row(self, table: DataTable[Any], k: int) -> str:
+        """Append bead ``k``'s row under a fresh key (keys stay unique as beads change)."""
+        self._next_key += 1
+        key = str(self._next_key)
+        table.add_row(*self._cells(k), key=key, height=self._height(k))
+        return key
+
     def _edit(self, beads: list[Any]) -> None:
+        """Show an edited bead list, touching only the rows that changed (10k beads: no
+        rebuild, which froze the UI for seconds)."""
         if self.alignment is None or beads is self.alignment.beads:
             return
-        self.alignment.beads = beads
-        self._fill(keep=self.current)
+        old, self.alignment.beads = self.alignment.beads, beads
+        table = self.query_one("#beads", DataTable)
+        cursor = self.current
+        p, n = 0, min(len(old), len(beads))
+        while p < n and old[p] == beads[p]:
+            p += 1
+        q = 0  # common suffix
+        while q < n - p and old[-1 - q] == beads[-1 - q]:
+            q += 1
+        before, after = range(p, len(old) - q), range(p, len(beads) - q)
+        same = [(old[i].src, old[i].tgt) for i in before] == [
+            (beads[i].src, beads[i].tgt) for i in after
+        ]
+        if same:  # flags or scores only: update the cells in place
+            for k in after:
+                for column, cell in zip(table.columns, self._cells(k), strict=True):
+                    table.update_cell(self._keys[k], column, cell)
+        else:
+            for k in before:
+                table.remove_row(self._keys[k])
+            added = [self._add_row(table, k) for k in after]
+            self._keys = [*self._keys[:p], *added, *self._keys[len(old) - q :]]
+            if added and q:  # appended rows go back between the prefix and the suffix
+                column = next(iter(table.columns))
+                place = {id(table.get_cell(key, column)): i for i, key in enumerate(self._keys)}
+                table.sort(key=lambda cells: place[id(cells[0])])
+            table.move_cursor(row=min(cursor, len(beads) - 1))
+        self._info()
 
     def action_merge(self) -> None:
         if self.alignment is not None:

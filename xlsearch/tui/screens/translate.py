@@ -421,8 +421,13 @@ class TranslateScreen(EngineScreen):
         from xlsearch.engine.analysis import pretranslate
 
         self.commit()  # the translator's own edit first; pre-translation keeps targets
+        before = [(seg.target, self._mark(seg)) for seg in self.doc.segments]
         n = pretranslate(self.doc, self.analysis)
-        self._fill_segments()
+        table = self.query_one("#tr-segments", DataTable)
+        for seg, was in zip(self.doc.segments, before, strict=True):
+            if (seg.target, self._mark(seg)) != was:  # only the filled rows, not all 5,000
+                table.update_cell(str(seg.index), "st", self._mark(seg))
+                table.update_cell(str(seg.index), "target", seg.target)
         if self.current >= 0:
             self.query_one("#tr-target", TextArea).text = self.doc.segments[self.current].target
             with self.prevent(DataTable.RowHighlighted):
