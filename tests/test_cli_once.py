@@ -46,3 +46,14 @@ def test_short_collection_option_everywhere() -> None:
     assert parse(["mine", "--src", "en", "--tgt", "de", "-c", "a"]).collection == "a"
     assert parse(["lookup", "x", "--src", "en", "-c", "a"]).collection == "a"
     assert parse(["analyze", "f.xlf", "-c", "a"]).collection == "a"
+
+
+def test_no_help_text_shows_a_doubled_percent_sign() -> None:
+    """argparse formats ``help=`` strings (``%%`` → ``%``) but not ``description=``:
+    ``xlsearch lookup --help`` said "ranked by fuzzy %%"."""
+    import argparse
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in sub.choices.items():
+        assert "%%" not in command.format_help(), name

@@ -33,7 +33,7 @@ def register(sub: Any) -> None:
         "lookup",
         help="look a segment up in the translation memory (fuzzy %%, semantic, diff, target)",
         description="CAT-style lookup: the memory's units whose source matches the segment, "
-        "ranked by fuzzy %% and semantic similarity, with a word diff (wdiff notation: "
+        "ranked by fuzzy % and semantic similarity, with a word diff (wdiff notation: "
         "[-deleted-] {+inserted+}), the stored target, number/tag/placeholder flags and a "
         "separate group of cross-language matches.",
     )
@@ -53,7 +53,7 @@ def register(sub: Any) -> None:
         "analyze",
         help="analyse a document against the memory (CAT bands + semantic band), pre-translate",
         description="Segment and word counts per CAT band (100, 95-99, 85-94, 75-84, 50-74, no "
-        "match), repetitions, and the semantic band: segments with no fuzzy match >= 75 %% "
+        "match), repetitions, and the semantic band: segments with no fuzzy match >= 75 % "
         "that have a semantic match above --threshold. --out writes the document with the best "
         "match per segment (marked for review).",
     )
