@@ -258,6 +258,39 @@ def test_busy_and_corrupt_stores_raise_store_error(tmp_path: Path) -> None:
         Store(junk)
 
 
+def test_a_writer_kept_waiting_by_another_process_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An import next to another writer waited up to 30 s in silence (it looked hung); after
+    a second it now says what it waits for, then goes on when the lock is free."""
+    import threading
+    import time
+
+    db = tmp_path / "s.db"
+    path = tsv(tmp_path, ROWS)
+    Store(db).close()
+    locked = threading.Event()
+
+    def other_writer() -> None:  # another process, holding the write lock for 1.6 s
+        conn = sqlite3.connect(db, isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        locked.set()
+        time.sleep(1.6)
+        conn.execute("ROLLBACK")
+        conn.close()
+
+    thread = threading.Thread(target=other_writer)
+    thread.start()
+    locked.wait(5)
+    start = time.monotonic()
+    with Store(db) as store, caplog.at_level("WARNING", logger="xlsearch.store"):
+        assert store.import_file(path).added == 10
+        assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 30_000  # restored
+    thread.join()
+    assert 1.0 < time.monotonic() - start < 10
+    assert any("waiting for another xlsearch process" in r.message for r in caplog.records)
+
+
 def test_langid_short_cells_follow_their_column(store: Store, tmp_path: Path) -> None:
     path = tmp_path / "nohdr.tsv"
     rows = [

@@ -48,8 +48,10 @@ def transaction(conn: sqlite3.Connection) -> Iterator[None]:
     if conn.in_transaction:
         yield
         return
+    from xlsearch.engine.store.core import begin_immediate
+
     try:
-        conn.execute("BEGIN IMMEDIATE")
+        begin_immediate(conn)
     except sqlite3.OperationalError as exc:  # another process holds the write lock
         from xlsearch.engine.errors import StoreError
 

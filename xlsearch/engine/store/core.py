@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -22,7 +23,39 @@ if TYPE_CHECKING:
     from xlsearch.engine.store.ingest import ImportReport
 
 
+log = logging.getLogger("xlsearch.store")
+
 BUSY_TIMEOUT_S = 30.0
+NOTICE_AFTER_S = 1.0
+"""A writer that waits longer than this for another process says so (``begin_immediate``)."""
+
+
+def begin_immediate(conn: sqlite3.Connection) -> None:
+    """``BEGIN IMMEDIATE`` within the connection's busy timeout; when another process holds
+    the write lock longer than ``NOTICE_AFTER_S``, a one-line notice says so before the rest
+    of the wait (a silent 30 s wait looked like a hang). Raises ``sqlite3.OperationalError``
+    when the timeout runs out."""
+    total = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+    first = min(total, int(NOTICE_AFTER_S * 1000))
+    conn.execute(f"PRAGMA busy_timeout={first}")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        return
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc) and "busy" not in str(exc) or total <= first:
+            raise
+        path = conn.execute("PRAGMA database_list").fetchone()[2]
+        log.warning(
+            "waiting for another xlsearch process to finish writing %s (up to %d s)",
+            path,
+            round(total / 1000),
+        )
+        conn.execute(f"PRAGMA busy_timeout={total - first}")
+        conn.execute("BEGIN IMMEDIATE")
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={total}")
+
+
 """How long a connection waits for another process's write lock."""
 _WRITABLE_HINT = (
     "xlsearch writes to its store even to read it (SQLite WAL): make the folder writable "
@@ -108,7 +141,7 @@ class Store(SegmentQueries):
             conn.execute("RELEASE nested")
             return
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            begin_immediate(conn)
         except sqlite3.OperationalError as exc:
             raise StoreError(
                 f"the store {self.path} is busy: {exc}",
