@@ -14,6 +14,21 @@ def home() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def _made(path: Path) -> Path:
+    """``path``, created if missing; a ``ConfigError`` with the fix when it cannot be."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from xlsearch.engine.errors import ConfigError
+
+        raise ConfigError(
+            f"cannot create {path}: {exc.strerror or exc}",
+            hint="make the folder writable (chmod -R u+w) or point XLSEARCH_HOME at a "
+            "writable folder",
+        ) from exc
+    return path
+
+
 def _dir(kind: str) -> Path:
     root = home()
     if root is not None:
@@ -27,17 +42,7 @@ def _dir(kind: str) -> Path:
             "config": platformdirs.user_config_path,
         }[kind]
         path = getter(APP, appauthor=False)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        from xlsearch.engine.errors import ConfigError
-
-        raise ConfigError(
-            f"cannot create {path}: {exc.strerror or exc}",
-            hint="make the folder writable (chmod -R u+w) or point XLSEARCH_HOME at a "
-            "writable folder",
-        ) from exc
-    return path
+    return _made(path)
 
 
 def data_dir() -> Path:
@@ -57,18 +62,7 @@ def config_dir() -> Path:
 
 def models_dir() -> Path:
     """Models xlsearch distilled or the user copied in."""
-    path = data_dir() / "models"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        from xlsearch.engine.errors import ConfigError
-
-        raise ConfigError(
-            f"cannot create {path}: {exc.strerror or exc}",
-            hint="make the folder writable (chmod -R u+w) or point XLSEARCH_HOME at a "
-            "writable folder",
-        ) from exc
-    return path
+    return _made(data_dir() / "models")
 
 
 def store_path() -> Path:
@@ -78,18 +72,7 @@ def store_path() -> Path:
 
 def indexes_dir() -> Path:
     """One folder per (collection, model) vector index."""
-    path = data_dir() / "indexes"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        from xlsearch.engine.errors import ConfigError
-
-        raise ConfigError(
-            f"cannot create {path}: {exc.strerror or exc}",
-            hint="make the folder writable (chmod -R u+w) or point XLSEARCH_HOME at a "
-            "writable folder",
-        ) from exc
-    return path
+    return _made(data_dir() / "indexes")
 
 
 def repo_models_dir() -> Path:

@@ -190,13 +190,7 @@ def save(folder: Path, vi: VectorIndex, keys: dict, meta: dict[str, Any]) -> dic
         "checksum": _sha256(folder / file),
         "built_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
-    side_tmp = folder / (SIDECAR + ".tmp")
-    with side_tmp.open("w", encoding="utf-8") as fh:
-        json.dump(meta, fh, indent=2)
-        fh.flush()
-        os.fsync(fh.fileno())
-    side_tmp.replace(folder / SIDECAR)
-    fsync_dir(folder)
+    meta = update_sidecar(folder, meta)
     for old in folder.iterdir():
         if old.name.startswith(("index-", "keys-")) and old.name not in (file, keyfile):
             old.unlink(missing_ok=True)
