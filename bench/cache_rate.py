@@ -52,8 +52,8 @@ def main() -> int:
     import torch
 
     from xlsearch.engine import load_encoder
-    from xlsearch.engine.cpu import cpu_flags, describe_cpu
     from xlsearch.engine.distill.teacher_cache import TeacherCache
+    from xlsearch.engine.runtime.cpu import cpu_flags, describe_cpu
 
     texts, total = train_english(args.n)
     variants = [(p, int(b)) for p, b in (v.split(":") for v in args.variants.split(","))]

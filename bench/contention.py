@@ -5,7 +5,7 @@ Workloads, each in a fresh process, as a user runs them:
   train  — ``xlsearch distill`` of a static student on a slice of ../shared/data/train (wall s);
   demo   — ``xlsearch demo --fresh --no-app`` in an empty XLSEARCH_HOME (wall s).
 Policies: ``old`` = ``XLSEARCH_THREAD_POLICY=torch`` (torch's defaults: all cores, spinning
-OpenMP waits), ``new`` = xlsearch's policy (engine/cpu.py). Conditions: ``idle`` and
+OpenMP waits), ``new`` = xlsearch's policy (engine/runtime/cpu.py). Conditions: ``idle`` and
 ``busy`` = next to one process doing torch matrix products with torch's default threads.
 Runs are interleaved (order rotates per round); the ratio busy/idle is per policy, from
 medians of the same run.
@@ -43,7 +43,7 @@ import sys, time
 sys.path.insert(0, {bench!r})
 from _data import tatoeba_english
 from xlsearch.engine import load_encoder
-from xlsearch.engine.cpu import configure_threads
+from xlsearch.engine.runtime.cpu import configure_threads
 texts = tatoeba_english({n})
 enc = load_encoder("bundled:teacher", precision="fp32")
 enc.encode(texts[:16])

@@ -33,7 +33,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
 
-    from xlsearch.engine.cpu import describe_cpu
+    from xlsearch.engine.runtime.cpu import describe_cpu
 
     work = Path(tempfile.mkdtemp(prefix="xlsearch-int8-"))
     files = []

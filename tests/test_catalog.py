@@ -7,9 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from xlsearch.engine import catalog, locations
+from xlsearch.engine import catalog
 from xlsearch.engine.evaluation.metrics import mse_x100, translation_accuracy
 from xlsearch.engine.modelio import update_card
+from xlsearch.engine.runtime import locations
 
 
 def test_active_model_is_only_what_the_user_chose(tiny_static_model: Path) -> None:

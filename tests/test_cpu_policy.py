@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from xlsearch.engine import cpu
+from xlsearch.engine.runtime import cpu
 
 REPO = Path(__file__).resolve().parents[1]
 OMP_VARS = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "MKL_NUM_THREADS", cpu._MARK)
@@ -18,14 +18,14 @@ OMP_VARS = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "MKL_NUM_THREADS", cpu._MARK)
 PROBE = """
 import json, os, sys
 import xlsearch.engine  # the policy is applied here, before torch
-from xlsearch.engine.cpu import configure_threads
+from xlsearch.engine.runtime.cpu import configure_threads
 torch_before = "torch" in sys.modules
 import torch
 p = configure_threads()
 print(json.dumps({"torch_before": torch_before, "torch_threads": torch.get_num_threads(),
     "policy": p.threads, "source": p.source, "before_torch": p.before_torch,
     "wait": os.environ.get("OMP_WAIT_POLICY"), "omp": os.environ.get("OMP_NUM_THREADS"),
-    "cpus": __import__("xlsearch.engine.cpu", fromlist=["x"]).cpu_count()}))
+    "cpus": __import__("xlsearch.engine.runtime.cpu", fromlist=["x"]).cpu_count()}))
 """
 
 
@@ -66,7 +66,7 @@ def test_policy_torch_leaves_defaults_alone_and_children_recompute() -> None:
 def test_cli_reads_the_threads_setting(tmp_path: Path) -> None:
     code = (
         "import xlsearch.cli as c, torch, json\n"
-        "from xlsearch.engine.cpu import configure_threads\n"
+        "from xlsearch.engine.runtime.cpu import configure_threads\n"
         "c._configure_threads(); p = configure_threads()\n"
         "print(json.dumps({'threads': p.threads, 'source': p.source,"
         " 'torch': torch.get_num_threads()}))"
@@ -183,10 +183,10 @@ def test_encoder_auto_precision_uses_the_cpu_policy(
 def test_distill_teacher_cache_precision(
     monkeypatch: pytest.MonkeyPatch, tiny_st_model: Path, tmp_path: Path
 ) -> None:
-    from xlsearch.engine import locations
     from xlsearch.engine.distill import DistillConfig, distill
     from xlsearch.engine.distill import train as train_mod
     from xlsearch.engine.errors import ConfigError
+    from xlsearch.engine.runtime import locations
 
     words = "the cat dog house tree runs sleeps big small red".split()
     lines = [f"{words[i % 10]} {words[(i * 3) % 10]} {i}\tdie {i} katze" for i in range(60)]

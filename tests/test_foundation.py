@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from xlsearch.engine import ConfigError
-from xlsearch.engine.settings import Settings
+from xlsearch.engine.runtime.settings import Settings
 
 
 def _run(code: str) -> str:
@@ -72,7 +72,7 @@ def test_settings_reject_unknown_and_bad_values(tmp_path: Path, monkeypatch) -> 
 
 
 def test_locations_follow_xlsearch_home(_tmp_home: Path) -> None:
-    from xlsearch.engine import locations
+    from xlsearch.engine.runtime import locations
 
     assert locations.data_dir().is_relative_to(_tmp_home)
     assert locations.cache_dir().is_relative_to(_tmp_home)

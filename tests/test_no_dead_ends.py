@@ -118,7 +118,7 @@ def eval_json(line: str) -> dict:
 def test_delete_collection_removes_its_index_files(
     memory: Path, tiny_static_model: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from xlsearch.engine import locations
+    from xlsearch.engine.runtime import locations
 
     for model in (tiny_static_model,):
         assert main(["index", "--collection", "tm", "--model", str(model)]) == 0

@@ -96,7 +96,7 @@ def test_a_schema_2_store_opens_with_everything_kept(
 ) -> None:
     """The upgrading user: collections, metadata, an index and cached vectors written by the
     previous schema; this version opens them, loses nothing, searches without re-embedding."""
-    from xlsearch.engine import locations
+    from xlsearch.engine.runtime import locations
     from xlsearch.engine.store import Store
 
     tmx = tmp_path / "tm.tmx"

@@ -49,10 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _configure_threads() -> None:
-    """The CPU thread policy, before any command imports torch (engine/cpu.py)."""
-    from xlsearch.engine.cpu import configure_threads
+    """The CPU thread policy, before any command imports torch (engine/runtime/cpu.py)."""
     from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.settings import Settings
+    from xlsearch.engine.runtime.cpu import configure_threads
+    from xlsearch.engine.runtime.settings import Settings
 
     try:
         threads = Settings.load().threads

@@ -217,7 +217,7 @@ def switch_hint(out: Any) -> str:
     """How to make a new model the active one (distilling never does it by itself)."""
     from pathlib import Path
 
-    from xlsearch.engine import locations
+    from xlsearch.engine.runtime import locations
 
     path = Path(out)
     name = path.name if path.parent.resolve() == locations.models_dir().resolve() else str(path)

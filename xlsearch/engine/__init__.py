@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from xlsearch.engine.cpu import configure_threads
 from xlsearch.engine.errors import (
     CancelledError,
     ConfigError,
@@ -18,6 +17,7 @@ from xlsearch.engine.errors import (
     XLSearchError,
 )
 from xlsearch.engine.progress import CancelToken, Progress
+from xlsearch.engine.runtime.cpu import configure_threads
 
 # Before any engine module imports torch or FAISS: passive OpenMP waits, threads = free cores.
 configure_threads()

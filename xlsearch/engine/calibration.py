@@ -58,7 +58,7 @@ def apply(cosine: float | np.ndarray, calibration: dict[str, Any] | None) -> Any
 
 
 def _teacher_file() -> Path:
-    from xlsearch.engine import locations
+    from xlsearch.engine.runtime import locations
 
     return locations.data_dir() / "eval" / "teacher.json"
 

@@ -14,7 +14,7 @@ from xlsearch.engine.modelio import (
     resolve_model_path,
     search_path,
 )
-from xlsearch.engine.settings import Settings
+from xlsearch.engine.runtime.settings import Settings
 
 
 @dataclass

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xlsearch.engine import locations
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+from xlsearch.engine.runtime import locations
 
 DEMO_LANGS = ("en", "de", "fr", "es", "ru", "zh", "ar", "ja")
 DEMO_COLLECTION = "demo"
@@ -140,7 +140,7 @@ def prepare_demo(
     from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.modelio import read_card, update_card
-    from xlsearch.engine.settings import Settings
+    from xlsearch.engine.runtime.settings import Settings
     from xlsearch.engine.store import Store
 
     on_progress = on_progress or no_progress

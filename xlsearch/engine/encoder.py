@@ -4,7 +4,7 @@ Matches ``SentenceTransformer(path).encode(texts, normalize_embeddings=True)`` t
 fp32: it tokenizes every text once, sorts by *token* count (least padding), pads each batch
 from the pre-tokenized ids and runs under ``torch.inference_mode``. On CPU, ``precision``
 ``bf16`` (autocast) and ``int8`` (dynamic quantisation) trade a little accuracy for speed
-where the CPU has the instructions for them; ``auto`` picks per CPU (``engine/cpu.py``) and
+where the CPU has the instructions for them; ``auto`` picks per CPU (``engine/runtime/cpu.py``) and
 ``docs/benchmarks.md`` has the measured trade-off.
 """
 
@@ -17,17 +17,17 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine import cpu
-from xlsearch.engine.cpu import configure_threads, retune
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.modelio import model_id, offline, read_card, resolve_model_path
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+from xlsearch.engine.runtime import cpu
+from xlsearch.engine.runtime.cpu import configure_threads, retune
 
 PRECISIONS = ("fp32", "bf16", "int8")
 """fp32 (exact), bf16 (autocast on CPU; weights on GPU, the GPU default), int8 (dynamic
 quantisation, CPU). ``auto`` = bf16/fp16 on GPU; on CPU bf16 where the CPU has native bf16
 (AMX, AVX-512 BF16), else fp32 (bf16 is emulated, ~5× slower, on AVX2-only CPUs) —
-``engine/cpu.py``."""
+``engine/runtime/cpu.py``."""
 
 
 def pick_device(device: str = "auto") -> str:

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine import fuzzy as fz
-from xlsearch.engine.cpu import one_blas_thread
 from xlsearch.engine.errors import ConfigError, IndexMismatchError, ModelError
 from xlsearch.engine.lookup_candidates import (
     LEXICAL_EXTRA,
@@ -36,6 +35,7 @@ from xlsearch.engine.matches import (
     Weights,
 )
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+from xlsearch.engine.runtime.cpu import one_blas_thread
 
 
 def _first(seen: set[str], key: str) -> bool:

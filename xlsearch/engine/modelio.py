@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from xlsearch.engine import locations
 from xlsearch.engine.errors import ModelError
+from xlsearch.engine.runtime import locations
 
 BUNDLED_TEACHER = "bundled:teacher"
 CARD_NAME = "xlsearch.json"

@@ -127,7 +127,7 @@ class XLSearchApp(App[None]):
         self.theme = DARK_THEME if self.theme == LIGHT_THEME else LIGHT_THEME
         if not self._fixed_theme:
             try:
-                from xlsearch.engine.settings import Settings
+                from xlsearch.engine.runtime.settings import Settings
 
                 settings = Settings.load()
                 settings.theme = self.theme
@@ -174,7 +174,7 @@ def _fit(binding: Binding, wide: bool) -> Binding:
 
 def _saved_theme() -> str:
     try:
-        from xlsearch.engine.settings import Settings
+        from xlsearch.engine.runtime.settings import Settings
 
         theme = Settings.load().theme
     except Exception:  # noqa: BLE001 - bad settings must not stop the app from opening

@@ -28,7 +28,6 @@ from xlsearch.engine.align.cost import (
 )
 from xlsearch.engine.align.dp import band_dp, bead_types, cell_margin, full_band, path_band
 from xlsearch.engine.align.numbers import number_masks
-from xlsearch.engine.cpu import one_blas_thread
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.importers.document import Document
 from xlsearch.engine.modelio import unseen_languages
@@ -39,6 +38,7 @@ from xlsearch.engine.progress import (
     ensure_token,
     no_progress,
 )
+from xlsearch.engine.runtime.cpu import one_blas_thread
 
 CHUNK = 4096
 """Texts encoded between two checkpoints."""
@@ -153,7 +153,7 @@ def checkpoint_folder(
     model: str, src: Sequence[str], tgt: Sequence[str], max_side: int, runs: str = "average"
 ) -> Path:
     """The cache folder of one alignment's encoded texts (sentences, or runs of them)."""
-    from xlsearch.engine.locations import cache_dir
+    from xlsearch.engine.runtime.locations import cache_dir
 
     digest = hashlib.blake2b(digest_size=12)
     key = str(max_side) if runs == "encode" else "sentences"

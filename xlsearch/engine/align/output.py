@@ -101,7 +101,7 @@ def write_alignment(
 def default_tmx_path(alignment: Alignment) -> Path:
     """Where an alignment saved into a collection is kept (the store imports this TMX): one
     file per pair of documents, so that ``job1/de.docx`` and ``job2/de.docx`` are two."""
-    from xlsearch.engine.locations import data_dir
+    from xlsearch.engine.runtime.locations import data_dir
 
     def stem(p: str) -> str:
         return re.sub(r"[^\w.-]+", "_", Path(p).stem)[:60] or "doc"

@@ -69,7 +69,7 @@ class DistillConfig:
     # --- hardware
     device: str = "auto"  # auto | cpu | cuda | cuda:1 …
     amp: bool = True  # bf16 autocast on CUDA
-    threads: int = 0  # torch CPU threads (0 = automatic: the free cores, engine/cpu.py)
+    threads: int = 0  # torch CPU threads (0 = automatic: the free cores, engine/runtime/cpu.py)
     teacher_precision: str = "auto"  # teacher cache: auto | fp32 | bf16 | int8 (auto on CPU:
     # bf16 where native, else int8 on AVX2 — engine/cpu.cache_precision; GPU: bf16/fp16)
 

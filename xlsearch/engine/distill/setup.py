@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine import locations
 from xlsearch.engine.distill.config import DistillConfig
 from xlsearch.engine.distill.data import ParallelData, load_parallel
 from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.runtime import locations
 
 
 def resolve_kind(cfg: DistillConfig, device: str) -> str:

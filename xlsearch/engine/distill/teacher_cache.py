@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine import locations
 from xlsearch.engine.distill.data import text_key
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+from xlsearch.engine.runtime import locations
 
 CHUNK = 4096  # sentences encoded (and committed to disk) per chunk
 

@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine.cpu import cache_precision, configure_threads, retune
 from xlsearch.engine.distill import checkpoint as ck
 from xlsearch.engine.distill import ddp
 from xlsearch.engine.distill import setup as su
@@ -35,6 +34,7 @@ from xlsearch.engine.distill.sampler import PairStream
 from xlsearch.engine.distill.teacher_cache import TeacherCache
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+from xlsearch.engine.runtime.cpu import cache_precision, configure_threads, retune
 
 
 @dataclass

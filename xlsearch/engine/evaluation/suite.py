@@ -10,7 +10,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from xlsearch.engine import locations
 from xlsearch.engine.errors import ConfigError, ModelError
 from xlsearch.engine.evaluation import readers as R
 from xlsearch.engine.evaluation.evaluators import (
@@ -26,6 +25,7 @@ from xlsearch.engine.evaluation.report import Report, Table, compare_table
 from xlsearch.engine.evaluation.synthetic import build_bucc_style
 from xlsearch.engine.modelio import BUNDLED_TEACHER, model_id, read_card, resolve_model_path
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback
+from xlsearch.engine.runtime import locations
 
 PCA_ROWS = 100
 """Parallel rows per language used for the language-bias PCA plot."""

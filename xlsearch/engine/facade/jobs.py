@@ -51,10 +51,10 @@ class JobsMixin:
 
     def _tm_files(self, collection: str) -> list[str]:
         """Write the collection's translation units as one English–XX TSV per language."""
-        from xlsearch.engine import locations
         from xlsearch.engine.errors import ConfigError
         from xlsearch.engine.export import iter_store_units, write_units
         from xlsearch.engine.langtags import primary
+        from xlsearch.engine.runtime import locations
 
         folder = locations.cache_dir() / "tm-training"
         folder.mkdir(parents=True, exist_ok=True)
@@ -128,7 +128,7 @@ class JobsMixin:
         from xlsearch.engine.evaluation.readers import tatoeba_languages, to_iso3
         from xlsearch.engine.evaluation.suite import run_suite, save_results
         from xlsearch.engine.facade.api import EVAL_DEMO, EVAL_DEV
-        from xlsearch.engine.settings import Settings
+        from xlsearch.engine.runtime.settings import Settings
 
         if data_dir in (EVAL_DEMO, EVAL_DEV):
             from xlsearch.engine.evaluation import builtin

@@ -68,7 +68,7 @@ class LocalEngine(JobsMixin):
             enc = self._encoders.get(spec)
             if enc is None:
                 from xlsearch.engine.encoder import load_encoder
-                from xlsearch.engine.settings import Settings
+                from xlsearch.engine.runtime.settings import Settings
 
                 s = Settings.load()
                 enc = load_encoder(
@@ -468,6 +468,6 @@ class LocalEngine(JobsMixin):
 
     def device_description(self) -> str:
         from xlsearch.engine.encoder import device_description
-        from xlsearch.engine.settings import Settings
+        from xlsearch.engine.runtime.settings import Settings
 
         return device_description(Settings.load().device)

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine import locations
 from xlsearch.engine.errors import IndexMismatchError
 from xlsearch.engine.index.cache import fsync_dir
 from xlsearch.engine.index.vectors import IVF_KINDS, VectorIndex, read_index, write_index
+from xlsearch.engine.runtime import locations
 
 SIDECAR = "index.json"
 FORMAT = 1

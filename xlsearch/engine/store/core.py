@@ -72,7 +72,7 @@ class Store(SegmentQueries):
     """
 
     def __init__(self, path: Path | str | None = None) -> None:
-        from xlsearch.engine import locations
+        from xlsearch.engine.runtime import locations
 
         self.path = Path(path) if path is not None else locations.store_path()
         try:

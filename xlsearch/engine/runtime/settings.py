@@ -7,8 +7,8 @@ import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from xlsearch.engine import locations
 from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.runtime import locations
 
 ENV_PREFIX = "XLSEARCH_"
 
@@ -30,7 +30,7 @@ class Settings:
     quantize: bool = False
     """int8 dynamic quantisation of transformer encoders on CPU (faster, tiny quality loss)."""
     threads: int = 0
-    """CPU threads for torch/FAISS; 0 = automatic (the free cores, ``engine/cpu.py``)."""
+    """CPU threads for torch/FAISS; 0 = automatic (the free cores, ``engine/runtime/cpu.py``)."""
     theme: str = "textual-dark"
     """TUI theme name."""
 
