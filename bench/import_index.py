@@ -111,7 +111,7 @@ def bench_import(pairs: int = 100_000) -> list[dict[str, object]]:
     def parse_only(path: Path) -> int:
         return sum(1 for _ in read_records(ReadContext(path), detect_format(path)))
 
-    from xlsearch.engine.langid import identify
+    from xlsearch.engine.lang.identify import identify
 
     identify(["warm-up: load the language-identification model once"])
     with Store(work / "store.db") as store:

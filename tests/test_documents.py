@@ -10,7 +10,7 @@ import pytest
 from xlsearch.cli import main
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.importers.document import read_document, read_paragraphs
-from xlsearch.engine.segmentation import split_sentences
+from xlsearch.engine.lang.sentences import split_sentences
 
 
 def make_docx(path: Path) -> Path:

@@ -187,7 +187,7 @@ def test_tsv_without_languages_identifies_them(tmp_path: Path) -> None:
         )
     )
     assert [r[1] for r in recs] == [None, None]  # the store runs langid in batches
-    from xlsearch.engine.langid import identify
+    from xlsearch.engine.lang.identify import identify
 
     assert identify([r[2] for r in recs]) == ["en", "de"]
 

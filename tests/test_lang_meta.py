@@ -14,7 +14,7 @@ import pytest
 
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.export import iter_store_units, write_units
-from xlsearch.engine.langtags import normalize_tag, tag_matches
+from xlsearch.engine.lang.tags import normalize_tag, tag_matches
 from xlsearch.engine.store import Store
 from xlsearch.engine.store.schema import LATEST
 from xlsearch.engine.store.units import UnitFilter, parse_date

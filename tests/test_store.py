@@ -309,7 +309,7 @@ def test_langid_short_cells_follow_their_column(store: Store, tmp_path: Path) ->
 
 
 def test_identify_same_language_groups_override_unsure_minorities() -> None:
-    from xlsearch.engine.langid import identify
+    from xlsearch.engine.lang.identify import identify
 
     texts = [
         "The committee approved the new budget yesterday afternoon.",
@@ -325,7 +325,7 @@ def test_identify_same_language_groups_override_unsure_minorities() -> None:
 def test_a_file_of_short_lines_gets_plausible_languages_not_wild_guesses(
     store: Store, tmp_path: Path
 ) -> None:
-    from xlsearch.engine.langid import classify
+    from xlsearch.engine.lang.identify import classify
 
     # on its own the identifier says Kikuyu / Igbo / Fula for these, all under 15 %
     assert {classify(t)[0] for t in ("Para one.", "Para two.", "Hello world.")} & {"kik", "ig"}

@@ -114,7 +114,7 @@ def _check_languages(store: Any, collection: str | None, **langs: str) -> None:
     """A one-line error when the memory has no segment in a language asked for (``--src en``
     finds ``en-GB``): otherwise a typo gives an empty or target-less result."""
     from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.langtags import primary
+    from xlsearch.engine.lang.tags import primary
 
     if collection and store.collection_id(collection) is None:
         names = ", ".join(c["name"] for c in store.collections()) or "none yet"

@@ -146,7 +146,7 @@ def _langs(values: list[str] | None) -> list[str] | None:
 def _why_no_hits(store: Any, collection: str | None, langs: list[str] | None) -> str | None:
     """The plain reason a search found nothing, when there is one: an empty store or
     collection, or ``--lang`` tags that match no stored language (a typo, ``--lang jp``)."""
-    from xlsearch.engine.langtags import tag_matches
+    from xlsearch.engine.lang.tags import tag_matches
 
     have = store.languages(collection)
     where = f"collection '{collection}'" if collection else "the store"

@@ -14,7 +14,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from xlsearch.engine import export_xliff as xliff
 from xlsearch.engine.errors import ConfigError, DataError
-from xlsearch.engine.langtags import tag_matches
+from xlsearch.engine.lang.tags import tag_matches
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
 
 if TYPE_CHECKING:

@@ -251,7 +251,7 @@ def write_hits(hits: Sequence[Any], path: str | Path, langs: Sequence[str] | Non
     from collections import Counter
 
     from xlsearch.engine import export
-    from xlsearch.engine.langtags import tag_matches
+    from xlsearch.engine.lang.tags import tag_matches
 
     fmt = export.export_format(path)
     if not langs:

@@ -2,7 +2,7 @@
 
 Formats: XLIFF 1.2 (``trans-unit``, also segmented ``seg-source``/``mrk``) and 2.x
 (``unit/segment``), gettext PO, and plain text / DOCX split into sentences
-(``engine/segmentation.py``). ``open_document`` reads one; ``set_target`` records a chosen
+(``engine/lang/sentences.py``). ``open_document`` reads one; ``set_target`` records a chosen
 target with its match quality; ``save`` writes the file back in its own format, every target
 xlsearch wrote marked for review (XLIFF 1.2 ``state="needs-review-translation"`` + an
 ``alt-trans`` with ``match-quality``; XLIFF 2.0 ``state="translated"`` +

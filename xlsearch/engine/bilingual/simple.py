@@ -67,7 +67,7 @@ def load_po(path: Path) -> Any:
 def _msgid_lang(segs: list[Any]) -> str:
     """The msgids' language when clearly identified (a German→English PO), else gettext's
     convention, English."""
-    from xlsearch.engine.langid import classify
+    from xlsearch.engine.lang.identify import classify
 
     lang, prob = classify("\n".join(s.source for s in segs[:200]))
     return lang if prob >= 0.9 else "en"
@@ -101,14 +101,14 @@ def dump_po(doc: Any) -> bytes:
 
 # -- plain text ----------------------------------------------------------------------------
 def _detect(texts: list[str]) -> str:
-    from xlsearch.engine.langid import identify
+    from xlsearch.engine.lang.identify import identify
 
     langs = identify(texts[:200], same_language=True)
     return max(set(langs), key=langs.count) if langs else ""
 
 
 def _split(paragraphs: list[str], src: str | None) -> tuple[str, list[tuple[int, str]]]:
-    from xlsearch.engine.segmentation import split_sentences
+    from xlsearch.engine.lang.sentences import split_sentences
 
     lang = src or _detect([p for p in paragraphs if p.strip()])
     out = []

@@ -59,7 +59,7 @@ def _spans(raw: str, sentences: list[str]) -> list[tuple[int, int]] | None:
 def segment_unit(source: Any, text: str, lang: str, q: Any) -> Any | None:
     """A ``seg-source`` element for ``source`` (not attached), one ``mrk`` a sentence, or
     None when ``text`` is one sentence or a boundary falls inside an inline element."""
-    from xlsearch.engine.segmentation import split_sentences
+    from xlsearch.engine.lang.sentences import split_sentences
 
     sentences = split_sentences(text, lang or "en")
     if len(sentences) < 2:

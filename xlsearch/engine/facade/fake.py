@@ -38,7 +38,7 @@ from xlsearch.engine.facade.api import (
 )
 from xlsearch.engine.facade.fake_data import SEED_UNITS, embed, script_lang, words
 from xlsearch.engine.facade.fake_lookup import FakeLookupMixin
-from xlsearch.engine.langtags import tag_matches
+from xlsearch.engine.lang.tags import tag_matches
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
 
 TEACHER = "bundled:teacher"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from xlsearch.engine import fuzzy as fz
-from xlsearch.engine.langtags import primary
+from xlsearch.engine.lang.tags import primary
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback
 
 

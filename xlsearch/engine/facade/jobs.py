@@ -53,7 +53,7 @@ class JobsMixin:
         """Write the collection's translation units as one English–XX TSV per language."""
         from xlsearch.engine.errors import ConfigError
         from xlsearch.engine.export import iter_store_units, write_units
-        from xlsearch.engine.langtags import primary
+        from xlsearch.engine.lang.tags import primary
         from xlsearch.engine.runtime import locations
 
         folder = locations.cache_dir() / "tm-training"

@@ -152,7 +152,7 @@ class LocalEngine(JobsMixin):
 
     def detect_language(self, text: str) -> str:
         """The language code of ``text`` (py3langid), e.g. to pick the translation shown."""
-        from xlsearch.engine.langid import classify
+        from xlsearch.engine.lang.identify import classify
 
         return classify(text)[0]
 

@@ -146,7 +146,7 @@ _CONTROL = {c: None for c in range(32) if chr(c) not in "\t\n\r\x0b\x0c"}
 def normalize_lang(tag: str | None) -> str | None:
     """The BCP 47 tag as written, case-normalised (``en-gb`` → ``en-GB``, ``EN_us`` →
     ``en-US``, ``deu`` → ``de``); anything unparseable → None. See ``engine.langtags``."""
-    from xlsearch.engine.langtags import normalize_tag
+    from xlsearch.engine.lang.tags import normalize_tag
 
     return normalize_tag(tag)
 
@@ -157,7 +157,7 @@ def keep_lang(ctx: ReadContext, lang: str | None) -> bool:
     the ``--lang`` tags."""
     if not ctx.langs or lang is None:
         return True
-    from xlsearch.engine.langtags import tag_matches
+    from xlsearch.engine.lang.tags import tag_matches
 
     return any(tag_matches(want, lang) for want in ctx.langs)
 

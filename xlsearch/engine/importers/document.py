@@ -139,7 +139,7 @@ def read_document(
         declared = _html_lang(path, encoding) if document_format(path, fmt) == "html" else None
         lang = _guess_lang(blocks, declared)
     doc = Document(str(path), lang)
-    from xlsearch.engine.segmentation import split_sentences
+    from xlsearch.engine.lang.sentences import split_sentences
 
     for k, block in enumerate(blocks):
         for sentence in split_sentences(block, lang):
@@ -175,8 +175,8 @@ def _guess_lang(texts: list[str], declared: str | None = None) -> str:
     """The texts' identified language; the ``declared`` tag (``<html lang="en-GB">``) where
     identification agrees with it or is unsure, so a region is kept and a stale label is not;
     a short unsure text without one is ``langid.settle``d (English over Kikuyu)."""
-    from xlsearch.engine.langid import GROUP_SHORT, UNDETERMINED, classify, settle
-    from xlsearch.engine.langtags import primary
+    from xlsearch.engine.lang.identify import GROUP_SHORT, UNDETERMINED, classify, settle
+    from xlsearch.engine.lang.tags import primary
 
     sample = " ".join(texts[:50])[:5000]
     lang, prob = classify(sample) if sample else (UNDETERMINED, 0.0)

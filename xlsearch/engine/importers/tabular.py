@@ -77,7 +77,7 @@ def _is_header(row: list[str], langs: list[str] | None) -> bool:
         return False
     if not langs:
         return True
-    from xlsearch.engine.langtags import tag_matches
+    from xlsearch.engine.lang.tags import tag_matches
 
     return all(
         any(tag_matches(want, tag) or tag_matches(tag, want) for want in langs)

@@ -17,13 +17,13 @@ from xlsearch.engine.importers.base import (
 def split_sentences(paragraph: str, lang: str | None = None) -> list[str]:
     """Split a paragraph into sentences with ``engine.segmentation`` (sentencex); without
     ``lang`` the paragraph's language is identified to pick the rules."""
-    from xlsearch.engine.segmentation import split_sentences as segment
+    from xlsearch.engine.lang.sentences import split_sentences as segment
 
     text = normalize(paragraph)
     if not text:
         return []
     if lang is None:
-        from xlsearch.engine.langid import UNDETERMINED, classify
+        from xlsearch.engine.lang.identify import UNDETERMINED, classify
 
         found = classify(text)[0]
         lang = "en" if found == UNDETERMINED else found

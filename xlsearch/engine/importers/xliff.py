@@ -150,7 +150,7 @@ def file_langs(
     otherwise it stays None and is identified (once for the whole file)."""
     src = normalize_lang(file.get("source-language")) or root_src
     trg = normalize_lang(file.get("target-language")) or root_trg
-    from xlsearch.engine.langtags import tag_matches
+    from xlsearch.engine.lang.tags import tag_matches
 
     def fill(known: str | None) -> str | None:
         left = [t for t in ctx.langs if not (known and tag_matches(t, known))]

@@ -90,7 +90,7 @@ def _filters(
         where.append("d.collection_id = (SELECT id FROM collections WHERE name = ?)")
         args.append(collection)
     if langs:
-        from xlsearch.engine.langtags import expand
+        from xlsearch.engine.lang.tags import expand
 
         langs = expand(conn, list(langs))  # BCP 47 prefixes: en → en, en-GB, en-US …
         where.append(f"s.lang IN ({','.join('?' * len(langs))})" if langs else "0")

@@ -66,7 +66,7 @@ def _batches(
     """(segment rows (position, lang, text, text_hash, tu_id, meta), unit metadata rows) in
     batches, languages filled in (one guess per group; see ``langid.LanguageFiller``;
     ``prior``: the store's languages, for short lines the identifier is unsure of)."""
-    from xlsearch.engine.langid import LanguageFiller
+    from xlsearch.engine.lang.identify import LanguageFiller
     from xlsearch.engine.store.units import unit_rows
 
     filler = LanguageFiller(langs, prior)
@@ -112,7 +112,7 @@ def stored_languages(conn: Any) -> list[str]:
 
 
 def _wanted(lang: str | None, langs: Sequence[str]) -> bool:
-    from xlsearch.engine.langtags import tag_matches
+    from xlsearch.engine.lang.tags import tag_matches
 
     return not langs or any(tag_matches(want, lang or "und") for want in langs)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine.langtags import expand
+from xlsearch.engine.lang.tags import expand
 from xlsearch.engine.store.units import UnitFilter
 
 SEGMENT_COLUMNS = "s.id, s.document_id, s.position, s.lang, s.text, s.text_hash, s.tu_id"

@@ -274,7 +274,7 @@ class SearchScreen(EngineScreen):
 
     def _why_none(self, args: dict[str, Any]) -> str:
         """The plain reason for no hits, when there is one (the CLI says the same)."""
-        from xlsearch.engine.langtags import tag_matches
+        from xlsearch.engine.lang.tags import tag_matches
 
         if self.stored is None:
             return ""

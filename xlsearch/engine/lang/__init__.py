@@ -1,0 +1,1 @@
+"""Languages: BCP 47 tags, language identification, sentence splitting."""
