@@ -64,7 +64,7 @@ def quality(args: argparse.Namespace) -> None:
         runs=args.runs, gap_extend=args.gap_extend, number_weight=args.number_weight
     )
     for spec in args.model:
-        from xlsearch.engine.encoder import load_encoder
+        from xlsearch.engine.models.encoder import load_encoder
 
         enc = load_encoder(spec, threads=args.threads)
         start = time.monotonic()
@@ -168,8 +168,8 @@ def one_scale(args: argparse.Namespace) -> None:
     import torch
 
     from xlsearch.engine.align import AlignConfig, Bead, align_documents, score_beads
-    from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.importers.document import Document
+    from xlsearch.engine.models.encoder import load_encoder
 
     torch.set_num_threads(args.threads)
     src, tgt, gold = synthetic(args.one, blocks=args.blocks)

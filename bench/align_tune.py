@@ -49,7 +49,7 @@ VARIANTS: list[tuple[str, dict]] = [
 
 def sentence_vectors(spec: str, sentences: list[str], cache: Path) -> np.ndarray:
     """The model's embeddings of ``sentences``, cached by model and text."""
-    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.models.encoder import load_encoder
 
     key = hashlib.blake2b("\n".join([spec, *sentences]).encode(), digest_size=10).hexdigest()
     path = cache / f"{key}.npy"

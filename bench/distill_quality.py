@@ -141,7 +141,7 @@ def main() -> None:
     st = sts(enc) if args.sts else None
     t_eval = time.perf_counter() - t1
     summ = summary(tat, st)
-    from xlsearch.engine.modelio import update_card
+    from xlsearch.engine.models.cards import update_card
 
     figures = {f"tatoeba_{k}": round(v, 2) for k, v in tat.items()}
     figures |= {f"stsb_{k}": round(v, 2) for k, v in (st or {}).items()}

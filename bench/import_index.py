@@ -213,8 +213,8 @@ def bench_index(
 ) -> dict[str, float]:
     """Seconds for pure encode and for build_index (min of interleaved rounds), import."""
     os.environ["XLSEARCH_HOME"] = tempfile.mkdtemp(prefix="xlsearch-bench-")
-    from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
 
     rows = read_pairs(pairs)

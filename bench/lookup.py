@@ -193,9 +193,9 @@ class Case:
 
 
 def quality(args) -> None:
-    from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.index.cache import model_key
     from xlsearch.engine.lookup import DEFAULT_WEIGHTS, Lookup
+    from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
     from xlsearch.engine.store.ingest import text_hash
 
@@ -334,9 +334,9 @@ def train_pairs(limit: int) -> list[tuple[str, str]]:
 def latency(args) -> None:
     from xlsearch.engine.analysis import analyze
     from xlsearch.engine.bilingual import open_document
-    from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.lookup import Lookup
+    from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
 
     n = args.latency

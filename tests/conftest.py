@@ -103,7 +103,7 @@ def _build_tiny_static(folder: Path) -> Path:
     import torch
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
-    from xlsearch.engine.model import SentenceModel, StaticBody
+    from xlsearch.engine.models.trainable import SentenceModel, StaticBody
 
     vocab = {"[UNK]": 0}
     for w in WORDS:
@@ -121,7 +121,7 @@ def _build_tiny_static(folder: Path) -> Path:
 def _tiny_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("tiny-models")
     hf = _build_tiny_bert(root / "tiny-hf")
-    from xlsearch.engine.model import load_model
+    from xlsearch.engine.models.trainable import load_model
 
     st = load_model(hf).save(root / "tiny-st", card={"teacher": "test", "languages": ["en"]})
     return {"hf": hf, "st": st, "static": _build_tiny_static(root / "tiny-static")}

@@ -45,8 +45,8 @@ def write_xliff(path: Path, segments: list[str]) -> Path:
 
 
 def _store(tmp_path: Path, model: Path):
-    from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
 
     enc = load_encoder(str(model))
@@ -94,7 +94,7 @@ def test_cli_analyze_writes_report_and_pretranslated_xliff(
     tmp_path: Path, tiny_static_model: Path, capsys
 ) -> None:
     from xlsearch.cli import main
-    from xlsearch.engine.catalog import set_active_model
+    from xlsearch.engine.models.catalog import set_active_model
 
     store, _enc = _store(tmp_path, tiny_static_model)
     store.close()
@@ -122,7 +122,7 @@ def test_cli_analyze_writes_report_and_pretranslated_xliff(
 
 def test_cli_analyze_quiet_prints_no_progress(tmp_path: Path, tiny_static_model: Path, capsys):
     from xlsearch.cli import main
-    from xlsearch.engine.catalog import set_active_model
+    from xlsearch.engine.models.catalog import set_active_model
 
     _store(tmp_path, tiny_static_model)[0].close()
     set_active_model(str(tiny_static_model))

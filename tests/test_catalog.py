@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from xlsearch.engine import catalog
 from xlsearch.engine.evaluation.metrics import mse_x100, translation_accuracy
-from xlsearch.engine.modelio import update_card
+from xlsearch.engine.models import catalog
+from xlsearch.engine.models.cards import update_card
 from xlsearch.engine.runtime import locations
 
 
@@ -50,7 +50,7 @@ def test_models_lists_a_students_teacher_language_too(tiny_static_model: Path, c
     """A student of the English teacher encodes English too: the listing says so."""
     from xlsearch.cli import main
     from xlsearch.engine.facade.local import LocalEngine
-    from xlsearch.engine.modelio import BUNDLED_TEACHER
+    from xlsearch.engine.models.cards import BUNDLED_TEACHER
 
     student = Path(shutil.copytree(tiny_static_model, locations.models_dir() / "de-fr"))
     update_card(student, languages=["de", "fr"], teacher=BUNDLED_TEACHER)

@@ -169,7 +169,7 @@ def test_auto_precision_follows_the_cpu_flags(extra: str, auto: str, cache: str)
 def test_encoder_auto_precision_uses_the_cpu_policy(
     monkeypatch: pytest.MonkeyPatch, tiny_st_model: Path
 ) -> None:
-    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.models.encoder import load_encoder
 
     monkeypatch.setattr(cpu, "cpu_flags", lambda *a: frozenset({"avx2"}))
     assert load_encoder(tiny_st_model, device="cpu").precision == "fp32"

@@ -146,8 +146,8 @@ def test_cancel_saves_and_resume_matches_uninterrupted_run(
     part = distill(cfg_b, on_progress=stop_at_6, cancel=token)
     assert part.cancelled and part.steps == 6
     assert (part.out / "modules.json").is_file()  # a usable model right away
-    from xlsearch.engine.catalog import ModelInfo
-    from xlsearch.engine.modelio import read_card
+    from xlsearch.engine.models.cards import read_card
+    from xlsearch.engine.models.catalog import ModelInfo
 
     # … but an unfinished run, not a finished model (catalog and `models --use` skip it)
     assert read_card(part.out)["finished"] is False
@@ -283,7 +283,7 @@ def test_checkpoint_student_gets_projection(
         max_steps=3,
     )
     res = distill(cfg)
-    from xlsearch.engine.model import load_model
+    from xlsearch.engine.models.trainable import load_model
 
     m = load_model(res.out)
     assert m.body.dim == 16 and m.dim == 32 and len(m.dense) == 1

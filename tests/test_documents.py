@@ -206,7 +206,7 @@ def test_align_an_empty_document_or_unknown_output_is_an_error_before_work(
 ) -> None:  # type: ignore[no-untyped-def]
     """An empty (or only blank/markup) document, or an output of unknown kind, is a one-line
     error naming the file, before any model loads; nothing is written."""
-    import xlsearch.engine.encoder as encoder
+    import xlsearch.engine.models.encoder as encoder
 
     def no_model(*a, **k):  # type: ignore[no-untyped-def]
         raise AssertionError("a model was loaded")

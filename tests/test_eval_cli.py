@@ -13,7 +13,7 @@ from xlsearch.cli import main
 from xlsearch.engine.errors import CancelledError, ConfigError
 from xlsearch.engine.evaluation import compare, run_suite, save_results, stored_metrics
 from xlsearch.engine.evaluation.report import Report, Table
-from xlsearch.engine.modelio import bundled_teacher_path, read_card
+from xlsearch.engine.models.cards import bundled_teacher_path, read_card
 from xlsearch.engine.progress import CancelToken
 from xlsearch.engine.runtime import locations
 

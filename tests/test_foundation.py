@@ -111,8 +111,8 @@ def test_unavailable_device_is_a_one_line_error(
     import torch
 
     from xlsearch.cli import main
-    from xlsearch.engine.encoder import pick_device
     from xlsearch.engine.errors import ConfigError
+    from xlsearch.engine.models.encoder import pick_device
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert pick_device("cpu") == "cpu"

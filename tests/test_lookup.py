@@ -38,8 +38,8 @@ def write_tmx(path: Path, units: list[tuple[str, str]], extra: str = "") -> Path
 @pytest.fixture()
 def memory(tmp_path: Path, tiny_static_model: Path):
     """A store with a small en–de memory (+ one fr–de unit), indexed with a tiny model."""
-    from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
 
     fr = (
@@ -175,7 +175,7 @@ def test_lexical_candidates_use_rare_words(memory) -> None:
 
 def test_cli_lookup_json(memory, tiny_static_model: Path, capsys) -> None:
     from xlsearch.cli import main
-    from xlsearch.engine.catalog import set_active_model
+    from xlsearch.engine.models.catalog import set_active_model
 
     set_active_model(str(tiny_static_model))
     assert main(["lookup", "the dog sleeps!", "--src", "en", "--tgt", "de", "--json"]) == 0
@@ -192,7 +192,7 @@ def test_cli_lookup_json(memory, tiny_static_model: Path, capsys) -> None:
 def test_no_index_is_built_on_the_spot_so_matches_get_semantic_scores(
     tmp_path: Path, tiny_static_model
 ) -> None:
-    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
 
     with Store() as store:
@@ -341,8 +341,8 @@ def test_engine_lookup_for_a_target_language_skips_units_without_it(
     segment but no target; as in analyze, it is not a match to insert."""
     from test_analysis import write_xliff
 
-    from xlsearch.engine.catalog import set_active_model
     from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.engine.models.catalog import set_active_model
 
     store, _enc = memory
     store.import_file(write_xliff(tmp_path / "job.xlf", ["the dog sleeps"]), "tm")

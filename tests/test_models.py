@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from xlsearch.engine import ModelError, load_encoder
-from xlsearch.engine.model import Dense, SentenceModel, load_model
-from xlsearch.engine.modelio import read_card, resolve_model_path
+from xlsearch.engine.models.cards import read_card, resolve_model_path
+from xlsearch.engine.models.trainable import Dense, SentenceModel, load_model
 
 SENTENCES = ["hello world", "der hund schläft", "le chat dort.", "кошка", "猫 狗", "", "a " * 90]
 
@@ -125,7 +125,7 @@ def test_cancel_stops_encoding(tiny_static_model: Path) -> None:
 
 
 def test_unseen_languages_from_the_card() -> None:
-    from xlsearch.engine.modelio import BUNDLED_TEACHER, unseen_languages
+    from xlsearch.engine.models.cards import BUNDLED_TEACHER, unseen_languages
 
     assert unseen_languages(BUNDLED_TEACHER, {}, ["en-US", "de-DE", "fr", None]) == ["de", "fr"]
     student = {"languages": ["de", "fr-FR"], "teacher": BUNDLED_TEACHER}

@@ -154,7 +154,7 @@ def test_cli_errors_are_one_line_without_traceback(
     def boom(*_: object, **__: object) -> None:
         raise ValueError("something broke")
 
-    monkeypatch.setattr("xlsearch.engine.catalog.list_models", boom)
+    monkeypatch.setattr("xlsearch.engine.models.catalog.list_models", boom)
     assert main(["models"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "ValueError: something broke" in err

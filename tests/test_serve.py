@@ -54,9 +54,9 @@ def served(tmp_path: Path, tiny_static_model: Path) -> Iterator[str]:
     """``xlsearch serve`` on a free port over a store with a tiny indexed memory."""
     from test_lookup import write_tmx
 
-    from xlsearch.engine.catalog import set_active_model
-    from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.models.catalog import set_active_model
+    from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
 
     set_active_model(str(tiny_static_model))

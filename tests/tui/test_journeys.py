@@ -78,8 +78,8 @@ def errors(app: Any) -> list[str]:
 
 @pytest.fixture()
 def real_app(tiny_static_model: Path) -> Any:
-    from xlsearch.engine.catalog import set_active_model
     from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.engine.models.catalog import set_active_model
 
     set_active_model(str(tiny_static_model))
     return make_app(engine=LocalEngine(), theme="textual-dark")
@@ -157,7 +157,7 @@ async def test_import_index_search_export(real_app, tmp_path: Path):
 
 @pytest.mark.slow
 async def test_distill_use_search_evaluate(real_app, tiny_static_model, tiny_st_model, tmp_path):
-    from xlsearch.engine.catalog import active_model
+    from xlsearch.engine.models.catalog import active_model
 
     app = real_app
     engine = app.engine

@@ -39,9 +39,9 @@ def _prepare(tmp_path: Path, model: Path) -> Path:
     from test_analysis import write_xliff
     from test_lookup import write_tmx
 
-    from xlsearch.engine.catalog import set_active_model
-    from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.models.catalog import set_active_model
+    from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
 
     set_active_model(str(model))
@@ -223,10 +223,10 @@ async def test_an_inserted_match_edited_keeps_the_memory_tags(
 ):
     """Insert a match from a tagged XLIFF memory, edit it, save: the tag wraps the edited
     word where the memory's target had it."""
-    from xlsearch.engine.catalog import set_active_model
-    from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.facade.local import LocalEngine
     from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.models.catalog import set_active_model
+    from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
 
     def xliff(units: str) -> str:

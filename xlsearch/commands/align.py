@@ -76,8 +76,8 @@ def cmd_align(args: argparse.Namespace) -> int:
         beads = align_lengths(src.sentences, tgt.sentences, config)
         alignment = Alignment(src, tgt, beads, "lengths (Gale-Church)")
     else:
-        from xlsearch.engine.catalog import active_model
-        from xlsearch.engine.encoder import load_encoder
+        from xlsearch.engine.models.catalog import active_model
+        from xlsearch.engine.models.encoder import load_encoder
 
         encoder = load_encoder(args.model or active_model())
         alignment = align_documents(src, tgt, encoder, config, on_progress=bar)

@@ -110,7 +110,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         )
     spec = args.model
     if not spec:
-        from xlsearch.engine.catalog import active_model
+        from xlsearch.engine.models.catalog import active_model
 
         spec = active_model()
     bar = ProgressBar()
@@ -133,7 +133,7 @@ def _calibrate(args: argparse.Namespace) -> None:
 
     spec = args.model
     if not spec:
-        from xlsearch.engine.catalog import active_model
+        from xlsearch.engine.models.catalog import active_model
 
         spec = active_model()
     enc = load_encoder(spec, device=args.device, batch_size=args.batch_size)

@@ -94,8 +94,8 @@ def _lookup_engine(store: Any, args: argparse.Namespace) -> Any:
 
     encoder = None
     if not args.fuzzy_only:
-        from xlsearch.engine.catalog import active_model
-        from xlsearch.engine.encoder import load_encoder
+        from xlsearch.engine.models.catalog import active_model
+        from xlsearch.engine.models.encoder import load_encoder
 
         encoder = load_encoder(args.model or active_model())
     from xlsearch.cli import ProgressBar

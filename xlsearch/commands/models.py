@@ -33,7 +33,7 @@ def register(sub: Any) -> None:
 def cmd_encode(args: argparse.Namespace) -> int:
     """Embed texts and print JSON lines (or save .npy)."""
     from xlsearch.cli import ProgressBar
-    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.models.encoder import load_encoder
 
     texts = args.texts or [line.rstrip("\n") for line in sys.stdin]
     enc = load_encoder(
@@ -55,8 +55,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 def cmd_models(args: argparse.Namespace) -> int:
     """List known models with their cards; optionally set the active model."""
-    from xlsearch.engine import catalog
-    from xlsearch.engine.modelio import model_languages
+    from xlsearch.engine.models import catalog
+    from xlsearch.engine.models.cards import model_languages
 
     if args.use:
         print(f"active model: {catalog.set_active_model(args.use)}", file=sys.stderr)

@@ -158,8 +158,8 @@ def _why_no_hits(store: Any, collection: str | None, langs: list[str] | None) ->
 
 
 def _encoder(spec: str | None, **kw: Any) -> Any:
-    from xlsearch.engine.catalog import active_model
-    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.models.catalog import active_model
+    from xlsearch.engine.models.encoder import load_encoder
 
     return load_encoder(spec or active_model(), **kw)
 

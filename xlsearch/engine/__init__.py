@@ -23,7 +23,7 @@ from xlsearch.engine.runtime.cpu import configure_threads
 configure_threads()
 
 if TYPE_CHECKING:
-    from xlsearch.engine.encoder import Encoder, load_encoder
+    from xlsearch.engine.models.encoder import Encoder, load_encoder
 
 __all__ = [
     "CancelToken",
@@ -39,7 +39,8 @@ __all__ = [
     "load_encoder",
 ]
 
-_LAZY = {"Encoder": "xlsearch.engine.encoder", "load_encoder": "xlsearch.engine.encoder"}
+_ENCODER = "xlsearch.engine.models.encoder"
+_LAZY = {"Encoder": _ENCODER, "load_encoder": _ENCODER}
 
 
 def __getattr__(name: str) -> Any:

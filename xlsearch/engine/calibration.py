@@ -64,7 +64,7 @@ def _teacher_file() -> Path:
 
 
 def _is_bundled(encoder_id: str) -> bool:
-    from xlsearch.engine.modelio import BUNDLED_TEACHER
+    from xlsearch.engine.models.cards import BUNDLED_TEACHER
 
     return encoder_id == BUNDLED_TEACHER
 
@@ -136,7 +136,7 @@ def store(encoder: Any, cal: dict[str, Any]) -> Path:
         tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
         tmp.replace(path)
         return path
-    from xlsearch.engine.modelio import CARD_NAME, update_card
+    from xlsearch.engine.models.cards import CARD_NAME, update_card
 
     if encoder.path is None:
         raise DataError("an in-memory model has no card to store a calibration in")

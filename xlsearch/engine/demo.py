@@ -107,7 +107,12 @@ def index_is_fresh(store: Any, spec: str, collection: str) -> bool:
     from types import SimpleNamespace
 
     from xlsearch.engine.index.cache import model_key
-    from xlsearch.engine.modelio import BUNDLED_TEACHER, model_id, read_card, resolve_model_path
+    from xlsearch.engine.models.cards import (
+        BUNDLED_TEACHER,
+        model_id,
+        read_card,
+        resolve_model_path,
+    )
 
     path = resolve_model_path(spec)
     card = read_card(path)
@@ -136,10 +141,10 @@ def prepare_demo(
     student becomes the active model only when none was ever chosen. A cancelled first run
     is resumed on the next call.
     """
-    from xlsearch.engine.catalog import ModelInfo
-    from xlsearch.engine.encoder import load_encoder
     from xlsearch.engine.index.manager import build_index
-    from xlsearch.engine.modelio import read_card, update_card
+    from xlsearch.engine.models.cards import read_card, update_card
+    from xlsearch.engine.models.catalog import ModelInfo
+    from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.runtime.settings import Settings
     from xlsearch.engine.store import Store
 

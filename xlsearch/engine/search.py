@@ -114,8 +114,8 @@ class Searcher:
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
-            from xlsearch.engine.catalog import active_model
-            from xlsearch.engine.encoder import load_encoder
+            from xlsearch.engine.models.catalog import active_model
+            from xlsearch.engine.models.encoder import load_encoder
 
             self._encoder = load_encoder(self.model or active_model())
         return self._encoder

@@ -30,7 +30,7 @@ from xlsearch.engine.align.dp import band_dp, bead_types, cell_margin, full_band
 from xlsearch.engine.align.numbers import number_masks
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.importers.document import Document
-from xlsearch.engine.modelio import unseen_languages
+from xlsearch.engine.models.cards import unseen_languages
 from xlsearch.engine.progress import (
     CancelToken,
     Progress,

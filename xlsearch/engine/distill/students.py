@@ -128,7 +128,7 @@ def build_static(
     """
     import torch
 
-    from xlsearch.engine.model import Dense, SentenceModel, StaticBody
+    from xlsearch.engine.models.trainable import Dense, SentenceModel, StaticBody
 
     on_progress = on_progress or no_progress
     on_progress(Progress("vocab", 0, None, f"training a {vocab_size:,}-piece vocabulary"))
@@ -249,7 +249,7 @@ def build_teacher_student(
     import torch
     from transformers import AutoTokenizer
 
-    from xlsearch.engine.model import SentenceModel, load_model
+    from xlsearch.engine.models.trainable import SentenceModel, load_model
 
     on_progress = on_progress or no_progress
     base = load_model(teacher_path)
@@ -323,8 +323,8 @@ def build_checkpoint_student(folder: str, teacher_dim: int) -> Any:
     appended when its width differs from the teacher's."""
     import torch
 
-    from xlsearch.engine.model import Dense, SentenceModel, load_model
-    from xlsearch.engine.modelio import resolve_model_path
+    from xlsearch.engine.models.cards import resolve_model_path
+    from xlsearch.engine.models.trainable import Dense, SentenceModel, load_model
 
     model = load_model(resolve_model_path(folder))
     if model.dim != teacher_dim:

@@ -116,8 +116,8 @@ def distill(
     checkpoint and a usable model and returns with ``cancelled=True``; ``resume=True``
     continues the run in ``<out>.run`` at the same step with the same data order.
     """
-    from xlsearch.engine.encoder import pick_device
-    from xlsearch.engine.modelio import offline
+    from xlsearch.engine.models.cards import offline
+    from xlsearch.engine.models.encoder import pick_device
 
     offline()
     cfg = check_config(copy.deepcopy(config))
@@ -138,7 +138,7 @@ def distill(
 def _refuse_existing(out: Path, run_dir: Path) -> None:
     """A new run never overwrites a model or an unfinished run of the same name."""
     from xlsearch.engine.errors import ModelError
-    from xlsearch.engine.modelio import read_card
+    from xlsearch.engine.models.cards import read_card
 
     try:
         finished = bool(read_card(out).get("finished"))
@@ -166,8 +166,8 @@ def _run(
 ) -> DistillResult:
     import torch
 
-    from xlsearch.engine.encoder import load_encoder
-    from xlsearch.engine.model import load_model
+    from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.engine.models.trainable import load_model
 
     if not dist.main:
         report = no_progress
@@ -455,7 +455,7 @@ def _run(
         if not (out / "modules.json").is_file() or (not data.dev and not cancelled):
             save_best(best or {"step": step})
         if not cancelled:
-            from xlsearch.engine.modelio import update_card
+            from xlsearch.engine.models.cards import update_card
 
             update_card(out, finished=True)
         checkpoint()
@@ -485,7 +485,7 @@ def _run(
 def _calibrate(out: Path, sts_file: str, device: str, report: Any, cancel: Any) -> None:
     """Fit the saved student's STS calibration (``engine/calibration.py``) into its card."""
     from xlsearch.engine import calibration
-    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.models.encoder import load_encoder
 
     report(Progress("calibrate", 0, None, f"STS calibration on {Path(sts_file).name}"))
     cal = calibration.calibrate(load_encoder(out, device=device), sts_file, cancel=cancel)

@@ -34,7 +34,7 @@ def dev_split_sets(spec: str) -> list[ParallelSet]:
     files, dev file or seeded split; pairs training dropped as too long for the teacher are
     not dropped here, which can shift a seeded split). ``ConfigError`` for models without one."""
     from xlsearch.engine.distill.data import TrainFile, load_parallel
-    from xlsearch.engine.modelio import read_card, resolve_model_path
+    from xlsearch.engine.models.cards import read_card, resolve_model_path
 
     card: dict[str, Any] = read_card(resolve_model_path(spec))
     files = [d for d in card.get("data", []) if isinstance(d, dict) and d.get("path")]

@@ -23,7 +23,7 @@ from xlsearch.engine.evaluation.evaluators import (
 )
 from xlsearch.engine.evaluation.report import Report, Table, compare_table
 from xlsearch.engine.evaluation.synthetic import build_bucc_style
-from xlsearch.engine.modelio import BUNDLED_TEACHER, model_id, read_card, resolve_model_path
+from xlsearch.engine.models.cards import BUNDLED_TEACHER, model_id, read_card, resolve_model_path
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback
 from xlsearch.engine.runtime import locations
 
@@ -215,7 +215,7 @@ def _parallel_rows(sets: list[R.StsSet]) -> dict[str, list[str]]:
 def _encoder(model: Any, *, device: str, quantize: bool, batch_size: int) -> tuple[Any, str]:
     if not isinstance(model, str | os.PathLike) and hasattr(model, "encode"):
         return model, str(getattr(model, "id", type(model).__name__))
-    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.models.encoder import load_encoder
 
     enc = load_encoder(model, device=device, quantize=quantize, batch_size=batch_size)
     return enc, enc.id
@@ -246,7 +246,7 @@ def save_results(report: Report, model: str | os.PathLike[str] | None = None) ->
         tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
         tmp.replace(path)
         return path
-    from xlsearch.engine.modelio import update_card
+    from xlsearch.engine.models.cards import update_card
 
     folder = resolve_model_path(spec)
     update_card(folder, metrics=metrics, evaluated=report.meta.get("date"))

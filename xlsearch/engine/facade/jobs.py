@@ -86,7 +86,7 @@ class JobsMixin:
         """Train a student; a cancel returns with ``cancelled`` (a checkpoint is kept)."""
         from xlsearch.engine.distill import DistillConfig as EngineConfig
         from xlsearch.engine.distill import distill
-        from xlsearch.engine.modelio import read_card
+        from xlsearch.engine.models.cards import read_card
 
         train = list(config.data)
         if config.use_collection:

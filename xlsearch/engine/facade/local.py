@@ -67,7 +67,7 @@ class LocalEngine(JobsMixin):
         with self._lock:
             enc = self._encoders.get(spec)
             if enc is None:
-                from xlsearch.engine.encoder import load_encoder
+                from xlsearch.engine.models.encoder import load_encoder
                 from xlsearch.engine.runtime.settings import Settings
 
                 s = Settings.load()
@@ -93,7 +93,7 @@ class LocalEngine(JobsMixin):
 
     def _model_stub(self, spec: str, card: dict[str, Any]) -> Any:
         """What the index layer needs of an encoder (id, path, dim, card) without loading it."""
-        from xlsearch.engine.modelio import model_id, read_card, resolve_model_path
+        from xlsearch.engine.models.cards import model_id, read_card, resolve_model_path
 
         path = resolve_model_path(spec)
         dim = card.get("dim")
@@ -336,8 +336,8 @@ class LocalEngine(JobsMixin):
     # -- models --------------------------------------------------------------------
     def _catalog(self) -> list[Any]:
         """The catalog's models, plus the active model when it lives elsewhere."""
-        from xlsearch.engine.catalog import ModelInfo, list_models
-        from xlsearch.engine.modelio import read_card, resolve_model_path
+        from xlsearch.engine.models.cards import read_card, resolve_model_path
+        from xlsearch.engine.models.catalog import ModelInfo, list_models
 
         models = list_models()
         active = self.active_model()
@@ -350,7 +350,7 @@ class LocalEngine(JobsMixin):
         return models
 
     def list_models(self) -> list[ModelEntry]:
-        from xlsearch.engine.modelio import model_languages
+        from xlsearch.engine.models.cards import model_languages
 
         active = self.active_model()
         return [
@@ -369,20 +369,20 @@ class LocalEngine(JobsMixin):
 
     def active_model(self) -> str:
         """The session model if one was given, else the saved active model."""
-        from xlsearch.engine.catalog import active_model
+        from xlsearch.engine.models.catalog import active_model
 
         return self.session_model or active_model()
 
     def set_active_model(self, spec: str) -> str:
         """Save ``spec`` as the active model (it also replaces a session model)."""
-        from xlsearch.engine.catalog import set_active_model
+        from xlsearch.engine.models.catalog import set_active_model
 
         resolved = set_active_model(spec)
         self.session_model = None
         return resolved
 
     def model_card(self, spec: str) -> dict[str, Any]:
-        from xlsearch.engine.modelio import read_card, resolve_model_path
+        from xlsearch.engine.models.cards import read_card, resolve_model_path
 
         return read_card(resolve_model_path(spec))
 
@@ -467,7 +467,7 @@ class LocalEngine(JobsMixin):
         return str(doc.save(path or None))
 
     def device_description(self) -> str:
-        from xlsearch.engine.encoder import device_description
+        from xlsearch.engine.models.encoder import device_description
         from xlsearch.engine.runtime.settings import Settings
 
         return device_description(Settings.load().device)

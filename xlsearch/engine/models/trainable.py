@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from xlsearch.engine.errors import ModelError
-from xlsearch.engine.modelio import offline
+from xlsearch.engine.models.cards import offline
 
 ST = "sentence_transformers.models."
 ACTIVATIONS: dict[str, type[nn.Module]] = {
@@ -109,7 +109,7 @@ class TransformerBody(nn.Module):
         offline()
         from transformers import AutoModel, AutoTokenizer
 
-        from xlsearch.engine.modelio import quiet_transformers
+        from xlsearch.engine.models.cards import quiet_transformers
 
         quiet_transformers()
 
@@ -353,7 +353,7 @@ class SentenceModel(nn.Module):
 
     def save(self, folder: str | Path, card: dict[str, Any] | None = None) -> Path:
         """Write a folder that ``SentenceTransformer(folder)`` and ``load_model`` both load."""
-        from xlsearch.engine.modelio import write_card
+        from xlsearch.engine.models.cards import write_card
 
         out = Path(folder)
         tmp = out.with_name(out.name + ".saving")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.errors import ModelError
-from xlsearch.engine.modelio import (
+from xlsearch.engine.models.cards import (
     BUNDLED_TEACHER,
     bundled_teacher_path,
     read_card,

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine.errors import ConfigError
-from xlsearch.engine.modelio import model_id, offline, read_card, resolve_model_path
+from xlsearch.engine.models.cards import model_id, offline, read_card, resolve_model_path
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 from xlsearch.engine.runtime import cpu
 from xlsearch.engine.runtime.cpu import configure_threads, retune
@@ -233,7 +233,7 @@ def load_encoder(
     offline()
     path = resolve_model_path(spec)
     configure_threads(threads)  # before torch loads (a no-op count change if it has)
-    from xlsearch.engine.model import load_model
+    from xlsearch.engine.models.trainable import load_model
 
     model = load_model(path, max_seq_length=max_seq_length)
     return Encoder(
