@@ -47,7 +47,7 @@ def child(n: int, dim: int, threads: int, batch: int, exact: bool) -> dict:
     import faiss
     from query import Corpus
 
-    from xlsearch.engine.mining import mine_vectors
+    from xlsearch.engine.search.mining import mine_vectors
 
     faiss.omp_set_num_threads(threads)
     rng = np.random.default_rng(0)

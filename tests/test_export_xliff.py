@@ -143,7 +143,7 @@ def test_mined_pairs_to_xliff_keep_the_score(tmp_path: Path, version: str) -> No
 
 def test_search_hits_to_xliff(tmp_path: Path) -> None:
     from xlsearch.engine.facade.api import Hit, MinedPair, write_export
-    from xlsearch.engine.mining import write_hits
+    from xlsearch.engine.search.mining import write_hits
 
     hits = [
         SimpleNamespace(

@@ -17,7 +17,7 @@ from test_index_support import FakeEncoder, add_document, delete_segments, rando
 from xlsearch.engine.errors import IndexMismatchError
 from xlsearch.engine.index.cache import cache_size, model_key
 from xlsearch.engine.index.manager import build_index, open_index, read_sidecar
-from xlsearch.engine.search import Searcher
+from xlsearch.engine.search.searcher import Searcher
 from xlsearch.engine.store import Store
 
 TESTS = Path(__file__).resolve().parent

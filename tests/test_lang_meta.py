@@ -240,7 +240,7 @@ def test_unit_metadata_is_stored_and_shown(tmp_path: Path) -> None:
 
 
 def test_metadata_filters_apply_before_ranking(tmp_path: Path) -> None:
-    from xlsearch.engine.search import Searcher
+    from xlsearch.engine.search.searcher import Searcher
 
     with Store(tmp_path / "s.db") as store:
         for name, text in (("t.tmx", TRADOS), ("m.tmx", MEMOQ), ("o.tmx", OMEGAT)):

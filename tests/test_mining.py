@@ -10,7 +10,7 @@ import pytest
 from test_index_support import FakeEncoder, add_document, random_units
 
 from xlsearch.engine.errors import ConfigError
-from xlsearch.engine.mining import mine_store, mine_vectors, write_pairs
+from xlsearch.engine.search.mining import mine_store, mine_vectors, write_pairs
 from xlsearch.engine.store import Store
 
 
@@ -183,7 +183,7 @@ def test_mine_store_and_export_tmx_tsv(tmp_path: Path) -> None:
 
 
 def test_approximate_knn_mines_the_same_planted_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
-    from xlsearch.engine import mining
+    from xlsearch.engine.search import mining
 
     monkeypatch.setattr(mining, "ANN_MIN", 100)
     rng = np.random.default_rng(1)

@@ -13,7 +13,7 @@ from test_index_support import FakeEncoder, add_document, random_units
 from xlsearch.engine.errors import ConfigError, IndexMismatchError
 from xlsearch.engine.index import vectors
 from xlsearch.engine.index.manager import build_index
-from xlsearch.engine.search import Searcher, rrf, sts
+from xlsearch.engine.search.searcher import Searcher, rrf, sts
 from xlsearch.engine.store import Store
 
 UNITS = [

@@ -192,7 +192,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     """Print the top hits (text or JSON lines); ``--out`` also writes them to a file."""
     from xlsearch.commands.progress import progress_display
-    from xlsearch.engine.search import Searcher, model_label
+    from xlsearch.engine.search.searcher import Searcher, model_label
     from xlsearch.engine.store import Store
     from xlsearch.engine.store.units import unit_lines
 
@@ -214,7 +214,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         )
         why = None if hits else _why_no_hits(store, args.collection, langs)
     if args.out:
-        from xlsearch.engine.mining import write_hits
+        from xlsearch.engine.search.mining import write_hits
 
         path = write_hits(hits, args.out, langs)
         print(f"wrote {len(hits)} hits to {path}", file=sys.stderr)
@@ -240,7 +240,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_sts(args: argparse.Namespace) -> int:
     """Print cosine and the 0–5 score (the model's STS calibration, else 5 × clip(cos, 0, 1))."""
-    from xlsearch.engine.search import sts
+    from xlsearch.engine.search.searcher import sts
 
     res = sts(args.a, args.b, _encoder(args.model))
     if args.json:
@@ -258,7 +258,7 @@ def cmd_sts(args: argparse.Namespace) -> int:
 def cmd_mine(args: argparse.Namespace) -> int:
     """Mine pairs and print or export them."""
     from xlsearch.commands.progress import progress_display
-    from xlsearch.engine.mining import mine_store, write_pairs
+    from xlsearch.engine.search.mining import mine_store, write_pairs
     from xlsearch.engine.store import Store
 
     enc = _encoder(args.model)

@@ -94,7 +94,7 @@ class Lookup(Candidates):
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> None:
-        from xlsearch.engine.search import Searcher
+        from xlsearch.engine.search.searcher import Searcher
 
         self.store = store
         self.collection = collection

@@ -238,9 +238,9 @@ def mine_candidates(
     The best partner is searched among the ``k`` nearest neighbours (memory stays bounded).
     Returns ``(src_row, tgt_row, score)`` sorted by score, greedily one-to-one (a row is
     used at most once on each side), as in the BUCC mining recipe — the scoring and
-    retrieval of ``engine/margin.py``, the same as ``xlsearch mine --retrieval max``.
+    retrieval of ``engine/search/margin.py``, the same as ``xlsearch mine --retrieval max``.
     """
-    from xlsearch.engine.margin import select
+    from xlsearch.engine.search.margin import select
 
     if len(src) == 0 or len(tgt) == 0:
         return []

@@ -118,10 +118,10 @@ def margin_matrix(
     """Ratio-margin scores (Artetxe & Schwenk 2019) between every row of ``x`` and ``y``.
 
     ``margin(x, y) = cos(x, y) / (mean_k_nn(x in Y)/2 + mean_k_nn(y in X)/2)`` — computed by
-    ``engine/margin.py``, shared with bitext mining. Rows must be L2-normalised. Returns an
+    ``engine/search/margin.py``, shared with bitext mining. Rows must be L2-normalised. Returns an
     ``(len(x), len(y))`` matrix; meant for sets of a few thousand.
     """
-    from xlsearch.engine.margin import margin_matrix as dense
+    from xlsearch.engine.search.margin import margin_matrix as dense
 
     x = np.asarray(x, dtype=np.float32)
     y = np.asarray(y, dtype=np.float32)

@@ -198,7 +198,7 @@ class JobsMixin:
         *,
         tgt_collection: str | None = None,
     ) -> list[MinedPair]:
-        from xlsearch.engine.mining import mine_store
+        from xlsearch.engine.search.mining import mine_store
 
         encoder = self.encoder()
         with self._store() as store:

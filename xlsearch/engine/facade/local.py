@@ -83,7 +83,7 @@ class LocalEngine(JobsMixin):
             return enc
 
     def _searcher(self, store: Any, spec: str | None = None, **kwargs: Any) -> Any:
-        from xlsearch.engine.search import Searcher
+        from xlsearch.engine.search.searcher import Searcher
 
         spec = spec or self.active_model()
         searcher = Searcher(store, self.encoder(spec), **kwargs)

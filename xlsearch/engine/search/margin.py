@@ -1,5 +1,5 @@
 """Margin scoring (Artetxe & Schwenk 2019) — the one implementation behind bitext mining
-(``engine/mining.py``) and the evaluation suite (Tatoeba margin retrieval, BUCC-style F1).
+(``engine/search/mining.py``) and the evaluation suite (Tatoeba margin retrieval, BUCC-style F1).
 
 For L2-normalised rows ``x`` and ``y``: ``fwd_mean[i]`` / ``bwd_mean[j]`` = mean cosine of
 the ``k`` nearest neighbours of ``x_i`` in ``y`` / of ``y_j`` in ``x``, and

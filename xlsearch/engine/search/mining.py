@@ -2,7 +2,7 @@
 
 For source rows ``x`` and target rows ``y`` (L2-normalised): k nearest neighbours both ways
 (FAISS, batched, so memory stays bounded), then margin scores and retrieval (``fwd``,
-``bwd``, ``intersect``, ``max``) from ``engine/margin.py`` — the same code the evaluation
+``bwd``, ``intersect``, ``max``) from ``engine/search/margin.py`` — the same code the evaluation
 suite's BUCC-style task and Tatoeba margin retrieval use.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine import margin as margins
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+from xlsearch.engine.search import margin as margins
 
 ANN_MIN = 50_000
 """With ``exact=False``, sides larger than this are searched with an IVF index."""

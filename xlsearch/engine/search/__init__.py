@@ -1,0 +1,1 @@
+"""Search: semantic, lexical and hybrid search, STS, bitext mining with margin scores."""
