@@ -8,9 +8,9 @@ from pathlib import Path
 from lxml import etree
 from test_lookup import write_tmx
 
-from xlsearch.engine.analysis import analyze, band_of, pretranslate
-from xlsearch.engine.bilingual import open_document
-from xlsearch.engine.lookup import Lookup
+from xlsearch.engine.tm.analysis import analyze, band_of, pretranslate
+from xlsearch.engine.tm.documents import open_document
+from xlsearch.engine.tm.lookup import Lookup
 
 MEMORY = [
     ("the big dog sleeps", "der große hund schläft"),

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from xlsearch.engine.bilingual import open_document
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.tm.documents import open_document
 
 NS12 = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
 NS20 = {"x": "urn:oasis:names:tc:xliff:document:2.0", "mtc": "urn:oasis:names:tc:xliff:matches:2.0"}
@@ -630,7 +630,7 @@ def test_markdown_headings_and_list_markers_survive_pretranslation(tmp_path: Pat
     ],
 )  # fmt: skip
 def test_markdown_inline_markup_is_read_apart_and_rebuilt_exactly(sentence, plain, marked) -> None:  # type: ignore[no-untyped-def]
-    from xlsearch.engine.bilingual.markdown import rebuild, split_markup
+    from xlsearch.engine.tm.documents.markdown import rebuild, split_markup
 
     got, spans = split_markup(sentence)
     assert got == plain
@@ -665,9 +665,9 @@ def test_markdown_markup_is_not_matched_and_comes_back_where_its_place_is_clear(
 
 
 def test_a_markdown_sentence_matches_its_memory_text_as_99_percent(tmp_path: Path) -> None:
-    from xlsearch.engine.analysis import analyze
-    from xlsearch.engine.lookup import Lookup
     from xlsearch.engine.store import Store
+    from xlsearch.engine.tm.analysis import analyze
+    from xlsearch.engine.tm.lookup import Lookup
 
     (tmp_path / "tm.tsv").write_text(
         "de\ten\nPrüfen Sie die Pumpe.\tCheck the pump.\n", encoding="utf-8"

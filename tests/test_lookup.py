@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from xlsearch.engine import fuzzy as fz
-from xlsearch.engine.lookup import Lookup, Weights
+from xlsearch.engine.tm import fuzzy as fz
+from xlsearch.engine.tm.lookup import Lookup, Weights
 
 UNITS = [
     ("the dog sleeps", "der hund schläft"),
@@ -240,7 +240,7 @@ def test_batched_fuzzy_and_char_similarity_equal_the_pairwise_formulas() -> None
 
 
 def test_lexical_candidates_skip_words_beyond_the_postings_budget(memory, monkeypatch) -> None:
-    import xlsearch.engine.lookup_candidates as lookup_mod
+    import xlsearch.engine.tm.candidates as lookup_mod
 
     store, enc = memory
     lk = Lookup(store, enc, collection="tm")

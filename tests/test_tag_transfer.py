@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from xlsearch.engine.bilingual import open_document
-from xlsearch.engine.bilingual.tags import set_target
+from xlsearch.engine.tm.documents import open_document
+from xlsearch.engine.tm.documents.tags import set_target
 
 N12 = "urn:oasis:names:tc:xliff:document:1.2"
 N20 = "urn:oasis:names:tc:xliff:document:2.0"
@@ -129,9 +129,9 @@ def test_a_tmx_memory_puts_the_tags_where_its_target_had_them(tmp_path: Path) ->
     """Tags around translated words: only the memory knows where they go. Its TMX codes are
     kept at import, and the new segment's tags take their counterparts' places in the
     target; where the tags do not correspond, the text rule applies (nothing guessed)."""
-    from xlsearch.engine.analysis import analyze, pretranslate
-    from xlsearch.engine.lookup import Lookup
     from xlsearch.engine.store import Store
+    from xlsearch.engine.tm.analysis import analyze, pretranslate
+    from xlsearch.engine.tm.lookup import Lookup
 
     (tmp_path / "tm.tmx").write_text(TMX, encoding="utf-8")
     (tmp_path / "job.xlf").write_text(JOB, encoding="utf-8")
@@ -193,9 +193,9 @@ def test_tmx_codes_are_anchored_in_the_plain_text(seg: str, text: str, tags) -> 
 
 def test_an_xliff_memory_places_paired_tags_too(tmp_path: Path) -> None:
     """A translated XLIFF imported as a memory keeps its ``g``/``x`` positions as well."""
-    from xlsearch.engine.analysis import analyze, pretranslate
-    from xlsearch.engine.lookup import Lookup
     from xlsearch.engine.store import Store
+    from xlsearch.engine.tm.analysis import analyze, pretranslate
+    from xlsearch.engine.tm.lookup import Lookup
 
     memory = f"""<?xml version="1.0" encoding="UTF-8"?>
 <xliff version="1.2" xmlns="{N12}"><file original="old.html" source-language="en-GB"
@@ -225,9 +225,9 @@ def test_a_100_percent_match_with_the_same_tags_stays_100(tmp_path: Path) -> Non
     """CAT tools' tag penalty applies only when the tags differ: the memory's source with the
     same codes at the same places (ids aside) is a 100 % match and an exact match in the
     file; the same words with a code elsewhere, or a memory without codes, are 99 %."""
-    from xlsearch.engine.analysis import analyze, pretranslate
-    from xlsearch.engine.lookup import Lookup
     from xlsearch.engine.store import Store
+    from xlsearch.engine.tm.analysis import analyze, pretranslate
+    from xlsearch.engine.tm.lookup import Lookup
 
     def unit(uid: str, source: str, target: str = "") -> str:
         tgt = f'<target state="translated">{target}</target>' if target else ""
@@ -333,7 +333,7 @@ def _marked(hint, text: str) -> str | None:  # type: ignore[no-untyped-def]
     ],
 )  # fmt: skip
 def test_tags_follow_the_words_when_the_translator_edits_a_match(edited, expected) -> None:  # type: ignore[no-untyped-def]
-    from xlsearch.engine.bilingual.tags import follow_edit
+    from xlsearch.engine.tm.documents.tags import follow_edit
 
     assert _marked(follow_edit((MEM_SRC, MEM_TGT), MEM_TGT_TEXT, edited), edited) == expected
 

@@ -90,7 +90,7 @@ def register(sub: Any) -> None:
 
 
 def _lookup_engine(store: Any, args: argparse.Namespace) -> Any:
-    from xlsearch.engine.lookup import Lookup
+    from xlsearch.engine.tm.lookup import Lookup
 
     encoder = None
     if not args.fuzzy_only:
@@ -134,9 +134,9 @@ def _check_languages(store: Any, collection: str | None, **langs: str) -> None:
 
 def cmd_lookup(args: argparse.Namespace) -> int:
     """Print the matches of one segment."""
-    from xlsearch.engine.fuzzy import diff_markup
     from xlsearch.engine.importers.base import normalize_lang
     from xlsearch.engine.store import Store
+    from xlsearch.engine.tm.fuzzy import diff_markup
 
     src = normalize_lang(args.src) or args.src
     tgt = normalize_lang(args.tgt) or args.tgt
@@ -177,11 +177,11 @@ def cmd_lookup(args: argparse.Namespace) -> int:
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     """Analyse a document; optionally write the report and the pre-translated document."""
-    from xlsearch.engine.analysis import analyze, pretranslate
-    from xlsearch.engine.bilingual import open_document
     from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.lookup import SEMANTIC_THRESHOLD
     from xlsearch.engine.store import Store
+    from xlsearch.engine.tm.analysis import analyze, pretranslate
+    from xlsearch.engine.tm.documents import open_document
+    from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD
 
     if args.report and Path(args.report).suffix.lower() not in (
         ".md",

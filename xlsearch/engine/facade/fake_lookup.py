@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from xlsearch.engine import fuzzy as fz
 from xlsearch.engine.lang.tags import primary
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback
+from xlsearch.engine.tm import fuzzy as fz
 
 
 class _FakeLookup:
@@ -20,7 +20,7 @@ class _FakeLookup:
         self.collection = collection
 
     def lookup(self, segment: str, src: str, tgt: str = "", k: int = 5) -> Any:
-        from xlsearch.engine.lookup import LookupResult, Match
+        from xlsearch.engine.tm.lookup import LookupResult, Match
 
         segment = " ".join(segment.split())
         eng = self.engine
@@ -91,7 +91,7 @@ class FakeLookupMixin:
         return _FakeLookup(self, collection).lookup(segment, src, tgt, k)
 
     def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:
-        from xlsearch.engine.bilingual import open_document
+        from xlsearch.engine.tm.documents import open_document
 
         return open_document(path, src or None, tgt or None)
 
@@ -102,7 +102,7 @@ class FakeLookupMixin:
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> Any:
-        from xlsearch.engine.analysis import analyze
+        from xlsearch.engine.tm.analysis import analyze
 
         return analyze(doc, _FakeLookup(self, collection), on_progress=on_progress, cancel=cancel)  # type: ignore[arg-type]
 

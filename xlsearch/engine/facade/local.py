@@ -437,7 +437,7 @@ class LocalEngine(JobsMixin):
         collection: str | None = None,
         k: int = 5,
     ) -> Any:
-        from xlsearch.engine.lookup import Lookup
+        from xlsearch.engine.tm.lookup import Lookup
 
         with self._store() as store:
             lk = Lookup(store, collection=collection, searcher=self._searcher(store))
@@ -445,7 +445,7 @@ class LocalEngine(JobsMixin):
             return lk.lookup(segment, src, tgt, k, require_target=bool(tgt))
 
     def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:
-        from xlsearch.engine.bilingual import open_document
+        from xlsearch.engine.tm.documents import open_document
 
         return open_document(path, src or None, tgt or None)
 
@@ -456,8 +456,8 @@ class LocalEngine(JobsMixin):
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> Any:
-        from xlsearch.engine.analysis import analyze
-        from xlsearch.engine.lookup import Lookup
+        from xlsearch.engine.tm.analysis import analyze
+        from xlsearch.engine.tm.lookup import Lookup
 
         with self._store() as store:
             lk = Lookup(store, collection=collection, searcher=self._searcher(store))

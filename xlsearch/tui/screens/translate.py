@@ -253,7 +253,7 @@ class TranslateScreen(EngineScreen):
         def call(_p: Any, _c: Any) -> tuple[int, Any]:
             found = engine.lookup(seg.source, src_lang, tgt_lang, collection, 5)
             if seg.tags:  # as the analysis does: 100 % only with the same tags in place
-                from xlsearch.engine.analysis import tag_penalty
+                from xlsearch.engine.tm.analysis import tag_penalty
 
                 tag_penalty(found.matches, seg)
             return index, found
@@ -418,7 +418,7 @@ class TranslateScreen(EngineScreen):
                 severity="warning",
             )
             return
-        from xlsearch.engine.analysis import pretranslate
+        from xlsearch.engine.tm.analysis import pretranslate
 
         self.commit()  # the translator's own edit first; pre-translation keeps targets
         before = [(seg.target, self._mark(seg)) for seg in self.doc.segments]

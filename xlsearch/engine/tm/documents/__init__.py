@@ -101,7 +101,7 @@ class Document:
         that match's target when the translator edited it into ``text`` (the tags then
         follow the words they stood by: ``tags.follow_edit``)."""
         if tag_hint is not None and edited_from is not None:
-            from xlsearch.engine.bilingual.tags import follow_edit
+            from xlsearch.engine.tm.documents.tags import follow_edit
 
             tag_hint = follow_edit(tag_hint, edited_from, text)
         seg = self.segments[index]
@@ -138,7 +138,7 @@ class Document:
         out = Path(path).expanduser() if path else self.path
         self.check_output(out)
         as_xliff = out.suffix.lower() in (".xlf", ".xliff") and self.fmt != "xliff"
-        from xlsearch.engine.bilingual import simple, xliff
+        from xlsearch.engine.tm.documents import simple, xliff
 
         if as_xliff:
             data = xliff.as_xliff2(self)
@@ -178,7 +178,7 @@ def open_document(
 ) -> Document:
     """Read a document to translate. ``src``/``tgt`` override the file's languages (needed
     for text and DOCX, whose source language is otherwise detected)."""
-    from xlsearch.engine.bilingual import simple, xliff
+    from xlsearch.engine.tm.documents import simple, xliff
 
     p = Path(path).expanduser()
     if not p.is_file():

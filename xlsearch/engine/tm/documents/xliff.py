@@ -10,8 +10,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from xlsearch.engine.bilingual.tags import _local, set_target
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.tm.documents.tags import _local, set_target
 
 NS12 = "urn:oasis:names:tc:xliff:document:1.2"
 NS20 = "urn:oasis:names:tc:xliff:document:2.0"
@@ -90,9 +90,9 @@ def _parse(path: Path) -> Any:
 
 def load(path: Path) -> Any:
     """Read an XLIFF 1.2 or 2.x file into a ``Document``."""
-    from xlsearch.engine.bilingual import DocSegment, Document
-    from xlsearch.engine.bilingual.xliff_segment import segment20
     from xlsearch.engine.importers.base import normalize_lang
+    from xlsearch.engine.tm.documents import DocSegment, Document
+    from xlsearch.engine.tm.documents.xliff_segment import segment20
 
     tree = _parse(path)
     root = tree.getroot()
@@ -166,13 +166,13 @@ def _units12(tu: Any, start: int, lang: str = "") -> list[Any]:
     """The segments of one 1.2 trans-unit: one, or one per ``seg-source`` ``mrk`` — which an
     untranslated paragraph unit gets, one a sentence, as a CAT tool segments it on import
     (``xliff_segment``; written to the file only with a target)."""
-    from xlsearch.engine.bilingual import DocSegment
+    from xlsearch.engine.tm.documents import DocSegment
 
     target = _child(tu, "target")
     state = target.get("state", "") if target is not None else ""
     seg_source = _child(tu, "seg-source")
     if seg_source is None and (target is None or not _text(target)[0]):
-        from xlsearch.engine.bilingual.xliff_segment import segment12
+        from xlsearch.engine.tm.documents.xliff_segment import segment12
 
         seg_source = segment12(tu, lang)
     tid = tu.get("id", "")
@@ -404,7 +404,7 @@ def dump(doc: Any) -> bytes:
             _write20(doc, seg)
         seg.changed = False
     _declare_target(doc)
-    from xlsearch.engine.bilingual.xliff_segment import as_loaded
+    from xlsearch.engine.tm.documents.xliff_segment import as_loaded
 
     with as_loaded(doc):  # what xlsearch segmented, unless translated, is written as it was
         return etree.tostring(doc.handle, xml_declaration=True, encoding="UTF-8")
@@ -429,7 +429,7 @@ def as_xliff2(doc: Any) -> bytes:
     """Any document as a new XLIFF 2.0 file: one unit per segment (id = position)."""
     from lxml import etree
 
-    from xlsearch.engine.bilingual.simple import as_written
+    from xlsearch.engine.tm.documents.simple import as_written
 
     root = etree.Element(f"{{{NS20}}}xliff", nsmap={None: NS20, "mtc": NS_MTC})
     root.set("version", "2.0")

@@ -15,9 +15,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from xlsearch.engine.fuzzy import words
-from xlsearch.engine.lookup import SEMANTIC_THRESHOLD, Lookup, Match
 from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.engine.tm.fuzzy import words
+from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD, Lookup, Match
 
 BANDS: list[tuple[str, int, int]] = [
     ("100%", 100, 100),

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from xlsearch.engine.bilingual.tags import _local
+from xlsearch.engine.tm.documents.tags import _local
 
 MID_PREFIX = "xls"
 """Segment ids xlsearch gives (``xls1``, ``xls2`` …): never a CAT tool's own."""
@@ -210,7 +210,7 @@ def _child(elem: Any, name: str) -> Any:
 
 
 def _text(elem: Any) -> tuple[str, int]:
-    from xlsearch.engine.bilingual.xliff import _text as text
+    from xlsearch.engine.tm.documents.xliff import _text as text
 
     return text(elem)
 

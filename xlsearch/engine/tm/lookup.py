@@ -18,14 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine import fuzzy as fz
 from xlsearch.engine.errors import ConfigError, IndexMismatchError, ModelError
-from xlsearch.engine.lookup_candidates import (
+from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+from xlsearch.engine.runtime.cpu import one_blas_thread
+from xlsearch.engine.tm import fuzzy as fz
+from xlsearch.engine.tm.candidates import (
     LEXICAL_EXTRA,
     Candidates,
     _primary,
 )
-from xlsearch.engine.matches import (
+from xlsearch.engine.tm.matches import (
     COSINE_FLOOR,
     DEFAULT_WEIGHTS,
     FUZZY_FLOOR,
@@ -34,8 +36,6 @@ from xlsearch.engine.matches import (
     Match,
     Weights,
 )
-from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
-from xlsearch.engine.runtime.cpu import one_blas_thread
 
 
 def _first(seen: set[str], key: str) -> bool:

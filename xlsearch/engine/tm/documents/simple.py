@@ -29,8 +29,8 @@ def _note(seg: Any) -> str:
 def load_po(path: Path) -> Any:
     import polib
 
-    from xlsearch.engine.bilingual import DocSegment, Document
     from xlsearch.engine.importers.base import normalize_lang
+    from xlsearch.engine.tm.documents import DocSegment, Document
 
     try:
         po = polib.pofile(str(path), wrapwidth=78)
@@ -146,7 +146,7 @@ def _prefix(line: str, markdown: bool) -> str:
 def load_text(path: Path, src: str | None) -> Any:
     """One paragraph per line; each split into sentences. Markdown's block markers (``#``,
     ``-``, ``1.``, ``>``) are no text: kept in front of the line as its indentation is."""
-    from xlsearch.engine.bilingual import Document
+    from xlsearch.engine.tm.documents import Document
 
     text = _decode(path)
     lines = text.splitlines()
@@ -157,7 +157,7 @@ def load_text(path: Path, src: str | None) -> Any:
     segs = _segments(sents, "line ")
     markup: dict[int, tuple[str, list[Any]]] = {}
     if markdown:  # inline markup is formatting: looked up without it, put back on save
-        from xlsearch.engine.bilingual.markdown import split_markup
+        from xlsearch.engine.tm.documents.markdown import split_markup
 
         for seg in segs:
             plain, spans = split_markup(seg.source)
@@ -170,7 +170,7 @@ def load_text(path: Path, src: str | None) -> Any:
 
 def _segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
     """DocSegments keyed ``<prefix><paragraph>.<sentence>`` (1-based), ref = paragraph."""
-    from xlsearch.engine.bilingual import DocSegment
+    from xlsearch.engine.tm.documents import DocSegment
 
     out, last, n = [], -1, 0
     for i, (p, s) in enumerate(sents):
@@ -187,7 +187,7 @@ def as_written(doc: Any, seg: Any) -> tuple[str, str]:
     target = seg.target.strip()
     if found is None:
         return seg.source, target
-    from xlsearch.engine.bilingual.markdown import apply_markup, rebuild
+    from xlsearch.engine.tm.documents.markdown import apply_markup, rebuild
 
     plain, spans = found
     return rebuild(plain, spans), apply_markup(target, plain, spans) if target else ""
@@ -218,8 +218,8 @@ def dump_text(doc: Any) -> bytes:
 def load_docx(path: Path, src: str | None) -> Any:
     import docx
 
-    from xlsearch.engine.bilingual import Document
     from xlsearch.engine.importers.document import docx_paragraph_text, docx_paragraphs
+    from xlsearch.engine.tm.documents import Document
 
     try:
         document = docx.Document(str(path))

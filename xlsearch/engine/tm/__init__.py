@@ -1,0 +1,1 @@
+"""Translation memory: CAT fuzzy %, lookup and its candidates, analysis, documents to translate."""
