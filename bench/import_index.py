@@ -65,7 +65,7 @@ def _mixed_pairs(n: int) -> list[tuple[str, str, str]]:
 
 
 def _write_corpus(folder: Path, pairs: list[tuple[str, str, str]]) -> dict[str, Path]:
-    from xlsearch.engine.export import ExportUnit, write_units
+    from xlsearch.engine.export.writer import ExportUnit, write_units
 
     tsv = folder / "pairs.tsv"  # the distillation format, languages given per file: use TMX
     tmx = folder / "pairs.tmx"

@@ -1,7 +1,7 @@
 """STS score calibration: fit on STS-benchmark train, measure on held-out STS sets.
 
 Run: python bench/sts_calibration.py --models MODEL… [--eval-sets stsb-de-test …]
-For each model: the isotonic calibration (engine/calibration.py) fitted on
+For each model: the isotonic calibration (engine/evaluation/sts_calibration.py) fitted on
 ``dev/stsbenchmark/sts-train.csv``, then on STSb test (English) and STSb-multi-MT test sets
 (machine-translated; en×xx = sentence 1 English, sentence 2 in xx): mean absolute error
 of the 0–5 score and the share of pairs within 1 point of gold, for the fallback
@@ -26,8 +26,9 @@ def main() -> None:
     ap.add_argument("--cross", nargs="*", default=["de", "zh"], help="en×xx test sets")
     args = ap.parse_args()
 
-    from xlsearch.engine import calibration, load_encoder
+    from xlsearch.engine import load_encoder
     from xlsearch.engine.evaluation import readers as R
+    from xlsearch.engine.evaluation import sts_calibration as calibration
     from xlsearch.engine.evaluation.evaluators import STSEvaluator
 
     dev = data_dir() / "dev"

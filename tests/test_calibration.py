@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xlsearch.engine import calibration, load_encoder
+from xlsearch.engine import load_encoder
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.evaluation import sts_calibration as calibration
 
 WORDS = "the dog cat sleeps runs red house big tree small green a on in".split()
 

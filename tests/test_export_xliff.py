@@ -11,7 +11,7 @@ from lxml import etree
 
 from xlsearch.cli import main
 from xlsearch.engine.errors import ConfigError
-from xlsearch.engine.export import write_pairs
+from xlsearch.engine.export.writer import write_pairs
 from xlsearch.engine.importers import ReadContext, read_records
 
 SCHEMAS = Path(__file__).parent / "schemas"
@@ -221,7 +221,7 @@ def test_the_schemas_have_teeth(tmp_path: Path, version: str, bad: str) -> None:
 
 
 def test_the_export_report_counts_one_unit_in_the_singular(tmp_path: Path) -> None:
-    from xlsearch.engine.export import ExportReport
+    from xlsearch.engine.export.writer import ExportReport
 
     assert ExportReport(tmp_path / "a.tmx", 1).describe().startswith("wrote 1 unit to ")
     assert ExportReport(tmp_path / "a.tmx", 2).describe().startswith("wrote 2 units to ")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from xlsearch.engine.errors import ConfigError
-from xlsearch.engine.export import iter_store_units, write_units
+from xlsearch.engine.export.writer import iter_store_units, write_units
 from xlsearch.engine.lang.tags import normalize_tag, tag_matches
 from xlsearch.engine.store import Store
 from xlsearch.engine.store.schema import LATEST

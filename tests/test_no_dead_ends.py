@@ -16,7 +16,7 @@ import pytest
 
 from xlsearch.cli import main
 from xlsearch.engine.errors import DataError
-from xlsearch.engine.export import export_store
+from xlsearch.engine.export.writer import export_store
 from xlsearch.engine.store import Store
 
 TMX = """<?xml version="1.0" encoding="UTF-8"?>

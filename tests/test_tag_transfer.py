@@ -273,7 +273,7 @@ def test_a_100_percent_match_with_the_same_tags_stays_100(tmp_path: Path) -> Non
 
 def test_a_tmx_exported_again_keeps_its_inline_codes(tmp_path: Path) -> None:
     """Lossless: the codes of an imported TMX are written back where they stood."""
-    from xlsearch.engine.export import export_store
+    from xlsearch.engine.export.writer import export_store
     from xlsearch.engine.store import Store
 
     (tmp_path / "tm.tmx").write_text(TMX, encoding="utf-8")

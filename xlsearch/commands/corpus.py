@@ -200,7 +200,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from xlsearch.commands.progress import progress_display
     from xlsearch.commands.search import unit_filter
     from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.export import export_format, export_store
+    from xlsearch.engine.export.writer import export_format, export_store
     from xlsearch.engine.importers import langs_option
     from xlsearch.engine.store import Store
 

@@ -129,7 +129,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def _calibrate(args: argparse.Namespace) -> None:
     from xlsearch.cli import ProgressBar
-    from xlsearch.engine import calibration, load_encoder
+    from xlsearch.engine import load_encoder
+    from xlsearch.engine.evaluation import sts_calibration as calibration
 
     spec = args.model
     if not spec:

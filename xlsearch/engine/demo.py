@@ -54,7 +54,7 @@ def load_units(source: Path | None = None) -> list[dict[str, str]]:
 
 def build_assets(out: Path | None = None, source: Path | None = None) -> dict[str, int]:
     """Write ``demo.tmx`` (all units), ``demo-train.tsv`` and ``demo-heldout.tsv``."""
-    from xlsearch.engine.export import ExportUnit, write_units
+    from xlsearch.engine.export.writer import ExportUnit, write_units
 
     out = out or assets_dir()
     units = load_units(source)
@@ -199,7 +199,7 @@ def prepare_demo(
         }
         update_card(model_dir, demo_heldout=state.heldout, demo=True)
     if sts_file:
-        from xlsearch.engine import calibration
+        from xlsearch.engine.evaluation import sts_calibration as calibration
 
         on_progress(Progress("demo", 0, 3, "calibrating the demo student's STS scores"))
         calibration.calibrate(load_encoder(model_dir), sts_file, cancel=cancel)

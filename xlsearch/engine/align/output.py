@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from xlsearch.engine.align.beads import write_beads
 from xlsearch.engine.align.core import Alignment
 from xlsearch.engine.errors import ConfigError, DataError
-from xlsearch.engine.export import ExportUnit, write_units
+from xlsearch.engine.export.writer import ExportUnit, write_units
 
 if TYPE_CHECKING:
     from xlsearch.engine.store.ingest import ImportReport

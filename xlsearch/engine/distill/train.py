@@ -483,8 +483,8 @@ def _run(
 
 
 def _calibrate(out: Path, sts_file: str, device: str, report: Any, cancel: Any) -> None:
-    """Fit the saved student's STS calibration (``engine/calibration.py``) into its card."""
-    from xlsearch.engine import calibration
+    """Fit the saved student's STS calibration (``evaluation/sts_calibration.py``) into its card."""
+    from xlsearch.engine.evaluation import sts_calibration as calibration
     from xlsearch.engine.models.encoder import load_encoder
 
     report(Progress("calibrate", 0, None, f"STS calibration on {Path(sts_file).name}"))

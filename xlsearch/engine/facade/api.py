@@ -374,7 +374,7 @@ def _write_xliff(items: Sequence[Hit | MinedPair], path: str) -> int:
     """XLIFF 1.2 through the engine's writer: the two most frequent languages."""
     from collections import Counter
 
-    from xlsearch.engine.export import ExportUnit, write_units
+    from xlsearch.engine.export.writer import ExportUnit, write_units
 
     units = [
         ExportUnit([(i.src_lang, i.src_text), (i.tgt_lang, i.tgt_text)])

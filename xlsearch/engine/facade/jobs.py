@@ -52,7 +52,7 @@ class JobsMixin:
     def _tm_files(self, collection: str) -> list[str]:
         """Write the collection's translation units as one English–XX TSV per language."""
         from xlsearch.engine.errors import ConfigError
-        from xlsearch.engine.export import iter_store_units, write_units
+        from xlsearch.engine.export.writer import iter_store_units, write_units
         from xlsearch.engine.lang.tags import primary
         from xlsearch.engine.runtime import locations
 
@@ -254,7 +254,7 @@ class JobsMixin:
         """Write hits (with their translations) or mined pairs as TMX, XLIFF 1.2 or TSV.
 
         Hits as TSV: a header and one row per hit (``api.hit_rows``: the screen's columns)."""
-        from xlsearch.engine.export import ExportUnit, write_units
+        from xlsearch.engine.export.writer import ExportUnit, write_units
         from xlsearch.engine.facade.api import write_hit_table
 
         if fmt.lower().lstrip(".") == "tsv" and items and all(isinstance(i, Hit) for i in items):

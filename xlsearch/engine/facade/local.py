@@ -186,7 +186,7 @@ class LocalEngine(JobsMixin):
     def sts(self, a: str, b_list: Sequence[str]) -> list[StsScore]:
         import numpy as np
 
-        from xlsearch.engine import calibration
+        from xlsearch.engine.evaluation import sts_calibration as calibration
 
         encoder = self.encoder()
         vecs = np.asarray(encoder.encode([a, *b_list]), dtype=np.float32)

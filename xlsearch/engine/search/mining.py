@@ -221,7 +221,7 @@ def write_pairs(
 
     Pairs are ``(src, tgt)`` tuples or mined-pair dicts (their score goes into TMX ``x-score``).
     """
-    from xlsearch.engine import export
+    from xlsearch.engine.export import writer as export
 
     rows = [
         (
@@ -250,7 +250,7 @@ def write_hits(hits: Sequence[Any], path: str | Path, langs: Sequence[str] | Non
     """
     from collections import Counter
 
-    from xlsearch.engine import export
+    from xlsearch.engine.export import writer as export
     from xlsearch.engine.lang.tags import tag_matches
 
     fmt = export.export_format(path)

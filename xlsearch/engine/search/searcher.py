@@ -52,7 +52,7 @@ class StsResult:
     """Cosine similarity and its 0–5 STS score.
 
     ``calibrated``: the score comes from the model's own curve fitted on human-labelled
-    pairs (``engine/calibration.py``, ``xlsearch eval MODEL --calibrate-sts FILE``);
+    pairs (``engine/evaluation/sts_calibration.py``, ``xlsearch eval MODEL --calibrate-sts FILE``);
     otherwise it is the fallback ``5 × clip(cosine, 0, 1)``.
     """
 
@@ -65,7 +65,7 @@ def sts(a: str, b: str, encoder: Any) -> StsResult:
     """Semantic similarity of two texts (any languages) with ``encoder``."""
     va, vb = np.asarray(encoder.encode([a, b]), dtype=np.float32)
     cos = float(np.clip(va @ vb / max(np.linalg.norm(va) * np.linalg.norm(vb), 1e-12), -1, 1))
-    from xlsearch.engine import calibration
+    from xlsearch.engine.evaluation import sts_calibration as calibration
 
     score, calibrated = calibration.score(encoder, cos)
     return StsResult(cos, score, calibrated)

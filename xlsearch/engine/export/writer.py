@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
-from xlsearch.engine import export_xliff as xliff
 from xlsearch.engine.errors import ConfigError, DataError
+from xlsearch.engine.export import xliff as xliff
 from xlsearch.engine.lang.tags import tag_matches
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
 
