@@ -24,7 +24,7 @@ QUERY = "Wann fährt der letzte Zug nach Wien?"
 
 
 async def one(warm: bool, idle: float) -> dict[str, float]:
-    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.service.local import LocalEngine
     from xlsearch.tui.app import make_app
 
     engine = LocalEngine()

@@ -10,8 +10,8 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from xlsearch.engine.demo import EXAMPLE_QUERY
-from xlsearch.engine.facade.local import LocalEngine
+from xlsearch.service.demo import EXAMPLE_QUERY
+from xlsearch.service.local import LocalEngine
 from xlsearch.tui.app import make_app
 
 

@@ -71,7 +71,7 @@ def test_calibrate_cli_stores_curve_and_sts_uses_it(
     row = json.loads(capsys.readouterr().out)
     assert row["calibrated"] is True and 0.0 <= row["score"] <= 5.0
     # the facade (Compare screen) scores with the same curve
-    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.service.local import LocalEngine
 
     eng = LocalEngine()
     eng.set_active_model(model)

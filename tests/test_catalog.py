@@ -49,8 +49,8 @@ def test_translation_accuracy_and_mse() -> None:
 def test_models_lists_a_students_teacher_language_too(tiny_static_model: Path, capsys) -> None:
     """A student of the English teacher encodes English too: the listing says so."""
     from xlsearch.cli import main
-    from xlsearch.engine.facade.local import LocalEngine
     from xlsearch.engine.models.cards import BUNDLED_TEACHER
+    from xlsearch.service.local import LocalEngine
 
     student = Path(shutil.copytree(tiny_static_model, locations.models_dir() / "de-fr"))
     update_card(student, languages=["de", "fr"], teacher=BUNDLED_TEACHER)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from xlsearch.engine import DataError
-from xlsearch.engine.demo import DEMO_LANGS, assets_dir, build_assets, is_heldout, load_units
+from xlsearch.service.demo import DEMO_LANGS, assets_dir, build_assets, is_heldout, load_units
 
 
 def test_demo_corpus_is_large_and_multiscript() -> None:

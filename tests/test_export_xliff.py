@@ -142,8 +142,8 @@ def test_mined_pairs_to_xliff_keep_the_score(tmp_path: Path, version: str) -> No
 
 
 def test_search_hits_to_xliff(tmp_path: Path) -> None:
-    from xlsearch.engine.facade.api import Hit, MinedPair, write_export
     from xlsearch.engine.search.mining import write_hits
+    from xlsearch.service.api import Hit, MinedPair, write_export
 
     hits = [
         SimpleNamespace(
@@ -166,7 +166,7 @@ def test_search_hits_to_xliff(tmp_path: Path) -> None:
     ]
     assert write_export(items, str(tmp_path / "tui.xlf"), "xlf") == 2
     validate(tmp_path / "tui.xlf", "1.2")
-    from xlsearch.engine.facade.jobs import JobsMixin  # LocalEngine's export (real engine)
+    from xlsearch.service.jobs import JobsMixin  # LocalEngine's export (real engine)
 
     assert JobsMixin().export(items, str(tmp_path / "local.xliff"), "xliff") == 2
     validate(tmp_path / "local.xliff", "1.2")

@@ -341,8 +341,8 @@ def test_engine_lookup_for_a_target_language_skips_units_without_it(
     segment but no target; as in analyze, it is not a match to insert."""
     from test_analysis import write_xliff
 
-    from xlsearch.engine.facade.local import LocalEngine
     from xlsearch.engine.models.catalog import set_active_model
+    from xlsearch.service.local import LocalEngine
 
     store, _enc = memory
     store.import_file(write_xliff(tmp_path / "job.xlf", ["the dog sleeps"]), "tm")

@@ -177,7 +177,7 @@ def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
 
 
 def test_reindex_cost_and_session_model(memory: Path, tiny_static_model: Path) -> None:
-    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.service.local import LocalEngine
 
     engine = LocalEngine(model=str(tiny_static_model))
     assert engine.active_model() == str(tiny_static_model)

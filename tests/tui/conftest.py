@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from xlsearch.engine.facade.fake import FakeEngine
+from xlsearch.service.fake import FakeEngine
 from xlsearch.tui.app import XLSearchApp, make_app
 
 SIZE = (100, 30)

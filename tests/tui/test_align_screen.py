@@ -64,9 +64,9 @@ async def test_align_edit_and_save_with_the_fake_engine(app, engine, tmp_path) -
 
 
 async def test_align_screen_on_the_real_engine(tiny_static_model, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from xlsearch.engine.facade.local import LocalEngine
     from xlsearch.engine.models.catalog import set_active_model
     from xlsearch.engine.store import Store
+    from xlsearch.service.local import LocalEngine
 
     set_active_model(str(tiny_static_model))
     app = make_app(engine=LocalEngine(), theme="textual-dark")

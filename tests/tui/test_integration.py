@@ -43,8 +43,8 @@ async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
 
 
 async def test_import_index_search_shows_aligned_translation(tiny_static_model, tmp_path):
-    from xlsearch.engine.facade.local import LocalEngine
     from xlsearch.engine.models.catalog import set_active_model
+    from xlsearch.service.local import LocalEngine
 
     set_active_model(str(tiny_static_model))
     tmx = write_tmx(tmp_path / "tm.tmx")

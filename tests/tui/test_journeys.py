@@ -15,7 +15,7 @@ import pytest
 from textual.widgets import DataTable, DirectoryTree, Input, Label, Select
 from textual.worker import WorkerCancelled
 
-from xlsearch.engine.facade.api import EVAL_DEV, HIT_COLUMNS
+from xlsearch.service.api import EVAL_DEV, HIT_COLUMNS
 from xlsearch.tui.app import make_app
 from xlsearch.tui.screens.corpus import CorpusScreen
 from xlsearch.tui.screens.distill import DistillScreen
@@ -78,8 +78,8 @@ def errors(app: Any) -> list[str]:
 
 @pytest.fixture()
 def real_app(tiny_static_model: Path) -> Any:
-    from xlsearch.engine.facade.local import LocalEngine
     from xlsearch.engine.models.catalog import set_active_model
+    from xlsearch.service.local import LocalEngine
 
     set_active_model(str(tiny_static_model))
     return make_app(engine=LocalEngine(), theme="textual-dark")

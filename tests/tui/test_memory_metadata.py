@@ -40,8 +40,8 @@ async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
 
 
 async def test_metadata_filter_and_preview(tiny_static_model, tmp_path: Path) -> None:
-    from xlsearch.engine.facade.local import LocalEngine
     from xlsearch.engine.models.catalog import set_active_model
+    from xlsearch.service.local import LocalEngine
 
     set_active_model(str(tiny_static_model))
     tmx = tmp_path / "trados.tmx"

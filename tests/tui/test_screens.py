@@ -9,8 +9,8 @@ import pytest
 from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static, TextArea
 
 from xlsearch.engine.errors import StoreError
-from xlsearch.engine.facade.api import EVAL_DEMO, EVAL_DEV
-from xlsearch.engine.facade.fake import STUDENT, TEACHER, FakeEngine
+from xlsearch.service.api import EVAL_DEMO, EVAL_DEV
+from xlsearch.service.fake import STUDENT, TEACHER, FakeEngine
 from xlsearch.tui.app import SCREENS, make_app
 from xlsearch.tui.messages import JobProgress
 from xlsearch.tui.screens.align import AlignScreen

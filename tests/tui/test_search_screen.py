@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, Label, Select, Static
 
-from xlsearch.engine.facade.api import HIT_COLUMNS
+from xlsearch.service.api import HIT_COLUMNS
 from xlsearch.tui.screens.search import SearchScreen, highlight, pick_translation, query_terms
 
 SIZE = (100, 30)
@@ -177,7 +177,7 @@ def test_helpers():
     assert query_terms("The train, 去柏林") == ["the", "train", "去", "柏", "林"]
     text = highlight("There is the train", ["the"])
     assert [text.plain[s.start : s.end] for s in text.spans] == ["the"]  # whole words only
-    from xlsearch.engine.facade.api import Hit
+    from xlsearch.service.api import Hit
 
     hit = Hit(1, 0.5, "de", "Hund", translations={"ru": "собака", "en": "dog"})
     assert pick_translation(hit, "*") == ("en", "dog")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, TextArea
 
-from xlsearch.engine.facade.fake import FakeEngine
+from xlsearch.service.fake import FakeEngine
 from xlsearch.tui.app import make_app
 
 SIZE = (120, 35)

@@ -52,7 +52,7 @@ def _prepare(tmp_path: Path, model: Path) -> Path:
 
 
 async def test_translate_journey_with_the_real_engine(tmp_path: Path, tiny_static_model: Path):
-    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.service.local import LocalEngine
 
     doc_path = _prepare(tmp_path, tiny_static_model)
     app = make_app(engine=LocalEngine(), theme="textual-dark")
@@ -115,7 +115,7 @@ async def test_translate_journey_with_the_real_engine(tmp_path: Path, tiny_stati
 
 
 async def test_translate_screen_reports_a_bad_file(tmp_path: Path) -> None:
-    from xlsearch.engine.facade.fake import FakeEngine
+    from xlsearch.service.fake import FakeEngine
 
     bad = tmp_path / "broken.xlf"
     bad.write_text("<xliff version='1.2'><file>", encoding="utf-8")
@@ -139,7 +139,7 @@ async def test_a_file_without_target_language_asks_for_one_and_uses_the_one_type
     even after the translator typed the language in the tgt field (analysis ignored it)."""
     from test_analysis import write_xliff
 
-    from xlsearch.engine.facade.fake import FakeEngine
+    from xlsearch.service.fake import FakeEngine
 
     path = write_xliff(tmp_path / "job.xlf", ["the dog sleeps"])
     path.write_text(path.read_text().replace(' target-language="de"', ""), encoding="utf-8")
@@ -167,7 +167,7 @@ async def test_a_file_without_target_language_asks_for_one_and_uses_the_one_type
 
 async def test_a_locked_segment_cannot_be_changed_in_the_app(tmp_path: Path) -> None:
     """A segment locked in Trados took an inserted match or an edit like any other."""
-    from xlsearch.engine.facade.fake import FakeEngine
+    from xlsearch.service.fake import FakeEngine
 
     path = tmp_path / "job.sdlxliff"
     path.write_text(
@@ -203,7 +203,7 @@ async def test_walking_onto_a_tag_only_segment_is_not_an_error(
     error notification each time the translator walked past it."""
     from test_analysis import write_xliff
 
-    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.service.local import LocalEngine
 
     _prepare(tmp_path, tiny_static_model)
     path = write_xliff(tmp_path / "tags.xlf", ['<x id="1"/>', "the dog sleeps"])
@@ -223,11 +223,11 @@ async def test_an_inserted_match_edited_keeps_the_memory_tags(
 ):
     """Insert a match from a tagged XLIFF memory, edit it, save: the tag wraps the edited
     word where the memory's target had it."""
-    from xlsearch.engine.facade.local import LocalEngine
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.models.catalog import set_active_model
     from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
+    from xlsearch.service.local import LocalEngine
 
     def xliff(units: str) -> str:
         return (
@@ -282,7 +282,7 @@ async def test_an_inserted_match_edited_keeps_the_memory_tags(
 async def test_pretranslate_updates_only_the_filled_rows(tmp_path: Path, tiny_static_model: Path):
     """Pre-translating refilled every row of the segments table (0.7 s of frozen UI with
     5,000 segments); now only the rows whose target changed are updated."""
-    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.service.local import LocalEngine
 
     doc_path = _prepare(tmp_path, tiny_static_model)
     app = make_app(engine=LocalEngine(), theme="textual-dark")

@@ -48,7 +48,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import time
 
     from xlsearch.cli import ProgressBar
-    from xlsearch.engine.demo import EXAMPLE_QUERY, prepare_demo
+    from xlsearch.service.demo import EXAMPLE_QUERY, prepare_demo
 
     start = time.monotonic()
     bar = ProgressBar()
@@ -66,7 +66,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         )
     if args.no_app:
         return 0
-    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.service.local import LocalEngine
     from xlsearch.tui.app import run_app
 
     # the demo searches with its own student, whatever model is active

@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 if TYPE_CHECKING:
-    from xlsearch.engine.facade import EngineAPI
+    from xlsearch.service import EngineAPI
 
 WIDE_FOOTER = 140
 """Terminal width from which the footer names every screen key."""
@@ -81,7 +81,7 @@ class XLSearchApp(App[None]):
     ) -> None:
         super().__init__()
         if engine is None:
-            from xlsearch.engine.facade import make_engine
+            from xlsearch.service import make_engine
 
             engine = make_engine()
         self.engine = engine

@@ -17,7 +17,7 @@ from xlsearch.engine.progress import CancelToken, Progress
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 
 if TYPE_CHECKING:
-    from xlsearch.engine.facade import EngineAPI
+    from xlsearch.service import EngineAPI
 
 log = logging.getLogger("xlsearch.tui")
 

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, TextArea
 
-from xlsearch.engine.facade.api import StsScore
+from xlsearch.service.api import StsScore
 from xlsearch.tui.messages import JobDone
 from xlsearch.tui.screens.base import EngineScreen
 

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
 
-from xlsearch.engine.facade.api import CollectionInfo, ImportReport, IndexStatus
+from xlsearch.service.api import CollectionInfo, ImportReport, IndexStatus
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.progress import JobPanel

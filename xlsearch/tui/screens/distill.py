@@ -14,8 +14,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, Static
 from textual_plotext import PlotextPlot
 
-from xlsearch.engine.facade.api import CollectionInfo, DistillConfig, DistillResult, TsvPreview
 from xlsearch.engine.progress import Progress
+from xlsearch.service.api import CollectionInfo, DistillConfig, DistillResult, TsvPreview
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.card import format_card

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Footer, Header, Input, Select, Static
 from textual_plotext import PlotextPlot
 
-from xlsearch.engine.facade.api import EVAL_DEMO, EVAL_DEV, EvalReport
+from xlsearch.service.api import EVAL_DEMO, EVAL_DEV, EvalReport
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.progress import JobPanel

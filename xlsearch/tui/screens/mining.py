@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select
 
-from xlsearch.engine.facade.api import MinedPair
+from xlsearch.service.api import MinedPair
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.screens.search import clipped

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
 
-from xlsearch.engine.facade.api import IndexStatus, ModelEntry
+from xlsearch.service.api import IndexStatus, ModelEntry
 from xlsearch.tui.messages import JobDone
 from xlsearch.tui.screens.base import EngineScreen
 from xlsearch.tui.screens.search import clipped

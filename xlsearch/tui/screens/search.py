@@ -15,9 +15,9 @@ from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static
 
-from xlsearch.engine.facade.api import SEARCH_MODES, ContextView, Hit
 from xlsearch.engine.progress import CancelToken
 from xlsearch.engine.store.units import unit_lines
+from xlsearch.service.api import SEARCH_MODES, ContextView, Hit
 from xlsearch.tui.messages import JobDone, JobFailed
 from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
 

@@ -16,7 +16,8 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from xlsearch.engine.errors import XLSearchError
-from xlsearch.engine.facade.api import (
+from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.service.api import (
     CollectionInfo,
     ContextView,
     DocumentInfo,
@@ -27,8 +28,7 @@ from xlsearch.engine.facade.api import (
     SearchMode,
     StsScore,
 )
-from xlsearch.engine.facade.jobs import JobsMixin
-from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.service.jobs import JobsMixin
 
 if TYPE_CHECKING:
     from xlsearch.engine.store.units import UnitFilter

@@ -7,7 +7,7 @@ and ``FakeEngine`` (deterministic, instant, cancellable) in tests. No textual im
 
 from __future__ import annotations
 
-from xlsearch.engine.facade.api import (
+from xlsearch.service.api import (
     SEARCH_MODES,
     CollectionInfo,
     ContextView,
@@ -51,6 +51,6 @@ __all__ = [
 
 def make_engine() -> EngineAPI:
     """The real engine over the store, indexes and models (imports nothing heavy)."""
-    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.service.local import LocalEngine
 
     return LocalEngine()

@@ -17,7 +17,7 @@ from xlsearch.engine.evaluation.readers import ParallelSet
 
 def demo_heldout_sets(source: Path | None = None) -> list[ParallelSet]:
     """English ↔ each demo language on the held-out demo units (never trained on)."""
-    from xlsearch.engine import demo
+    from xlsearch.service import demo
 
     folder = source or demo.assets_dir() / "source"
     if not folder.is_dir():

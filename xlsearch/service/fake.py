@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.errors import ConfigError, DataError, ModelError
-from xlsearch.engine.facade.api import (
+from xlsearch.engine.lang.tags import tag_matches
+from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
+from xlsearch.service.api import (
     EVAL_DEMO,
     EVAL_DEV,
     CollectionInfo,
@@ -36,10 +38,8 @@ from xlsearch.engine.facade.api import (
     cosine,
     write_export,
 )
-from xlsearch.engine.facade.fake_data import SEED_UNITS, embed, script_lang, words
-from xlsearch.engine.facade.fake_lookup import FakeLookupMixin
-from xlsearch.engine.lang.tags import tag_matches
-from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
+from xlsearch.service.fake_data import SEED_UNITS, embed, script_lang, words
+from xlsearch.service.fake_lookup import FakeLookupMixin
 
 TEACHER = "bundled:teacher"
 STUDENT = "/models/demo-student"

@@ -8,7 +8,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from xlsearch.engine.facade.api import (
+from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.service.api import (
     DistillConfig,
     DistillResult,
     EvalReport,
@@ -16,7 +17,6 @@ from xlsearch.engine.facade.api import (
     MinedPair,
     TsvPreview,
 )
-from xlsearch.engine.progress import CancelToken, ProgressCallback
 
 
 class JobsMixin:
@@ -127,8 +127,8 @@ class JobsMixin:
         from xlsearch.engine.errors import ConfigError
         from xlsearch.engine.evaluation.readers import tatoeba_languages, to_iso3
         from xlsearch.engine.evaluation.suite import run_suite, save_results
-        from xlsearch.engine.facade.api import EVAL_DEMO, EVAL_DEV
         from xlsearch.engine.runtime.settings import Settings
+        from xlsearch.service.api import EVAL_DEMO, EVAL_DEV
 
         if data_dir in (EVAL_DEMO, EVAL_DEV):
             from xlsearch.engine.evaluation import builtin
@@ -255,7 +255,7 @@ class JobsMixin:
 
         Hits as TSV: a header and one row per hit (``api.hit_rows``: the screen's columns)."""
         from xlsearch.engine.export.writer import ExportUnit, write_units
-        from xlsearch.engine.facade.api import write_hit_table
+        from xlsearch.service.api import write_hit_table
 
         if fmt.lower().lstrip(".") == "tsv" and items and all(isinstance(i, Hit) for i in items):
             return write_hit_table(items, path)  # type: ignore[arg-type]
