@@ -24,6 +24,7 @@ import numpy as np
 from xlsearch.engine.distill.data import text_key
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 from xlsearch.engine.runtime import locations
+from xlsearch.engine.runtime.atomic import write_json
 
 CHUNK = 4096  # sentences encoded (and committed to disk) per chunk
 
@@ -101,9 +102,7 @@ class TeacherCache:
     def _write_meta(self, rows: int, teacher_id: str | None = None) -> None:
         meta = {"teacher": teacher_id or self._meta.get("teacher", ""), "dim": self.dim}
         meta["rows"] = rows
-        tmp = self.meta_path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(meta))
-        os.replace(tmp, self.meta_path)
+        write_json(self.meta_path, meta, indent=None)
         self._meta = meta
 
     def _load(self) -> None:

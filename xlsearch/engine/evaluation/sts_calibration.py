@@ -23,6 +23,7 @@ import numpy as np
 
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.engine.runtime.atomic import write_json
 
 KEY = "sts_calibration"
 KNOTS = 64
@@ -132,10 +133,7 @@ def store(encoder: Any, cal: dict[str, Any]) -> Path:
         except (OSError, ValueError):
             data = {}
         data[KEY] = cal
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(path)
-        return path
+        return write_json(path, data)
     from xlsearch.engine.models.cards import CARD_NAME, update_card
 
     if encoder.path is None:

@@ -26,6 +26,7 @@ from xlsearch.engine.evaluation.synthetic import build_bucc_style
 from xlsearch.engine.models.cards import BUNDLED_TEACHER, model_id, read_card, resolve_model_path
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback
 from xlsearch.engine.runtime import locations
+from xlsearch.engine.runtime.atomic import write_json
 
 PCA_ROWS = 100
 """Parallel rows per language used for the language-bias PCA plot."""
@@ -242,10 +243,7 @@ def save_results(report: Report, model: str | os.PathLike[str] | None = None) ->
             "evaluated": report.meta.get("date"),
             "metrics": {**old, **metrics},
         }
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(path)
-        return path
+        return write_json(path, data)
     from xlsearch.engine.models.cards import update_card
 
     folder = resolve_model_path(spec)

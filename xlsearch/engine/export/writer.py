@@ -4,8 +4,6 @@ input)."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +14,7 @@ from xlsearch.engine.errors import ConfigError, DataError
 from xlsearch.engine.export import xliff as xliff
 from xlsearch.engine.lang.tags import tag_matches
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
+from xlsearch.engine.runtime.atomic import atomic_write
 
 if TYPE_CHECKING:
     from xlsearch.engine.store import Store
@@ -331,42 +330,33 @@ def write_units(
         _check_xliff(langs, xliff_version)
     cancel = ensure_token(cancel)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; exports are ordinary user files
     written = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+    with atomic_write(path, newline="\n") as fh:
+        if fmt == "tmx":
+            _tmx_header(fh, srclang or (langs or [None])[0], header_props)
+        elif fmt == "xliff":
+            xliff.header(fh, xliff_version, langs[0], langs[1], path.name)  # type: ignore[index]
+        for unit in units:
             if fmt == "tmx":
-                _tmx_header(fh, srclang or (langs or [None])[0], header_props)
+                ok = _tmx_unit(fh, unit, langs)
             elif fmt == "xliff":
-                xliff.header(fh, xliff_version, langs[0], langs[1], path.name)  # type: ignore[index]
-            for unit in units:
-                if fmt == "tmx":
-                    ok = _tmx_unit(fh, unit, langs)
-                elif fmt == "xliff":
-                    ok = _xliff_unit(fh, unit, langs, xliff_version, written + 1)  # type: ignore[arg-type]
-                else:
-                    ok = _tsv_row(fh, unit, langs)  # type: ignore[arg-type]
-                written += ok
-                if ok and written % 1000 == 0:
-                    cancel.raise_if_cancelled()
-                    if on_progress:
-                        on_progress(Progress("export", written, None, path.name))
-            if fmt == "tmx":
-                fh.write("</body>\n</tmx>\n")
-            elif fmt == "xliff":
-                if not written:  # XLIFF 2.0 requires a unit; an empty 1.2 file helps nobody
-                    raise ConfigError(
-                        f"no unit has text in both {langs[0]} and {langs[1]}; nothing written",  # type: ignore[index]
-                        hint="check --lang (source,target) and --collection",
-                    )
-                xliff.footer(fh, xliff_version)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+                ok = _xliff_unit(fh, unit, langs, xliff_version, written + 1)  # type: ignore[arg-type]
+            else:
+                ok = _tsv_row(fh, unit, langs)  # type: ignore[arg-type]
+            written += ok
+            if ok and written % 1000 == 0:
+                cancel.raise_if_cancelled()
+                if on_progress:
+                    on_progress(Progress("export", written, None, path.name))
+        if fmt == "tmx":
+            fh.write("</body>\n</tmx>\n")
+        elif fmt == "xliff":
+            if not written:  # XLIFF 2.0 requires a unit; an empty 1.2 file helps nobody
+                raise ConfigError(
+                    f"no unit has text in both {langs[0]} and {langs[1]}; nothing written",  # type: ignore[index]
+                    hint="check --lang (source,target) and --collection",
+                )
+            xliff.footer(fh, xliff_version)
     if on_progress:
         on_progress(Progress("export", written, written, path.name))
     return written
@@ -376,21 +366,12 @@ def write_tsv(path: Path | str, header: Sequence[str], rows: Iterable[Sequence[s
     """A TSV with a header row, written atomically; tabs/newlines in cells become spaces."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
     n = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write("\t".join(header) + "\n")
-            for row in rows:
-                fh.write("\t".join(" ".join(str(c).split()) for c in row) + "\n")
-                n += 1
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_write(path, newline="\n") as fh:
+        fh.write("\t".join(header) + "\n")
+        for row in rows:
+            fh.write("\t".join(" ".join(str(c).split()) for c in row) + "\n")
+            n += 1
     return n
 
 

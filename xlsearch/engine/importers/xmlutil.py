@@ -194,11 +194,3 @@ def child(elem: ET.Element, tag: str) -> ET.Element | None:
         if c.tag == tag:
             return c
     return None
-
-
-def inline_text(elem: ET.Element) -> str:
-    """Segment text under the inline-code rule (kept here for callers of the old name; the
-    rule lives in ``inline.inline_text``)."""
-    from xlsearch.engine.importers.inline import inline_text as text_of
-
-    return text_of(elem)

@@ -8,7 +8,6 @@ retrained in place never serves old vectors.
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -217,17 +216,3 @@ def cache_size(db: Any, key: str) -> int:
     return int(
         db.execute("SELECT count(*) FROM embeddings WHERE model_id = ?", [key]).fetchone()[0]
     )
-
-
-def fsync_dir(path: Path) -> None:
-    """fsync a directory so a rename inside it is durable (no-op where unsupported)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # pragma: no cover
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)

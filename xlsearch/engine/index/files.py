@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine.errors import IndexMismatchError
-from xlsearch.engine.index.cache import fsync_dir
 from xlsearch.engine.index.vectors import IVF_KINDS, VectorIndex, read_index, write_index
 from xlsearch.engine.runtime import locations
+from xlsearch.engine.runtime.atomic import fsync_dir
 
 SIDECAR = "index.json"
 FORMAT = 1

@@ -10,6 +10,7 @@ from typing import Any
 
 from xlsearch.engine.errors import ModelError
 from xlsearch.engine.runtime import locations
+from xlsearch.engine.runtime.atomic import write_json
 
 BUNDLED_TEACHER = "bundled:teacher"
 CARD_NAME = "xlsearch.json"
@@ -109,11 +110,7 @@ def write_card(path: str | os.PathLike[str], card: dict[str, Any]) -> Path:
     """Write (atomically) the model's card; adds ``created`` if missing."""
     folder = Path(path)
     data = {"created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"), **card}
-    target = folder / CARD_NAME
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(target)
-    return target
+    return write_json(folder / CARD_NAME, data)
 
 
 def update_card(path: str | os.PathLike[str], **changes: Any) -> dict[str, Any]:

@@ -59,10 +59,9 @@ class Settings:
     def save(self, path: Path | None = None) -> Path:
         """Write the settings as JSON (atomically)."""
         path = path or settings_path()
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
-        tmp.replace(path)
-        return path
+        from xlsearch.engine.runtime.atomic import write_json
+
+        return write_json(path, asdict(self))
 
 
 def settings_path() -> Path:

@@ -1,0 +1,70 @@
+"""Atomic file writes: a temp file beside the target, fsync, then ``os.replace``.
+
+A reader sees the old file or the new one, never half of one; a failed write (disk full, a
+cancel, a crash) leaves the old file and removes the temp file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+
+def fsync_dir(path: Path) -> None:
+    """fsync a directory so a rename inside it is durable (no-op where unsupported)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def atomic_write(
+    path: Path | str, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None
+) -> Iterator[IO[Any]]:
+    """Open a temp file beside ``path`` for writing; on a clean exit it replaces ``path``.
+
+    The file gets the umask's mode (as ``open`` would give it), not ``mkstemp``'s 0600.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(tmp, 0o666 & ~umask)
+        binary = "b" in mode
+        with os.fdopen(
+            fd, mode, encoding=None if binary else encoding, newline=None if binary else newline
+        ) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def write_text(path: Path | str, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    with atomic_write(path) as fh:
+        fh.write(text)
+    return Path(path)
+
+
+def write_json(path: Path | str, data: Any, *, indent: int | None = 2) -> Path:
+    """Write ``data`` as UTF-8 JSON to ``path`` atomically."""
+    return write_text(path, json.dumps(data, indent=indent, ensure_ascii=False))
