@@ -11,7 +11,6 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from xlsearch import __version__
 
@@ -25,13 +24,6 @@ COMMAND_MODULES = (
     "xlsearch.commands.align",
     "xlsearch.commands.lookup",
 )
-
-
-def ProgressBar() -> Any:  # noqa: N802 - kept for callers of the former class
-    """The CLI progress display (rich bars on a terminal, plain lines otherwise)."""
-    from xlsearch.commands.progress import ProgressDisplay
-
-    return ProgressDisplay()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,6 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every failure is one line on stderr and exit status 2 (Ctrl-C: 130); a closed pipe
     (``xlsearch search … --json | head``) ends quietly. ``XLSEARCH_DEBUG=1`` shows tracebacks.
     """
+    from xlsearch.commands import error_line
     from xlsearch.engine.errors import XLSearchError
 
     parser = build_parser()
@@ -105,13 +98,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-
-
-def error_line(exc: Any) -> str:
-    """An ``XLSearchError`` as one line: ``error: Title: message (hint: fix)``."""
-    text = " ".join(str(exc.message).split())
-    hint = f" (hint: {' '.join(str(exc.hint).split())})" if exc.hint else ""
-    return f"error: {exc.title}: {text}{hint}"
 
 
 def _silence_stdout() -> None:

@@ -23,3 +23,10 @@ class Once(argparse.Action):
             parser.error(f"{option} given twice ({seen}, {values}): it takes one value{hint}")
         setattr(namespace, f"_once_{self.dest}", values)
         setattr(namespace, self.dest, values)
+
+
+def error_line(exc: Any) -> str:
+    """An ``XLSearchError`` as one line: ``error: Title: message (hint: fix)``."""
+    text = " ".join(str(exc.message).split())
+    hint = f" (hint: {' '.join(str(exc.hint).split())})" if exc.hint else ""
+    return f"error: {exc.title}: {text}{hint}"

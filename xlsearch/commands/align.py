@@ -45,7 +45,7 @@ def register(sub: Any) -> None:
 
 def cmd_align(args: argparse.Namespace) -> int:
     """Align, write the outputs asked for, print a summary."""
-    from xlsearch.cli import ProgressBar
+    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.align import AlignConfig, align_documents, align_lengths, write_beads
     from xlsearch.engine.align.core import Alignment
     from xlsearch.engine.align.output import (

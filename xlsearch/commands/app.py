@@ -47,7 +47,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import sys
     import time
 
-    from xlsearch.cli import ProgressBar
+    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.service.demo import EXAMPLE_QUERY, prepare_demo
 
     start = time.monotonic()

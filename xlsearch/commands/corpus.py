@@ -95,7 +95,8 @@ def _expand(paths: list[Path]) -> list[Path]:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Import files; one line per file, warnings after it; exit 2 if any file failed."""
-    from xlsearch.cli import ProgressBar, error_line
+    from xlsearch.commands import error_line
+    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.errors import CancelledError, XLSearchError
     from xlsearch.engine.store import Store
 

@@ -127,7 +127,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
     import signal
     import sys
 
-    from xlsearch.cli import ProgressBar
+    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.distill import DistillConfig, distill
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.progress import CancelToken

@@ -71,7 +71,7 @@ def _benchmarks(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate one model, or compare several."""
-    from xlsearch.cli import ProgressBar
+    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.evaluation.suite import compare, run_suite, save_results
 
@@ -128,7 +128,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> None:
-    from xlsearch.cli import ProgressBar
+    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine import load_encoder
     from xlsearch.engine.evaluation import sts_calibration as calibration
 

@@ -98,7 +98,7 @@ def _lookup_engine(store: Any, args: argparse.Namespace) -> Any:
         from xlsearch.engine.models.encoder import load_encoder
 
         encoder = load_encoder(args.model or active_model())
-    from xlsearch.cli import ProgressBar
+    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
 
     quiet = getattr(args, "quiet", False)
     return Lookup(

@@ -32,7 +32,7 @@ def register(sub: Any) -> None:
 
 def cmd_encode(args: argparse.Namespace) -> int:
     """Embed texts and print JSON lines (or save .npy)."""
-    from xlsearch.cli import ProgressBar
+    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.models.encoder import load_encoder
 
     texts = args.texts or [line.rstrip("\n") for line in sys.stdin]
