@@ -339,8 +339,12 @@ class EngineAPI(Protocol):
         tgt: str = "",
         collection: str | None = None,
         k: int = 5,
+        *,
+        doc_segment: Any = None,
     ) -> Any:
-        """``lookup.LookupResult``: CAT matches (fuzzy %, semantic, diff, target, flags)."""
+        """``lookup.LookupResult``: CAT matches (fuzzy %, semantic, diff, target, flags).
+        ``doc_segment``: the document's segment being looked up; its inline codes decide
+        100 % or 99 % as in an analysis."""
         ...
 
     def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:
@@ -355,6 +359,10 @@ class EngineAPI(Protocol):
         cancel: CancelToken | None = None,
     ) -> Any:
         """``analysis.Analysis`` of ``doc`` against the memory."""
+        ...
+
+    def pretranslate(self, doc: Any, analysis: Any) -> int:
+        """Fill ``doc``'s empty targets from ``analysis`` (what may be written); how many."""
         ...
 
     def save_document(self, doc: Any, path: str = "") -> str:

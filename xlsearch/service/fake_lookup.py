@@ -85,10 +85,27 @@ class FakeLookupMixin:
     """``lookup``, ``open_document``, ``analyze`` and ``save_document`` for ``FakeEngine``."""
 
     def lookup(
-        self, segment: str, src: str, tgt: str = "", collection: str | None = None, k: int = 5
+        self,
+        segment: str,
+        src: str,
+        tgt: str = "",
+        collection: str | None = None,
+        k: int = 5,
+        *,
+        doc_segment: Any = None,
     ) -> Any:
+        from xlsearch.engine.tm.analysis import tag_penalty
+
         self.calls.append(f"lookup:{segment}")  # type: ignore[attr-defined]
-        return _FakeLookup(self, collection).lookup(segment, src, tgt, k)
+        found = _FakeLookup(self, collection).lookup(segment, src, tgt, k)
+        if doc_segment is not None and doc_segment.tags:
+            tag_penalty(found.matches, doc_segment)
+        return found
+
+    def pretranslate(self, doc: Any, analysis: Any) -> int:
+        from xlsearch.engine.tm.analysis import pretranslate
+
+        return pretranslate(doc, analysis)
 
     def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:
         from xlsearch.engine.tm.documents import open_document

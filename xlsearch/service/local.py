@@ -436,13 +436,19 @@ class LocalEngine(JobsMixin):
         tgt: str = "",
         collection: str | None = None,
         k: int = 5,
+        *,
+        doc_segment: Any = None,
     ) -> Any:
+        from xlsearch.engine.tm.analysis import tag_penalty
         from xlsearch.engine.tm.lookup import Lookup
 
         with self._store() as store:
             lk = Lookup(store, collection=collection, searcher=self._searcher(store))
             # as analyze: a unit without the target language is nothing to insert
-            return lk.lookup(segment, src, tgt, k, require_target=bool(tgt))
+            found = lk.lookup(segment, src, tgt, k, require_target=bool(tgt))
+        if doc_segment is not None and doc_segment.tags:  # 100 % only with the same tags
+            tag_penalty(found.matches, doc_segment)
+        return found
 
     def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:
         from xlsearch.engine.tm.documents import open_document
@@ -462,6 +468,11 @@ class LocalEngine(JobsMixin):
         with self._store() as store:
             lk = Lookup(store, collection=collection, searcher=self._searcher(store))
             return analyze(doc, lk, on_progress=on_progress, cancel=cancel)
+
+    def pretranslate(self, doc: Any, analysis: Any) -> int:
+        from xlsearch.engine.tm.analysis import pretranslate
+
+        return pretranslate(doc, analysis)
 
     def save_document(self, doc: Any, path: str = "") -> str:
         return str(doc.save(path or None))

@@ -126,14 +126,9 @@ class XLSearchApp(App[None]):
         """Switch between the light and the dark theme and remember the choice."""
         self.theme = DARK_THEME if self.theme == LIGHT_THEME else LIGHT_THEME
         if not self._fixed_theme:
-            try:
-                from xlsearch.engine.runtime.settings import Settings
+            from xlsearch.service.shared import save_theme
 
-                settings = Settings.load()
-                settings.theme = self.theme
-                settings.save()
-            except Exception:  # noqa: BLE001 - a theme preference is not worth an error
-                pass
+            save_theme(self.theme)
 
     def screen_ready(self) -> None:
         """Called by the first screen once it can take input: start loading the active model
@@ -173,13 +168,9 @@ def _fit(binding: Binding, wide: bool) -> Binding:
 
 
 def _saved_theme() -> str:
-    try:
-        from xlsearch.engine.runtime.settings import Settings
+    from xlsearch.service.shared import saved_theme
 
-        theme = Settings.load().theme
-    except Exception:  # noqa: BLE001 - bad settings must not stop the app from opening
-        return DARK_THEME
-    return theme or DARK_THEME
+    return saved_theme(DARK_THEME)
 
 
 def make_app(

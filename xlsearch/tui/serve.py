@@ -20,7 +20,7 @@ def offline_templates() -> Path:
     """A templates folder: textual-serve's page minus the remote font stylesheet."""
     import textual_serve
 
-    from xlsearch.engine.runtime.locations import cache_dir
+    from xlsearch.service.shared import cache_dir
 
     src = Path(textual_serve.__file__).parent / "templates" / "app_index.html"
     html = re.sub(r"<link[^>]*fonts\.googleapis\.com[^>]*>", "", src.read_text("utf-8"))

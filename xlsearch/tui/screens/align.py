@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Label
 
-from xlsearch.engine.align import edit
+from xlsearch.service.shared import edit_beads
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen
 from xlsearch.tui.widgets.progress import JobPanel
@@ -213,19 +213,19 @@ class AlignScreen(EngineScreen):
 
     def action_merge(self) -> None:
         if self.alignment is not None:
-            self._edit(edit.merge(self.alignment.beads, self.current))
+            self._edit(edit_beads("merge", self.alignment.beads, self.current))
 
     def action_split(self) -> None:
         if self.alignment is not None:
-            self._edit(edit.split(self.alignment.beads, self.current))
+            self._edit(edit_beads("split", self.alignment.beads, self.current))
 
     def action_shift(self, side: str, direction: int) -> None:
         if self.alignment is not None:
-            self._edit(edit.shift(self.alignment.beads, self.current, side, direction))
+            self._edit(edit_beads("shift", self.alignment.beads, self.current, side, direction))
 
     def action_accept(self) -> None:
         if self.alignment is not None:
-            self._edit(edit.accept(self.alignment.beads, self.current))
+            self._edit(edit_beads("accept", self.alignment.beads, self.current))
 
     def action_next_flagged(self) -> None:
         if self.alignment is None:

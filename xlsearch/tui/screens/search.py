@@ -16,8 +16,8 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static
 
 from xlsearch.engine.progress import CancelToken
-from xlsearch.engine.store.units import unit_lines
 from xlsearch.service.api import SEARCH_MODES, ContextView, Hit
+from xlsearch.service.shared import unit_lines, why_no_hits
 from xlsearch.tui.messages import JobDone, JobFailed
 from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
 
@@ -274,17 +274,11 @@ class SearchScreen(EngineScreen):
 
     def _why_none(self, args: dict[str, Any]) -> str:
         """The plain reason for no hits, when there is one (the CLI says the same)."""
-        from xlsearch.engine.lang.tags import tag_matches
-
         if self.stored is None:
             return ""
         collections, languages = self.stored
-        if not collections:
-            return " Nothing is imported yet: Corpus (f4), Import (i)."
-        langs = args["langs"]
-        if langs and not any(tag_matches(want, tag) for want in langs for tag in languages):
-            return f" No segment is in {', '.join(langs)}; stored: {', '.join(languages)}."
-        return ""
+        why = why_no_hits(collections, languages, args["langs"], how="Corpus (f4), Import (i)")
+        return f" {why}" if why else ""
 
     def _set_options(self, selector: str, options: list[tuple[str, str]]) -> None:
         select = self.query_one(selector, Select)

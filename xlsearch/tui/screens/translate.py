@@ -171,6 +171,8 @@ class TranslateScreen(EngineScreen):
         elif message.job == "analyze":
             self.analysis = message.result
             self._show_analysis()
+        elif message.job == "pretranslate":
+            self._show_pretranslated(*message.result)
         elif message.job == "save":
             self._status(f"saved → {message.result}")
             self.notify(str(message.result), title="Saved", timeout=4)
@@ -251,11 +253,7 @@ class TranslateScreen(EngineScreen):
         collection = self._collection()
 
         def call(_p: Any, _c: Any) -> tuple[int, Any]:
-            found = engine.lookup(seg.source, src_lang, tgt_lang, collection, 5)
-            if seg.tags:  # as the analysis does: 100 % only with the same tags in place
-                from xlsearch.engine.tm.analysis import tag_penalty
-
-                tag_penalty(found.matches, seg)
+            found = engine.lookup(seg.source, src_lang, tgt_lang, collection, 5, doc_segment=seg)
             return index, found
 
         self._lookup_worker("lookup", call)
@@ -387,7 +385,7 @@ class TranslateScreen(EngineScreen):
     def _take_languages(self) -> None:
         """The languages typed in the src/tgt fields become the document's (a file may lack
         its target language)."""
-        from xlsearch.engine.importers.base import normalize_lang
+        from xlsearch.service.shared import normalize_lang
 
         for field, attr in (("#tr-src", "src"), ("#tr-tgt", "tgt")):
             value = self.query_one(field, Input).value.strip()
@@ -418,11 +416,15 @@ class TranslateScreen(EngineScreen):
                 severity="warning",
             )
             return
-        from xlsearch.engine.tm.analysis import pretranslate
-
         self.commit()  # the translator's own edit first; pre-translation keeps targets
         before = [(seg.target, self._mark(seg)) for seg in self.doc.segments]
-        n = pretranslate(self.doc, self.analysis)
+        engine, doc, analysis = self.engine, self.doc, self.analysis
+        self.run_job("pretranslate", lambda _p, _c: (before, engine.pretranslate(doc, analysis)))
+
+    def _show_pretranslated(self, before: list[tuple[str, str]], n: int) -> None:
+        """Refresh the rows pre-translation filled (only those, not all 5,000)."""
+        if self.doc is None:
+            return
         table = self.query_one("#tr-segments", DataTable)
         for seg, was in zip(self.doc.segments, before, strict=True):
             if (seg.target, self._mark(seg)) != was:  # only the filled rows, not all 5,000

@@ -1,0 +1,74 @@
+"""Small rules both fronts share: language tags, a unit's lines, why a search found nothing,
+alignment edits and the saved theme. Pure and fast: safe on the UI thread."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def normalize_lang(tag: str) -> str | None:
+    """A language tag as xlsearch stores it (BCP 47 as written), or None when it is none."""
+    from xlsearch.engine.importers.base import normalize_lang as norm
+
+    return norm(tag)
+
+
+def unit_lines(unit: dict[str, Any]) -> list[str]:
+    """A unit's metadata (ids, dates and users, props, notes) as short preview lines."""
+    from xlsearch.engine.store.units import unit_lines as lines
+
+    return lines(unit)
+
+
+def why_no_hits(
+    collections: Sequence[str], languages: Sequence[str], langs: Sequence[str], how: str = ""
+) -> str:
+    """The plain reason a search found nothing, when there is one ('' otherwise); ``how``:
+    how this front imports (added to 'Nothing is imported yet')."""
+    from xlsearch.engine.lang.tags import tag_matches
+
+    if not collections:
+        return f"Nothing is imported yet: {how}." if how else "Nothing is imported yet."
+    if langs and not any(tag_matches(want, tag) for want in langs for tag in languages):
+        return f"No segment is in {', '.join(langs)}; stored: {', '.join(languages)}."
+    return ""
+
+
+def edit_beads(op: str, beads: list[Any], index: int, *args: Any) -> Any:
+    """An aligner bead edit: ``merge``, ``split``, ``shift`` (side, direction) or ``accept``."""
+    from xlsearch.engine.align import edit
+
+    if op not in ("merge", "split", "shift", "accept"):
+        raise ValueError(f"unknown bead edit {op!r}")
+    return getattr(edit, op)(beads, index, *args)
+
+
+def saved_theme(default: str) -> str:
+    """The theme the user chose last (``default`` when none or the settings are unreadable)."""
+    try:
+        from xlsearch.engine.runtime.settings import Settings
+
+        return Settings.load().theme or default
+    except Exception:  # noqa: BLE001 - bad settings must not stop the app from opening
+        return default
+
+
+def save_theme(theme: str) -> None:
+    """Remember the theme (a preference: a failure to save it is not an error)."""
+    try:
+        from xlsearch.engine.runtime.settings import Settings
+
+        settings = Settings.load()
+        settings.theme = theme
+        settings.save()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def cache_dir() -> Path:
+    """xlsearch's cache folder."""
+    from xlsearch.engine.runtime.locations import cache_dir as folder
+
+    return folder()
