@@ -93,6 +93,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         if debug:
             raise
+        from xlsearch.engine.diskfull import disk_full, is_disk_full
+
+        if is_disk_full(exc):  # a write the engine did not name: still the fix
+            place = exc.filename or os.getcwd()
+            print(error_line(disk_full(place, "the command stopped")), file=sys.stderr)
+            return 2
         where = f" {exc.filename}:" if exc.filename else ""
         print(f"error:{where} {exc.strerror or exc}", file=sys.stderr)
         return 2

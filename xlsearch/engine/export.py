@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
 from xlsearch.engine import export_xliff as xliff
+from xlsearch.engine.diskfull import output_disk_full
 from xlsearch.engine.errors import ConfigError, DataError
 from xlsearch.engine.langtags import tag_matches
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
@@ -330,6 +331,26 @@ def write_units(
     if fmt == "xliff":
         _check_xliff(langs, xliff_version)
     cancel = ensure_token(cancel)
+    with output_disk_full(path):
+        written = _write_units(
+            path, units, fmt, langs, on_progress, cancel, xliff_version, header_props, srclang
+        )
+    if on_progress:
+        on_progress(Progress("export", written, written, path.name))
+    return written
+
+
+def _write_units(
+    path: Path,
+    units: Iterable[ExportUnit],
+    fmt: str,
+    langs: Sequence[str] | None,
+    on_progress: ProgressCallback | None,
+    cancel: CancelToken,
+    xliff_version: str,
+    header_props: dict[str, str] | None,
+    srclang: str | None,
+) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     umask = os.umask(0)
@@ -367,14 +388,17 @@ def write_units(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    if on_progress:
-        on_progress(Progress("export", written, written, path.name))
     return written
 
 
 def write_tsv(path: Path | str, header: Sequence[str], rows: Iterable[Sequence[str]]) -> int:
     """A TSV with a header row, written atomically; tabs/newlines in cells become spaces."""
     path = Path(path)
+    with output_disk_full(path):
+        return _write_tsv(path, header, rows)
+
+
+def _write_tsv(path: Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     umask = os.umask(0)

@@ -58,10 +58,20 @@ class Settings:
 
     def save(self, path: Path | None = None) -> Path:
         """Write the settings as JSON (atomically)."""
+        from xlsearch.engine.diskfull import disk_full_as_error
+
         path = path or settings_path()
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
-        tmp.replace(path)
+        kept = "the settings were not saved" + (
+            ", the previous ones are kept" if path.exists() else ""
+        )
+        try:
+            with disk_full_as_error(path, kept):
+                tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+                tmp.replace(path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         return path
 
 

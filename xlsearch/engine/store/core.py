@@ -90,6 +90,10 @@ class Store(SegmentQueries):
             conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
             migrate(conn)
         except sqlite3.OperationalError as exc:
+            from xlsearch.engine.diskfull import disk_full, is_disk_full
+
+            if is_disk_full(exc):
+                raise disk_full(self.path, "the store could not be opened") from exc
             if "readonly" in str(exc) or "unable to open" in str(exc):
                 raise StoreError(
                     f"cannot open the store {self.path}: it or its folder is read-only",
@@ -135,8 +139,9 @@ class Store(SegmentQueries):
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK TO nested")
-                conn.execute("RELEASE nested")
+                if conn.in_transaction:  # SQLite may have rolled back already (disk full)
+                    conn.execute("ROLLBACK TO nested")
+                    conn.execute("RELEASE nested")
                 raise
             conn.execute("RELEASE nested")
             return
@@ -154,6 +159,12 @@ class Store(SegmentQueries):
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
+                from xlsearch.engine.diskfull import disk_full, is_disk_full
+
+                if is_disk_full(exc):
+                    raise disk_full(
+                        self.path, "nothing was written, the store is as it was before"
+                    ) from exc
                 raise StoreError(f"writing the store {self.path} failed: {exc}") from exc
             raise
 

@@ -1,0 +1,182 @@
+"""Fault injection: a full disk, a read-only home, damaged index and store files, two
+writers at once and a model folder deleted under a running engine.
+
+Every fault must leave what was stored as it was and be reported as one line naming the
+file and the fix (exit status 2, no traceback); derived files (indexes, cached vectors) are
+rebuilt with a ``notice:``. ``docs/faults.md`` is the table of these tests.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fault_helpers import REPO, SmallDisk, one_error_line, snapshot, units_in, write_tsv, xlsearch
+
+from xlsearch.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``xlsearch ARGS`` in this process (the torch import is paid once per test session)."""
+    capsys.readouterr()
+    rc = main(list(args))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Temp files and folders a failed atomic write could have left behind."""
+    return sorted(
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if p.name.endswith((".tmp", ".saving")) or ".tmp" in p.name
+    )
+
+
+# -- a full disk ---------------------------------------------------------------------------
+
+
+def test_disk_full_during_import_rolls_back(small_disk: SmallDisk, tmp_path: Path) -> None:
+    """A fresh CLI process imports onto a full disk: one line with the fix, the store as it
+    was, and the same import succeeds once there is room."""
+    home = small_disk.root / "home"
+    assert (
+        xlsearch("import", str(write_tsv(tmp_path / "a.tsv", 50)), "-c", "tm", home=home).returncode
+        == 0
+    )
+    db = home / "data" / "xlsearch.db"
+    before = snapshot(db)
+    big = write_tsv(tmp_path / "big.tsv", 4000, start=1000)
+    small_disk.fill(leave=64 << 10)
+    proc = xlsearch("import", str(big), "-c", "tm", home=home)
+    assert proc.returncode == 2
+    one_error_line(proc.stderr, "Disk full", str(db), "XLSEARCH_HOME", "store is as it was")
+    assert snapshot(db) == before
+    small_disk.unfill()
+    proc = xlsearch("import", str(big), "-c", "tm", home=home)
+    assert proc.returncode == 0, proc.stderr
+    assert units_in(db, "tm") == 4050
+
+
+def test_disk_full_during_index_build_keeps_the_index(
+    small_disk: SmallDisk,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tiny_static_model: Path,
+) -> None:
+    """Full while embedding (the vector cache in SQLite) and while writing the FAISS file:
+    the previous index stays searchable, no temp file is left, the store is unchanged."""
+    from xlsearch.engine.index.files import load_current
+
+    home = small_disk.root / "home"
+    monkeypatch.setenv("XLSEARCH_HOME", str(home))
+    model = str(tiny_static_model)
+    assert run(capsys, "import", str(write_tsv(tmp_path / "a.tsv", 300)), "-c", "tm", "-q")[0] == 0
+    assert run(capsys, "index", "-c", "tm", "--model", model)[0] == 0
+    folder = next((home / "data" / "indexes").iterdir())
+    sidecar = (folder / "index.json").read_bytes()
+    assert (
+        run(capsys, "import", str(write_tsv(tmp_path / "b.tsv", 3000, 500)), "-c", "tm", "-q")[0]
+        == 0
+    )
+    db = home / "data" / "xlsearch.db"
+    before = snapshot(db)
+
+    small_disk.fill(leave=32 << 10)  # new texts to embed: the vector cache cannot grow
+    rc, _, err = run(capsys, "index", "-c", "tm", "--model", model)
+    assert rc == 2
+    one_error_line(err, "Disk full", str(db), "hint:")
+    assert (folder / "index.json").read_bytes() == sidecar and not leftovers(home)
+    assert snapshot(db) == before
+    assert load_current(folder, mmap=False)[0].ntotal == 600  # the old index still opens
+
+    small_disk.unfill()  # every vector cached, then full again for the FAISS file itself
+    assert run(capsys, "index", "-c", "tm", "--model", model)[0] == 0
+    sidecar = (folder / "index.json").read_bytes()
+    small_disk.fill(leave=160 << 10)
+    rc, _, err = run(capsys, "index", "-c", "tm", "--model", model, "--rebuild")
+    assert rc == 2
+    one_error_line(err, "Disk full", str(folder), "the previous one is kept")
+    assert (folder / "index.json").read_bytes() == sidecar and not leftovers(home)
+    assert load_current(folder, mmap=False)[0].ntotal == 6600
+    assert snapshot(db) == before
+
+
+def test_disk_full_during_export_keeps_the_old_file(
+    small_disk: SmallDisk, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An export onto a full disk leaves the previous export byte for byte (atomic write)."""
+    assert run(capsys, "import", str(write_tsv(tmp_path / "a.tsv", 3000)), "-c", "tm", "-q")[0] == 0
+    out = small_disk.root / "out" / "tm.tmx"
+    out.parent.mkdir()
+    rc, _, err = run(capsys, "export", str(out), "-c", "tm", "--lang", "en,de")
+    assert rc == 0, err
+    old = out.read_bytes()
+    for name, args in (
+        ("tm.tmx", ()),
+        ("tm.tsv", ("--lang", "en,de")),
+        ("tm.xlf", ("--lang", "en,de")),
+    ):
+        target = out.parent / name
+        small_disk.fill(leave=8 << 10)
+        rc, _, err = run(capsys, "export", str(target), "-c", "tm", *args)
+        assert rc == 2
+        one_error_line(err, "Disk full", str(target), "hint:", "output to another disk")
+        small_disk.unfill()
+    assert out.read_bytes() == old
+    assert sorted(p.name for p in out.parent.iterdir()) == ["tm.tmx"]  # no temp, no partial
+
+
+def test_disk_full_during_distill_checkpoint_keeps_the_previous_one(
+    small_disk: SmallDisk, tiny_static_model: Path
+) -> None:
+    """A checkpoint that does not fit: DiskFullError, the previous checkpoint resumes."""
+    import torch
+
+    from xlsearch.engine.distill import checkpoint as ck
+    from xlsearch.engine.errors import DiskFullError
+    from xlsearch.engine.model import load_model
+
+    model = load_model(tiny_static_model)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    run_dir = small_disk.root / "run"
+    run_dir.mkdir()
+
+    def save(step: int) -> None:
+        ck.save_checkpoint(
+            run_dir, model=model, ema=None, optimizers=[opt], schedulers=[], step=step,
+            examples=step * 8, config={"student": "static"}, extra={"best": None},
+        )  # fmt: skip
+
+    save(10)
+    small_disk.fill(leave=8 << 10)
+    with pytest.raises(DiskFullError) as err:
+        save(20)
+    assert str(run_dir) in err.value.message and "previous one is kept" in err.value.message
+    assert err.value.hint and "XLSEARCH_HOME" in err.value.hint
+    assert sorted(p.name for p in run_dir.iterdir()) == ["checkpoint"]
+    assert ck.read_meta(run_dir)["step"] == 10
+    ck.load_state(run_dir, [opt], [])  # the kept checkpoint loads
+    small_disk.unfill()
+    save(20)
+    assert ck.read_meta(run_dir)["step"] == 20
+
+
+def test_disk_full_during_settings_write(small_disk: SmallDisk, tiny_static_model: Path) -> None:
+    """`models --use` on a full disk: one line with the fix, config.json unchanged."""
+    home = small_disk.root / "home"
+    assert xlsearch("models", "--use", str(tiny_static_model), home=home).returncode == 0
+    config = home / "config" / "config.json"
+    before = config.read_bytes()
+    small_disk.fill(leave=0)
+    proc = xlsearch("models", "--use", "bundled:teacher", home=home)
+    assert proc.returncode == 2
+    one_error_line(proc.stderr, "Disk full", str(config), "the previous ones are kept")
+    assert config.read_bytes() == before and not leftovers(home)
