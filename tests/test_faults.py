@@ -8,6 +8,7 @@ rebuilt with a ``notice:``. ``docs/faults.md`` is the table of these tests.
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import sqlite3
@@ -180,3 +181,169 @@ def test_disk_full_during_settings_write(small_disk: SmallDisk, tiny_static_mode
     assert proc.returncode == 2
     one_error_line(proc.stderr, "Disk full", str(config), "the previous ones are kept")
     assert config.read_bytes() == before and not leftovers(home)
+
+
+# -- a read-only home ----------------------------------------------------------------------
+
+
+def test_read_only_home_every_command(
+    small_disk: SmallDisk,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tiny_static_model: Path,
+    tiny_st_model: Path,
+) -> None:
+    """XLSEARCH_HOME on a disk mounted read-only: each command that must write says so in
+    one line naming the home and the fix; nothing changes; listing models still works."""
+    home = small_disk.root / "home"
+    monkeypatch.setenv("XLSEARCH_HOME", str(home))
+    data = write_tsv(tmp_path / "a.tsv", 40)
+    assert run(capsys, "import", str(data), "-c", "tm", "-q")[0] == 0
+    assert run(capsys, "models", "--use", str(tiny_static_model))[0] == 0
+    assert run(capsys, "index", "-c", "tm")[0] == 0
+    db = home / "data" / "xlsearch.db"
+    config = (home / "config" / "config.json").read_bytes()
+    gc.collect()  # close connections the commands above left to the collector (as at exit)
+    assert sorted(p.name for p in db.parent.glob("xlsearch.db*")) == ["xlsearch.db"]
+    small_disk.read_only()
+    try:
+        before = snapshot(db, immutable=True)
+        train = tmp_path / "train.tsv"
+        train.write_text("the dog\tder hund\nthe cat\tdie katze\n" * 20, encoding="utf-8")
+        commands = [
+            ("collections",),
+            ("import", str(write_tsv(tmp_path / "b.tsv", 10, 100)), "-c", "tm"),
+            ("index", "-c", "tm"),
+            ("search", "the dog", "--k", "2"),
+            ("search", "dog", "--mode", "lexical"),
+            ("export", str(tmp_path / "out.tmx"), "-c", "tm"),
+            ("delete", "--collection", "tm"),
+            ("models", "--use", "bundled:teacher"),
+            ("distill", "--train", str(train), "--name", "s", "--teacher", str(tiny_st_model),
+             "--student", "static", "--max-steps", "1"),
+        ]  # fmt: skip
+        for args in commands:
+            rc, _, err = run(capsys, *args)
+            assert rc == 2, (args, err)
+            one_error_line(err, str(home), "XLSEARCH_HOME")
+        rc, out, _ = run(capsys, "models")  # reading needs no writing
+        assert rc == 0 and "teacher" in out
+        assert snapshot(db, immutable=True) == before
+        assert (home / "config" / "config.json").read_bytes() == config
+        assert not (tmp_path / "out.tmx").exists()
+    finally:
+        small_disk.writable()
+
+
+# -- damaged index files and cached vectors --------------------------------------------------
+
+
+@pytest.fixture()
+def indexed_home(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    tiny_static_model: Path,
+) -> Path:
+    """The default test home with 120 units in ``tm``, the tiny model active and indexed;
+    returns the index folder."""
+    assert run(capsys, "import", str(write_tsv(tmp_path / "a.tsv", 120)), "-c", "tm", "-q")[0] == 0
+    assert run(capsys, "models", "--use", str(tiny_static_model))[0] == 0
+    assert run(capsys, "index", "-c", "tm")[0] == 0
+    from xlsearch.engine import locations
+
+    return next(locations.indexes_dir().iterdir())
+
+
+def _damage(folder: Path, what: str) -> None:
+    meta = json.loads((folder / "index.json").read_text())
+    if what == "truncated index":
+        path = folder / meta["file"]
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    elif what == "flipped bytes":
+        path = folder / meta["file"]
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
+    elif what == "corrupt keys":
+        (folder / meta["keys"]).write_bytes(b"PK\x03\x04 not a zip at all")
+    else:  # a sidecar cut short
+        (folder / "index.json").write_text(json.dumps(meta)[:40])
+
+
+@pytest.mark.parametrize(
+    ("what", "command"),
+    [
+        ("truncated index", "search"),
+        ("flipped bytes", "index"),
+        ("corrupt keys", "search"),
+        ("cut sidecar", "index"),
+    ],
+)
+def test_damaged_index_is_rebuilt_with_a_notice(
+    what: str, command: str, indexed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xlsearch.engine.index.files import load_current
+
+    _damage(indexed_home, what)
+    args = ("search", "der hund 7 schläft", "--k", "3") if command == "search" else ("index",)
+    rc, out, err = run(capsys, *args)
+    assert rc == 0, err
+    assert "notice:" in err and "error" not in err, err
+    if command == "search":
+        assert "1. " in out and "der hund" in out
+    assert load_current(indexed_home, mmap=False)[0].ntotal == 240
+    rc, _, err = run(capsys, *args)  # repaired for good: no second notice
+    assert rc == 0 and "notice:" not in err
+
+
+def test_damaged_cached_vectors_are_embedded_again(
+    indexed_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Vector-cache rows of the wrong length (a damaged store page, a foreign writer) are
+    re-embedded with a notice instead of failing the index build."""
+    from xlsearch.engine import locations
+
+    db = locations.store_path()
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE embeddings SET vector = substr(vector, 1, 7) WHERE rowid % 3 = 0")
+    rc, _, err = run(capsys, "index", "--rebuild")
+    assert rc == 0, err
+    assert "notice:" in err and "damaged" in err and "error" not in err
+    with sqlite3.connect(db) as conn:
+        lengths = {n for (n,) in conn.execute("SELECT DISTINCT length(vector) FROM embeddings")}
+    assert lengths == {16 * 4}
+    rc, out, _ = run(capsys, "search", "der hund 7 schläft", "--k", "1")
+    assert rc == 0 and "1. " in out
+
+
+# -- a damaged store -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("damage", ["not sqlite", "damaged pages", "cut short"])
+def test_damaged_store_is_one_line_and_never_replaced(
+    damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xlsearch.engine import locations
+
+    db = locations.store_path()
+    if damage == "not sqlite":
+        db.write_text("these are my notes, not a database\n" * 200, encoding="utf-8")
+    else:
+        assert (
+            run(capsys, "import", str(write_tsv(tmp_path / "a.tsv", 400)), "-c", "tm", "-q")[0] == 0
+        )
+        data = bytearray(db.read_bytes())
+        if damage == "damaged pages":
+            data[4096 * 2 : 4096 * 6] = b"\xa5" * (4096 * 4)
+        else:
+            data = data[: len(data) // 3]
+        db.write_bytes(bytes(data))
+    damaged = db.read_bytes()
+    for args in (("collections",), ("import", str(write_tsv(tmp_path / "b.tsv", 5)), "-c", "x"),
+                 ("search", "dog", "--mode", "lexical")):  # fmt: skip
+        rc, _, err = run(capsys, *args)
+        assert rc == 2, (args, err)
+        one_error_line(err, str(db), "hint:", ".recover")
+    assert db.read_bytes() == damaged  # never replaced, repaired in place or deleted

@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from xlsearch import __version__
@@ -93,24 +94,58 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         if debug:
             raise
-        from xlsearch.engine.diskfull import disk_full, is_disk_full
+        from xlsearch.engine.faults import user_error
 
-        if is_disk_full(exc):  # a write the engine did not name: still the fix
-            place = exc.filename or os.getcwd()
-            print(error_line(disk_full(place, "the command stopped")), file=sys.stderr)
+        known = user_error(exc)  # a full disk the engine did not name: still the fix
+        if known is not None:
+            print(error_line(known), file=sys.stderr)
             return 2
         where = f" {exc.filename}:" if exc.filename else ""
-        print(f"error:{where} {exc.strerror or exc}", file=sys.stderr)
+        print(f"error:{where} {exc.strerror or exc}{_unwritable_hint(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug: still one line, with how to see more
         if debug:
             raise
+        from xlsearch.engine.faults import user_error
+
+        known = user_error(exc)  # a damaged store or a full disk met outside the engine's
+        if known is not None:  # own checks: the machine's fault, with its fix
+            print(error_line(known), file=sys.stderr)
+            return 2
         print(
             f"error: {type(exc).__name__}: {exc} (xlsearch {args.command}; "
             "rerun with XLSEARCH_DEBUG=1 for the traceback and report it)",
             file=sys.stderr,
         )
         return 2
+
+
+def _unwritable_hint(exc: OSError) -> str:
+    """The fix for a write refused by a read-only disk or missing permissions."""
+    import errno
+
+    if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM) or not exc.filename:
+        return ""
+    from xlsearch.engine import locations
+
+    path = Path(str(exc.filename)).resolve()
+    home = locations.home()
+    ours = [home] if home is not None else []
+    if home is None:
+        import platformdirs
+
+        for getter in (
+            platformdirs.user_data_path,
+            platformdirs.user_cache_path,
+            platformdirs.user_config_path,
+        ):
+            ours.append(getter(locations.APP, appauthor=False))
+    if any(path.is_relative_to(Path(root).resolve()) for root in ours):
+        return (
+            " (hint: make the folder writable (chmod -R u+w) or point XLSEARCH_HOME at a "
+            "writable folder)"
+        )
+    return " (hint: choose a path in a writable folder, or make that folder writable)"
 
 
 def error_line(exc: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import asdict, dataclass, fields
@@ -58,7 +59,7 @@ class Settings:
 
     def save(self, path: Path | None = None) -> Path:
         """Write the settings as JSON (atomically)."""
-        from xlsearch.engine.diskfull import disk_full_as_error
+        from xlsearch.engine.faults import disk_full_as_error
 
         path = path or settings_path()
         tmp = path.with_suffix(".tmp")
@@ -69,10 +70,22 @@ class Settings:
             with disk_full_as_error(path, kept):
                 tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
                 tmp.replace(path)
+        except OSError as exc:  # a read-only or foreign-owned config folder
+            _discard(tmp)
+            raise ConfigError(
+                f"cannot save the settings to {path}: {exc.strerror or exc}; {kept}",
+                hint="make the folder writable (chmod -R u+w) or point XLSEARCH_HOME at a "
+                "writable folder",
+            ) from exc
         except BaseException:
-            tmp.unlink(missing_ok=True)
+            _discard(tmp)
             raise
         return path
+
+
+def _discard(tmp: Path) -> None:
+    with contextlib.suppress(OSError):  # on a read-only disk even a missing file cannot go
+        tmp.unlink(missing_ok=True)
 
 
 def settings_path() -> Path:

@@ -45,7 +45,7 @@ def save_checkpoint(
     """Write ``run_dir/checkpoint`` atomically (a temp folder renamed into place).
 
     On a full disk the temp folder is removed and the previous checkpoint stays."""
-    from xlsearch.engine.diskfull import disk_full_as_error
+    from xlsearch.engine.faults import disk_full_as_error
 
     tmp = run_dir / (CKPT + ".tmp")
     kept = (

@@ -110,7 +110,7 @@ def transaction(conn: sqlite3.Connection) -> Iterator[None]:
     except BaseException as exc:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
-        from xlsearch.engine.diskfull import disk_full, is_disk_full
+        from xlsearch.engine.faults import disk_full, is_disk_full
 
         if is_disk_full(exc):
             path = conn.execute("PRAGMA database_list").fetchone()[2]

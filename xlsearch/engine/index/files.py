@@ -7,6 +7,7 @@ complete pair; older files are removed afterwards (a reader that lost the race r
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import fcntl
 import hashlib
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine import locations
-from xlsearch.engine.diskfull import disk_full_as_error
+from xlsearch.engine.faults import disk_full_as_error
 from xlsearch.engine.errors import IndexDamagedError, IndexMismatchError
 from xlsearch.engine.index.cache import fsync_dir
 from xlsearch.engine.index.vectors import IVF_KINDS, VectorIndex, read_index, write_index
@@ -191,10 +192,11 @@ def save(folder: Path, vi: VectorIndex, keys: dict, meta: dict[str, Any]) -> dic
             return _save(folder, vi, keys, meta, tag)
     except BaseException:
         side = read_sidecar_quietly(folder)
-        for new in folder.glob(f"*-{tag}.*"):
-            if side is None or new.name not in (side.get("file"), side.get("keys")):
-                new.unlink(missing_ok=True)
-        (folder / (SIDECAR + ".tmp")).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a read-only disk refuses even this
+            for new in folder.glob(f"*-{tag}.*"):
+                if side is None or new.name not in (side.get("file"), side.get("keys")):
+                    new.unlink(missing_ok=True)
+            (folder / (SIDECAR + ".tmp")).unlink(missing_ok=True)
         raise
 
 
@@ -244,7 +246,8 @@ def update_sidecar(folder: Path, meta: dict[str, Any], **fields: Any) -> dict[st
         with disk_full_as_error(folder, "the index was not saved, the previous one is kept"):
             return _update_sidecar(folder, {**meta, **fields})
     except BaseException:
-        (folder / (SIDECAR + ".tmp")).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (folder / (SIDECAR + ".tmp")).unlink(missing_ok=True)
         raise
 
 

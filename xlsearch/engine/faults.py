@@ -1,9 +1,14 @@
-"""Disk full while writing: one error naming the place, what was kept, and the fix.
+"""Faults of the machine, not of the input: a full disk, a damaged store file.
+
+Disk full while writing: one error naming the place, what was kept, and the fix.
 
 Every write that can run out of space (the SQLite store, index files, exports, distillation
 checkpoints, settings) is transactional or atomic, so a full disk loses nothing; these
 helpers turn the low-level failure (``ENOSPC``/``EDQUOT``, SQLite's ``SQLITE_FULL``, a FAISS
 write error) into a ``DiskFullError`` saying so.
+
+A damaged store (not an SQLite file, or pages SQLite finds malformed) is never replaced,
+repaired in place or deleted: ``damaged_store`` says so and how to recover.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from xlsearch.engine.errors import DiskFullError
+from xlsearch.engine.errors import DiskFullError, StoreError, XLSearchError
 
 DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 DISK_FULL_WORDS = ("No space left on device", "os error 28", "Disk quota exceeded", "os error 122")
@@ -91,3 +96,45 @@ def output_disk_full(path: Path | str) -> Iterator[None]:
     kept = output_kept(path)
     with disk_full_as_error(path, kept, hint=OUTPUT_HINT):
         yield
+
+
+SQLITE_DAMAGED = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def is_damaged_store(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite saying the file is not a database or is malformed."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in SQLITE_DAMAGED:
+        return True
+    text = str(exc)
+    return "malformed" in text or "not a database" in text
+
+
+def damaged_store(path: Path | str, exc: BaseException) -> StoreError:
+    """The error for a store file SQLite cannot read: left as it is, with the way out."""
+    path = Path(path)
+    return StoreError(
+        f"the store {path} is damaged ({exc}); xlsearch leaves it as it is",
+        hint=f"keep a copy, then recover what SQLite can: sqlite3 {path.name} .recover | "
+        f"sqlite3 recovered.db, and put recovered.db in its place; or move {path.name} aside "
+        "and import your files again",
+    )
+
+
+def user_error(exc: BaseException, store: Path | str | None = None) -> XLSearchError | None:
+    """A machine fault that escaped the engine as a low-level exception, as the user-facing
+    error (disk full, a damaged store); None for anything else (a bug)."""
+    if isinstance(exc, XLSearchError):
+        return exc
+    if is_disk_full(exc):
+        where = getattr(exc, "filename", None) or store or Path.cwd()
+        return disk_full(where, "the command stopped")
+    if is_damaged_store(exc):
+        if store is None:
+            from xlsearch.engine import locations
+
+            store = locations.store_path()
+        return damaged_store(store, exc)
+    return None
