@@ -123,14 +123,18 @@ def xlsearch(
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={
-            **os.environ,
-            "XLSEARCH_HOME": str(home),
-            "PYTHONPATH": str(REPO),
-            "XLSEARCH_THREADS": "1",
-            **(env or {}),
-        },
+        env={**xlsearch_env(home), **(env or {})},
     )
+
+
+def xlsearch_env(home: Path) -> dict[str, str]:
+    """The environment of a child xlsearch process using ``home``."""
+    return {
+        **os.environ,
+        "XLSEARCH_HOME": str(home),
+        "PYTHONPATH": str(REPO),
+        "XLSEARCH_THREADS": "1",
+    }
 
 
 def one_error_line(err: str, *needles: str) -> str:

@@ -18,7 +18,16 @@ import time
 from pathlib import Path
 
 import pytest
-from fault_helpers import REPO, SmallDisk, one_error_line, snapshot, units_in, write_tsv, xlsearch
+from fault_helpers import (
+    REPO,
+    SmallDisk,
+    one_error_line,
+    snapshot,
+    units_in,
+    write_tsv,
+    xlsearch,
+    xlsearch_env,
+)
 
 from xlsearch.cli import main
 
@@ -347,3 +356,188 @@ def test_damaged_store_is_one_line_and_never_replaced(
         assert rc == 2, (args, err)
         one_error_line(err, str(db), "hint:", ".recover")
     assert db.read_bytes() == damaged  # never replaced, repaired in place or deleted
+
+
+# -- two writers at once -------------------------------------------------------------------
+
+INDEXER = """
+import sys
+sys.path.insert(0, {tests!r})
+from test_index_support import FakeEncoder
+from xlsearch.engine.index import cache, manager
+from xlsearch.engine.store import Store
+cache.BATCH = 100
+with Store() as store:
+    print("indexing", flush=True)
+    oi = manager.build_index(store, FakeEncoder(delay=0.02), "tm")
+print("indexed", oi.count, flush=True)
+"""
+
+
+def test_import_while_another_process_indexes(tmp_path: Path) -> None:
+    """A CLI import into the collection another process is indexing: both finish, every
+    unit is stored once, and the next index build takes the new units in."""
+    from xlsearch.engine import locations
+
+    home = Path(locations.home() or "")
+    assert (
+        xlsearch(
+            "import", str(write_tsv(tmp_path / "a.tsv", 1500)), "-c", "tm", home=home
+        ).returncode
+        == 0
+    )
+    indexer = subprocess.Popen(
+        [sys.executable, "-c", INDEXER.format(tests=str(REPO / "tests"))],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**xlsearch_env(home)},
+    )
+    assert indexer.stdout is not None and indexer.stdout.readline().strip() == "indexing"
+    time.sleep(0.3)  # the indexer is embedding (committing cached vectors batch by batch)
+    proc = xlsearch("import", str(write_tsv(tmp_path / "b.tsv", 700, 5000)), "-c", "tm", home=home)
+    out, err = indexer.communicate(timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert indexer.returncode == 0, err
+    assert "Traceback" not in proc.stderr + err
+    waited = [line for line in proc.stderr.splitlines() if "waiting" in line]
+    assert all("waiting for another xlsearch process" in line for line in waited)
+    db = locations.store_path()
+    assert units_in(db, "tm") == 2200
+    with sqlite3.connect(db) as conn:
+        assert (
+            conn.execute(
+                "SELECT COUNT(*) FROM (SELECT text, lang FROM segments GROUP BY text, lang "
+                "HAVING COUNT(*) > 1)"
+            ).fetchone()[0]
+            == 0
+        )
+    assert int(out.split()[-1]) in (3000, 4400)  # the store as it was when the build began or ended
+
+
+def test_two_imports_into_one_collection(tmp_path: Path) -> None:
+    """Three CLI imports at once, two of them the same file: nothing lost, nothing doubled."""
+    from xlsearch.engine import locations
+
+    home = Path(locations.home() or "")
+    a, b = write_tsv(tmp_path / "a.tsv", 3000), write_tsv(tmp_path / "b.tsv", 3000, 10_000)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "xlsearch", "import", str(path), "-c", "tm"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=xlsearch_env(home),
+        )
+        for path in (a, b, a)
+    ]
+    results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+    for rc, out, err in results:
+        assert rc == 0 and "Traceback" not in err, err
+    statuses = sorted(out.split()[0] for _, out, _ in results)
+    assert statuses == ["imported", "imported", "unchanged"], results
+    assert units_in(locations.store_path(), "tm") == 6000
+
+
+# -- the active model's folder deleted or replaced while the app runs ------------------------
+
+
+def _retrained(model: Path, out: Path) -> Path:
+    """The same model with other weights (as a re-run distillation writes it)."""
+    import torch
+
+    from xlsearch.engine.model import load_model
+
+    m = load_model(model)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.add_(torch.randn_like(p))
+    return m.save(out, card={"teacher": "test", "languages": ["en", "de"]})
+
+
+def _active_copy(tiny_static_model: Path, tmp_path: Path) -> Path:
+    from xlsearch.engine.catalog import set_active_model
+
+    model = Path(shutil.copytree(tiny_static_model, tmp_path / "models" / "student"))
+    set_active_model(str(model))
+    return model
+
+
+def test_model_folder_replaced_or_deleted_under_the_engine(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    """Replaced: the engine loads the new weights (vectors cached under the new weights'
+    key are theirs, never the old ones'). Deleted: a ModelError with the fix."""
+    import numpy as np
+
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.errors import ModelError
+    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.engine.index.cache import model_key
+    from xlsearch.engine.store import Store
+
+    model = _active_copy(tiny_static_model, tmp_path)
+    engine = LocalEngine()
+    engine.import_files([str(write_tsv(tmp_path / "a.tsv", 30))], "tm")
+    engine.build_index("tm")
+    assert engine.search("der hund 3 schläft", k=3)
+
+    other = _retrained(model, tmp_path / "retrained")
+    shutil.rmtree(model)
+    shutil.copytree(other, model)
+    assert engine.search("der hund 3 schläft", k=3)
+    new = load_encoder(str(model))
+    with Store() as store:
+        (text,) = store.conn.execute("SELECT text FROM segments LIMIT 1").fetchone()
+        vecs, found = store.get_embeddings(model_key(new), [text_hash_of(text)], new.dim)
+    assert found.all() and np.allclose(vecs[0], new.encode([text])[0], atol=1e-5)
+
+    shutil.rmtree(model)
+    for call in (lambda: engine.search("der hund", k=3), lambda: engine.build_index("tm")):
+        with pytest.raises(ModelError) as err:
+            call()
+        assert str(model) in err.value.message and "is gone" in err.value.message
+        assert err.value.hint and "models --use" in err.value.hint
+
+
+def text_hash_of(text: str) -> str:
+    from xlsearch.engine.store.ingest import text_hash
+
+    return text_hash(text)
+
+
+@pytest.fixture()
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_model_folder_deleted_while_the_app_runs(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    """The app's next search after the folder vanished shows the fix as a notification."""
+    from textual.widgets import Input
+
+    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.tui.app import make_app
+    from xlsearch.tui.screens.search import SearchScreen
+
+    model = _active_copy(tiny_static_model, tmp_path)
+    engine = LocalEngine()
+    engine.import_files([str(write_tsv(tmp_path / "a.tsv", 20))], "tm")
+    app = make_app(engine=engine, theme="textual-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f2")
+        for _ in range(2):
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        shutil.rmtree(model)
+        screen.query_one("#query", Input).value = "der hund schläft"
+        await pilot.press("enter")
+        for _ in range(3):
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+        errors = [(n.title, n.message) for n in app._notifications if n.severity == "error"]
+    assert any(title == "Model error" and "is gone" in msg for title, msg in errors), errors

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape, quoteattr
 
 from xlsearch.engine import export_xliff as xliff
-from xlsearch.engine.faults import output_disk_full
 from xlsearch.engine.errors import ConfigError, DataError
+from xlsearch.engine.faults import output_disk_full
 from xlsearch.engine.langtags import tag_matches
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
 

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine import locations
-from xlsearch.engine.faults import disk_full_as_error
 from xlsearch.engine.errors import IndexDamagedError, IndexMismatchError
+from xlsearch.engine.faults import disk_full_as_error
 from xlsearch.engine.index.cache import fsync_dir
 from xlsearch.engine.index.vectors import IVF_KINDS, VectorIndex, read_index, write_index
 
