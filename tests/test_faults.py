@@ -432,7 +432,7 @@ def test_two_imports_into_one_collection(tmp_path: Path) -> None:
         for path in (a, b, a)
     ]
     results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
-    for rc, out, err in results:
+    for rc, _out, err in results:
         assert rc == 0 and "Traceback" not in err, err
     statuses = sorted(out.split()[0] for _, out, _ in results)
     assert statuses == ["imported", "imported", "unchanged"], results
