@@ -327,6 +327,33 @@ def test_damaged_cached_vectors_are_embedded_again(
     assert rc == 0 and "1. " in out
 
 
+@pytest.mark.parametrize("damage", ["vectors cut short", "meta.json garbled"])
+def test_damaged_teacher_cache_is_recomputed_with_a_notice(damage: str, tmp_path: Path) -> None:
+    """Distillation's teacher-embedding cache: the damaged part is encoded again, after a
+    ``notice`` event; what is intact is kept."""
+    import numpy as np
+    from test_index_support import FakeEncoder
+
+    from xlsearch.engine.distill.teacher_cache import TeacherCache
+
+    enc = FakeEncoder(dim=16)
+    texts = [f"the dog {i} sleeps" for i in range(40)]
+    TeacherCache(tmp_path / "tc", 16, "t").ensure(texts, enc)
+    if damage == "vectors cut short":
+        vf = tmp_path / "tc" / "vectors.f16"
+        vf.write_bytes(vf.read_bytes()[: 2 * 16 * 30 + 5])
+    else:
+        (tmp_path / "tc" / "meta.json").write_text('{"rows": 4', encoding="utf-8")
+    enc.calls.clear()
+    events: list = []
+    cache = TeacherCache(tmp_path / "tc", 16, "t")
+    cache.ensure(texts, enc, on_progress=events.append)
+    notices = [e.message for e in events if e.stage == "notice"]
+    assert len(notices) == 1 and str(tmp_path / "tc") in notices[0] and "damaged" in notices[0]
+    assert sum(enc.calls) == (10 if damage == "vectors cut short" else 40)
+    assert np.allclose(cache.get(texts), enc.encode(texts), atol=2e-3)
+
+
 # -- a damaged store -----------------------------------------------------------------------
 
 

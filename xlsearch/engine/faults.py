@@ -112,11 +112,11 @@ def is_damaged_store(exc: BaseException) -> bool:
     return "malformed" in text or "not a database" in text
 
 
-def damaged_store(path: Path | str, exc: BaseException) -> StoreError:
+def damaged_store(path: Path | str, exc: BaseException, doing: str = "open") -> StoreError:
     """The error for a store file SQLite cannot read: left as it is, with the way out."""
     path = Path(path)
     return StoreError(
-        f"the store {path} is damaged ({exc}); xlsearch leaves it as it is",
+        f"cannot {doing} the store {path}: it is damaged ({exc}); xlsearch leaves it as it is",
         hint=f"keep a copy, then recover what SQLite can: sqlite3 {path.name} .recover | "
         f"sqlite3 recovered.db, and put recovered.db in its place; or move {path.name} aside "
         "and import your files again",
@@ -136,5 +136,5 @@ def user_error(exc: BaseException, store: Path | str | None = None) -> XLSearchE
             from xlsearch.engine import locations
 
             store = locations.store_path()
-        return damaged_store(store, exc)
+        return damaged_store(store, exc, "read")
     return None

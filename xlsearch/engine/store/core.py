@@ -182,7 +182,7 @@ class Store(SegmentQueries):
                         self.path, "nothing was written, the store is as it was before"
                     ) from exc
                 if is_damaged_store(exc):
-                    raise damaged_store(self.path, exc) from exc
+                    raise damaged_store(self.path, exc, "write") from exc
                 raise StoreError(f"writing the store {self.path} failed: {exc}") from exc
             raise
 
