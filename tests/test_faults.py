@@ -192,6 +192,31 @@ def test_disk_full_during_settings_write(small_disk: SmallDisk, tiny_static_mode
     assert config.read_bytes() == before and not leftovers(home)
 
 
+def test_disk_full_while_saving_a_translated_document(small_disk: SmallDisk) -> None:
+    """Saving pre-translations over the translator's PO file on a full disk: DiskFullError
+    naming it, and the file as it was (no half-written catalogue, no temp file)."""
+    from xlsearch.engine.bilingual import open_document
+    from xlsearch.engine.errors import DiskFullError
+
+    path = small_disk.root / "ui.de.po"
+    entries = "".join(f'msgid "Open file {i}"\nmsgstr ""\n\n' for i in range(3000))
+    path.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+        f'"Language: de\\n"\n\n{entries}',
+        encoding="utf-8",
+    )
+    before = path.read_bytes()
+    doc = open_document(path, "en", "de")
+    for i in range(len(doc.segments)):
+        doc.set_target(i, f"Datei {i} öffnen", origin="fuzzy", quality=80)
+    small_disk.fill(leave=4 << 10)
+    with pytest.raises(DiskFullError) as err:
+        doc.save()
+    assert str(path) in err.value.message and "existing file is unchanged" in err.value.message
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in small_disk.root.iterdir()) == [".filler", "ui.de.po"]
+
+
 # -- a read-only home ----------------------------------------------------------------------
 
 

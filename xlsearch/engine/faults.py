@@ -138,3 +138,29 @@ def user_error(exc: BaseException, store: Path | str | None = None) -> XLSearchE
             store = locations.store_path()
         return damaged_store(store, exc, "read")
     return None
+
+
+def write_atomic(path: Path | str, data: bytes | str) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` through a temp file renamed into place: on
+    any failure the previous file stays and no temp file is left; a full disk is a
+    ``DiskFullError`` naming ``path``."""
+    import contextlib
+    import os
+    import tempfile
+
+    path = Path(path).expanduser()
+    with output_disk_full(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; outputs are ordinary files
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    return path

@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static, TextArea
 
+from xlsearch.engine.faults import write_atomic
 from xlsearch.engine.progress import CancelToken
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
@@ -446,7 +447,7 @@ class TranslateScreen(EngineScreen):
             out = engine.save_document(doc, target)
             if analysis is not None:
                 report = Path(out).with_suffix(".analysis.md")
-                report.write_text(analysis.to_markdown(), encoding="utf-8")
+                write_atomic(report, analysis.to_markdown())
             return out
 
         self.run_job("save", call)
