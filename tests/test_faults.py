@@ -270,6 +270,34 @@ def test_read_only_home_every_command(
         small_disk.writable()
 
 
+@pytest.mark.anyio
+async def test_read_only_home_in_the_app(
+    small_disk: SmallDisk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app on a read-only home opens and says why it cannot read the store."""
+    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.tui.app import make_app
+
+    home = small_disk.root / "home"
+    monkeypatch.setenv("XLSEARCH_HOME", str(home))
+    assert main(["import", str(write_tsv(tmp_path / "a.tsv", 10)), "-c", "tm", "-q"]) == 0
+    gc.collect()
+    small_disk.read_only()
+    try:
+        app = make_app(engine=LocalEngine(), theme="textual-dark")
+        async with app.run_test(size=(100, 30)) as pilot:
+            for key in ("f2", "f4"):
+                await pilot.press(key)
+                for _ in range(3):
+                    await pilot.pause()
+                    await app.workers.wait_for_complete()
+            errors = [(n.title, n.message) for n in app._notifications if n.severity == "error"]
+    finally:
+        small_disk.writable()
+    assert errors and all(title == "Store error" for title, _ in errors), errors
+    assert all(str(home) in msg and "XLSEARCH_HOME" in msg for _, msg in errors)
+
+
 # -- damaged index files and cached vectors --------------------------------------------------
 
 
