@@ -102,7 +102,7 @@ def test_disk_full_during_index_build_keeps_the_index(
     small_disk.fill(leave=32 << 10)  # new texts to embed: the vector cache cannot grow
     rc, _, err = run(capsys, "index", "-c", "tm", "--model", model)
     assert rc == 2
-    one_error_line(err, "Disk full", str(db), "hint:")
+    one_error_line(err, "Disk full", str(db), "the index is as it was", "hint:")
     assert (folder / "index.json").read_bytes() == sidecar and not leftovers(home)
     assert snapshot(db) == before
     assert load_current(folder, mmap=False)[0].ntotal == 600  # the old index still opens

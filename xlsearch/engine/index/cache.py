@@ -115,7 +115,7 @@ def transaction(conn: sqlite3.Connection) -> Iterator[None]:
         if is_disk_full(exc):
             path = conn.execute("PRAGMA database_list").fetchone()[2]
             raise disk_full(
-                path, "nothing was written, the store and the index are as they were before"
+                path, "the index is as it was (vectors embedded so far are kept for the next run)"
             ) from exc
         raise
 

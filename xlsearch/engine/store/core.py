@@ -179,7 +179,7 @@ class Store(SegmentQueries):
 
                 if is_disk_full(exc):
                     raise disk_full(
-                        self.path, "nothing was written, the store is as it was before"
+                        self.path, "the change was rolled back, the store is as it was before it"
                     ) from exc
                 if is_damaged_store(exc):
                     raise damaged_store(self.path, exc, "write") from exc
