@@ -5,9 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from fault_helpers import SmallDisk
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -143,3 +148,11 @@ def tiny_st_model(_tiny_models: dict[str, Path], tmp_path: Path) -> Path:
 def tiny_static_model(_tiny_models: dict[str, Path], tmp_path: Path) -> Path:
     """A tiny random static embedding-bag model (a per-test copy)."""
     return Path(shutil.copytree(_tiny_models["static"], tmp_path / "tiny-static"))
+
+
+@pytest.fixture()
+def small_disk(tmp_path: Path) -> Iterator[SmallDisk]:
+    """A 16 MB tmpfs (root only, else the test is skipped), unmounted afterwards."""
+    from fault_helpers import mounted_small_disk
+
+    yield from mounted_small_disk(tmp_path)

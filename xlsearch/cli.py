@@ -86,12 +86,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         if debug:
             raise
+        from xlsearch.service.shared import unwritable_hint, user_error
+
+        known = user_error(exc)  # a full disk the engine did not name: still the fix
+        if known is not None:
+            print(error_line(known), file=sys.stderr)
+            return 2
         where = f" {exc.filename}:" if exc.filename else ""
-        print(f"error:{where} {exc.strerror or exc}", file=sys.stderr)
+        print(f"error:{where} {exc.strerror or exc}{unwritable_hint(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug: still one line, with how to see more
         if debug:
             raise
+        from xlsearch.service.shared import user_error
+
+        known = user_error(exc)  # a damaged store or a full disk met outside the engine's
+        if known is not None:  # own checks: the machine's fault, with its fix
+            print(error_line(known), file=sys.stderr)
+            return 2
         print(
             f"error: {type(exc).__name__}: {exc} (xlsearch {args.command}; "
             "rerun with XLSEARCH_DEBUG=1 for the traceback and report it)",

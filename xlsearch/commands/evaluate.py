@@ -167,5 +167,7 @@ def _write_json(path: str, text: str) -> None:
     out = Path(path)
     if out.parent and not out.parent.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text + "\n", encoding="utf-8")
+    from xlsearch.service.shared import write_output
+
+    write_output(out, text + "\n")
     print(f"wrote {out}", file=sys.stderr)

@@ -220,7 +220,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             if path.suffix.lower() == ".json"
             else report.to_markdown()
         )
-        path.write_text(text, encoding="utf-8")
+        from xlsearch.service.shared import write_output
+
+        write_output(path, text)
         print(f"report written to {path}", file=sys.stderr)
     if args.out:
         n = pretranslate(

@@ -43,9 +43,16 @@ def cmd_encode(args: argparse.Namespace) -> int:
     vecs = enc.encode(texts, on_progress=bar if args.out else None)
     bar.close()
     if args.out:
+        import io
+
         import numpy as np
 
-        np.save(args.out, vecs)
+        from xlsearch.service.shared import write_output
+
+        buf = io.BytesIO()
+        np.save(buf, vecs)
+        out = args.out if str(args.out).endswith(".npy") else f"{args.out}.npy"  # as np.save
+        write_output(out, buf.getvalue())
         print(f"wrote {vecs.shape[0]}×{vecs.shape[1]} to {args.out}", file=sys.stderr)
     else:
         for text, vec in zip(texts, vecs, strict=True):

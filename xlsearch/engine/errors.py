@@ -51,3 +51,13 @@ class ConfigError(XLSearchError):
     """Settings or command-line options are invalid."""
 
     title = "Configuration error"
+
+
+class DiskFullError(XLSearchError):
+    """A write failed because the disk (or the user's quota) is full; nothing was lost."""
+
+    title = "Disk full"
+
+
+class IndexDamagedError(IndexMismatchError):
+    """An index file is truncated or corrupt (derived data: it is rebuilt from the store)."""

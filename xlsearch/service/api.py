@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.engine.runtime.atomic import write_output
 
 if TYPE_CHECKING:
     from xlsearch.engine.store.units import UnitFilter
@@ -424,7 +425,7 @@ def write_export(items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
         for unit in units:
             cells = (unit.get(lang, "").replace("\t", " ").replace("\n", " ") for lang in langs)
             lines.append("\t".join(cells))
-        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_output(out, "\n".join(lines) + "\n")
     elif fmt == "tmx":
         parts = [
             '<?xml version="1.0" encoding="UTF-8"?>',
@@ -438,7 +439,7 @@ def write_export(items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
             )
             parts.append(f"<tu>{tuvs}</tu>")
         parts.append("</body></tmx>")
-        out.write_text("\n".join(parts) + "\n", encoding="utf-8")
+        write_output(out, "\n".join(parts) + "\n")
     else:
         from xlsearch.engine.errors import ConfigError
 
@@ -462,5 +463,5 @@ def write_hit_table(hits: Sequence[Hit], path: str) -> int:
     out = Path(path).expanduser()
     out.parent.mkdir(parents=True, exist_ok=True)
     rows = hit_rows(hits)
-    out.write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    write_output(out, "".join("\t".join(r) + "\n" for r in rows))
     return len(rows) - 1

@@ -63,9 +63,16 @@ class LocalEngine(JobsMixin):
 
     def encoder(self, spec: str | None = None) -> Any:
         """The loaded encoder of ``spec`` (default: the active model), cached."""
+        from xlsearch.engine.models.cards import check_model_folder, model_folder_state
+
         spec = spec or self.active_model()
         with self._lock:
             enc = self._encoders.get(spec)
+            if enc is not None and model_folder_state(enc) == "changed":
+                enc = None  # new weights in the folder: load them, forget the old indexes
+                self._index_cache.pop(spec, None)
+            if enc is not None:
+                check_model_folder(enc)  # deleted or moved while the app runs
             if enc is None:
                 from xlsearch.engine.models.encoder import load_encoder
                 from xlsearch.engine.runtime.settings import Settings

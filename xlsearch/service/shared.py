@@ -72,3 +72,35 @@ def cache_dir() -> Path:
     from xlsearch.engine.runtime.locations import cache_dir as folder
 
     return folder()
+
+
+def write_output(path: Path | str, data: bytes | str) -> Path:
+    """Write a file the user named, atomically (a full disk: ``DiskFullError`` naming it)."""
+    from xlsearch.engine.runtime.atomic import write_output as write
+
+    return write(path, data)
+
+
+def user_error(exc: BaseException, store: Path | str | None = None) -> Any:
+    """A machine fault (full disk, damaged store) that escaped as a low-level exception, as
+    the user-facing ``XLSearchError``; None for anything else (a bug)."""
+    from xlsearch.engine.runtime.faults import user_error as known
+
+    return known(exc, store)
+
+
+def unwritable_hint(exc: OSError) -> str:
+    """The fix for a write refused by a read-only disk or missing permissions ('' if none)."""
+    import errno
+
+    if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM) or not exc.filename:
+        return ""
+    from xlsearch.engine.runtime import locations
+
+    path = Path(str(exc.filename)).resolve()
+    if any(path.is_relative_to(Path(root).resolve()) for root in locations.roots()):
+        return (
+            " (hint: make the folder writable (chmod -R u+w) or point XLSEARCH_HOME at a "
+            "writable folder)"
+        )
+    return " (hint: choose a path in a writable folder, or make that folder writable)"

@@ -64,7 +64,9 @@ def read_beads(path: Path | str) -> list[Bead]:
 def write_beads(path: Path | str, beads: Iterable[Bead]) -> int:
     """Write beads one a line; returns how many."""
     lines = [b.line() for b in beads]
-    Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    from xlsearch.engine.runtime.atomic import write_output
+
+    write_output(path, "".join(line + "\n" for line in lines))
     return len(lines)
 
 

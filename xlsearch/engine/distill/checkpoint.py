@@ -42,7 +42,38 @@ def save_checkpoint(
     config: dict[str, Any],
     extra: dict[str, Any],
 ) -> Path:
-    """Write ``run_dir/checkpoint`` atomically (a temp folder renamed into place)."""
+    """Write ``run_dir/checkpoint`` atomically (a temp folder renamed into place).
+
+    On a full disk the temp folder is removed and the previous checkpoint stays."""
+    from xlsearch.engine.runtime.faults import disk_full_as_error
+
+    tmp = run_dir / (CKPT + ".tmp")
+    kept = (
+        "the checkpoint was not saved, the previous one is kept"
+        if (run_dir / CKPT).is_dir()
+        else "the checkpoint was not saved"
+    )
+    try:
+        with disk_full_as_error(run_dir, kept):
+            return _save_checkpoint(
+                run_dir, model, ema, optimizers, schedulers, step, examples, config, extra
+            )
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _save_checkpoint(
+    run_dir: Path,
+    model: Any,
+    ema: Any,
+    optimizers: list[Any],
+    schedulers: list[Any],
+    step: int,
+    examples: int,
+    config: dict[str, Any],
+    extra: dict[str, Any],
+) -> Path:
     import torch
 
     target = run_dir / CKPT

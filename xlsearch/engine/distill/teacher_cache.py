@@ -67,6 +67,8 @@ class TeacherCache:
         self.dim = dim
         folder.mkdir(parents=True, exist_ok=True)
         self.meta_path = folder / "meta.json"
+        self.notice = ""
+        """What opening had to repair (a ``notice`` event of the next ``ensure``)."""
         if not self.meta_path.is_file():
             self._create_meta(teacher_id)
         self._load()
@@ -106,9 +108,20 @@ class TeacherCache:
         self._meta = meta
 
     def _load(self) -> None:
-        self._meta = json.loads(self.meta_path.read_text())
-        rows = int(self._meta["rows"])
         kf, vf = self.folder / "keys.u64", self.folder / "vectors.f16"
+        try:
+            self._meta = json.loads(self.meta_path.read_text())
+            rows = int(self._meta["rows"])
+            if int(self._meta.get("dim", self.dim)) != self.dim:
+                raise ValueError(f"dim {self._meta.get('dim')}, not {self.dim}")
+        except (ValueError, KeyError, TypeError) as exc:  # damaged meta.json: start over
+            self._meta, rows = {}, 0
+            self._repair(0, f"its meta.json is unreadable ({exc})")
+        sizes = [f.stat().st_size if f.is_file() else 0 for f in (kf, vf)]
+        complete = min(rows, sizes[0] // 8, sizes[1] // (2 * self.dim))
+        if complete < rows:  # files cut short (a damaged disk, a copy that stopped)
+            self._repair(complete, f"its files hold {complete:,} of {rows:,} rows")
+            rows = complete
         if rows:
             self.keys = np.fromfile(kf, dtype=np.uint64, count=rows)
             self.vectors = np.memmap(vf, dtype=np.float16, mode="r", shape=(rows, self.dim))
@@ -117,6 +130,15 @@ class TeacherCache:
             self.vectors = np.zeros((0, self.dim), dtype=np.float16)
         self._order = np.argsort(self.keys, kind="stable")
         self._sorted = self.keys[self._order]
+
+    def _repair(self, rows: int, why: str) -> None:
+        """Keep the ``rows`` complete rows; the rest is encoded again by ``ensure``."""
+        with self._lock():
+            self._write_meta(rows)
+        self.notice = (
+            f"the teacher cache {self.folder} was damaged: {why}; the missing teacher "
+            "embeddings are computed again"
+        )
 
     def __len__(self) -> int:
         return int(self.keys.shape[0])
@@ -160,6 +182,9 @@ class TeacherCache:
     ) -> dict[str, float]:
         """Encode (longest first, in chunks) every text not cached yet; return timing stats."""
         on_progress = on_progress or no_progress
+        if self.notice:
+            on_progress(Progress("notice", 0, None, self.notice))
+            self.notice = ""
         uniq = list(dict.fromkeys(texts))
         keys = np.fromiter((text_key(t) for t in uniq), np.uint64, len(uniq))
         missing = [t for t, r in zip(uniq, self.rows_for_keys(keys), strict=True) if r < 0]

@@ -15,6 +15,7 @@ from xlsearch.engine.export import xliff as xliff
 from xlsearch.engine.lang.tags import tag_matches
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
 from xlsearch.engine.runtime.atomic import atomic_write
+from xlsearch.engine.runtime.faults import output_disk_full
 
 if TYPE_CHECKING:
     from xlsearch.engine.store import Store
@@ -329,6 +330,26 @@ def write_units(
     if fmt == "xliff":
         _check_xliff(langs, xliff_version)
     cancel = ensure_token(cancel)
+    with output_disk_full(path):
+        written = _write_units(
+            path, units, fmt, langs, on_progress, cancel, xliff_version, header_props, srclang
+        )
+    if on_progress:
+        on_progress(Progress("export", written, written, path.name))
+    return written
+
+
+def _write_units(
+    path: Path,
+    units: Iterable[ExportUnit],
+    fmt: str,
+    langs: Sequence[str] | None,
+    on_progress: ProgressCallback | None,
+    cancel: CancelToken,
+    xliff_version: str,
+    header_props: dict[str, str] | None,
+    srclang: str | None,
+) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     written = 0
     with atomic_write(path, newline="\n") as fh:
@@ -357,14 +378,17 @@ def write_units(
                     hint="check --lang (source,target) and --collection",
                 )
             xliff.footer(fh, xliff_version)
-    if on_progress:
-        on_progress(Progress("export", written, written, path.name))
     return written
 
 
 def write_tsv(path: Path | str, header: Sequence[str], rows: Iterable[Sequence[str]]) -> int:
     """A TSV with a header row, written atomically; tabs/newlines in cells become spaces."""
     path = Path(path)
+    with output_disk_full(path):
+        return _write_tsv(path, header, rows)
+
+
+def _write_tsv(path: Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     n = 0
     with atomic_write(path, newline="\n") as fh:

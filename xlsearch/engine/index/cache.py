@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from xlsearch.engine.models.cards import check_model_folder, weights_stamp
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 
 BATCH = 2048
@@ -28,13 +29,11 @@ def model_key(encoder: Any) -> str:
     base = str(getattr(encoder, "id", None) or type(encoder).__name__)
     path = getattr(encoder, "path", None)
     parts: list[str] = [str(getattr(encoder, "dim", ""))]
+    check_model_folder(encoder)
     if path is not None and Path(path).is_dir():
         card = getattr(encoder, "card", None) or {}
         parts.append(str(card.get("created", "")))
-        for f in sorted(Path(path).rglob("*")):
-            if f.suffix in (".safetensors", ".bin", ".pt", ".onnx") and f.is_file():
-                st = f.stat()
-                parts.append(f"{f.relative_to(path)}:{st.st_size}:{st.st_mtime_ns}")
+        parts.extend(weights_stamp(Path(path)))
     else:
         parts.append(str(getattr(encoder, "fingerprint", "")))
     fp = hashlib.sha1("|".join(parts).encode()).hexdigest()[:12]
@@ -61,10 +60,18 @@ def transaction(conn: sqlite3.Connection) -> Iterator[None]:
         ) from exc
     try:
         yield
-    except BaseException:
-        conn.execute("ROLLBACK")
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        from xlsearch.engine.runtime.faults import disk_full, is_disk_full
+
+        if is_disk_full(exc):
+            path = conn.execute("PRAGMA database_list").fetchone()[2]
+            raise disk_full(
+                path, "the index is as it was (vectors embedded so far are kept for the next run)"
+            ) from exc
         raise
-    conn.execute("COMMIT")
 
 
 def hash64(text_hashes: Sequence[str]) -> np.ndarray:
@@ -166,10 +173,24 @@ def iter_vectors(
         by_id = {r[0]: r for r in rows}
         order = [i for i in chunk if i in by_id]
         missing: dict[str, str] = {}
+        damaged: set[str] = set()
         for i in order:
             _, th, blob, text = by_id[i]
             if blob is None:
                 missing.setdefault(th, text or "")
+            elif len(blob) != 4 * dim:  # a damaged cache row: embed the text again
+                damaged.add(th)
+                missing.setdefault(th, _text_of(db, i))
+        if damaged:
+            on_progress(
+                Progress(
+                    "notice",
+                    0,
+                    None,
+                    f"{len(damaged)} cached vectors of model {key.partition('#')[0]} were "
+                    "damaged: embedding their texts again",
+                )
+            )
         fresh: dict[str, np.ndarray] = {}
         if missing:
             texts = list(missing.values())
@@ -178,13 +199,17 @@ def iter_vectors(
             with transaction(db.conn):
                 db.conn.executemany(
                     "INSERT OR IGNORE INTO embeddings (model_id, text_hash, vector) VALUES (?,?,?)",
-                    [(key, th, v.tobytes()) for th, v in fresh.items()],
+                    [(key, th, v.tobytes()) for th, v in fresh.items() if th not in damaged],
+                )
+                db.conn.executemany(
+                    "UPDATE embeddings SET vector = ? WHERE model_id = ? AND text_hash = ?",
+                    [(fresh[th].tobytes(), key, th) for th in damaged],
                 )
             embedded += len(fresh)
         out = np.empty((len(order), dim), dtype=np.float32)
         for n, i in enumerate(order):
             _, th, blob, _ = by_id[i]
-            out[n] = fresh[th] if blob is None else np.frombuffer(blob, dtype=np.float32)
+            out[n] = fresh[th] if th in fresh else np.frombuffer(blob, dtype=np.float32)
         done += len(chunk)
         on_progress(
             Progress(
@@ -192,6 +217,11 @@ def iter_vectors(
             )
         )
         yield np.asarray(order, dtype=np.int64), out
+
+
+def _text_of(db: Any, segment_id: int) -> str:
+    row = db.execute("SELECT text FROM segments WHERE id = ?", [segment_id]).fetchone()
+    return str(row[0]) if row else ""
 
 
 def ensure_vectors(

@@ -7,6 +7,7 @@ complete pair; older files are removed afterwards (a reader that lost the race r
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import fcntl
 import hashlib
@@ -15,6 +16,7 @@ import os
 import re
 import time
 import uuid
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,10 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine.errors import IndexMismatchError
+from xlsearch.engine.errors import IndexDamagedError, IndexMismatchError
 from xlsearch.engine.index.vectors import IVF_KINDS, VectorIndex, read_index, write_index
 from xlsearch.engine.runtime import locations
 from xlsearch.engine.runtime.atomic import fsync_dir
+from xlsearch.engine.runtime.faults import disk_full_as_error
 
 SIDECAR = "index.json"
 FORMAT = 1
@@ -111,7 +114,10 @@ def read_sidecar(folder: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise IndexMismatchError(f"{folder / SIDECAR}: unreadable index sidecar ({exc})") from exc
+        raise IndexDamagedError(
+            f"{folder / SIDECAR}: unreadable index sidecar ({exc})",
+            hint="rebuild it: xlsearch index --rebuild",
+        ) from exc
 
 
 def _sha256(path: Path) -> str:
@@ -125,26 +131,37 @@ def load(folder: Path, meta: dict[str, Any], *, mmap: bool) -> tuple[VectorIndex
         raise FileNotFoundError(file)
     size = file.stat().st_size
     if size != meta.get("size"):
-        raise IndexMismatchError(
+        raise IndexDamagedError(
             f"{file} has {size} bytes, its sidecar says {meta.get('size')}: the file is damaged",
             hint="rebuild it: xlsearch index --rebuild",
         )
     if size <= CHECKSUM_MAX and _sha256(file) != meta.get("checksum"):
-        raise IndexMismatchError(
+        raise IndexDamagedError(
             f"{file}: checksum mismatch, the index file is damaged",
             hint="rebuild it: xlsearch index --rebuild",
         )
-    with np.load(folder / meta["keys"]) as npz:
-        keys = {"id": npz["id"], "h64": npz["h64"]}
+    try:
+        with np.load(folder / meta["keys"]) as npz:
+            keys = {"id": npz["id"], "h64": npz["h64"]}
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise IndexDamagedError(
+            f"{folder / meta['keys']}: the index's key file is damaged ({exc})",
+            hint="rebuild it: xlsearch index --rebuild",
+        ) from exc
     use_mmap = mmap and meta["kind"] in IVF_KINDS and size >= MMAP_MIN
     try:
         vi = read_index(file, meta["kind"], int(meta["dim"]), meta.get("params", {}), mmap=use_mmap)
-    except RuntimeError:  # FAISS says "could not open" as a RuntimeError
+    except RuntimeError as exc:  # FAISS says "could not open" as a RuntimeError
         if not file.is_file():  # a writer swapped in a newer index meanwhile: retry
             raise FileNotFoundError(file) from None
-        raise
+        raise IndexDamagedError(
+            f"{file}: unreadable index file ({' '.join(str(exc).split())[:200]})",
+            hint="rebuild it: xlsearch index --rebuild",
+        ) from exc
     if vi.ntotal != int(meta["count"]) or len(keys["id"]) != vi.ntotal:
-        raise IndexMismatchError(
+        raise IndexDamagedError(
             f"{file} holds {vi.ntotal} vectors, its sidecar says {meta['count']}",
             hint="rebuild it: xlsearch index --rebuild",
         )
@@ -166,8 +183,34 @@ def load_current(folder: Path, *, mmap: bool) -> tuple[VectorIndex, dict, dict] 
 
 
 def save(folder: Path, vi: VectorIndex, keys: dict, meta: dict[str, Any]) -> dict[str, Any]:
-    """Write files under a fresh tag, then atomically swap the sidecar; remove old files."""
+    """Write files under a fresh tag, then atomically swap the sidecar; remove old files.
+
+    On a full disk the new files are removed and the previous index stays in place."""
     tag = f"{meta['generation']}-{uuid.uuid4().hex[:8]}"
+    try:
+        with disk_full_as_error(folder, "the index was not saved, the previous one is kept"):
+            return _save(folder, vi, keys, meta, tag)
+    except BaseException:
+        side = read_sidecar_quietly(folder)
+        with contextlib.suppress(OSError):  # a read-only disk refuses even this
+            for new in folder.glob(f"*-{tag}.*"):
+                if side is None or new.name not in (side.get("file"), side.get("keys")):
+                    new.unlink(missing_ok=True)
+            (folder / (SIDECAR + ".tmp")).unlink(missing_ok=True)
+        raise
+
+
+def read_sidecar_quietly(folder: Path) -> dict[str, Any] | None:
+    """The sidecar, or None when it is missing or unreadable."""
+    try:
+        return read_sidecar(folder)
+    except IndexMismatchError:
+        return None
+
+
+def _save(
+    folder: Path, vi: VectorIndex, keys: dict, meta: dict[str, Any], tag: str
+) -> dict[str, Any]:
     file, keyfile = f"index-{tag}.faiss", f"keys-{tag}.npz"
     tmp = folder / (file + ".tmp")
     write_index(vi, tmp)
@@ -199,7 +242,16 @@ def save(folder: Path, vi: VectorIndex, keys: dict, meta: dict[str, Any]) -> dic
 
 def update_sidecar(folder: Path, meta: dict[str, Any], **fields: Any) -> dict[str, Any]:
     """Atomically rewrite only the sidecar with ``fields`` changed; the index files stay."""
-    meta = {**meta, **fields}
+    try:
+        with disk_full_as_error(folder, "the index was not saved, the previous one is kept"):
+            return _update_sidecar(folder, {**meta, **fields})
+    except BaseException:
+        with contextlib.suppress(OSError):
+            (folder / (SIDECAR + ".tmp")).unlink(missing_ok=True)
+        raise
+
+
+def _update_sidecar(folder: Path, meta: dict[str, Any]) -> dict[str, Any]:
     side_tmp = folder / (SIDECAR + ".tmp")
     with side_tmp.open("w", encoding="utf-8") as fh:
         json.dump(meta, fh, indent=2)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine.errors import IndexMismatchError
+from xlsearch.engine.errors import IndexDamagedError, IndexMismatchError
 from xlsearch.engine.index.cache import iter_vectors, model_key, register_model, segment_rows
 from xlsearch.engine.index.files import (
     FORMAT,
@@ -197,6 +197,17 @@ def _record(store: Any, collection: str, key: str, meta: dict, folder: Path) -> 
         )
 
 
+def _load_or_rebuild(
+    folder: Path, on_progress: ProgressCallback
+) -> tuple[VectorIndex, dict, dict] | None:
+    """The folder's index, or None (with a ``notice``) when its files are damaged."""
+    try:
+        return load_current(folder, mmap=False)
+    except IndexDamagedError as exc:
+        on_progress(Progress("notice", 0, None, f"{exc.message}: rebuilding it from the store"))
+        return None
+
+
 def build_index(
     store: Any,
     encoder: Any,
@@ -221,7 +232,7 @@ def build_index(
         raise IndexMismatchError(f"no collection named {collection!r}", hint="xlsearch collections")
     register_model(store.db, key, encoder)
     with folder_lock(folder):
-        current = None if rebuild else load_current(folder, mmap=False)
+        current = None if rebuild else _load_or_rebuild(folder, on_progress)
         if current is not None:
             _check_model(current[2], key, int(encoder.dim), folder)
         vi, keys, fields, stats = _update(

@@ -171,3 +171,49 @@ def unseen_languages(model: str, card: dict[str, Any], langs: list[str | None]) 
         if primary and primary not in known and primary not in out:
             out.append(primary)
     return out
+
+
+def weights_stamp(path: Path) -> list[str]:
+    """``file:size:mtime`` of each weight file under a model folder (empty when it is gone)."""
+    out = []
+    try:
+        for f in sorted(path.rglob("*")):
+            if f.suffix in (".safetensors", ".bin", ".pt", ".onnx") and f.is_file():
+                st = f.stat()
+                out.append(f"{f.relative_to(path)}:{st.st_size}:{st.st_mtime_ns}")
+    except OSError:  # the folder vanished while we listed it
+        return []
+    return out
+
+
+def model_folder_state(encoder: Any) -> str:
+    """``ok``, ``gone`` (the loaded model's folder was deleted or moved) or ``changed`` (its
+    weights were replaced since it was loaded); ``ok`` for encoders without a folder."""
+    path, loaded = getattr(encoder, "path", None), getattr(encoder, "loaded_stamp", None)
+    if path is None or loaded is None:
+        return "ok"
+    if not Path(path).is_dir():
+        return "gone"
+    return "ok" if weights_stamp(Path(path)) == loaded else "changed"
+
+
+def check_model_folder(encoder: Any) -> None:
+    """A ``ModelError`` with the fix when the loaded model's folder is gone or was replaced:
+    vectors of the weights in memory must not be cached or indexed under other weights."""
+    from xlsearch.engine.errors import ModelError
+
+    state = model_folder_state(encoder)
+    if state == "ok":
+        return
+    path = encoder.path
+    if state == "gone":
+        raise ModelError(
+            f"the model folder {path} is gone: it was deleted or moved while xlsearch was running",
+            hint="put the folder back, or choose another model (xlsearch models --use NAME, "
+            "or the Models screen in the app)",
+        )
+    raise ModelError(
+        f"the model in {path} was replaced on disk after xlsearch loaded it",
+        hint="load it again: run the command again (in the app, choose the model on the "
+        "Models screen)",
+    )

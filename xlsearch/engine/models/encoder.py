@@ -99,6 +99,10 @@ class Encoder:
             raise ConfigError(f"precision must be auto or one of {', '.join(PRECISIONS)}")
         self.path = path
         self.id = model_id(path) if path is not None else "in-memory"
+        from xlsearch.engine.models.cards import weights_stamp
+
+        self.loaded_stamp = weights_stamp(Path(path)) if path is not None else None
+        """The weight files as loaded (``cards.model_folder_state`` compares)."""
         self.card: dict[str, Any] = read_card(path) if path is not None else {}
         self.device = pick_device(device)
         self.batch_size = batch_size

@@ -6,6 +6,7 @@ cancel, a crash) leaves the old file and removes the temp file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -53,7 +54,8 @@ def atomic_write(
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # on a read-only disk even this can fail
+            Path(tmp).unlink(missing_ok=True)
         raise
     fsync_dir(path.parent)
 
@@ -68,3 +70,14 @@ def write_text(path: Path | str, text: str) -> Path:
 def write_json(path: Path | str, data: Any, *, indent: int | None = 2) -> Path:
     """Write ``data`` as UTF-8 JSON to ``path`` atomically."""
     return write_text(path, json.dumps(data, indent=indent, ensure_ascii=False))
+
+
+def write_output(path: Path | str, data: bytes | str) -> Path:
+    """Write a file the user named (text as UTF-8) atomically: on any failure the previous
+    file stays and no temp file is left; a full disk is a ``DiskFullError`` naming it."""
+    from xlsearch.engine.runtime.faults import output_disk_full
+
+    path = Path(path).expanduser()
+    with output_disk_full(path), atomic_write(path, "wb") as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+    return path

@@ -29,6 +29,24 @@ def _made(path: Path) -> Path:
     return path
 
 
+def roots() -> list[Path]:
+    """The folders xlsearch writes under (``XLSEARCH_HOME``, or the platform's data, cache
+    and config folders), without creating them."""
+    root = home()
+    if root is not None:
+        return [root]
+    import platformdirs
+
+    return [
+        getter(APP, appauthor=False)
+        for getter in (
+            platformdirs.user_data_path,
+            platformdirs.user_cache_path,
+            platformdirs.user_config_path,
+        )
+    ]
+
+
 def _dir(kind: str) -> Path:
     root = home()
     if root is not None:

@@ -58,10 +58,23 @@ class Settings:
 
     def save(self, path: Path | None = None) -> Path:
         """Write the settings as JSON (atomically)."""
-        path = path or settings_path()
         from xlsearch.engine.runtime.atomic import write_json
+        from xlsearch.engine.runtime.faults import disk_full_as_error
 
-        return write_json(path, asdict(self))
+        path = path or settings_path()
+        kept = "the settings were not saved" + (
+            ", the previous ones are kept" if path.exists() else ""
+        )
+        try:
+            with disk_full_as_error(path, kept):
+                write_json(path, asdict(self))
+        except OSError as exc:  # a read-only or foreign-owned config folder
+            raise ConfigError(
+                f"cannot save the settings to {path}: {exc.strerror or exc}; {kept}",
+                hint="make the folder writable (chmod -R u+w) or point XLSEARCH_HOME at a "
+                "writable folder",
+            ) from exc
+        return path
 
 
 def settings_path() -> Path:

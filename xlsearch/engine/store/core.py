@@ -90,11 +90,22 @@ class Store(SegmentQueries):
             conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
             migrate(conn)
         except sqlite3.OperationalError as exc:
+            from xlsearch.engine.runtime.faults import (
+                damaged_store,
+                disk_full,
+                is_damaged_store,
+                is_disk_full,
+            )
+
+            if is_disk_full(exc):
+                raise disk_full(self.path, "the store could not be opened") from exc
             if "readonly" in str(exc) or "unable to open" in str(exc):
                 raise StoreError(
                     f"cannot open the store {self.path}: it or its folder is read-only",
                     hint=_WRITABLE_HINT,
                 ) from exc
+            if is_damaged_store(exc):
+                raise damaged_store(self.path, exc) from exc
             if "locked" not in str(exc):
                 raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
             raise StoreError(
@@ -103,6 +114,10 @@ class Store(SegmentQueries):
                 hint="try again when it has finished",
             ) from exc
         except sqlite3.DatabaseError as exc:
+            from xlsearch.engine.runtime.faults import damaged_store, is_damaged_store
+
+            if is_damaged_store(exc):
+                raise damaged_store(self.path, exc) from exc
             raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
         self.conn = conn
         self.db = sqlite_utils.Database(conn)
@@ -135,8 +150,9 @@ class Store(SegmentQueries):
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK TO nested")
-                conn.execute("RELEASE nested")
+                if conn.in_transaction:  # SQLite may have rolled back already (disk full)
+                    conn.execute("ROLLBACK TO nested")
+                    conn.execute("RELEASE nested")
                 raise
             conn.execute("RELEASE nested")
             return
@@ -154,6 +170,19 @@ class Store(SegmentQueries):
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
+                from xlsearch.engine.runtime.faults import (
+                    damaged_store,
+                    disk_full,
+                    is_damaged_store,
+                    is_disk_full,
+                )
+
+                if is_disk_full(exc):
+                    raise disk_full(
+                        self.path, "the change was rolled back, the store is as it was before it"
+                    ) from exc
+                if is_damaged_store(exc):
+                    raise damaged_store(self.path, exc, "write") from exc
                 raise StoreError(f"writing the store {self.path} failed: {exc}") from exc
             raise
 

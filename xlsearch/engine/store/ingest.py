@@ -163,19 +163,31 @@ def import_file(
     sha, size = file_sha256(path, cancel)
     report = ImportReport(str(path), "imported", collection=collection, format=fmt)
     conn = store.conn
-    row = conn.execute(
-        "SELECT d.id, d.sha256, d.options, d.segment_count FROM documents d "
-        "JOIN collections c ON c.id = d.collection_id WHERE c.name=? AND d.path=?",
-        (collection, str(path)),
-    ).fetchone()
-    if row and row[1] == sha and row[2] == options_json:
+
+    def stored() -> Any:
+        return conn.execute(
+            "SELECT d.id, d.sha256, d.options, d.segment_count FROM documents d "
+            "JOIN collections c ON c.id = d.collection_id WHERE c.name=? AND d.path=?",
+            (collection, str(path)),
+        ).fetchone()
+
+    def unchanged(row: Any) -> bool:
+        if not (row and row[1] == sha and row[2] == options_json):
+            return False
         report.status, report.document_id, report.segments = "unchanged", row[0], row[3]
         report.seconds = time.monotonic() - start
+        return True
+
+    row = stored()
+    if unchanged(row):
         return report
 
     ctx = ReadContext(path, langs, paragraphs, encoding)
     progress = on_progress or (lambda _: None)
     with store.transaction():
+        row = stored()  # again under the write lock: another process may have imported it
+        if unchanged(row):
+            return report
         cid = store.ensure_collection(collection)
         if row:
             doc_id, fresh = int(row[0]), row[3] == 0

@@ -49,6 +49,12 @@ def execute(node: Screen, job: str, call: EngineCall, token: CancelToken) -> Non
         node.post_message(JobFailed(job, exc.title, str(exc)))
         return
     except Exception as exc:  # noqa: BLE001 - shown as a notification, never a traceback
+        from xlsearch.service.shared import user_error
+
+        known = user_error(exc)  # a full disk, a damaged store: the fault and its fix
+        if known is not None:
+            node.post_message(JobFailed(job, known.title, str(known)))
+            return
         log.exception("job %s failed", job)
         node.post_message(JobFailed(job, "Unexpected error", f"{type(exc).__name__}: {exc}"))
         return

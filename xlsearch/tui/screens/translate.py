@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static, TextArea
 
 from xlsearch.engine.progress import CancelToken
+from xlsearch.service.shared import write_output
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
 
@@ -448,7 +449,7 @@ class TranslateScreen(EngineScreen):
             out = engine.save_document(doc, target)
             if analysis is not None:
                 report = Path(out).with_suffix(".analysis.md")
-                report.write_text(analysis.to_markdown(), encoding="utf-8")
+                write_output(report, analysis.to_markdown())
             return out
 
         self.run_job("save", call)

@@ -150,11 +150,9 @@ class Document:
             data = simple.dump_docx(self)
         else:
             data = simple.dump_text(self)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(out)
-        return out
+        from xlsearch.engine.runtime.atomic import write_output
+
+        return write_output(out, data)
 
 
 def detect(path: Path, fmt: str | None = None) -> str:
