@@ -8,9 +8,7 @@ retrained in place never serves old vectors.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ import numpy as np
 
 from xlsearch.engine.models.cards import check_model_folder, weights_stamp
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+from xlsearch.engine.store.core import write_transaction
 
 BATCH = 2048
 """Segments embedded (and committed to the cache) per step."""
@@ -40,38 +39,7 @@ def model_key(encoder: Any) -> str:
     return f"{base}#{fp}"
 
 
-@contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    """BEGIN IMMEDIATE … COMMIT (ROLLBACK on error); nests inside an open transaction."""
-    if conn.in_transaction:
-        yield
-        return
-    from xlsearch.engine.store.core import begin_immediate
-
-    try:
-        begin_immediate(conn)
-    except sqlite3.OperationalError as exc:  # another process holds the write lock
-        from xlsearch.engine.errors import StoreError
-
-        path = conn.execute("PRAGMA database_list").fetchone()[2]
-        raise StoreError(
-            f"the store {path} is busy: {exc}",
-            hint="another import or index build is writing; try again when it is done",
-        ) from exc
-    try:
-        yield
-        conn.execute("COMMIT")
-    except BaseException as exc:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        from xlsearch.engine.runtime.faults import disk_full, is_disk_full
-
-        if is_disk_full(exc):
-            path = conn.execute("PRAGMA database_list").fetchone()[2]
-            raise disk_full(
-                path, "the index is as it was (vectors embedded so far are kept for the next run)"
-            ) from exc
-        raise
+INDEX_KEPT = "the index is as it was (vectors embedded so far are kept for the next run)"
 
 
 def hash64(text_hashes: Sequence[str]) -> np.ndarray:
@@ -132,7 +100,7 @@ def register_model(db: Any, key: str, encoder: Any) -> None:
 
     path = getattr(encoder, "path", None)
     card = getattr(encoder, "card", None) or {}
-    with transaction(db.conn):
+    with write_transaction(db.conn, kept=INDEX_KEPT):
         db.conn.execute(
             "INSERT INTO models (id, folder, dim, card) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(id) DO UPDATE SET folder=excluded.folder, dim=excluded.dim, "
@@ -196,7 +164,7 @@ def iter_vectors(
             texts = list(missing.values())
             vecs = np.asarray(encoder.encode(texts), dtype=np.float32).reshape(len(texts), dim)
             fresh = dict(zip(missing.keys(), vecs, strict=True))
-            with transaction(db.conn):
+            with write_transaction(db.conn, kept=INDEX_KEPT):
                 db.conn.executemany(
                     "INSERT OR IGNORE INTO embeddings (model_id, text_hash, vector) VALUES (?,?,?)",
                     [(key, th, v.tobytes()) for th, v in fresh.items() if th not in damaged],

@@ -176,9 +176,10 @@ def _update(
 
 def _record(store: Any, collection: str, key: str, meta: dict, folder: Path) -> None:
     """Upsert the store's ``indexes`` row for (collection, model)."""
-    from xlsearch.engine.index.cache import transaction
+    from xlsearch.engine.index.cache import INDEX_KEPT
+    from xlsearch.engine.store.core import write_transaction
 
-    with transaction(store.db.conn):
+    with write_transaction(store.db.conn, kept=INDEX_KEPT):
         store.db.conn.execute(
             "INSERT INTO indexes (collection, model_id, kind, params, count, generation, "
             "built_at, path) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(collection, model_id) DO "

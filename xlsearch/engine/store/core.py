@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sqlite_utils
 
-from xlsearch.engine.errors import DataError, StoreError
+from xlsearch.engine.errors import DataError, StoreError, XLSearchError
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.engine.store.queries import SegmentQueries, _placeholders
 from xlsearch.engine.store.schema import migrate
@@ -61,6 +61,59 @@ _WRITABLE_HINT = (
     "xlsearch writes to its store even to read it (SQLite WAL): make the folder writable "
     "(chmod -R u+w) or point XLSEARCH_HOME at a writable folder"
 )
+
+
+@contextmanager
+def write_transaction(
+    conn: sqlite3.Connection,
+    kept: str = "the change was rolled back, the store is as it was before it",
+) -> Iterator[sqlite3.Connection]:
+    """The one write transaction: ``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on any
+    exception); nests as a savepoint.
+
+    SQLite failures (store busy beyond the timeout, disk full, corruption) surface as
+    ``StoreError``/``DiskFullError`` after the rollback; ``kept`` says what a full disk left.
+    """
+    path = Path(conn.execute("PRAGMA database_list").fetchone()[2])
+
+    if conn.in_transaction:
+        conn.execute("SAVEPOINT nested")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:  # SQLite may have rolled back already (disk full)
+                conn.execute("ROLLBACK TO nested")
+                conn.execute("RELEASE nested")
+            raise
+        conn.execute("RELEASE nested")
+        return
+    try:
+        begin_immediate(conn)
+    except sqlite3.OperationalError as exc:
+        raise StoreError(
+            f"the store {path} is busy: {exc}",
+            hint="another import or index build is writing; try again when it is done",
+        ) from exc
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        from xlsearch.engine.runtime.faults import (
+            damaged_store,
+            disk_full,
+            is_damaged_store,
+            is_disk_full,
+        )
+
+        if not isinstance(exc, XLSearchError) and is_disk_full(exc):
+            raise disk_full(path, kept) from exc
+        if isinstance(exc, sqlite3.Error):
+            if is_damaged_store(exc):
+                raise damaged_store(path, exc, "write") from exc
+            raise StoreError(f"writing the store {path} failed: {exc}") from exc
+        raise
 
 
 class Store(SegmentQueries):
@@ -139,52 +192,9 @@ class Store(SegmentQueries):
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on any exception); nests as savepoint.
-
-        SQLite failures (store busy beyond the 30 s timeout, disk full, corruption) surface
-        as ``StoreError``; the transaction is rolled back first.
-        """
-        conn = self.conn
-        if conn.in_transaction:
-            conn.execute("SAVEPOINT nested")
-            try:
-                yield conn
-            except BaseException:
-                if conn.in_transaction:  # SQLite may have rolled back already (disk full)
-                    conn.execute("ROLLBACK TO nested")
-                    conn.execute("RELEASE nested")
-                raise
-            conn.execute("RELEASE nested")
-            return
-        try:
-            begin_immediate(conn)
-        except sqlite3.OperationalError as exc:
-            raise StoreError(
-                f"the store {self.path} is busy: {exc}",
-                hint="another import or index build is writing; try again when it is done",
-            ) from exc
-        try:
+        """``BEGIN IMMEDIATE`` … ``COMMIT`` on this store (see ``write_transaction``)."""
+        with write_transaction(self.conn) as conn:
             yield conn
-            conn.execute("COMMIT")
-        except BaseException as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.Error):
-                from xlsearch.engine.runtime.faults import (
-                    damaged_store,
-                    disk_full,
-                    is_damaged_store,
-                    is_disk_full,
-                )
-
-                if is_disk_full(exc):
-                    raise disk_full(
-                        self.path, "the change was rolled back, the store is as it was before it"
-                    ) from exc
-                if is_damaged_store(exc):
-                    raise damaged_store(self.path, exc, "write") from exc
-                raise StoreError(f"writing the store {self.path} failed: {exc}") from exc
-            raise
 
     # -- generation --------------------------------------------------------------------------
     def generation(self) -> int:
