@@ -48,6 +48,7 @@ _SUFFIXES = {
     ".docx": "docx",
     ".html": "html",
     ".htm": "html",
+    ".xhtml": "html",
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
 }
@@ -58,7 +59,10 @@ _FORMAT_ALIASES = {
     "tab": "tsv",
     "pot": "po",
     "md": "markdown",
+    "htm": "html",
 }
+"""File formats by extension and by the names users type (``--format``): the one table that
+import, alignment and translation read."""
 _LANG_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 
 
@@ -172,18 +176,31 @@ def is_lang_code(value: str) -> bool:
     return bool(_LANG_RE.match(value)) and (primary.islower() or primary.isupper())
 
 
+def named_format(fmt: str, choices: Sequence[str] = FORMATS, what: str = "format") -> str:
+    """The format a user named (``txt``, ``xlf``, … are aliases); a ``DataError`` when it is
+    not one of ``choices``."""
+    fmt = _FORMAT_ALIASES.get(fmt, fmt)
+    if fmt not in choices:
+        raise DataError(f"unknown {what} {fmt!r}; choose one of {', '.join(choices)}")
+    return fmt
+
+
+def suffix_format(path: Path, *, gz: bool = True) -> str | None:
+    """The format ``path``'s extension names (``.gz`` looked through when ``gz``), or None."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if gz and suffixes and suffixes[-1] in (".gz", ".gzip"):
+        suffixes = suffixes[:-1]
+    return _SUFFIXES.get(suffixes[-1]) if suffixes else None
+
+
 def detect_format(path: Path, fmt: str | None = None) -> str:
     """The importer for ``path``: ``fmt`` if given, else by extension (``.gz`` looked through)."""
     if fmt:
-        fmt = _FORMAT_ALIASES.get(fmt, fmt)
-        if fmt not in FORMATS:
-            raise DataError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-        return fmt
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in (".gz", ".gzip"):
-        suffixes = suffixes[:-1]
-    if suffixes and suffixes[-1] in _SUFFIXES:
-        return _SUFFIXES[suffixes[-1]]
+        return named_format(fmt)
+    found = suffix_format(path)
+    if found is not None:
+        return found
+    suffixes = [s.lower() for s in path.suffixes if s.lower() not in (".gz", ".gzip")]
     what = f"'{suffixes[-1]}' files are" if suffixes else "a file without an extension is"
     raise DataError(
         f"{path}: {what} not a supported format; supported: {supported_formats()}",

@@ -23,16 +23,6 @@ from xlsearch.engine.importers.base import (
 )
 
 DOCUMENT_FORMATS = ("text", "markdown", "docx", "html")
-_BY_SUFFIX = {
-    ".txt": "text",
-    ".text": "text",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".docx": "docx",
-    ".html": "html",
-    ".htm": "html",
-    ".xhtml": "html",
-}
 _HTML_BLOCKS = (
     "p",
     "h1",
@@ -82,15 +72,12 @@ class Document:
 
 def document_format(path: Path, fmt: str | None = None) -> str:
     """``fmt`` or the document format implied by the file's extension."""
+    from xlsearch.engine.importers.base import named_format, suffix_format
+
     if fmt:
-        fmt = {"txt": "text", "md": "markdown", "htm": "html"}.get(fmt, fmt)
-        if fmt not in DOCUMENT_FORMATS:
-            raise DataError(
-                f"unknown document format {fmt!r}; choose {', '.join(DOCUMENT_FORMATS)}"
-            )
-        return fmt
-    found = _BY_SUFFIX.get(path.suffix.lower())
-    if found is None:
+        return named_format(fmt, DOCUMENT_FORMATS, "document format")
+    found = suffix_format(path, gz=False)
+    if found not in DOCUMENT_FORMATS:
         raise DataError(
             f"{path}: not a document format xlsearch reads",
             hint="use .txt, .md, .docx or .html (or --presplit for one sentence per line)",

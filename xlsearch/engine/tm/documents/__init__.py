@@ -20,18 +20,15 @@ from typing import Any
 from xlsearch.engine.errors import DataError
 
 FORMATS = ("xliff", "po", "text", "docx")
-_EXT = {
-    ".xlf": "xliff",
-    ".xliff": "xliff",
-    ".sdlxliff": "xliff",
-    ".mqxliff": "xliff",
-    ".po": "po",
-    ".pot": "po",
-    ".txt": "text",
-    ".text": "text",
-    ".md": "text",
-    ".docx": "docx",
-}
+
+
+def _format_of(path: Path) -> str | None:
+    """The document format of ``path``'s extension (Markdown is read as text), or None."""
+    from xlsearch.engine.importers.base import suffix_format
+
+    found = suffix_format(path, gz=False)
+    found = "text" if found == "markdown" else found
+    return found if found in FORMATS else None
 
 
 _A_FORMAT = {"xliff": "an XLIFF", "po": "a PO", "text": "a text", "docx": "a DOCX"}
@@ -123,7 +120,7 @@ class Document:
         from xlsearch.engine.errors import ConfigError
 
         suffix = Path(path).suffix.lower()
-        named = _EXT.get(suffix)
+        named = _format_of(Path(path))
         if named is None or named == self.fmt or suffix in (".xlf", ".xliff"):
             return
         own = {"xliff": ".xlf", "po": ".po", "text": ".txt", "docx": ".docx"}[self.fmt]
@@ -158,11 +155,11 @@ class Document:
 def detect(path: Path, fmt: str | None = None) -> str:
     """The format of ``path`` (``fmt`` wins; else the extension)."""
     if fmt:
-        fmt = {"xlf": "xliff", "txt": "text"}.get(fmt, fmt)
-        if fmt not in FORMATS:
-            raise DataError(f"unknown document format {fmt!r}; choose one of {', '.join(FORMATS)}")
-        return fmt
-    found = _EXT.get(path.suffix.lower())
+        from xlsearch.engine.importers.base import named_format
+
+        fmt = "text" if fmt in ("md", "markdown") else fmt
+        return named_format(fmt, FORMATS, "document format")
+    found = _format_of(path)
     if found is None:
         raise DataError(
             f"{path}: cannot tell the format from the extension {path.suffix or '(none)'}",
