@@ -312,6 +312,17 @@ def _run(
         res["step"] = step
         return res
 
+    def evaluate_and_keep_best() -> dict[str, Any]:
+        """Evaluate on the dev split, log it, and save the model when it is the best yet."""
+        nonlocal best
+        res = evaluate()
+        history.append({k: v for k, v in res.items() if k != "per_lang"})
+        _log(log_path, {**res, "train_s": round(train_s, 2)})
+        if res["dev_acc"] > best.get("dev_acc", -1.0):
+            best = res
+            save_best(res)
+        return res
+
     def checkpoint() -> None:
         ck.save_checkpoint(
             run_dir,
@@ -330,6 +341,7 @@ def _run(
     skd = float(cfg.sim_kd or 0.0)
     B, world = int(cfg.batch_size or 1), dist.world
     pin = device.startswith("cuda")
+    targets = _Targets(cache, rows, rows_t, ema_model, each, device, pin, use_amp)
     dense_params = [
         p for p in model.parameters() if not (sparse and p is model.body.embedding.weight)
     ]
@@ -345,56 +357,20 @@ def _run(
             break
         retune()  # follow the machine's load (automatic thread count only)
         t0 = time.perf_counter()
-        ls = lt = lc = lk = 0.0
+        parts = dict.fromkeys(("src", "tgt", "ctr", "skd"), 0.0)
         for micro in range(cfg.accum):
             base = ((step * cfg.accum + micro) * world + dist.rank) * B
             groups, idx = stream.take(base, B)
             src = [data.groups[g].src[i] for g, i in zip(groups, idx, strict=True)]
             tgt = [data.groups[g].tgt[i] for g, i in zip(groups, idx, strict=True)]
-            if ema_model is not None:
-                with torch.no_grad(), torch.autocast("cuda", torch.bfloat16, enabled=use_amp):
-                    feats = _to(ema_model.tokenize(src + tgt if each else src), device, pin)
-                    both = ema_model(feats).float()
-                target, target_t = both[: len(src)], both[len(src) :] if each else both
-            else:
-                r = np.array([rows[g][i] for g, i in zip(groups, idx, strict=True)])
-                target = torch.from_numpy(np.asarray(cache.vectors[r], dtype=np.float32))
-                target = _to({"t": target}, device, pin)["t"]
-                target_t = target
-                if each:
-                    r = np.array([rows_t[g][i] for g, i in zip(groups, idx, strict=True)])
-                    t_vec = torch.from_numpy(np.asarray(cache.vectors[r], dtype=np.float32))
-                    target_t = _to({"t": t_vec}, device, pin)["t"]
-            feats = _to(model.tokenize(src + tgt), device, pin)
-            with torch.autocast("cuda", torch.bfloat16, enabled=use_amp):
-                emb = net(feats).float()
-            loss_src = torch.nn.functional.mse_loss(emb[: len(src)], target)
-            loss_tgt = torch.nn.functional.mse_loss(emb[len(src) :], target_t)
-            loss = loss_src + loss_tgt
+            target, target_t = teacher_targets(targets, groups, idx, src, tgt)
             pair = np.flatnonzero(~mono_group[groups])  # monolingual rows have no translation
-            if ctr > 0 and len(pair) > 1:
-                sel = torch.from_numpy(pair).to(emb.device)
-                loss_ctr = info_nce(
-                    emb[len(src) :][sel], emb[: len(src)][sel], [src[i] for i in pair],
-                    cfg.contrastive_scale,
-                )  # fmt: skip
-                loss = loss + ctr * loss_ctr
-                lc += loss_ctr.item() / cfg.accum
-            if skd > 0:
-                loss_skd = sim_kd_loss(emb[: len(src)], emb[len(src) :], target, target_t)
-                loss = loss + skd * loss_skd
-                lk += loss_skd.item() / cfg.accum
+            loss, got = batch_loss(net, model, src, tgt, target, target_t, pair, cfg, targets)
             (loss / cfg.accum).backward()
-            ls += loss_src.item() / cfg.accum
-            lt += loss_tgt.item() / cfg.accum
-        if cfg.clip > 0 and dense_params:
-            torch.nn.utils.clip_grad_norm_(dense_params, cfg.clip)
-        for o in opts:
-            o.step()
-        for s in scheds:
-            s.step()
-        for o in opts:
-            o.zero_grad(set_to_none=True)
+            for k, v in got.items():
+                parts[k] += v / cfg.accum
+        ls, lt, lc, lk = parts["src"], parts["tgt"], parts["ctr"], parts["skd"]
+        optimizer_step(opts, scheds, dense_params, cfg.clip)
         step += 1
         examples += B * cfg.accum * world
         if budget_s > 0 and step - fit_from >= 20 and step % 10 == 0:
@@ -426,12 +402,7 @@ def _run(
                 _log(log_path, {**m, "train_s": round(train_s, 2)})
             report(Progress("distill", step, max_steps, metrics=m))
         if dist.main and cfg.eval_steps and step % cfg.eval_steps == 0 and step < max_steps:
-            res = evaluate()
-            history.append({k: v for k, v in res.items() if k != "per_lang"})
-            _log(log_path, {**res, "train_s": round(train_s, 2)})
-            if res["dev_acc"] > best.get("dev_acc", -1.0):
-                best = res
-                save_best(res)
+            res = evaluate_and_keep_best()
             report(
                 Progress(
                     "distill",
@@ -446,12 +417,7 @@ def _run(
             dist.barrier()
     if dist.main:
         if data.dev and not cancelled:
-            res = evaluate()
-            history.append({k: v for k, v in res.items() if k != "per_lang"})
-            _log(log_path, {**res, "train_s": round(train_s, 2)})
-            if res["dev_acc"] > best.get("dev_acc", -1.0):
-                best = res
-                save_best(res)
+            evaluate_and_keep_best()
         if not (out / "modules.json").is_file() or (not data.dev and not cancelled):
             save_best(best or {"step": step})
         if not cancelled:
@@ -480,6 +446,99 @@ def _run(
         train_seconds=train_s,
         history=history + [{"total_s": total, "last_loss": last_loss}],
     )
+
+
+@dataclass
+class _Targets:
+    """Where a batch's teacher vectors come from: the teacher cache (rows per group, and per
+    target sentence with ``--targets each``) or, with ``--ema``, the EMA teacher model."""
+
+    cache: Any
+    rows: list[Any]
+    rows_t: list[Any]
+    ema_model: Any
+    each: bool
+    device: str
+    pin: bool
+    use_amp: bool
+
+
+def teacher_targets(
+    tg: _Targets, groups: Any, idx: Any, src: list[str], tgt: list[str]
+) -> tuple[Any, Any]:
+    """The teacher's vectors for a batch's sources, and for its targets (the sources' own
+    unless ``--targets each``)."""
+    import torch
+
+    if tg.ema_model is not None:
+        with torch.no_grad(), torch.autocast("cuda", torch.bfloat16, enabled=tg.use_amp):
+            feats = _to(tg.ema_model.tokenize(src + tgt if tg.each else src), tg.device, tg.pin)
+            both = tg.ema_model(feats).float()
+        return both[: len(src)], both[len(src) :] if tg.each else both
+    r = np.array([tg.rows[g][i] for g, i in zip(groups, idx, strict=True)])
+    target = torch.from_numpy(np.asarray(tg.cache.vectors[r], dtype=np.float32))
+    target = _to({"t": target}, tg.device, tg.pin)["t"]
+    if not tg.each:
+        return target, target
+    r = np.array([tg.rows_t[g][i] for g, i in zip(groups, idx, strict=True)])
+    t_vec = torch.from_numpy(np.asarray(tg.cache.vectors[r], dtype=np.float32))
+    return target, _to({"t": t_vec}, tg.device, tg.pin)["t"]
+
+
+def batch_loss(
+    net: Any,
+    model: Any,
+    src: list[str],
+    tgt: list[str],
+    target: Any,
+    target_t: Any,
+    pair: Any,
+    cfg: DistillConfig,
+    tg: _Targets,
+) -> tuple[Any, dict[str, float]]:
+    """The objective for one micro-batch: MSE(student(src), teacher(src)) +
+    MSE(student(tgt), teacher(src)) (Reimers & Gurevych 2020), plus the optional in-batch
+    contrastive term over the translated rows ``pair`` and the similarity-KD term. Returns
+    the loss and its parts (floats, for the log)."""
+    import torch
+
+    feats = _to(model.tokenize(src + tgt), tg.device, tg.pin)
+    with torch.autocast("cuda", torch.bfloat16, enabled=tg.use_amp):
+        emb = net(feats).float()
+    loss_src = torch.nn.functional.mse_loss(emb[: len(src)], target)
+    loss_tgt = torch.nn.functional.mse_loss(emb[len(src) :], target_t)
+    loss = loss_src + loss_tgt
+    parts = {"src": loss_src.item(), "tgt": loss_tgt.item()}
+    ctr, skd = float(cfg.contrastive or 0.0), float(cfg.sim_kd or 0.0)
+    if ctr > 0 and len(pair) > 1:
+        sel = torch.from_numpy(pair).to(emb.device)
+        loss_ctr = info_nce(
+            emb[len(src) :][sel], emb[: len(src)][sel], [src[i] for i in pair],
+            cfg.contrastive_scale,
+        )  # fmt: skip
+        loss = loss + ctr * loss_ctr
+        parts["ctr"] = loss_ctr.item()
+    if skd > 0:
+        loss_skd = sim_kd_loss(emb[: len(src)], emb[len(src) :], target, target_t)
+        loss = loss + skd * loss_skd
+        parts["skd"] = loss_skd.item()
+    return loss, parts
+
+
+def optimizer_step(
+    opts: list[Any], scheds: list[Any], dense_params: list[Any], clip: float
+) -> None:
+    """Clip the dense gradients, step every optimizer and schedule, clear the gradients."""
+    import torch
+
+    if clip > 0 and dense_params:
+        torch.nn.utils.clip_grad_norm_(dense_params, clip)
+    for o in opts:
+        o.step()
+    for s in scheds:
+        s.step()
+    for o in opts:
+        o.zero_grad(set_to_none=True)
 
 
 def _calibrate(out: Path, sts_file: str, device: str, report: Any, cancel: Any) -> None:
