@@ -403,7 +403,10 @@ def main(argv: list[str] | None = None) -> int:
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "prepared": json.loads(manifest.read_text("utf-8")) if manifest.is_file() else {},
-        "settings": vars(args) | {"device": device},
+        "settings": {  # no paths of the machine it ran on: the JSON may be committed
+            k: v for k, v in vars(args).items() if k not in ("prepared", "json", "work")
+        }
+        | {"device": device},
         "phases": {},
         "runs": {},
         "figures": {},
@@ -424,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # noqa: BLE001 - one failed phase must not lose the others
             import traceback
 
-            tail = traceback.format_exc().strip().splitlines()[-6:]
+            tail = traceback.format_exc().replace(str(REPO), ".").strip().splitlines()[-6:]
             result["errors"][phase] = [f"{type(exc).__name__}: {exc}", *tail]
             save(phase, None)
             return None

@@ -30,8 +30,11 @@ def _venv() -> Path:
 
 def _bare_env(home: Path) -> dict[str, str]:
     """A user's shell right after ``make run``: the venv neither active nor on PATH."""
-    venv_bin = str(Path(sys.prefix) / "bin")
-    path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != venv_bin]
+    path = [  # no folder holding an xlsearch command (the venv's, or one installed elsewhere)
+        p
+        for p in os.environ.get("PATH", "").split(os.pathsep)
+        if p and not (Path(p) / "xlsearch").exists()
+    ]
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
     env.update(
         PATH=os.pathsep.join(path or ["/usr/bin", "/bin"]),
