@@ -6,10 +6,10 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv run test check bench clean
+.PHONY: help venv run test check bench gpu-prepare gpu-check clean
 
 help:  ## list targets
-	@grep -E '^[a-z]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,17 @@ check: $(STAMP)  ## lint
 
 bench: $(STAMP)  ## run the benchmarks (needs ../shared/data or XLSEARCH_BENCH_DATA)
 	$(PY) bench/encode.py
+
+# The GPU check runs where the venv may not exist (a borrowed GPU machine with torch,
+# transformers, sentencepiece and safetensors): the venv's python when there is one, else python3.
+GPU_PY ?= $(if $(wildcard $(PY)),$(PY),$(PYTHON))
+GPU_JSON ?= $(if $(OUT),$(OUT),bench/out)/gpu-check.json
+
+gpu-prepare: $(STAMP)  ## write .gpu/ (teacher in fp16, data share) for gpu-check on a GPU machine
+	$(PY) bench/gpu_prepare.py $(ARGS)
+
+gpu-check:  ## on a CUDA machine: distil + evaluate the transformer and two-stage students (~8 min)
+	$(GPU_PY) bench/gpu_check.py --json $(GPU_JSON) $(ARGS)
 
 clean:  ## remove the virtual environment
 	rm -rf $(VENV)

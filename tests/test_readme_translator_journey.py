@@ -1,6 +1,7 @@
-"""The README's translator sections run verbatim: "Align old translations", then "Translate
-with your memory" — as a newcomer types them, in a fresh XLSEARCH_HOME with the default
-(bundled) model, on documents written the way Word, Markdown editors and CAT tools write them.
+"""The translators' guide runs verbatim: the sections "Align old translations", then
+"Translate with your memory" of ``docs/translators.md`` (the README's translator chapter) — as
+a new user types them, in a fresh XLSEARCH_HOME with the default (bundled) model, on
+documents written the way Word, Markdown editors and CAT tools write them.
 
 Between the two sections the test does what the Translate section's prose asks for
 (``xlsearch import tm.tmx --collection tm``, then ``xlsearch index``). Each step's output is
@@ -13,8 +14,10 @@ import re
 from pathlib import Path
 
 import pytest
-from test_readme_journey import README, Journey, section_blocks, shell_steps, subcommand
+from test_readme_journey import ROOT, Journey, section_blocks, shell_steps, subcommand
 
+GUIDE = ROOT / "docs" / "translators.md"
+"""Where the README's translator chapter lives."""
 ALIGN = "## Align old translations"
 TRANSLATE = "## Translate with your memory"
 
@@ -153,7 +156,7 @@ def test_readme_align_and_translate_journey(tmp_path: Path) -> None:
     folder.mkdir()
     make_documents(folder)
     j = Journey(folder, home)
-    text = README.read_text("utf-8")
+    text = GUIDE.read_text("utf-8")
 
     align_steps = shell_steps(section_blocks(text, ALIGN))
     assert [subcommand(s) for s in align_steps] == ["align"] * 3
