@@ -220,7 +220,7 @@ def _near_copies(memory: list[str], n: int, seed: int = 13) -> list[tuple[str, s
 def _fuzzy() -> Any:
     """The engine's CAT fuzzy module, or None where rapidfuzz is missing (the GPU machine)."""
     try:
-        from xlsearch.engine import fuzzy
+        from xlsearch.engine.tm import fuzzy
     except ImportError:
         return None
     return fuzzy
@@ -247,7 +247,7 @@ def lookup(enc: Any, dev: Path, xlang: str = "de") -> dict[str, Any]:
     cases["near"] = ([q for q, _ in nc], [o for _, o in nc], ["\x00"] * len(nc))
     fz = _fuzzy()
     if fz is not None:
-        from xlsearch.engine.matches import DEFAULT_WEIGHTS as W
+        from xlsearch.engine.tm.matches import DEFAULT_WEIGHTS as W
     out: dict[str, Any] = {"memory": len(memory), "combined": fz is not None}
     for name, (queries, gold, exclude) in cases.items():
         if not queries:
@@ -285,7 +285,7 @@ def lookup(enc: Any, dev: Path, xlang: str = "de") -> dict[str, Any]:
 
 def evaluate(folder: Path, data: Path, device: str, batch: int) -> tuple[dict, dict]:
     """Every figure of one model, and the seconds each evaluation took."""
-    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.models.encoder import load_encoder
 
     seconds: dict[str, float] = {}
     figures: dict[str, Any] = {}

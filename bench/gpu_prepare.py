@@ -66,7 +66,7 @@ def folder_bytes(folder: Path) -> int:
 
 def teacher_folder(spec: str) -> Path:
     """The teacher's model folder (``bundled:teacher``: inside the installed package)."""
-    from xlsearch.engine.modelio import resolve_model_path
+    from xlsearch.engine.models.cards import resolve_model_path
 
     return resolve_model_path(spec)
 
