@@ -142,7 +142,11 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     tgt = normalize_lang(args.tgt) or args.tgt
     with Store() as store:
         _check_languages(store, args.collection, src=src, tgt=tgt)
-        res = _lookup_engine(store, args).lookup(
+        lk = _lookup_engine(store, args)
+        from xlsearch.engine.fill_policy import print_toy_notice
+
+        print_toy_notice(lk.searcher.encoder if lk.semantic else None, store, args.collection)
+        res = lk.lookup(
             args.segment,
             src,
             tgt,
