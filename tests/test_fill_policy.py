@@ -283,3 +283,18 @@ def test_cli_search_lookup_and_analyze_say_the_model_is_a_toy(
     update_card(tiny_static_model, data=[{"path": "tm.tsv", "pairs": 50_000}])
     assert main(["search", "the big dog", "--collection", "tm"]) == 0
     assert "saw only" not in capsys.readouterr().err
+
+
+def test_the_bundled_teachers_calibration_lives_in_the_data_folder_not_the_package() -> None:
+    from types import SimpleNamespace
+
+    from xlsearch.engine import locations
+
+    teacher = SimpleNamespace(id="bundled:teacher", path=None, card={})
+    assert fill_policy.policy_for(teacher, "en", "de").threshold is None
+    where = fill_policy.store("bundled:teacher", None, _permissive(0.7))
+    assert where == locations.data_dir() / "eval" / "teacher.json"
+    pol = fill_policy.policy_for(teacher, "en-GB", "de-AT")
+    assert pol.model == "bundled:teacher" and pol.threshold == 0.7
+    assert "semantic fills by bundled:teacher: de-en cosine" in pol.describe()
+    assert fill_policy.policy_for(teacher, "en", "fr").why == "pair not in its held-out data"
