@@ -250,7 +250,7 @@ def test_toy_notice_names_the_distill_command_outside_the_demo() -> None:
     line = fill_policy.toy_notice(toy, ["tm"])
     assert line is not None and "3,800 translation pairs" in line
     assert "xlsearch distill --train tm.tsv --name my-student" in line
-    assert "--lang en,de,fr tm.tsv" in line and "\n" not in line
+    assert "export --collection tm --lang en,de,fr tm.tsv" in line and "\n" not in line
     assert fill_policy.toy_notice(toy, ["demo"]) is None  # what it was made for
     assert fill_policy.toy_notice(toy, ["demo", "tm"]) is not None
     real = {"data": [{"path": "tm.tsv", "pairs": 4000}, {"path": "b.tsv", "pairs": 1500}]}

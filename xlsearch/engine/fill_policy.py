@@ -397,10 +397,12 @@ def toy_notice(encoder_or_card: Any, collections: Sequence[str] | None = None) -
         return None
     langs = [x for x in card.get("languages", []) if isinstance(x, str)][:3]
     lang_arg = ",".join(["en", *[x for x in langs if x != "en"]]) if langs else "en,de"
+    own = [c for c in collections or [] if c != DEMO]
+    name = own[0] if len(own) == 1 else "YOUR-MEMORY"
     return (
         f"this model saw only {n:,} translation pairs (a demo model): its semantic scores are "
         f"rough; make a real student from your own memory: xlsearch export --collection "
-        f"COLLECTION --lang {lang_arg} tm.tsv && xlsearch distill --train tm.tsv "
+        f"{name} --lang {lang_arg} tm.tsv && xlsearch distill --train tm.tsv "
         "--name my-student"
     )
 
