@@ -285,6 +285,24 @@ def test_cli_search_lookup_and_analyze_say_the_model_is_a_toy(
     assert "saw only" not in capsys.readouterr().err
 
 
+def test_a_toy_model_never_writes_a_semantic_fill_even_when_calibrated(
+    tiny_static_model: Path,
+) -> None:
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.modelio import update_card
+
+    fill_policy.store("x", tiny_static_model, _permissive(-1.0))  # everything would pass
+    update_card(tiny_static_model, data=[{"path": "demo-train.tsv", "pairs": 3830}])
+    pol = fill_policy.policy_for(load_encoder(str(tiny_static_model)), "en", "de")
+    assert pol.threshold is None and pol.why == "a demo model: it saw only 3,830 pairs"
+    _, verdicts = fill_policy.judge(
+        load_encoder(str(tiny_static_model)), "en", "de", ["the cat"], ["die katze"]
+    )
+    assert [ok for _c, _p, ok in verdicts] == [False]
+    update_card(tiny_static_model, data=[{"path": "tm.tsv", "pairs": 5000}])
+    assert fill_policy.policy_for(load_encoder(str(tiny_static_model)), "en", "de").threshold == -1
+
+
 def test_the_bundled_teachers_calibration_lives_in_the_data_folder_not_the_package() -> None:
     from types import SimpleNamespace
 

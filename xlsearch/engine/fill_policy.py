@@ -10,7 +10,9 @@ the nearest wrong candidates from the same held-out pool (the best wrong target 
 source and the best wrong source for each target, ``NEGATIVES`` of each). The pair's fill
 threshold is the lowest cosine whose calibrated probability is at least ``PRECISION``; with
 fewer than ``MIN_PAIRS`` held-out pairs, or when no cosine reaches that probability, the pair
-has no threshold and nothing is written for it: semantic matches stay suggestions.
+has no threshold and nothing is written for it: semantic matches stay suggestions. A model
+that saw fewer than ``TOY_PAIRS`` training pairs writes nothing whatever its calibration
+says: a toy's calibration does not carry over to other text (measured).
 
 Calibrations live in the model card under ``fill_calibration`` (the bundled teacher's in
 ``<data>/eval/teacher.json``), as ``{"pairs": {"de-en": {...}}, "data": ..., "date": ...}``
@@ -294,7 +296,13 @@ def policy_for(encoder: Any, src: str, tgt: str) -> FillPolicy:
     model = str(getattr(encoder, "id", "") or getattr(encoder, "path", "") or "")
     name = model.rsplit("/", 1)[-1]
     key = pair_key(src, tgt)
-    cal = load(model, getattr(encoder, "card", None))
+    card = getattr(encoder, "card", None) or {}
+    seen = trained_pairs(card)
+    if seen is not None and seen < TOY_PAIRS:
+        # measured: the demo student, calibrated on 2,000 unseen pairs per language, still
+        # wrote wrong fills on unrelated text at its "95 %" threshold
+        return FillPolicy(name, key, None, f"a demo model: it saw only {seen:,} pairs")
+    cal = load(model, card)
     if cal is None:
         return FillPolicy(name, key, None, "not calibrated")
     pair = cal["pairs"].get(key)
