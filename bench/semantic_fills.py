@@ -20,6 +20,9 @@ For each model and language (``$XLSEARCH_BENCH_DATA``, default ``../shared/data`
   translation (``stsb-multi-mt``), for the rows whose gold similarity is ≥ 4.0, and a job
   of the first sentences: a semantic fill is right when it writes the row's own target.
   Recall = right semantic fills / job segments with no fuzzy match ≥ 75 %.
+* **translations** (``de`` only): a memory of fr–de units (the STS test's first sentences
+  in both machine translations) and a job of the English originals: the only matches are
+  cross-language ones (French source), and a fill is right when it is the row's German.
 
 Prints one Markdown table; nothing is written into the benchmark folder.
 """
@@ -88,6 +91,13 @@ def sts_rows(lang: str) -> list[tuple[str, str, str, float]]:
     return [(a[0], a[1], b[1], float(a[2])) for a, b in zip(en, xx, strict=True)]
 
 
+def _first_sentences(lang: str) -> list[str]:
+    """The first sentence of every STS test row in ``lang`` (machine translation)."""
+    folder = data_dir() / "dev" / "stsb-multi-mt"
+    with open(folder / f"stsb-{lang}-test.csv", encoding="utf-8", newline="") as fh:
+        return [r[0] for r in csv.reader(fh)]
+
+
 def sample_pairs(lang: str, n: int, seed: int = 0) -> tuple[list[str], list[str]]:
     path = data_dir() / "train" / f"en-{lang}.tsv.gz"
     with gzip.open(path, "rt", encoding="utf-8") as fh:
@@ -98,16 +108,16 @@ def sample_pairs(lang: str, n: int, seed: int = 0) -> tuple[list[str], list[str]
     return [r[0] for r in rows], [r[1] for r in rows]
 
 
-def run_job(store, enc, name, memory, src, tgt, job, tmp):  # noqa: ANN001, ANN201
-    """Import ``memory`` as collection ``name``, analyse + pre-translate ``job``; returns
-    (analysis, document)."""
+def run_job(store, enc, name, memory, src, tgt, job, tmp, mem_src=None):  # noqa: ANN001, ANN201
+    """Import ``memory`` (``mem_src``–``tgt`` units) as collection ``name``, analyse +
+    pre-translate ``job`` (``src`` → ``tgt``); returns (analysis, document)."""
     from xlsearch.engine.analysis import analyze, pretranslate
     from xlsearch.engine.bilingual import open_document
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.lookup import Lookup
 
     if store.collection_id(name) is None:
-        store.import_file(write_tmx(tmp / f"{name}.tmx", memory, src, tgt), name)
+        store.import_file(write_tmx(tmp / f"{name}.tmx", memory, mem_src or src, tgt), name)
     build_index(store, enc, name)
     doc = open_document(write_xliff(tmp / f"{name}-job.xlf", job, src, tgt))
     rep = analyze(doc, Lookup(store, enc, collection=name))
@@ -130,9 +140,10 @@ def main() -> None:
     print(f"semantic fills at calibrated precision ≥ 95 %; {machine()}\n")
     print(
         "| model | pair | threshold (held-out pairs) | unrelated: semantic fills (all wrong) "
-        "| paraphrases: right / wrong fills | recall at threshold | suggestions |"
+        "| paraphrases: right / wrong fills | recall at threshold | translations via a fr "
+        "memory: right / wrong, recall | suggestions |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     with Store() as store:
         for spec in args.model:
             enc = load_encoder(spec)
@@ -193,10 +204,28 @@ def main() -> None:
                     for s in need
                 )
                 sugg += sum(not s.fill for s in rep3.semantic_segments())
+                trans = "—"
+                if lang == "de":
+                    de1 = _first_sentences("de")
+                    mem_t = list(dict.fromkeys(zip(_first_sentences("fr"), de1, strict=True)))
+                    truth: dict[str, set[str]] = {}
+                    for r, d in zip(rows, de1, strict=True):
+                        truth.setdefault(r[0], set()).add(d)
+                    jt = list(dict.fromkeys(r[0] for r in rows))[: args.job_size]
+                    rep4, doc4 = run_job(
+                        store, enc, f"{name}-frde", mem_t, "en", "de", jt, tmp, mem_src="fr"
+                    )
+                    ok = bad_t = 0
+                    for s in rep4.segments:
+                        d = doc4.segments[s.index]
+                        if d.origin == "semantic":
+                            ok += d.target in truth.get(s.source, set())
+                            bad_t += d.target not in truth.get(s.source, set())
+                    trans = f"{ok} / {bad_t}, {100 * ok / max(1, len(jt)):.1f} % of {len(jt)}"
                 print(
                     f"| {name} | en-{lang} | {thr} | {wrong} of {len(job)} + "
                     f"{len(prose) if lang == 'de' else 0} segments | {right} / {bad} | "
-                    f"{100 * right / max(1, len(need)):.1f} % of {len(need)} | {sugg} |",
+                    f"{100 * right / max(1, len(need)):.1f} % of {len(need)} | {trans} | {sugg} |",
                     flush=True,
                 )
 
