@@ -127,7 +127,7 @@ def test_a_semantic_match_is_written_only_above_the_models_calibrated_threshold(
     assert sem.source == "sleeps dog big the" and not sem.fill
     assert n == 1 and [s.origin for s in doc.segments] == ["", "", "fuzzy"]
     md = rep.to_markdown()
-    assert "suggestions only: tiny-static has no de-en fill calibration (not calibrated)" in md
+    assert "suggestions only: tiny-static writes no de-en fills (not calibrated)" in md
     assert "(suggestion)" in md and "(written on pre-translation)" not in md
     # cosine of the segment with the stored target, as the calibration measures it
     _, [(cos, _p, _ok)] = fill_policy.judge(enc, "en", "de", [sem.source], [sem.semantic.target])

@@ -264,8 +264,8 @@ class FillPolicy:
         """One line for reports: who fills what, at which threshold."""
         if self.threshold is None:
             return (
-                f"semantic matches are suggestions only: {self.model} has no {self.pair} fill "
-                f"calibration ({self.why or 'none stored'})"
+                f"semantic matches are suggestions only: {self.model} writes no {self.pair} "
+                f"fills ({self.why or 'not calibrated'})"
             )
         return (
             f"semantic fills by {self.model}: {self.pair} cosine (segment × stored target) "
