@@ -184,3 +184,22 @@ def test_helpers():
     assert pick_translation(hit, "ru") == ("ru", "собака")
     assert pick_translation(hit, "*", query_lang="ru") == ("ru", "собака")  # the query's language
     assert pick_translation(hit, "*", query_lang="de") == ("en", "dog")  # not the hit's own
+
+
+async def test_a_toy_model_says_so_once_outside_the_demo_collection(app, engine, settle):
+    toy = {"data": [{"path": "demo-train.tsv", "pairs": 3830}], "languages": ["de", "fr"]}
+    engine.model_card = lambda spec: toy  # the active model saw 3,830 pairs
+    seen: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.notify = lambda message, **kw: seen.append(str(message))  # type: ignore[method-assign]
+        await pilot.press(*"Zug", "enter")
+        await settle(pilot)
+        assert not [s for s in seen if "saw only" in s]  # the demo collection: what it is for
+        engine._add_units("tm", "tm.tmx", [{"en": "The train leaves.", "de": "Der Zug fährt."}])
+        app.screen.stored = (["demo", "tm"], ["de", "en"])
+        for _ in range(2):
+            await pilot.press("backspace", "g", "enter")
+            await settle(pilot)
+        (line,) = [s for s in seen if "saw only" in s]  # once, not per search
+        assert "3,830 translation pairs" in line and "xlsearch distill --train tm.tsv" in line

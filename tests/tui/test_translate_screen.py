@@ -304,3 +304,32 @@ async def test_pretranslate_updates_only_the_filled_rows(tmp_path: Path, tiny_st
         assert not cleared
         assert str(table.get_row_at(1)[3]) == "das rote haus"
         assert str(table.get_row_at(1)[1]) == "✎"
+
+
+async def test_analysis_says_who_may_fill_and_that_a_toy_model_is_a_toy(
+    tmp_path: Path, tiny_static_model: Path
+):
+    from textual.widgets import Static
+
+    from xlsearch.engine.models.cards import update_card
+    from xlsearch.service.local import LocalEngine
+
+    update_card(tiny_static_model, data=[{"path": "demo-train.tsv", "pairs": 3830}])
+    doc_path = _prepare(tmp_path, tiny_static_model)
+    app = make_app(engine=LocalEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.query_one("#doc-path", Input).value = str(doc_path)
+        screen.query_one("#doc-path", Input).focus()
+        await pilot.press("enter")
+        await _settle(pilot)
+        await pilot.press("ctrl+r")
+        await _settle(pilot)
+        shown = str(screen.query_one("#tr-detail", Static).render())
+        assert "suggestions only: tiny-static writes no de-en fills" in shown
+        assert "a demo model: it saw only 3,830 pairs" in shown
+        assert "notice: this model saw only 3,830 translation pairs" in shown
+        assert any("saw only 3,830" in str(n.message) for n in app._notifications)
+        assert "xlsearch distill --train tm.tsv" in shown

@@ -43,6 +43,9 @@ def register(sub: Any) -> None:
         help="fit the model's 0-5 STS score curve on this STS file (STS-benchmark train) and "
         "store it in its card: used by `xlsearch sts` and the Compare screen",
     )  # fmt: skip
+    from xlsearch.commands.fill_calibration import add_arguments
+
+    add_arguments(g)
     o = p.add_argument_group("output and running")
     o.add_argument("--json", metavar="OUT", help="write the results as JSON (figures as printed)")
     o.add_argument("--markdown", action="store_true", help="print markdown tables")
@@ -98,8 +101,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
             _write_json(args.json, _compare_json(table, models))
         return 0
 
-    if args.calibrate_sts:
-        _calibrate(args)
+    if args.calibrate_pairs and not args.calibrate:
+        raise ConfigError("--calibrate-pairs goes with --calibrate")
+    if args.calibrate_sts or args.calibrate:
+        if args.calibrate_sts:
+            _calibrate(args)
+        if args.calibrate:
+            from xlsearch.commands import fill_calibration
+
+            fill_calibration.run(args)
         if not wanted:
             return 0
     if not wanted:

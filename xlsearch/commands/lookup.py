@@ -55,7 +55,9 @@ def register(sub: Any) -> None:
         description="Segment and word counts per CAT band (100, 95-99, 85-94, 75-84, 50-74, no "
         "match), repetitions, and the semantic band: segments with no fuzzy match >= 75 % "
         "that have a semantic match above --threshold. --out writes the document with the best "
-        "match per segment (marked for review).",
+        "match per segment (marked for review); a semantic match is written only where the "
+        "model's calibration gives it 95 % precision for the language pair (xlsearch eval "
+        "MODEL --calibrate), else it stays a suggestion in the report.",
     )
     p.add_argument("document", help="XLIFF 1.2/2.x, PO, plain text or DOCX")
     p.add_argument("--collection", "-c", action=Once, help="the memory (default: all collections)")
@@ -68,7 +70,10 @@ def register(sub: Any) -> None:
     p.add_argument("--out", help="write the pre-translated document here (.xlf = XLIFF 2.0)")
     p.add_argument("--min-fuzzy", type=_percent, default=75, help="pre-translate from this %% (75)")
     p.add_argument(
-        "--threshold", type=float, default=None, help="cosine of the semantic band (default 0.80)"
+        "--threshold",
+        type=float,
+        default=None,
+        help="cosine of the semantic band, the suggestions listed (default 0.80)",
     )
     p.add_argument("--no-semantic-fill", action="store_true", help="pre-translate fuzzy only")
     p.add_argument("--overwrite", action="store_true", help="replace existing targets too")
@@ -142,7 +147,11 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     tgt = normalize_lang(args.tgt) or args.tgt
     with Store() as store:
         _check_languages(store, args.collection, src=src, tgt=tgt)
-        res = _lookup_engine(store, args).lookup(
+        lk = _lookup_engine(store, args)
+        from xlsearch.engine.tm.fill_policy import print_toy_notice
+
+        print_toy_notice(lk.searcher.encoder if lk.semantic else None, store, args.collection)
+        res = lk.lookup(
             args.segment,
             src,
             tgt,

@@ -201,6 +201,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         needs_model = args.mode in ("semantic", "hybrid")
         enc = _encoder(args.model) if needs_model else None
         searcher = Searcher(store, enc, repair=not args.no_repair, on_progress=bar)
+        from xlsearch.engine.tm.fill_policy import print_toy_notice
+
+        print_toy_notice(enc, store, args.collection)
         hits = searcher.search(
             args.query,
             args.k,

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.models.catalog import DEMO_COLLECTION  # noqa: F401 - the demo's collection
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 from xlsearch.engine.runtime import locations
 
 DEMO_LANGS = ("en", "de", "fr", "es", "ru", "zh", "ar", "ja")
-DEMO_COLLECTION = "demo"
 DEMO_MODEL = "demo-student"
 EXAMPLE_QUERY = "Wann fährt der letzte Zug nach Wien?"
 

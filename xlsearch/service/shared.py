@@ -104,3 +104,11 @@ def unwritable_hint(exc: OSError) -> str:
             "writable folder)"
         )
     return " (hint: choose a path in a writable folder, or make that folder writable)"
+
+
+def toy_notice(card: dict[str, Any], collections: Sequence[str] | None) -> str | None:
+    """The one-line notice for a toy model (the demo student, or any model that saw fewer
+    than 5,000 pairs) used beyond the demo collection, with the command for a real one."""
+    from xlsearch.engine.tm.fill_policy import toy_notice as notice
+
+    return notice(card, collections)

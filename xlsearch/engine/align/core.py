@@ -211,7 +211,10 @@ def beads_from_path(
         # a near-tie counts for beads that are not near-certain on their own (two perfect
         # 1-1 beads and their merge into a 2-2 cost the same: no doubt worth a flag)
         doubt = tie[k] and unit > config.tie_floor * cost.flag_cost
-        flagged = not (a and b) or unit > cost.flag_cost or swallowed or doubt
+        if a and b:
+            flagged = unit > cost.flag_cost or swallowed or doubt
+        else:  # a sentence left unaligned: flagged when asked, or in a near-tie
+            flagged = config.flag_deletions or doubt
         beads.append(Bead(tuple(range(i0, i1)), tuple(range(j0, j1)), c, score, flagged))
     return beads
 

@@ -77,18 +77,25 @@ class AlignConfig:
     full_dp_max: int = 300
     """A full (exact) DP when both documents have at most this many sentences."""
     flag_cost: float | None = None
-    """Beads costing more than this per sentence pair, and every deletion/insertion, are
-    flagged; None: the ``flag_quantile`` of random 1–1 costs."""
-    flag_quantile: float = 0.05
+    """Beads costing more than this per sentence pair are flagged; None: the
+    ``flag_quantile`` of random 1–1 costs."""
+    flag_quantile: float = 0.8
+    """Calibrated on Bleualign dev (``bench/align_flags.py``, three models): a bead is flagged
+    by its cost only when it costs more than 80 % of random pairs (an unrelated pair); at
+    the 5 % quantile the cost flags were no more often wrong than unflagged beads."""
+    flag_deletions: bool = False
+    """Flag every sentence left unaligned (a deletion or insertion); False (calibrated: on
+    Bleualign dev 83–88 % of them were right): only those in a near-tie (``flag_margin``)."""
     flag_margin: float | None = 0.1
     """Beads are flagged where the search's best and second-best ways to reach the cell
     where they end differ by less than this (a near-tie: a merge or a shifted boundary
-    nearly as cheap); None: off. 0.1 on Bleualign dev: flags 104 -> 123 of 434 beads, wrong
-    beads flagged 27 -> 34 of 62 (every student and the teacher: recall up, precision kept)."""
+    nearly as cheap); None: off. The flag that carries the most information: on Bleualign
+    dev about half the near-tie beads are wrong (a sixth of all beads are)."""
     tie_floor: float = 0.3
     """A near-tie flags only beads whose meaning cost is above this share of the flag
-    threshold (a near-certain bead ties with its merge into a neighbour; on Bleualign dev
-    0.3 loses at most one wrong bead against no floor)."""
+    threshold (a near-certain bead ties with its merge into a neighbour: two perfect 1–1
+    beads and their 2–2 merge cost the same). On Bleualign dev 0 would flag 3–4 more
+    wrong beads and 1–2 right ones per model; kept so a perfect alignment has no flags."""
     flag_gain: float = 0.0
     """A bead of three or more sentences is flagged when dropping its first or last
     sentence on one side would lose less than this much cosine (``EmbeddingCost.edge_gain``)."""

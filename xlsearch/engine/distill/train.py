@@ -424,6 +424,7 @@ def _run(
             from xlsearch.engine.models.cards import update_card
 
             update_card(out, finished=True)
+            _calibrate_fills(out, data.dev, device, report)
         checkpoint()
         if cfg.calibrate_sts and not cancelled:
             _calibrate(out, cfg.calibrate_sts, device, report, cancel)
@@ -549,6 +550,33 @@ def _calibrate(out: Path, sts_file: str, device: str, report: Any, cancel: Any) 
     report(Progress("calibrate", 0, None, f"STS calibration on {Path(sts_file).name}"))
     cal = calibration.calibrate(load_encoder(out, device=device), sts_file, cancel=cancel)
     report(Progress("calibrate", 1, 1, f"STS calibration: MAE {cal['mae']:.2f} on 0–5"))
+
+
+def _calibrate_fills(out: Path, dev: list[Any], device: str, report: Any) -> None:
+    """Fit the saved student's semantic-fill calibration on its dev split (``fill_policy``):
+    the cosine at which a stored target is a translation with 95 % precision, per pair."""
+    from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.engine.tm import fill_policy
+
+    groups = fill_policy.groups_from_parallel(dev)
+    if not groups:
+        return
+    report(Progress("calibrate", 0, None, "semantic-fill calibration on the dev split"))
+    enc = load_encoder(out, device=device)
+    cal = fill_policy.fit(groups, enc.encode, data="dev split")
+    fill_policy.store(enc.id, out, cal)
+    done = sorted(k for k, v in cal["pairs"].items() if v.get("threshold") is not None)
+    report(
+        Progress(
+            "calibrate",
+            1,
+            1,
+            f"semantic fills calibrated for {', '.join(done)}"
+            if done
+            else "no language pair has enough held-out pairs for semantic fills "
+            f"({fill_policy.MIN_PAIRS:,} needed): semantic matches stay suggestions",
+        )
+    )
 
 
 def _to(features: dict[str, Any], device: str, pin: bool) -> dict[str, Any]:

@@ -16,6 +16,9 @@ from xlsearch.engine.models.cards import (
 )
 from xlsearch.engine.runtime.settings import Settings
 
+DEMO_COLLECTION = "demo"
+"""The collection the demo imports (its student is a toy anywhere else)."""
+
 
 @dataclass
 class ModelInfo:

@@ -54,6 +54,9 @@ class SegmentResult:
     """The match pre-translation would use: the top-ranked one with a target."""
     semantic: Match | None = None
     """The best-cosine match, when the segment falls in the semantic band."""
+    fill: bool = False
+    """Whether the semantic match may be written (calibrated precision ≥ 95 %)."""
+    fill_probability: float | None = None
 
     @property
     def in_semantic_band(self) -> bool:
@@ -72,6 +75,8 @@ class Analysis:
     segments: list[SegmentResult] = field(default_factory=list)
     seconds: float = 0.0
     model: str = ""
+    fill_policy: Any = None
+    """``fill_policy.FillPolicy``: which model writes semantic matches, from which cosine."""
 
     def table(self) -> list[dict[str, Any]]:
         """Rows ``{band, segments, words, percent}`` (percent of words), CAT order, then
@@ -96,6 +101,7 @@ class Analysis:
             "collection": self.collection,
             "model": self.model,
             "semantic_threshold": self.threshold,
+            "semantic_fill": self.fill_policy.to_dict() if self.fill_policy else None,
             "seconds": round(self.seconds, 2),
             "bands": self.table(),
             "semantic_examples": [
@@ -106,6 +112,8 @@ class Analysis:
                     "match_lang": s.semantic.source_lang,
                     "target": s.semantic.target,
                     "cosine": s.semantic.semantic,
+                    "filled": s.fill,
+                    "probability": s.fill_probability,
                 }
                 for s in self.semantic_segments()[:examples]
                 if s.semantic is not None
@@ -141,6 +149,8 @@ class Analysis:
             if name == SEMANTIC_BAND:
                 name = f"**semantic** (no fuzzy ≥ 75 %, cosine ≥ {self.threshold:.2f})"
             lines.append(f"| {name} | {r['segments']} | {r['words']} | {r['percent']:.1f} |")
+        if self.fill_policy is not None:
+            lines += self.fill_policy.report_lines(self.semantic_segments())
         sem = self.semantic_segments()[:examples]
         if sem:
             lines += ["", "## Semantic matches fuzzy matching misses", ""]
@@ -150,7 +160,8 @@ class Analysis:
                 lines += [
                     f"- **{s.source}** (best fuzzy {s.fuzzy} %)",
                     f"  - memory [{m.source_lang}]: {m.source} (cosine {m.semantic:.2f})",
-                    f"  - target: {m.target or '—'}",
+                    f"  - target: {m.target or '—'}"
+                    + (" (written on pre-translation)" if s.fill else " (suggestion)"),
                 ]
         return "\n".join(lines) + "\n"
 
@@ -234,6 +245,9 @@ def analyze(
             res.cosine = top.semantic
             if res.fuzzy < 75 and (top.semantic or 0.0) >= threshold:
                 res.semantic = top
+    from xlsearch.engine.tm.fill_policy import apply_to_analysis
+
+    policy = apply_to_analysis(results, lookup, doc.src, doc.tgt)
     model = ""
     if lookup.semantic:
         enc = lookup.searcher.encoder
@@ -247,6 +261,7 @@ def analyze(
         results,
         time.perf_counter() - start,
         model.rsplit("/", 1)[-1],
+        policy,
     )
 
 
@@ -269,8 +284,8 @@ def pretranslate(
     overwrite: bool = False,
 ) -> int:
     """Write the best match per segment into ``doc`` (fuzzy ≥ ``min_fuzzy``, else a semantic
-    match when ``semantic``); repetitions take their first occurrence's target. Segments
-    that already have a target are kept unless ``overwrite`` (a target in an untranslated
+    match when ``semantic`` and ``fill``); repetitions take their first occurrence's target.
+    Segments that already have a target are kept unless ``overwrite`` (a target in an untranslated
     state is none); locked ones always. Returns segments filled."""
     filled = 0
     for res in analysis.segments:
@@ -300,7 +315,7 @@ def pretranslate(
                 match_source=best.source,
                 tag_hint=(best.source_tags, best.target_tags),
             )
-        elif semantic and res.semantic is not None and res.semantic.target:
+        elif semantic and res.fill and res.semantic is not None and res.semantic.target:
             m = res.semantic
             doc.set_target(
                 res.index,

@@ -228,9 +228,12 @@ class SearchScreen(EngineScreen):
         self.query_one("#search-status", Label).update("searching…")
         engine = self.engine
 
-        def call(_p: Any, _c: Any) -> tuple[dict[str, Any], list[Hit], str]:
+        stored = list(self.stored[0]) if self.stored else None
+
+        def call(_p: Any, _c: Any) -> tuple[dict[str, Any], list[Hit], str, str | None]:
             hits = engine.search(**args)
-            return args, hits, engine.detect_language(args["query"]) if hits else ""
+            lang = engine.detect_language(args["query"]) if hits else ""
+            return args, hits, lang, _toy_notice(engine, args, stored)
 
         self._search_worker("search", call)
 
@@ -244,7 +247,10 @@ class SearchScreen(EngineScreen):
 
     def on_job_done(self, message: JobDone) -> None:
         if message.job == "search":
-            args, hits, self.query_lang = message.result
+            args, hits, self.query_lang, notice = message.result
+            if notice and notice != getattr(self, "_toy_said", None):
+                self._toy_said = notice  # once per model and collection, not per keystroke
+                self.notify(notice, title="Demo model", severity="warning", timeout=12)
             self.searches += 1
             self.last_query = args["query"]
             self.hits = hits
@@ -425,3 +431,16 @@ class SearchScreen(EngineScreen):
                 self.action_copy_translation,
             ),
         ]
+
+
+def _toy_notice(engine: Any, args: dict[str, Any], stored: list[str] | None) -> str | None:
+    """The toy-model notice for a search with the active model (``fill_policy``)."""
+    if args.get("mode") not in ("semantic", "hybrid"):
+        return None
+    from xlsearch.service.shared import toy_notice
+
+    try:
+        card = engine.model_card(engine.active_model())
+    except Exception:  # a model that cannot be read says so where it is used
+        return None
+    return toy_notice(card, [args["collection"]] if args.get("collection") else stored)

@@ -403,6 +403,12 @@ class TranslateScreen(EngineScreen):
                 name = f"semantic ≥{a.threshold:.2f}"
             seg, words, pct = row["segments"], row["words"], row["percent"]
             out.append(f"{name:>16} {seg:>5} seg {words:>6} words {pct:5.1f}%\n")
+        policy = getattr(a, "fill_policy", None)
+        if policy is not None and policy.model:
+            out.append(policy.describe() + "\n", style="dim")
+            if policy.notice:
+                out.append(f"notice: {policy.notice}\n", style="yellow")
+                self.notify(policy.notice, title="Demo model", severity="warning", timeout=12)
         self.query_one("#tr-detail", Static).update(out)
         self._status(self._summary() + " · analysed (ctrl+e pre-translates)")
 

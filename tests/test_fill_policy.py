@@ -1,0 +1,318 @@
+"""Semantic fills: a per-model, per-pair calibrated threshold decides what is written; the
+toy-model notice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lxml import etree
+from test_lookup import write_tmx
+
+from xlsearch.engine.tm import fill_policy
+from xlsearch.engine.tm.analysis import analyze, pretranslate
+from xlsearch.engine.tm.documents import open_document
+from xlsearch.engine.tm.lookup import Lookup
+
+MEMORY = [
+    ("the big dog sleeps", "der große hund schläft"),
+    ("the cat runs", "die katze läuft"),
+    ("good morning world", "guten morgen welt"),
+]
+MQ = "MQXliff"
+
+
+def write_memoq_xliff(path: Path, segments: list[str]) -> Path:
+    """An XLIFF as memoQ exports it: mq: attributes, empty targets, xml:space."""
+    units = "".join(
+        f'<trans-unit id="{i + 1}" mq:status="NotStarted" mq:segmentguid="g-{i}" '
+        f'mq:percent="0"><source xml:space="preserve">{s}</source>'
+        '<target xml:space="preserve"></target></trans-unit>'
+        for i, s in enumerate(segments)
+    )
+    path.write_text(
+        '<?xml version="1.0" encoding="utf-8"?>\n<xliff version="1.2" '
+        f'xmlns="urn:oasis:names:tc:xliff:document:1.2" xmlns:mq="{MQ}">'
+        '<file original="job.docx" source-language="en-US" target-language="de-DE" '
+        f'datatype="x-docx"><header><tool tool-id="MemoQ" tool-name="MemoQ"/></header>'
+        f"<body>{units}</body></file></xliff>",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _store(tmp_path: Path, model: Path):
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.engine.store import Store
+
+    enc = load_encoder(str(model))
+    store = Store()
+    store.import_file(write_tmx(tmp_path / "tm.tmx", MEMORY), "tm")
+    build_index(store, enc, "tm")
+    return store, enc
+
+
+def _permissive(threshold: float) -> dict:
+    return {
+        "pairs": {
+            "de-en": {"x": [-1.0, threshold, 1.0], "y": [0.0, 0.95, 1.0], "threshold": threshold}
+        },
+        "data": "test",
+        "date": "2026-01-01",
+    }
+
+
+# -- fitting -----------------------------------------------------------------------------------
+def _pairs(n: int, noise: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(n, 32))
+    b = a + noise * rng.normal(size=(n, 32))
+    a /= np.linalg.norm(a, axis=1, keepdims=True)
+    b /= np.linalg.norm(b, axis=1, keepdims=True)
+    return a.astype(np.float32), b.astype(np.float32)
+
+
+def test_a_model_that_tells_translations_apart_gets_a_threshold_a_random_one_none() -> None:
+    good = fill_policy.fit_pair(*_pairs(600, 0.5))
+    assert good["threshold"] is not None and good["held_out"] == 600
+    assert good["precision"] >= 0.95 and good["recall"] > 0.5
+    assert np.all(np.diff(good["x"]) > 0) and np.all(np.diff(good["y"]) >= 0)
+    assert fill_policy.probability(good["threshold"] + 0.01, good) >= 0.9
+    assert fill_policy.probability(-1.0, good) < 0.05
+    # translations no closer than the nearest wrong candidates: nothing is ever written
+    a, _ = _pairs(600, 0.5, seed=1)
+    _, b = _pairs(600, 0.5, seed=2)
+    assert fill_policy.fit_pair(a, b)["threshold"] is None
+
+
+def test_fewer_held_out_pairs_than_needed_give_no_calibration() -> None:
+    calls = []
+
+    def encode(texts: list[str]) -> np.ndarray:
+        calls.append(len(texts))
+        return np.eye(len(texts), 8, dtype=np.float32)
+
+    groups = {"de-en": ([f"s{i}" for i in range(62)], [f"t{i}" for i in range(62)])}
+    cal = fill_policy.fit(groups, encode, data="demo held-out")
+    pair = cal["pairs"]["de-en"]
+    assert pair["threshold"] is None and pair["held_out"] == 62
+    assert pair["why"] == "62 held-out pairs (500 needed)" and not calls  # nothing encoded
+
+
+def test_pair_key_uses_primary_subtags_either_way() -> None:
+    assert fill_policy.pair_key("en-US", "de-DE") == fill_policy.pair_key("de", "en") == "de-en"
+
+
+# -- analysis and pre-translation --------------------------------------------------------------
+def test_a_semantic_match_is_written_only_above_the_models_calibrated_threshold(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    from xlsearch.engine.models.encoder import load_encoder
+
+    store, enc = _store(tmp_path, tiny_static_model)
+    segs = ["Note:", "sleeps dog big the", "the cat runs"]
+    path = write_memoq_xliff(tmp_path / "job.mqxliff", segs)
+
+    def run() -> tuple:
+        doc = open_document(path)
+        rep = analyze(doc, Lookup(store, load_encoder(str(tiny_static_model)), collection="tm"))
+        return doc, rep, pretranslate(doc, rep)
+
+    # no calibration (the card has none): the semantic match is only a suggestion
+    doc, rep, n = run()
+    (sem,) = rep.semantic_segments()
+    assert sem.source == "sleeps dog big the" and not sem.fill
+    assert n == 1 and [s.origin for s in doc.segments] == ["", "", "fuzzy"]
+    md = rep.to_markdown()
+    assert "suggestions only: tiny-static writes no de-en fills (not calibrated)" in md
+    assert "(suggestion)" in md and "(written on pre-translation)" not in md
+    # cosine of the segment with the stored target, as the calibration measures it
+    _, [(cos, _p, _ok)] = fill_policy.judge(enc, "en", "de", [sem.source], [sem.semantic.target])
+    # a calibration whose threshold the match misses: still a suggestion
+    fill_policy.store(enc.id, tiny_static_model, _permissive(min(cos + 0.01, 1.0)))
+    doc, rep, n = run()
+    assert n == 1 and not rep.semantic_segments()[0].fill
+    # a threshold the match reaches: written, and the report says by which model and from where
+    fill_policy.store(enc.id, tiny_static_model, _permissive(cos - 0.01))
+    doc, rep, n = run()
+    assert n == 2 and [s.origin for s in doc.segments] == ["", "semantic", "fuzzy"]
+    assert doc.segments[1].target == "der große hund schläft"
+    md = rep.to_markdown()
+    assert (
+        f"semantic fills by tiny-static: de-en cosine (segment × stored target) ≥ {cos - 0.01:.3f}"
+        in md
+    )
+    assert "1 may be written" in md and "(written on pre-translation)" in md
+    data = rep.to_dict()
+    assert data["semantic_fill"]["model"] == "tiny-static"
+    assert data["semantic_fill"]["threshold"] == pytest.approx(cos - 0.01)
+    assert data["semantic_examples"][0]["filled"] is True
+    # the file as saved: the semantic target is there, nothing for "Note:"
+    out = doc.save(tmp_path / "out.mqxliff")
+    ns = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
+    units = etree.parse(str(out)).getroot().findall(".//x:trans-unit", ns)
+    assert [(u.findtext("x:target", namespaces=ns) or "") for u in units] == [
+        "",
+        "der große hund schläft",
+        "die katze läuft",
+    ]
+    store.close()
+
+
+def test_cli_calibrates_a_model_on_named_pairs_and_refuses_the_teacher_without_pairs(
+    tmp_path: Path, tiny_static_model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xlsearch.cli import main
+
+    rng = np.random.default_rng(0)
+    en = "the a cat dog house tree runs sleeps big small red green".split()
+    de = "der die katze hund haus baum läuft schläft groß klein rot grün".split()
+    lines = []
+    for i in range(520):
+        idx = rng.integers(0, len(en), 4)
+        lines.append(f"{' '.join(en[j] for j in idx)} {i}\t{' '.join(de[j] for j in idx)} {i}")
+    pairs = tmp_path / "en-de.heldout.tsv"
+    pairs.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = str(tiny_static_model)
+    assert main(["eval", model, "--calibrate", "--calibrate-pairs", str(pairs)]) == 0
+    out = capsys.readouterr().out
+    assert f"semantic-fill calibration of {Path(model).resolve()} on en-de.heldout.tsv" in out
+    card = json.loads((tiny_static_model / "xlsearch.json").read_text("utf-8"))
+    pair = card["fill_calibration"]["pairs"]["de-en"]
+    assert pair["held_out"] == 520 and pair["negatives"] == 4 * 520
+    assert ("  de-en: fills from cosine" in out) == (pair["threshold"] is not None)
+    # the teacher has no dev split: it needs pairs named, one line, exit 2
+    assert main(["eval", "bundled:teacher", "--calibrate"]) == 2
+    err = capsys.readouterr().err
+    assert "no dev split" in err and "--calibrate-pairs" in err and "Traceback" not in err
+    # a model whose card names no training data: the fix is named
+    assert main(["eval", model, "--calibrate"]) == 2
+    assert "--calibrate-pairs" in capsys.readouterr().err
+
+
+def test_distill_stores_the_calibration_and_eval_rebuilds_the_same_dev_split(
+    tmp_path: Path, tiny_st_model: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from test_distill import DE, FR, write_pairs
+
+    from xlsearch.cli import main
+    from xlsearch.engine.distill import DistillConfig, distill
+
+    corpus = {"de": write_pairs(tmp_path / "en-de.tsv", DE, 240, 1)}
+    corpus["fr"] = write_pairs(tmp_path / "en-fr.tsv", FR, 160, 2)
+    cfg = DistillConfig(
+        train=[str(corpus["de"]), str(corpus["fr"])],
+        teacher=str(tiny_st_model),
+        student="static",
+        out=str(tmp_path / "s"),
+        vocab_size=120,
+        vocab_balance=0.0,
+        batch_size=16,
+        max_steps=4,
+        eval_steps=0,
+        ckpt_steps=0,
+        dev_per_lang=16,
+        device="cpu",
+    )
+    events = []
+    res = distill(cfg, on_progress=events.append)
+    card = json.loads((res.out / "xlsearch.json").read_text("utf-8"))
+    pairs = card["fill_calibration"]["pairs"]
+    assert card["fill_calibration"]["data"] == "dev split"
+    assert pairs["de-en"] == {
+        "threshold": None,
+        "held_out": 16,
+        "why": "16 held-out pairs (500 needed)",
+    }
+    assert pairs["en-fr"]["held_out"] == 16
+    said = [e.message for e in events if e.stage == "calibrate"]
+    assert said[-1].startswith("no language pair has enough held-out pairs")
+    # `eval --calibrate` re-reads the training files and holds out the very same pairs
+    from xlsearch.engine.distill.setup import read_data
+    from xlsearch.engine.models.encoder import load_encoder
+
+    dev = read_data(cfg, load_encoder(str(tiny_st_model))).dev
+    groups = fill_policy.dev_groups(res.out)
+    assert groups["de-en"] == (dev[0].src, dev[0].tgt) and len(groups["en-fr"][0]) == 16
+    monkeypatch.setattr(fill_policy, "MIN_PAIRS", 10)
+    assert main(["eval", str(res.out), "--calibrate", "--no-save"]) == 0
+    out = capsys.readouterr().out
+    assert "on dev split" in out and "de-en:" in out and "en-fr:" in out
+    assert "500 needed" not in out
+
+
+# -- the toy-model notice -----------------------------------------------------------------------
+def test_toy_notice_names_the_distill_command_outside_the_demo() -> None:
+    toy = {"data": [{"path": "demo-train.tsv", "pairs": 3800}], "languages": ["de", "fr"]}
+    line = fill_policy.toy_notice(toy, ["tm"])
+    assert line is not None and "3,800 translation pairs" in line
+    assert "xlsearch distill --train tm.tsv --name my-student" in line
+    assert "export --collection tm --lang en,de,fr tm.tsv" in line and "\n" not in line
+    assert fill_policy.toy_notice(toy, ["demo"]) is None  # what it was made for
+    assert fill_policy.toy_notice(toy, ["demo", "tm"]) is not None
+    real = {"data": [{"path": "tm.tsv", "pairs": 4000}, {"path": "b.tsv", "pairs": 1500}]}
+    assert fill_policy.toy_notice(real, ["tm"]) is None
+    assert fill_policy.toy_notice({}, ["tm"]) is None  # the teacher, a downloaded model
+
+
+def test_cli_search_lookup_and_analyze_say_the_model_is_a_toy(
+    tmp_path: Path, tiny_static_model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xlsearch.cli import main
+    from xlsearch.engine.models.cards import update_card
+    from xlsearch.engine.models.catalog import set_active_model
+
+    update_card(tiny_static_model, data=[{"path": "demo-train.tsv", "pairs": 3800}])
+    store, _ = _store(tmp_path, tiny_static_model)
+    store.close()
+    set_active_model(str(tiny_static_model))
+    assert main(["search", "the big dog", "--collection", "tm"]) == 0
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("notice: this model saw only")]
+    assert "xlsearch distill --train tm.tsv" in line
+    assert main(["lookup", "the big dog", "--src", "en", "--tgt", "de", "-c", "tm"]) == 0
+    assert "notice: this model saw only 3,800" in capsys.readouterr().err
+    job = write_memoq_xliff(tmp_path / "job.mqxliff", ["the big dog sleeps"])
+    report = tmp_path / "report.md"
+    assert main(["analyze", str(job), "-c", "tm", "--report", str(report)]) == 0
+    assert "notice: this model saw only 3,800" in report.read_text("utf-8")
+    # a real student (its card says it saw enough pairs): nothing to say
+    update_card(tiny_static_model, data=[{"path": "tm.tsv", "pairs": 50_000}])
+    assert main(["search", "the big dog", "--collection", "tm"]) == 0
+    assert "saw only" not in capsys.readouterr().err
+
+
+def test_a_toy_model_never_writes_a_semantic_fill_even_when_calibrated(
+    tiny_static_model: Path,
+) -> None:
+    from xlsearch.engine.models.cards import update_card
+    from xlsearch.engine.models.encoder import load_encoder
+
+    fill_policy.store("x", tiny_static_model, _permissive(-1.0))  # everything would pass
+    update_card(tiny_static_model, data=[{"path": "demo-train.tsv", "pairs": 3830}])
+    pol = fill_policy.policy_for(load_encoder(str(tiny_static_model)), "en", "de")
+    assert pol.threshold is None and pol.why == "a demo model: it saw only 3,830 pairs"
+    _, verdicts = fill_policy.judge(
+        load_encoder(str(tiny_static_model)), "en", "de", ["the cat"], ["die katze"]
+    )
+    assert [ok for _c, _p, ok in verdicts] == [False]
+    update_card(tiny_static_model, data=[{"path": "tm.tsv", "pairs": 5000}])
+    assert fill_policy.policy_for(load_encoder(str(tiny_static_model)), "en", "de").threshold == -1
+
+
+def test_the_bundled_teachers_calibration_lives_in_the_data_folder_not_the_package() -> None:
+    from types import SimpleNamespace
+
+    from xlsearch.engine.runtime import locations
+
+    teacher = SimpleNamespace(id="bundled:teacher", path=None, card={})
+    assert fill_policy.policy_for(teacher, "en", "de").threshold is None
+    where = fill_policy.store("bundled:teacher", None, _permissive(0.7))
+    assert where == locations.data_dir() / "eval" / "teacher.json"
+    pol = fill_policy.policy_for(teacher, "en-GB", "de-AT")
+    assert pol.model == "bundled:teacher" and pol.threshold == 0.7
+    assert "semantic fills by bundled:teacher: de-en cosine" in pol.describe()
+    assert fill_policy.policy_for(teacher, "en", "fr").why == "pair not in its held-out data"
