@@ -38,11 +38,19 @@ def saved_path(path: Path) -> Path:
 class TranslateScreen(EngineScreen):
     """Segments (left), the current segment's matches and its target editor (right)."""
 
+    CONTROLS = {  # what an error's hint names instead of the command-line options
+        "--src": "the src field",
+        "--tgt": "the tgt field",
+        "--format": "rename it to .txt",
+        "--collection": "the collections list",
+    }
     BINDINGS = [
         # priority: these work while typing in the target editor (TextArea has ctrl+e etc.)
         Binding("ctrl+o", "open", "Open", priority=True),
         Binding("ctrl+down", "next_segment", "Next seg.", priority=True),
         Binding("ctrl+up", "previous_segment", "Prev seg.", show=False, priority=True),
+        Binding("ctrl+g", "confirm", "Confirm", priority=True),
+        Binding("ctrl+n", "next_unconfirmed", "Next unconf.", priority=True),
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+r", "analyze", "Analyse", priority=True),
         Binding("ctrl+e", "pretranslate", "Pre-translate", priority=True),
@@ -190,7 +198,7 @@ class TranslateScreen(EngineScreen):
         d = self.doc
         return (
             f"{d.path.name} · {d.fmt} · {d.src} → {d.tgt or '?'} · {len(d.segments)} segments, "
-            f"{d.translated} with a target"
+            f"{d.translated} with a target, {d.confirmed} confirmed"
         )
 
     def _fill_segments(self) -> None:
@@ -207,6 +215,9 @@ class TranslateScreen(EngineScreen):
 
     @staticmethod
     def _mark(seg: Any) -> str:
+        """✓ confirmed, ✎ set or edited here (for review), ● a target from the file."""
+        if seg.confirmed:
+            return "✓"
         if seg.changed or seg.origin:
             return "✎"
         return "●" if seg.target.strip() else ""
@@ -269,6 +280,38 @@ class TranslateScreen(EngineScreen):
 
     def action_previous_segment(self) -> None:
         self.goto(self.current - 1)
+
+    def action_confirm(self) -> None:
+        """Confirm the current segment's target (saved as translated, never replaced by
+        pre-translation), then go to the next unconfirmed segment."""
+        if self.doc is None or self.current < 0:
+            self.notify("Open a document first", title="Nothing to confirm")
+            return
+        self.commit()
+        seg = self.doc.segments[self.current]
+        if seg.locked:
+            self.notify("This segment is locked in your CAT tool", title="Locked", timeout=3)
+            return
+        if not seg.target.strip():
+            self.notify("Type a target or insert a match (1–5) first", title="Nothing to confirm")
+            return
+        self.doc.confirm(self.current)
+        self.query_one("#tr-segments", DataTable).update_cell(
+            str(self.current), "st", self._mark(seg)
+        )
+        self._status(self._summary())
+        self.action_next_unconfirmed()
+
+    def action_next_unconfirmed(self) -> None:
+        """Go to the next segment that is neither confirmed nor locked."""
+        if self.doc is None:
+            return
+        index = self.doc.next_unconfirmed(self.current)
+        if index is None:
+            self.notify("Every segment is confirmed: ctrl+s saves", title="All confirmed")
+            return
+        self.goto(index)
+        self.query_one("#tr-target", TextArea).focus()
 
     def commit(self) -> None:
         """Write the editor's text into the current segment if the translator changed it."""
@@ -464,6 +507,16 @@ class TranslateScreen(EngineScreen):
                 "Translate: pre-translate",
                 "best match per segment (ctrl+e)",
                 self.action_pretranslate,
+            ),
+            (
+                "Translate: confirm the segment",
+                "saved as translated, then the next unconfirmed one (ctrl+g)",
+                self.action_confirm,
+            ),
+            (
+                "Translate: next unconfirmed segment",
+                "skips confirmed and locked ones (ctrl+n)",
+                self.action_next_unconfirmed,
             ),
             ("Translate: save", "next to the original, *.translated.* (ctrl+s)", self.action_save),
         ]

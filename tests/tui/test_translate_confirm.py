@@ -1,0 +1,109 @@
+"""Translate screen: confirm a segment (ctrl+g), jump to the next unconfirmed one (ctrl+n),
+pre-translate around it and save — the confirmed target is written as translated and never
+replaced (on a CMS XLIFF written for these tests)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from lxml import etree
+from textual.widgets import DataTable, TextArea
+
+from xlsearch.engine.facade.fake import FakeEngine
+from xlsearch.tui.app import make_app
+
+pytestmark = pytest.mark.anyio
+
+CAT = Path(__file__).parent.parent / "fixtures" / "cat"
+X12 = "{urn:oasis:names:tc:xliff:document:1.2}"
+
+
+async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    from textual.worker import WorkerCancelled
+
+    for _ in range(3):
+        await pilot.pause()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass
+        await pilot.pause()
+
+
+async def test_confirm_jump_pretranslate_and_save(tmp_path: Path) -> None:
+    job = Path(shutil.copy(CAT / "nc_cms_job.xlf", tmp_path / "job.xlf"))
+    memory = tmp_path / "tm.tsv"
+    memory.write_text(
+        "Press the power button for 10 seconds.\tDrücken Sie die Taste.\n"
+        "Thank you for your order!\tDanke!\n",
+        encoding="utf-8",
+    )
+    engine = FakeEngine(seed=False)
+    engine.import_files([str(memory)], "tm")
+    app = make_app(engine=engine, theme="textual-dark")
+    async with app.run_test(size=(140, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.open_document(str(job))
+        await _settle(pilot)
+        doc = screen.doc
+        table = screen.query_one("#tr-segments", DataTable)
+        # the file's own final/translated targets are confirmed: ✓, and ctrl+n skips them
+        assert str(table.get_cell("0", "st")) == "✓" and doc.segments[0].confirmed
+        assert screen.current == 0
+        await pilot.press("ctrl+n")
+        await _settle(pilot)
+        assert screen.current == 1  # "Press the power button…", the first unconfirmed
+        # nothing to confirm yet: a notice, not a confirmation
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert any("Nothing to confirm" in (n.title or "") for n in app._notifications)
+        assert not doc.segments[1].confirmed
+        # type the translation, confirm: ✓, and the cursor moves to the next unconfirmed
+        screen.query_one("#tr-target", TextArea).text = "Halten Sie die Taste 10 Sekunden."
+        await pilot.press("ctrl+g")
+        await _settle(pilot)
+        assert doc.segments[1].confirmed
+        assert doc.segments[1].target == "Halten Sie die Taste 10 Sekunden."
+        assert str(table.get_cell("1", "st")) == "✓"
+        assert screen.current == 2 and not doc.segments[2].confirmed
+        assert "3 confirmed" in str(screen.query_one("#tr-status").render())
+        # analyse + pre-translate: the memory's other target does not replace the confirmed one
+        await pilot.press("ctrl+r")
+        await _settle(pilot)
+        await pilot.press("ctrl+e")
+        await _settle(pilot)
+        assert doc.segments[1].target == "Halten Sie die Taste 10 Sekunden."
+        order = next(s for s in doc.segments if s.source == "Thank you for your order!")
+        assert order.target == "Danke für Ihre Bestellung!"  # confirmed in the file
+        await pilot.press("ctrl+s")
+        await _settle(pilot)
+        assert not [n for n in app._notifications if n.severity == "error"]
+    out = tmp_path / "job.translated.xlf"
+    units = {tu.get("id"): tu for tu in etree.parse(str(out)).iter(f"{X12}trans-unit")}
+    target = units["42-body-1"].find(f"{X12}target")
+    assert (target.text, target.get("state")) == ("Halten Sie die Taste 10 Sekunden.", "translated")
+    assert units["42-title-0"].find(f"{X12}target").get("state") == "final"  # untouched
+
+
+async def test_when_everything_is_confirmed_ctrl_n_says_so(tmp_path: Path) -> None:
+    job = tmp_path / "done.xlf"
+    job.write_text(
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="a" '
+        'source-language="en" target-language="de" datatype="plaintext"><body>'
+        '<trans-unit id="1"><source>Settings</source><target state="signed-off">Einstellungen'
+        "</target></trans-unit></body></file></xliff>",
+        encoding="utf-8",
+    )
+    app = make_app(engine=FakeEngine(seed=False), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        app.screen.open_document(str(job))
+        await _settle(pilot)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert any("Every segment is confirmed" in n.message for n in app._notifications)
