@@ -75,7 +75,9 @@ def register(sub: Any) -> None:
     p.add_argument("--model", help="model (default: the active model)")
     p.add_argument("--fuzzy-only", action="store_true", help="no model (CAT bands only)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress bars (notices still print)"
+    )
     p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser(
@@ -99,6 +101,7 @@ def _lookup_engine(store: Any, args: argparse.Namespace) -> Any:
 
         encoder = load_encoder(args.model or active_model())
     from xlsearch.cli import ProgressBar
+    from xlsearch.commands.progress import NoticeLines
 
     quiet = getattr(args, "quiet", False)
     return Lookup(
@@ -106,7 +109,7 @@ def _lookup_engine(store: Any, args: argparse.Namespace) -> Any:
         encoder,
         collection=args.collection,
         semantic=not args.fuzzy_only,
-        on_progress=None if quiet else ProgressBar(),
+        on_progress=NoticeLines() if quiet else ProgressBar(),
     )
 
 
