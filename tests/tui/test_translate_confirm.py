@@ -107,3 +107,36 @@ async def test_when_everything_is_confirmed_ctrl_n_says_so(tmp_path: Path) -> No
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert any("Every segment is confirmed" in n.message for n in app._notifications)
+
+
+async def test_matches_below_the_minimum_are_not_listed(tmp_path: Path) -> None:
+    """A 9 % "match" with cosine 0.59 from another collection was listed like a real one."""
+    from xlsearch.engine.lookup import SEMANTIC_THRESHOLD, LookupResult, Match
+    from xlsearch.tui.screens.translate import MIN_FUZZY_SHOWN
+
+    def match(fuzzy: int, semantic: float, target: str) -> Match:
+        return Match(
+            1, "x", "en", target, "de", fuzzy, semantic, float(fuzzy), [], [], False, {}, "tm", "d"
+        )
+
+    job = Path(shutil.copy(CAT / "nc_cms_job.xlf", tmp_path / "job.xlf"))
+    app = make_app(engine=FakeEngine(seed=False), theme="textual-dark")
+    async with app.run_test(size=(140, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.open_document(str(job))
+        await _settle(pilot)
+        noise = match(9, 0.59, "Starten Sie den Router neu")
+        screen.result = LookupResult("Settings", "en", "de", [noise], [])
+        screen._show_matches()
+        assert screen.query_one("#tr-matches", DataTable).row_count == 0
+        assert f"{MIN_FUZZY_SHOWN} %" in str(screen.query_one("#tr-detail").render())
+        fuzzy = match(MIN_FUZZY_SHOWN, 0.1, "Einstellungen")
+        semantic = match(20, SEMANTIC_THRESHOLD, "Optionen")
+        screen.result = LookupResult("Settings", "en", "de", [fuzzy, noise, semantic], [])
+        screen._show_matches()
+        assert [m.target for m in screen.all_matches()] == ["Einstellungen", "Optionen"]
+        screen.query_one("#tr-segments", DataTable).focus()
+        await pilot.press("2")  # the digits follow the listed matches
+        assert screen.query_one("#tr-target", TextArea).text == "Optionen"

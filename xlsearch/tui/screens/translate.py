@@ -18,6 +18,8 @@ from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
 
 ALL = "*"
+MIN_FUZZY_SHOWN = 50
+"""Matches below this fuzzy % (and below the semantic threshold) are not listed."""
 DOC_SUFFIXES = (".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".po", ".pot", ".txt", ".md", ".docx")
 
 
@@ -351,9 +353,18 @@ class TranslateScreen(EngineScreen):
 
     # -- matches -------------------------------------------------------------------------------
     def all_matches(self) -> list[Any]:
+        """The matches worth showing: fuzzy ≥ ``MIN_FUZZY_SHOWN`` % (as a CAT tool's minimum
+        match), or a semantic match at the lookup's threshold (cross-language ones too)."""
         if self.result is None:
             return []
-        return [*self.result.matches, *self.result.cross]
+        from xlsearch.engine.lookup import SEMANTIC_THRESHOLD
+
+        return [
+            m
+            for m in [*self.result.matches, *self.result.cross]
+            if (not m.cross_language and m.fuzzy >= MIN_FUZZY_SHOWN)
+            or (m.semantic or 0.0) >= SEMANTIC_THRESHOLD
+        ]
 
     def _show_matches(self) -> None:
         table = self.query_one("#tr-matches", DataTable)
@@ -364,7 +375,9 @@ class TranslateScreen(EngineScreen):
             target = m.target or Text("(no target)", style="dim")
             table.add_row(str(i + 1), fuzzy, sem, target, key=str(i))
         if not self.all_matches():
-            self.query_one("#tr-detail", Static).update("No match in the memory.")
+            self.query_one("#tr-detail", Static).update(
+                f"No match of {MIN_FUZZY_SHOWN} % or more in the memory."
+            )
         else:
             self._show_detail(0)
 
