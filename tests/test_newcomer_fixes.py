@@ -163,3 +163,20 @@ def test_evaluation_on_held_out_translations_gives_the_bias_plot_its_points(
         len(sets[0].tgt), PCA_ROWS
     )
     assert "bias" not in {t.key for t in report.tables}  # a plot, not a bias figure
+
+
+def test_drafts_do_not_enter_the_memory_as_translations() -> None:
+    """A PO ``#, fuzzy`` msgstr and a memoQ PartiallyEdited half target were imported as
+    translations, and lookup then offered them (even as 100 % matches)."""
+    from xlsearch.engine.store import Store
+
+    with Store() as store:
+        po = store.import_file(CAT / "nc_portal.de.po", "jobs")
+        memoq = store.import_file(CAT / "nc_ui_strings.mqxliff", "jobs")
+        texts = {row[0] for row in store.conn.execute("SELECT text FROM segments")}
+    assert "Hochladen fehlgeschlagen." not in texts  # fuzzy in the PO
+    assert "Hochladen fehlgeschlagen:" not in texts  # PartiallyEdited in memoQ
+    assert "Upload failed: the file is larger than {max_size} MB." in texts  # source kept
+    assert {"Einstellungen"} <= texts  # confirmed translations stay
+    assert any("1 fuzzy entries" in w for w in po.warnings)
+    assert any("memoQ status PartiallyEdited" in w for w in memoq.warnings)
