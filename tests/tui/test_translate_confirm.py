@@ -62,6 +62,10 @@ async def test_confirm_jump_pretranslate_and_save(tmp_path: Path) -> None:
         await pilot.pause()
         assert any("Nothing to confirm" in (n.title or "") for n in app._notifications)
         assert not doc.segments[1].confirmed
+        # the segments keep the focus: a digit inserts a match, it is not typed as the target
+        await pilot.press("1")
+        await pilot.pause()
+        assert screen.query_one("#tr-target", TextArea).text == "Drücken Sie die Taste."
         # type the translation, confirm: ✓, and the cursor moves to the next unconfirmed
         screen.query_one("#tr-target", TextArea).text = "Halten Sie die Taste 10 Sekunden."
         await pilot.press("ctrl+g")

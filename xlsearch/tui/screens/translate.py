@@ -313,7 +313,7 @@ class TranslateScreen(EngineScreen):
             self.notify("Every segment is confirmed: ctrl+s saves", title="All confirmed")
             return
         self.goto(index)
-        self.query_one("#tr-target", TextArea).focus()
+        self.query_one("#tr-segments", DataTable).focus()  # 1–5 insert a match, as on arrival
 
     def commit(self) -> None:
         """Write the editor's text into the current segment if the translator changed it."""
