@@ -144,3 +144,17 @@ async def test_matches_below_the_minimum_are_not_listed(tmp_path: Path) -> None:
         screen.query_one("#tr-segments", DataTable).focus()
         await pilot.press("2")  # the digits follow the listed matches
         assert screen.query_one("#tr-target", TextArea).text == "Optionen"
+
+
+async def test_the_translate_footer_fits_80_columns_with_confirm_and_the_screen_keys() -> None:
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(engine=FakeEngine(seed=False), theme="textual-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        keys = list(app.screen.query(FooterKey))
+        shown = [k.description for k in keys]
+        assert {"Confirm", "Save", "Analyse", "Pre-translate", "Screens"} <= set(shown)
+        screens = next(k for k in keys if k.description == "Screens")
+        assert 0 < screens.region.right <= 80 - len("▏^p palette")  # not under the palette

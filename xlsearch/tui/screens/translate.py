@@ -48,11 +48,13 @@ class TranslateScreen(EngineScreen):
     }
     BINDINGS = [
         # priority: these work while typing in the target editor (TextArea has ctrl+e etc.)
-        Binding("ctrl+o", "open", "Open", priority=True),
-        Binding("ctrl+down", "next_segment", "Next seg.", priority=True),
+        # footer: the CAT keys; open, walk and next unconfirmed are in Help (f1), so that the
+        # footer still fits 80 columns
+        Binding("ctrl+o", "open", "Open", show=False, priority=True),
+        Binding("ctrl+down", "next_segment", "Next seg.", show=False, priority=True),
         Binding("ctrl+up", "previous_segment", "Prev seg.", show=False, priority=True),
         Binding("ctrl+g", "confirm", "Confirm", priority=True),
-        Binding("ctrl+n", "next_unconfirmed", "Next unconf.", priority=True),
+        Binding("ctrl+n", "next_unconfirmed", "Next unconf.", show=False, priority=True),
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+r", "analyze", "Analyse", priority=True),
         Binding("ctrl+e", "pretranslate", "Pre-translate", priority=True),
@@ -87,7 +89,10 @@ class TranslateScreen(EngineScreen):
                 id="tr-collection",
                 compact=True,
             )
-        yield Label("Open a document: type its path above, or ctrl+o to browse.", id="tr-status")
+        yield Label(
+            "Open a document: type its path above, or ctrl+o to browse (f1: every key).",
+            id="tr-status",
+        )
         with Horizontal(id="tr-body"):
             segs: DataTable[Any] = DataTable(
                 id="tr-segments", cursor_type="row", zebra_stripes=True
