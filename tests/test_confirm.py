@@ -168,3 +168,17 @@ def test_editing_a_confirmed_target_makes_it_a_draft_and_empty_ones_cannot_be_co
     with pytest.raises(DataError, match="no target to confirm"):
         doc.confirm(power.index)
     assert doc.next_unconfirmed(settings.index) == settings.index + 1
+
+
+def test_a_plural_po_entry_with_empty_forms_is_not_confirmed(tmp_path: Path) -> None:
+    """xlsearch fills msgstr[0] only: confirming would write a non-fuzzy entry whose other
+    plural forms are empty."""
+    doc = open_document(_copy(tmp_path, "nc_portal.de.po"))
+    plural = next(s for s in doc.segments if s.source.startswith("The password"))
+    doc.set_target(plural.index, "Das Passwort muss mindestens {min} Zeichen enthalten.")
+    with pytest.raises(DataError, match=r"plural entry.*msgstr\[1\] is empty"):
+        doc.confirm(plural.index)
+    assert not plural.confirmed
+    plural.ref.msgstr_plural[1] = "Das Passwort muss mindestens {min} Zeichen enthalten."
+    doc.confirm(plural.index)
+    assert plural.confirmed

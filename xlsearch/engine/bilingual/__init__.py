@@ -126,6 +126,15 @@ class Document:
         seg = self.segments[index]
         if not seg.target.strip():
             raise DataError(f"segment {index + 1} has no target to confirm")
+        entry = seg.ref if self.fmt == "po" else None
+        if entry is not None and entry.msgid_plural:
+            empty = [k for k, v in sorted(entry.msgstr_plural.items()) if k and not v.strip()]
+            if empty or len(entry.msgstr_plural) < 2:
+                raise DataError(
+                    f"segment {index + 1} is a plural entry: xlsearch writes its first form "
+                    f"only, msgstr[{(empty or [1])[0]}] is empty",
+                    hint="fill its other plural forms in your PO editor, which confirms it",
+                )
         if not seg.locked:
             seg.confirmed = True
             seg.changed = True

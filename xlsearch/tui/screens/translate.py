@@ -302,7 +302,13 @@ class TranslateScreen(EngineScreen):
         if not seg.target.strip():
             self.notify("Type a target or insert a match (1–5) first", title="Nothing to confirm")
             return
-        self.doc.confirm(self.current)
+        from xlsearch.engine.errors import DataError
+
+        try:
+            self.doc.confirm(self.current)
+        except DataError as exc:
+            self.notify(str(exc), title="Not confirmed", severity="warning", timeout=8)
+            return
         self.query_one("#tr-segments", DataTable).update_cell(
             str(self.current), "st", self._mark(seg)
         )
