@@ -267,8 +267,7 @@ def test_po_entries_plurals_context_fuzzy_obsolete(tmp_path: Path) -> None:
     ctx = ReadContext(path)
     recs = list(read_records(ctx, detect_format(path)))
     assert [(r.tu, r.lang, r.text, r.line) for r in recs] == [
-        (0, None, "Open", 9),
-        (0, "de-AT", "Öffnen", 9),
+        (0, None, "Open", 9),  # fuzzy: its draft translation "Öffnen" is not a translation
         (1, None, "One file", 16),
         (1, "de-AT", "Eine Datei", 16),
         (2, None, "%d files", 16),
@@ -278,8 +277,11 @@ def test_po_entries_plurals_context_fuzzy_obsolete(tmp_path: Path) -> None:
         (4, "de-AT", "Mehrzeiliger Eintrag", 24),
     ]
     assert recs[0].meta == {"context": "menu|file", "fuzzy": True}
-    assert recs[4].meta == {"plural": 1}
-    assert ctx.warnings == [f"{path}: 1 obsolete (#~) entries not imported"]
+    assert recs[3].meta == {"plural": 1}
+    assert ctx.warnings == [
+        f"{path}: 1 obsolete (#~) entries not imported",
+        f"{path}: 1 fuzzy entries: their source only (a fuzzy translation is a draft)",
+    ]
     recs, _ = read(path, langs=["en", "de"])
     assert recs[0] == (0, "en", "Open")
     pot = write(tmp_path, "t.pot", PO.replace("ISO-8859-1", "CHARSET").replace("Öffnen", ""))

@@ -64,8 +64,13 @@ def cmd_align(args: argparse.Namespace) -> int:
         )
     src_lang = (langs_option(args.src_lang) or [None])[0]
     tgt_lang = (langs_option(args.tgt_lang) or [None])[0]
+    from xlsearch.engine.runtime.pathcheck import require_output
+
     if args.out:
+        require_output(args.out, "pairs.tmx")
         output_format(args.out)  # an unknown kind fails now, not after the alignment
+    if args.beads:
+        require_output(args.beads, "doc.beads")
     src = require_text(read_document(args.src, src_lang, presplit=args.presplit))
     tgt = require_text(read_document(args.tgt, tgt_lang, presplit=args.presplit))
     config = AlignConfig(max_side=args.max_side, max_total=args.max_total)

@@ -102,8 +102,13 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     files = _expand(args.files)
     if not files:
-        print("nothing to import", file=sys.stderr)
-        return 1
+        from xlsearch.engine.errors import DataError
+        from xlsearch.engine.importers.base import _SUFFIXES
+
+        raise DataError(
+            f"{', '.join(map(str, args.files))}: no file to import in this folder",
+            hint=f"xlsearch imports {' '.join(sorted(_SUFFIXES))} (also .gz)",
+        )
     failed = 0
     with Store() as store:
         for path in files:

@@ -80,7 +80,9 @@ def register(sub: Any) -> None:
     p.add_argument("--model", help="model (default: the active model)")
     p.add_argument("--fuzzy-only", action="store_true", help="no model (CAT bands only)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress bars (notices still print)"
+    )
     p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser(
@@ -103,6 +105,7 @@ def _lookup_engine(store: Any, args: argparse.Namespace) -> Any:
         from xlsearch.engine.models.encoder import load_encoder
 
         encoder = load_encoder(args.model or active_model())
+    from xlsearch.commands.progress import NoticeLines
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
 
     quiet = getattr(args, "quiet", False)
@@ -111,7 +114,7 @@ def _lookup_engine(store: Any, args: argparse.Namespace) -> Any:
         encoder,
         collection=args.collection,
         semantic=not args.fuzzy_only,
-        on_progress=None if quiet else ProgressBar(),
+        on_progress=NoticeLines() if quiet else ProgressBar(),
     )
 
 

@@ -8,6 +8,7 @@ of rich's rate-based estimate. ``plan`` and ``notice`` events become lines of th
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -167,6 +168,18 @@ class ProgressDisplay:
             self._rich.stop()
             self._rich = None
             self._tasks.clear()
+
+
+class NoticeLines:
+    """The ``-q`` display: no bars, but ``notice`` events (say, a collection indexed on the
+    spot) still print their one line on stderr, so a long silence is explained."""
+
+    def __call__(self, event: Any) -> None:
+        if event.stage == "notice":
+            print(f"notice: {event.message}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        """Nothing to stop."""
 
 
 @contextmanager

@@ -112,3 +112,23 @@ def toy_notice(card: dict[str, Any], collections: Sequence[str] | None) -> str |
     from xlsearch.engine.tm.fill_policy import toy_notice as notice
 
     return notice(card, collections)
+
+
+def require_output(path: Path | str, example: str) -> None:
+    """A one-line error, before any work, when the output file the user named is a folder."""
+    from xlsearch.engine.runtime.pathcheck import require_output as check
+
+    check(Path(path), example)
+
+
+def matches_worth_showing(result: Any, min_fuzzy: float) -> list[Any]:
+    """A lookup's matches worth showing a translator: fuzzy ≥ ``min_fuzzy`` % (a CAT tool's
+    minimum match), or a semantic match at the lookup's threshold (cross-language ones too)."""
+    from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD
+
+    return [
+        m
+        for m in [*result.matches, *result.cross]
+        if (not m.cross_language and m.fuzzy >= min_fuzzy)
+        or (m.semantic or 0.0) >= SEMANTIC_THRESHOLD
+    ]

@@ -98,7 +98,7 @@ class XLSearchApp(App[None]):
         self.fit_footer(event.size.width)
 
     def fit_footer(self, width: int) -> None:
-        """Below ``WIDE_FOOTER`` columns the footer shows "f2…f8 Screens" instead of one key
+        """Below ``WIDE_FOOTER`` columns the footer shows "f2…f10 Screens" instead of one key
         per screen, so a screen's own keys and f1 Help always fit (the keys all still work)."""
         wide = width >= WIDE_FOOTER
         if wide == self._wide_footer:
@@ -162,7 +162,7 @@ def _fit(binding: Binding, wide: bool) -> Binding:
             binding,
             show=True,
             description=SCREENS["search"][1] if wide else "Screens",
-            key_display=None if wide else "f2…f8",
+            key_display=None if wide else "f2…f10",
         )
     return replace(binding, show=wide)
 

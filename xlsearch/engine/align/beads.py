@@ -51,8 +51,9 @@ def parse_bead(line: str, where: str = "") -> Bead:
 def read_beads(path: Path | str) -> list[Bead]:
     """Every bead of a Vecalign-format file (blank lines skipped)."""
     path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: no such file")
+    from xlsearch.engine.runtime.pathcheck import require_file
+
+    require_file(path, "name the beads file")
     out = []
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):

@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from xlsearch.engine.errors import ConfigError, ModelError
 from xlsearch.engine.evaluation import readers as R
 from xlsearch.engine.evaluation.evaluators import (
@@ -125,7 +127,35 @@ def run_suite(
         "seconds": round(time.monotonic() - t0, 1),
     })  # fmt: skip
     _build_tables(report, results)
+    if "bias" not in report.details:  # no STS family: plot the parallel sentences instead
+        pca = _parallel_pca(encoder, list(parallel_sets) or tatoeba)
+        if pca:
+            report.details["bias"] = {"parallel sentences": {"pca": pca}}
     return report
+
+
+def _parallel_pca(encoder: Any, sets: Sequence[R.ParallelSet]) -> dict[str, list[Any]]:
+    """A 2-D PCA of translations (up to ``PCA_ROWS`` a set: each set's source side, and the
+    shared side once), for the language-bias plot when no STS family gives one. The
+    sentences were encoded for the translation tables already (``CachingEncoder``)."""
+    texts: dict[str, list[str]] = {}
+    for s in sets:
+        if s.src_lang and s.src_lang not in texts:
+            texts[s.src_lang] = s.src[:PCA_ROWS]
+        if s.tgt_lang and s.tgt_lang not in texts:
+            texts[s.tgt_lang] = s.tgt[:PCA_ROWS]
+    if len(texts) < 2:
+        return {}
+    from xlsearch.engine.evaluation import metrics as M
+
+    flat = [t for lang_texts in texts.values() for t in lang_texts]
+    coords = M.pca_2d(np.asarray(encoder.encode(flat), dtype=np.float32))
+    labels = [lang for lang, lang_texts in texts.items() for _ in lang_texts]
+    return {
+        "lang": labels,
+        "x": [float(v) for v in coords[:, 0]],
+        "y": [float(v) for v in coords[:, 1]],
+    }
 
 
 _TATOEBA_COLS = (["xx→en", "en→xx", "mean"], ["src2tgt", "tgt2src", "mean"])

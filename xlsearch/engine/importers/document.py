@@ -21,6 +21,7 @@ from xlsearch.engine.importers.base import (
     iter_lines,
     normalize,
 )
+from xlsearch.engine.runtime.pathcheck import require_file
 
 DOCUMENT_FORMATS = ("text", "markdown", "docx", "html")
 _HTML_BLOCKS = (
@@ -85,11 +86,13 @@ def document_format(path: Path, fmt: str | None = None) -> str:
     return found
 
 
+DOCUMENT_HINT = "name one document in it (.txt, .md, .docx or .html)"
+
+
 def read_paragraphs(path: Path, fmt: str | None = None, encoding: str | None = None) -> list[str]:
     """The paragraphs (normalised text blocks: headings, list items, cells …) of a document."""
     path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: no such file")
+    require_file(path, DOCUMENT_HINT)
     fmt = document_format(path, fmt)
     if fmt == "docx":
         blocks = _docx_blocks(path)
@@ -116,8 +119,7 @@ def read_document(
     (blank lines separate paragraphs). ``lang`` picks the splitting rules; without it the
     language is identified from the text."""
     path = Path(path).expanduser()
-    if not path.is_file():
-        raise DataError(f"{path}: no such file")
+    require_file(path, DOCUMENT_HINT)
     if presplit:
         sentences, paras = _presplit(path, encoding)
         return Document(str(path), lang or _guess_lang(sentences), sentences, paras)

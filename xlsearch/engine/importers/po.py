@@ -50,8 +50,9 @@ def _decode(ctx: ReadContext) -> str:
 def read_po(ctx: ReadContext) -> Iterator[Record]:
     """One unit per entry: ``msgid`` (source) and ``msgstr`` (target). Plural entries give one
     unit per plural form (form 0 pairs ``msgid``, the others ``msgid_plural``). ``msgctxt``
-    is kept as ``context``, fuzzy entries are imported flagged ``fuzzy``, obsolete (``#~``)
-    entries are skipped, untranslated ones give their source only. Languages: ``--lang
+    is kept as ``context``; a fuzzy entry gives its source only (flagged ``fuzzy``: gettext
+    does not use its translation, and neither does a memory); obsolete (``#~``) entries are
+    skipped, untranslated ones give their source only. Languages: ``--lang
     SRC[,TGT]``, else the header's ``X-Source-Language`` and ``Language``, else identified."""
     import polib
 
@@ -71,7 +72,7 @@ def read_po(ctx: ReadContext) -> Iterator[Record]:
         src = ctx.langs[0]
         tgt = ctx.langs[1] if len(ctx.langs) > 1 else tgt
     tu = 0
-    obsolete = 0
+    obsolete = fuzzy = 0
     for entry in catalogue:
         if entry.obsolete:
             obsolete += 1
@@ -91,11 +92,19 @@ def read_po(ctx: ReadContext) -> Iterator[Record]:
             ]
         else:
             pairs = [(entry.msgid, entry.msgstr, meta)]
+        if entry.fuzzy and any(target.strip() for _s, target, _m in pairs):
+            fuzzy += 1
+            pairs = [(source, "", unit_meta) for source, _t, unit_meta in pairs]
         for source, target, unit_meta in pairs:
             yield from _pair(ctx, tu, entry.linenum, (src, source), (tgt, target), unit_meta)
             tu += 1
     if obsolete:
         ctx.warn(f"{obsolete:,} obsolete (#~) entries not imported", skip=False)
+    if fuzzy:
+        ctx.warn(
+            f"{fuzzy:,} fuzzy entries: their source only (a fuzzy translation is a draft)",
+            skip=False,
+        )
 
 
 def _pair(

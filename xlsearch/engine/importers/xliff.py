@@ -13,6 +13,8 @@ from xlsearch.engine.importers.xmlutil import OVER, child, iter_xml
 _STARTS = frozenset({"xliff", "file", "group"})
 # target states meaning "not translated yet" (1.2 state attribute, 2.x segment state)
 UNTRANSLATED_STATES = frozenset({"new", "needs-translation", "initial"})
+MEMOQ_UNFINISHED = frozenset({"NotStarted", "PartiallyEdited"})
+"""memoQ ``mq:status`` values of a target that is not a translation (yet)."""
 _ENDS = frozenset({"trans-unit", "unit", "group", "file"})
 _CAPPED = frozenset({"source", "target", "seg-source", "note"})
 
@@ -23,7 +25,8 @@ def read_xliff(ctx: ReadContext) -> Iterator[Record]:
     ``seg-source``. Languages: ``file@source-language/target-language`` (1.2),
     ``xliff@srcLang/trgLang`` (2.x), or ``xml:lang`` on source/target. ``alt-trans``
     suggestions are not imported; missing targets are not an error; empty and untranslated
-    (``state`` new/needs-translation/initial) targets are skipped with a warning; units
+    (``state`` new/needs-translation/initial; memoQ ``mq:status`` NotStarted or
+    PartiallyEdited) targets are skipped with a warning; units
     marked ``translate="no"`` (on the unit, its group or file) are not imported (counted)."""
     src = trg = root_src = root_trg = None
     tu_no = 0
@@ -120,6 +123,10 @@ def _unit(
                 continue
             if part == "target" and state in UNTRANSLATED_STATES:
                 ctx.warn(f"untranslated target (state={state}) skipped", element=where)
+                continue
+            if part == "target" and elem.get("status") in MEMOQ_UNFINISHED:
+                status = elem.get("status")
+                ctx.warn(f"unfinished target (memoQ status {status}) skipped", element=where)
                 continue
             lang = normalize_lang(node.get("lang")) or default
             if not keep_lang(ctx, lang):

@@ -227,6 +227,15 @@ def import_file(
             ).fetchall()
         )
         report.segments = sum(langs_count.values())
+        if not row and report.segments == 0 and ctx.skipped:  # all skipped: say why
+            more = ctx.warning_count - 1
+            raise DataError(
+                f"nothing imported: {ctx.warnings[0]}"
+                + (f" (and {more:,} more warnings)" if more > 0 else ""),
+                hint="split the file into lines or segments under the limit"
+                if "skipped (limit" in ctx.warnings[0] or "bytes skipped" in ctx.warnings[0]
+                else "check the file, or its --format / --lang",
+            )
         if not row and report.segments == 0:  # rolled back: no document, no new collection
             raise DataError(
                 f"{path}:1: no segments found (an empty file, or only blank lines or empty "

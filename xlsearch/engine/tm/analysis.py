@@ -286,11 +286,11 @@ def pretranslate(
     """Write the best match per segment into ``doc`` (fuzzy ≥ ``min_fuzzy``, else a semantic
     match when ``semantic`` and ``fill``); repetitions take their first occurrence's target.
     Segments that already have a target are kept unless ``overwrite`` (a target in an untranslated
-    state is none); locked ones always. Returns segments filled."""
+    state is none); locked and confirmed ones always. Returns segments filled."""
     filled = 0
     for res in analysis.segments:
         seg = doc.segments[res.index]
-        if seg.locked or (_translated(seg) and not overwrite):
+        if seg.locked or seg.confirmed or (_translated(seg) and not overwrite):
             continue
         if res.repetition_of is not None:
             first = doc.segments[res.repetition_of]

@@ -29,11 +29,11 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 # Inline tags (XML/HTML-like), then placeholders of common formats: {0} {name} {{x}} ${x}
-# %s %d %1$s %(name)s, then numbers (1,234.5 · 12:30 · 3/4 · 50%), words, a CJK character,
+# %{name} %s %d %1$s %(name)s, then numbers (1,234.5 · 12:30 · 3/4 · 50%), words, a CJK character,
 # any other non-space character.
 _TAG = r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>"
 _PLACEHOLDER = (
-    r"\{\{\s*[\w.]+\s*\}\}|\$\{[\w.]+\}|\{[\w.:]*\}|%\([\w]+\)[sdif]|%\d+\$[sdif@]|%[sdif@]"
+    r"\{\{\s*[\w.]+\s*\}\}|[$%]\{[\w.]+\}|\{[\w.:]*\}|%\([\w]+\)[sdif]|%\d+\$[sdif@]|%[sdif@]"
 )
 _NUMBER = r"[-+]?\d+(?:[.,:/]\d+)*%?"
 _NOSPACE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f"
@@ -198,6 +198,8 @@ def diff(new: str, stored: str) -> list[DiffOp]:
             flush()
             _push(ops, "=", text(new, tb, j1, j2))
         else:
+            if j1 == len(tb) and i1 and not dels:  # the new segment ended: keep the space
+                dels.append(stored[ta[i1 - 1].end : ta[i1].start])  # before the deleted words
             dels.append(text(stored, ta, i1, i2))
             ins.append(text(new, tb, j1, j2))
     flush()

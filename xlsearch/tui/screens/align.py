@@ -34,6 +34,11 @@ class AlignScreen(EngineScreen):
     """Align two documents; low-confidence beads are marked ``!`` and shown in colour."""
 
     AUTO_FOCUS = "#align-src"
+    CONTROLS = {  # what an error's hint names instead of the command-line options
+        "--presplit": "tick “one sentence a line”",
+        "--src-lang": "the two lang fields",
+        "--collection": "the “save into collection” field",
+    }
     BINDINGS = [
         Binding("ctrl+r", "align", "Align"),
         Binding("ctrl+x", "cancel", "Cancel"),
@@ -87,7 +92,12 @@ class AlignScreen(EngineScreen):
         tgt = self.query_one("#align-tgt", Input).value.strip()
         missing = [p for p in (src, tgt) if not p or not Path(p).expanduser().is_file()]
         if missing:
-            self.notify(f"no such file: {missing[0] or '(empty)'}", title="Give both documents")
+            what = (
+                "a folder, not a file"
+                if missing[0] and Path(missing[0]).expanduser().is_dir()
+                else "no such file"
+            )
+            self.notify(f"{what}: {missing[0] or '(empty)'}", title="Give both documents")
             return
         src_lang = self.query_one("#align-src-lang", Input).value.strip() or None
         tgt_lang = self.query_one("#align-tgt-lang", Input).value.strip() or None

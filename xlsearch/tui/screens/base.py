@@ -46,7 +46,10 @@ def execute(node: Screen, job: str, call: EngineCall, token: CancelToken) -> Non
         node.post_message(JobFailed(job, exc.title, str(exc), cancelled=True))
         return
     except XLSearchError as exc:
-        node.post_message(JobFailed(job, exc.title, str(exc)))
+        from xlsearch.tui.hints import for_app
+
+        controls = getattr(node, "CONTROLS", None)
+        node.post_message(JobFailed(job, exc.title, for_app(str(exc), controls)))
         return
     except Exception as exc:  # noqa: BLE001 - shown as a notification, never a traceback
         from xlsearch.service.shared import user_error

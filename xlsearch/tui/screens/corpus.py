@@ -37,6 +37,10 @@ class CorpusScreen(EngineScreen):
     """What is stored and indexed, and the jobs that change it."""
 
     AUTO_FOCUS = "#collections-table"
+    CONTROLS = {  # what an error's hint names instead of the command-line options
+        "--lang": "the langs field",
+        "--collection": "the collection field",
+    }
     BINDINGS = [
         Binding("i", "import", "Import"),
         Binding("n", "name", "Collection name", show=False),

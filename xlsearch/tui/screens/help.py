@@ -73,7 +73,9 @@ SCREEN_KEYS: list[tuple[str, list[tuple[str, str]]]] = [
             ("↑ ↓ / ctrl+↑ ctrl+↓", "walk the segments (the target you typed is kept)"),
             ("1 … 5 / enter on a match", "insert that match's target into the editor"),
             ("ctrl+r / ctrl+e", "analyse against the memory / pre-translate"),
-            ("ctrl+s", "save next to the original (*.translated.*), marked for review"),
+            ("ctrl+g", "confirm the segment (✓, saved as translated), go to the next one"),
+            ("ctrl+n", "next unconfirmed segment"),
+            ("ctrl+s", "save next to the original (*.translated.*); unconfirmed: for review"),
         ],
     ),
 ]

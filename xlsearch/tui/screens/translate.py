@@ -19,6 +19,8 @@ from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
 
 ALL = "*"
+MIN_FUZZY_SHOWN = 50
+"""Matches below this fuzzy % (and below the semantic threshold) are not listed."""
 DOC_SUFFIXES = (".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".po", ".pot", ".txt", ".md", ".docx")
 
 
@@ -39,11 +41,21 @@ def saved_path(path: Path) -> Path:
 class TranslateScreen(EngineScreen):
     """Segments (left), the current segment's matches and its target editor (right)."""
 
+    CONTROLS = {  # what an error's hint names instead of the command-line options
+        "--src": "the src field",
+        "--tgt": "the tgt field",
+        "--format": "rename it to .txt",
+        "--collection": "the collections list",
+    }
     BINDINGS = [
         # priority: these work while typing in the target editor (TextArea has ctrl+e etc.)
-        Binding("ctrl+o", "open", "Open", priority=True),
-        Binding("ctrl+down", "next_segment", "Next seg.", priority=True),
+        # footer: the CAT keys; open, walk and next unconfirmed are in Help (f1), so that the
+        # footer still fits 80 columns
+        Binding("ctrl+o", "open", "Open", show=False, priority=True),
+        Binding("ctrl+down", "next_segment", "Next seg.", show=False, priority=True),
         Binding("ctrl+up", "previous_segment", "Prev seg.", show=False, priority=True),
+        Binding("ctrl+g", "confirm", "Confirm", priority=True),
+        Binding("ctrl+n", "next_unconfirmed", "Next unconf.", show=False, priority=True),
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+r", "analyze", "Analyse", priority=True),
         Binding("ctrl+e", "pretranslate", "Pre-translate", priority=True),
@@ -78,7 +90,10 @@ class TranslateScreen(EngineScreen):
                 id="tr-collection",
                 compact=True,
             )
-        yield Label("Open a document: type its path above, or ctrl+o to browse.", id="tr-status")
+        yield Label(
+            "Open a document: type its path above, or ctrl+o to browse (f1: every key).",
+            id="tr-status",
+        )
         with Horizontal(id="tr-body"):
             segs: DataTable[Any] = DataTable(
                 id="tr-segments", cursor_type="row", zebra_stripes=True
@@ -193,7 +208,7 @@ class TranslateScreen(EngineScreen):
         d = self.doc
         return (
             f"{d.path.name} · {d.fmt} · {d.src} → {d.tgt or '?'} · {len(d.segments)} segments, "
-            f"{d.translated} with a target"
+            f"{d.translated} with a target, {d.confirmed} confirmed"
         )
 
     def _fill_segments(self) -> None:
@@ -210,6 +225,9 @@ class TranslateScreen(EngineScreen):
 
     @staticmethod
     def _mark(seg: Any) -> str:
+        """✓ confirmed, ✎ set or edited here (for review), ● a target from the file."""
+        if seg.confirmed:
+            return "✓"
         if seg.changed or seg.origin:
             return "✎"
         return "●" if seg.target.strip() else ""
@@ -269,6 +287,44 @@ class TranslateScreen(EngineScreen):
     def action_previous_segment(self) -> None:
         self.goto(self.current - 1)
 
+    def action_confirm(self) -> None:
+        """Confirm the current segment's target (saved as translated, never replaced by
+        pre-translation), then go to the next unconfirmed segment."""
+        if self.doc is None or self.current < 0:
+            self.notify("Open a document first", title="Nothing to confirm")
+            return
+        self.commit()
+        seg = self.doc.segments[self.current]
+        if seg.locked:
+            self.notify("This segment is locked in your CAT tool", title="Locked", timeout=3)
+            return
+        if not seg.target.strip():
+            self.notify("Type a target or insert a match (1–5) first", title="Nothing to confirm")
+            return
+        from xlsearch.engine.errors import DataError
+
+        try:
+            self.doc.confirm(self.current)
+        except DataError as exc:
+            self.notify(str(exc), title="Not confirmed", severity="warning", timeout=8)
+            return
+        self.query_one("#tr-segments", DataTable).update_cell(
+            str(self.current), "st", self._mark(seg)
+        )
+        self._status(self._summary())
+        self.action_next_unconfirmed()
+
+    def action_next_unconfirmed(self) -> None:
+        """Go to the next segment that is neither confirmed nor locked."""
+        if self.doc is None:
+            return
+        index = self.doc.next_unconfirmed(self.current)
+        if index is None:
+            self.notify("Every segment is confirmed: ctrl+s saves", title="All confirmed")
+            return
+        self.goto(index)
+        self.query_one("#tr-segments", DataTable).focus()  # 1–5 insert a match, as on arrival
+
     def commit(self) -> None:
         """Write the editor's text into the current segment if the translator changed it."""
         if self.doc is None or self.current < 0:
@@ -307,9 +363,13 @@ class TranslateScreen(EngineScreen):
 
     # -- matches -------------------------------------------------------------------------------
     def all_matches(self) -> list[Any]:
+        """The matches worth showing: fuzzy ≥ ``MIN_FUZZY_SHOWN`` % (as a CAT tool's minimum
+        match), or a semantic match at the lookup's threshold (cross-language ones too)."""
         if self.result is None:
             return []
-        return [*self.result.matches, *self.result.cross]
+        from xlsearch.service.shared import matches_worth_showing
+
+        return matches_worth_showing(self.result, MIN_FUZZY_SHOWN)
 
     def _show_matches(self) -> None:
         table = self.query_one("#tr-matches", DataTable)
@@ -320,7 +380,9 @@ class TranslateScreen(EngineScreen):
             target = m.target or Text("(no target)", style="dim")
             table.add_row(str(i + 1), fuzzy, sem, target, key=str(i))
         if not self.all_matches():
-            self.query_one("#tr-detail", Static).update("No match in the memory.")
+            self.query_one("#tr-detail", Static).update(
+                f"No match of {MIN_FUZZY_SHOWN} % or more in the memory."
+            )
         else:
             self._show_detail(0)
 
@@ -473,6 +535,16 @@ class TranslateScreen(EngineScreen):
                 "Translate: pre-translate",
                 "best match per segment (ctrl+e)",
                 self.action_pretranslate,
+            ),
+            (
+                "Translate: confirm the segment",
+                "saved as translated, then the next unconfirmed one (ctrl+g)",
+                self.action_confirm,
+            ),
+            (
+                "Translate: next unconfirmed segment",
+                "skips confirmed and locked ones (ctrl+n)",
+                self.action_next_unconfirmed,
             ),
             ("Translate: save", "next to the original, *.translated.* (ctrl+s)", self.action_save),
         ]

@@ -63,6 +63,10 @@ class DocSegment:
     locked: bool = False
     """Locked in the CAT tool (Trados ``sdl:seg locked``, memoQ ``mq:locked``): pre-translation
     leaves it alone."""
+    confirmed: bool = False
+    """Confirmed by a translator, in the file (``confirmation.confirmed_in_file``) or in this
+    session (``Document.confirm``): pre-translation never replaces its target, and it is
+    saved as the format's "translated" status, not for review."""
     changed: bool = False
     ref: Any = field(default=None, repr=False, compare=False)
     """The format's handle on this segment (an XML element, a PO entry …)."""
@@ -107,8 +111,46 @@ class Document:
         seg.origin = origin
         seg.match_source = match_source
         seg.tag_hint = tag_hint
+        seg.confirmed = False  # a changed target is a draft again until confirmed
         seg.changed = True
         return seg
+
+    def confirm(self, index: int) -> DocSegment:
+        """Confirm segment ``index``'s target: saved as translated (XLIFF 1.2 ``state=
+        "translated"``, Trados ``conf="Translated"``, memoQ ``ManuallyConfirmed``, XLIFF 2.0
+        ``translated`` without xlsearch's sub-state, PO without ``fuzzy``). A ``DataError``
+        for an empty target; a locked segment stays as it is."""
+        seg = self.segments[index]
+        if not seg.target.strip():
+            raise DataError(f"segment {index + 1} has no target to confirm")
+        entry = seg.ref if self.fmt == "po" else None
+        if entry is not None and entry.msgid_plural:
+            empty = [k for k, v in sorted(entry.msgstr_plural.items()) if k and not v.strip()]
+            if empty or len(entry.msgstr_plural) < 2:
+                raise DataError(
+                    f"segment {index + 1} is a plural entry: xlsearch writes its first form "
+                    f"only, msgstr[{(empty or [1])[0]}] is empty",
+                    hint="fill its other plural forms in your PO editor, which confirms it",
+                )
+        if not seg.locked:
+            seg.confirmed = True
+            seg.changed = True
+        return seg
+
+    def next_unconfirmed(self, after: int) -> int | None:
+        """The first segment after ``after`` (then from the top) that is neither confirmed nor
+        locked, or ``None`` when every segment is."""
+        n = len(self.segments)
+        for step in range(1, n + 1):
+            i = (after + step) % n
+            seg = self.segments[i]
+            if not seg.confirmed and not seg.locked:
+                return i
+        return None
+
+    @property
+    def confirmed(self) -> int:
+        return sum(1 for s in self.segments if s.confirmed)
 
     @property
     def translated(self) -> int:
@@ -176,8 +218,9 @@ def open_document(
     from xlsearch.engine.tm.documents import simple, xliff
 
     p = Path(path).expanduser()
-    if not p.is_file():
-        raise DataError(f"{p}: no such file")
+    from xlsearch.engine.runtime.pathcheck import require_file
+
+    require_file(p, "name the document to translate, one file (.xlf, .po, .txt, .md, .docx)")
     kind = detect(p, fmt)
     if kind == "xliff":
         doc = xliff.load(p)

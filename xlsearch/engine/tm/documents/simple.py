@@ -56,6 +56,7 @@ def load_po(path: Path) -> Any:
                 target,
                 "fuzzy" if entry.fuzzy else ("translated" if target else ""),
                 note="; ".join(x for x in (entry.comment, entry.msgctxt or "") if x),
+                confirmed=bool(target.strip()) and not entry.fuzzy,
                 ref=entry,
             )
         )
@@ -74,6 +75,8 @@ def _msgid_lang(segs: list[Any]) -> str:
 
 
 def dump_po(doc: Any) -> bytes:
+    from xlsearch.engine.tm.documents.confirmation import confirm_po, unconfirm_po
+
     for seg in doc.segments:
         if not seg.changed:
             continue
@@ -82,8 +85,11 @@ def dump_po(doc: Any) -> bytes:
             entry.msgstr_plural[0] = seg.target
         else:
             entry.msgstr = seg.target
-        if "fuzzy" not in entry.flags:
-            entry.flags.append("fuzzy")
+        if seg.confirmed:
+            confirm_po(entry)
+            seg.changed = False
+            continue
+        unconfirm_po(entry)
         if seg.match_source and seg.match_source != entry.msgid:
             entry.previous_msgid = seg.match_source
         lines = [x for x in (entry.tcomment or "").splitlines() if not x.startswith("xlsearch:")]

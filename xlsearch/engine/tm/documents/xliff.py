@@ -11,6 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.tm.documents.confirmation import (
+    confirmed_12,
+    confirmed_20,
+    unit_state_12,
+    write_memoq_status,
+)
 from xlsearch.engine.tm.documents.tags import _local, set_target
 
 NS12 = "urn:oasis:names:tc:xliff:document:1.2"
@@ -119,15 +125,17 @@ def load(path: Path) -> Any:
                 text, tags = _text(source)
                 target = _child(seg, "target")
                 key = unit.get("id", "") + (f"/{seg.get('id')}" if seg.get("id") else "")
+                target_text = _text(target)[0] if target is not None else ""
                 segs.append(
                     DocSegment(
                         len(segs),
                         key,
                         text,
-                        _text(target)[0] if target is not None else "",
+                        target_text,
                         seg.get("state", ""),
                         tags,
                         source_tags=_places(source, text, tags),
+                        confirmed=confirmed_20(seg, target_text),
                         ref=seg,
                     )
                 )
@@ -191,16 +199,18 @@ def _units12(tu: Any, start: int, lang: str = "") -> list[Any]:
             for m in marks:
                 text, tags = _text(m)
                 tm = tmarks.get(m.get("mid"))
+                target_text = _text(tm)[0] if tm is not None else ""
                 out.append(
                     DocSegment(
                         start + len(out),
                         f"{tid}/{m.get('mid')}",
                         text,
-                        _text(tm)[0] if tm is not None else "",
+                        target_text,
                         state,
                         tags,
                         source_tags=_places(m, text, tags),
                         locked=locked(m.get("mid")),
+                        confirmed=confirmed_12(tu, m.get("mid"), state, target_text),
                         ref=(tu, m.get("mid")),
                     )
                 )
@@ -209,16 +219,18 @@ def _units12(tu: Any, start: int, lang: str = "") -> list[Any]:
     if source is None:
         return []
     text, tags = _text(source)
+    target_text = _text(target)[0] if target is not None else ""
     return [
         DocSegment(
             start,
             tid,
             text,
-            _text(target)[0] if target is not None else "",
+            target_text,
             state,
             tags,
             source_tags=_places(source, text, tags),
             locked=locked(None),
+            confirmed=confirmed_12(tu, None, state, target_text),
             ref=(tu, None),
         )
     ]
@@ -293,11 +305,15 @@ def _write12(doc: Any, seg: Any) -> None:
         else:
             mrk = etree.SubElement(target, q("mrk"), mtype="seg", mid=mid)
             set_target(mrk, seg.target, source, seg.tag_hint)
-    target.set("state", "needs-review-translation")
+    target.set("state", unit_state_12(doc, tu))
     qualifier = _unit_qualifier(doc, tu)
     if qualifier:
         target.set("state-qualifier", qualifier)
     _set_sdl_status(tu, mid, seg)
+    write_memoq_status(tu, seg)
+    for old in [c for c in tu if _local(c.tag) == "alt-trans" and c.get("mid") == mid]:
+        if old.get("origin", "").startswith("xlsearch"):  # saved before in this session
+            tu.remove(old)
     if seg.quality is not None and seg.match_source:
         alt = etree.Element(q("alt-trans"), origin=_origin(seg))
         _insert_before_foreign(tu, target, alt)
@@ -334,8 +350,8 @@ def _set_sdl_status(tu: Any, mid: str | None, seg: Any) -> None:
     for sdl_seg in tu.iter(f"{{{NS_SDL}}}seg"):
         if mid is not None and sdl_seg.get("id") != mid:
             continue
-        sdl_seg.set("conf", "Draft")
-        sdl_seg.set("origin", "interactive" if seg.origin == "edited" else "tm")
+        sdl_seg.set("conf", "Translated" if seg.confirmed else "Draft")
+        sdl_seg.set("origin", "interactive" if seg.origin in ("edited", "") else "tm")
         sdl_seg.set("origin-system", "xlsearch")
         if seg.origin == "fuzzy" and seg.quality is not None:
             sdl_seg.set("percent", f"{seg.quality:.0f}")
@@ -375,7 +391,11 @@ def _write20(doc: Any, seg: Any) -> None:
     set_target(target, seg.target, _child(elem, "source"), seg.tag_hint)
     elem.set("state", "translated")
     label = seg.origin + (f"-{seg.quality:.0f}" if seg.quality is not None else "")
-    elem.set("subState", f"xlsearch:{label}")
+    if seg.confirmed:  # the translator's own: no xlsearch sub-state
+        if elem.get("subState", "").startswith("xlsearch:"):
+            del elem.attrib["subState"]
+    else:
+        elem.set("subState", f"xlsearch:{label}")
     unit = elem.getparent()
     if seg.quality is not None and seg.match_source and elem.get("id") and unit is not None:
         matches = next((c for c in unit if c.tag == f"{{{NS_MTC}}}matches"), None)
