@@ -29,6 +29,8 @@ BANDS: list[tuple[str, int, int]] = [
 ]
 SEMANTIC_BAND = "semantic"
 REPETITIONS = "repetitions"
+UNTRANSLATABLE = "not translatable"
+"""Units marked ``translate="no"`` (XLIFF): a row of their own, outside the total."""
 
 
 def band_of(f: int) -> str:
@@ -54,6 +56,8 @@ class SegmentResult:
     """The match pre-translation would use: the top-ranked one with a target."""
     semantic: Match | None = None
     """The best-cosine match, when the segment falls in the semantic band."""
+    flags: list[str] = field(default_factory=list)
+    """What the translator must check (a repetition whose inline codes differ)."""
 
     @property
     def in_semantic_band(self) -> bool:
@@ -72,6 +76,8 @@ class Analysis:
     segments: list[SegmentResult] = field(default_factory=list)
     seconds: float = 0.0
     model: str = ""
+    untranslatable: list[str] = field(default_factory=list)
+    """Sources of the units marked ``translate="no"``: counted apart, never looked up."""
 
     def table(self) -> list[dict[str, Any]]:
         """Rows ``{band, segments, words, percent}`` (percent of words), CAT order, then
@@ -83,6 +89,12 @@ class Analysis:
             rows.append(_row(name, segs, total_words))
         rows.append(_row("total", self.segments, total_words))
         rows.append(_row(SEMANTIC_BAND, self.semantic_segments(), total_words))
+        if self.untranslatable:  # not part of the total: nothing to translate
+            w = sum(words(t) for t in self.untranslatable)
+            rows.append(
+                {"band": UNTRANSLATABLE, "segments": len(self.untranslatable), "words": w,
+                 "percent": 0.0}
+            )  # fmt: skip
         return rows
 
     def semantic_segments(self) -> list[SegmentResult]:
@@ -120,6 +132,7 @@ class Analysis:
                     "cosine": s.cosine,
                     "semantic_band": s.in_semantic_band,
                     "repetition_of": s.repetition_of,
+                    "flags": s.flags,
                     "best": asdict(s.best) if s.best else None,
                 }
                 for s in self.segments
@@ -140,6 +153,8 @@ class Analysis:
             name = r["band"]
             if name == SEMANTIC_BAND:
                 name = f"**semantic** (no fuzzy ≥ 75 %, cosine ≥ {self.threshold:.2f})"
+            elif name == UNTRANSLATABLE:
+                name = 'not translatable (translate="no", not in the total)'
             lines.append(f"| {name} | {r['segments']} | {r['words']} | {r['percent']:.1f} |")
         sem = self.semantic_segments()[:examples]
         if sem:
@@ -191,35 +206,63 @@ def analyze(
     lookup: Lookup,
     *,
     threshold: float = SEMANTIC_THRESHOLD,
+    segment: str = "auto",
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> Analysis:
-    """Analyse ``doc`` (a ``bilingual.Document``) against the memory behind ``lookup``."""
+    """Analyse ``doc`` (a ``bilingual.Document``) against the memory behind ``lookup``.
+
+    ``segment`` (``bilingual.SEGMENT_MODES``): ``auto`` looks every unit up whole and splits
+    into sentences (``doc.split``) only the units whose sentences do better than the whole
+    (``units.split_where_better``); ``always`` splits every unit first; ``never`` none."""
+    from xlsearch.engine.units import LookupCache, split_where_better
+
     start = time.perf_counter()
-    first: dict[str, int] = {}
+    if segment == "always":
+        doc.split_all()
+    cache = LookupCache(lookup, doc, on_progress, cancel)
+    results = _analyze_pass(doc, cache, threshold)
+    if segment == "auto" and split_where_better(doc, results, cache):
+        results = _analyze_pass(doc, cache, threshold)
+    model = ""
+    if lookup.semantic:
+        enc = lookup.searcher.encoder
+        model = str(getattr(enc, "id", "") or getattr(enc, "path", ""))  # bundled:teacher
+    out = Analysis(
+        doc.path.name,
+        doc.src,
+        doc.tgt,
+        lookup.collection or "",
+        threshold,
+        results,
+        time.perf_counter() - start,
+        model.rsplit("/", 1)[-1],
+    )
+    out.untranslatable = list(getattr(doc, "untranslatable", []))
+    return out
+
+
+def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]:
+    """One pass over ``doc.segments``: repetitions, lookups (``cache``), bands."""
+    from xlsearch.engine.units import repetition_key
+
+    first: dict[Any, int] = {}
+    first_text: dict[str, int] = {}  # the same words, perhaps with other inline codes
     todo: list[int] = []
     results: list[SegmentResult] = []
     for seg in doc.segments:
-        key = " ".join(seg.source.split())
+        key = repetition_key(seg)
         res = SegmentResult(seg.index, seg.source, words(seg.source), "no match")
-        if not key:  # only inline codes (a picture, a break): nothing to look up
+        if not key[0]:  # only inline codes (a picture, a break): nothing to look up
             pass
         elif key in first:
             res.band, res.repetition_of = REPETITIONS, first[key]
         else:
             first[key] = seg.index
+            first_text.setdefault(key[0], seg.index)
             todo.append(seg.index)
         results.append(res)
-    found = lookup.lookup_many(
-        [doc.segments[i].source for i in todo],
-        doc.src,
-        doc.tgt,
-        k=5,
-        cross_k=2,
-        require_target=bool(doc.tgt),
-        on_progress=on_progress,
-        cancel=cancel,
-    )
+    found = cache.results([doc.segments[i].source for i in todo])
     for i, lr in zip(todo, found, strict=True):
         res = results[i]
         if doc.segments[i].tags:
@@ -234,20 +277,18 @@ def analyze(
             res.cosine = top.semantic
             if res.fuzzy < 75 and (top.semantic or 0.0) >= threshold:
                 res.semantic = top
-    model = ""
-    if lookup.semantic:
-        enc = lookup.searcher.encoder
-        model = str(getattr(enc, "id", "") or getattr(enc, "path", ""))  # bundled:teacher
-    return Analysis(
-        doc.path.name,
-        doc.src,
-        doc.tgt,
-        lookup.collection or "",
-        threshold,
-        results,
-        time.perf_counter() - start,
-        model.rsplit("/", 1)[-1],
-    )
+        _tag_repetition(res, doc, results[first_text[" ".join(res.source.split())]])
+    return results
+
+
+def _tag_repetition(res: SegmentResult, doc: Any, first: SegmentResult) -> None:
+    """A repetition whose inline codes differ from its first occurrence's is what a match
+    with other codes is: 99 %, flagged (when the memory gives it no better match)."""
+    if first.index == res.index or res.fuzzy >= 99:
+        return
+    res.band, res.fuzzy, res.repetition_of, res.semantic = "95-99%", 99, first.index, None
+    new, old = doc.segments[res.index], doc.segments[first.index]
+    res.flags.append(f"tags: new {new.tags} · first occurrence {old.tags}")
 
 
 def _translated(seg: Any) -> bool:
@@ -280,10 +321,13 @@ def pretranslate(
         if res.repetition_of is not None:
             first = doc.segments[res.repetition_of]
             if _translated(first):
+                quality = first.quality
+                if res.flags and quality is not None:  # other inline codes: at most 99 %
+                    quality = min(quality, 99)
                 doc.set_target(
                     res.index,
                     first.target,
-                    quality=first.quality,
+                    quality=quality,
                     origin=first.origin or "fuzzy",
                     match_source=first.match_source,
                     tag_hint=first.tag_hint,

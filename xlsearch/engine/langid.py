@@ -155,10 +155,16 @@ class LanguageFiller:
     file leaves out.
     """
 
-    def __init__(self, allowed: Sequence[str] = (), prior: Sequence[str] = ()) -> None:
+    def __init__(
+        self, allowed: Sequence[str] = (), prior: Sequence[str] = (), hint: str | None = None
+    ) -> None:
         self.allowed = list(allowed)
         self.prior = list(prior)
+        self.hint = hint
+        """The file name's language (``doclang.filename_lang``), for a document's group."""
         self.decided: dict[Any, str] = {}
+        self.mixed: list[str] = []
+        """A really mixed document's languages (``doclang.mixed_languages``)."""
 
     def _sample(self, texts: Sequence[str]) -> tuple[int, int]:
         return len(texts), sum(len(t) for t in texts)
@@ -186,6 +192,8 @@ class LanguageFiller:
                 loose.append(rec)
             else:
                 groups.setdefault(rec.group, []).append(rec)
+        from xlsearch.engine.doclang import DOCUMENT_GROUP, hinted, mixed_languages
+
         for group, recs in groups.items():
             if group not in self.decided:
                 sample, size = [], 0
@@ -194,7 +202,16 @@ class LanguageFiller:
                     size += len(rec.text)
                     if size >= 5 * GROUP_SAMPLE_CHARS:
                         break
-                self.decided[group] = self._guess(" \n".join(sample))
+                text = " \n".join(sample)
+                if group != DOCUMENT_GROUP or self.allowed:
+                    self.decided[group] = self._guess(text)
+                else:  # one language per document, unless it is really mixed
+                    self.mixed = mixed_languages(sample)
+                    self.decided[group] = "" if self.mixed else hinted(text, self.hint, self.prior)
+            if group == DOCUMENT_GROUP and self.mixed:
+                for rec in recs:
+                    rec.lang = classify_among(rec.text, self.mixed)
+                continue
             for rec in recs:
                 rec.lang = self.decided[group]
         if loose and self.allowed:

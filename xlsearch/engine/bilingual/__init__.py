@@ -20,6 +20,11 @@ from typing import Any
 from xlsearch.engine.errors import DataError
 
 FORMATS = ("xliff", "po", "text", "docx")
+SEGMENT_MODES = ("auto", "never", "always")
+"""How units of several sentences (an XLIFF paragraph unit) are segmented: ``auto`` keeps a
+unit whole and an analysis splits it into sentences only where the whole unit has no good
+match; ``never`` keeps every unit whole; ``always`` splits every one on opening, as a CAT
+tool does on import."""
 _EXT = {
     ".xlf": "xliff",
     ".xliff": "xliff",
@@ -84,6 +89,32 @@ class Document:
     resegmented: list[Any] = field(default_factory=list, repr=False)
     """Format-specific record of segments xlsearch split (XLIFF 2.0: ``(unit, the original
     segment, the new elements)``), undone on save where nothing was translated."""
+    untranslatable: list[str] = field(default_factory=list, repr=False)
+    """Sources of the units marked not to translate (``translate="no"``): left out of the
+    segments, counted in the analysis."""
+
+    def split(self, index: int) -> int:
+        """Split segment ``index`` — a whole unit of several sentences with no target — into
+        one segment a sentence (XLIFF; see ``SEGMENT_MODES``); the segments after it are
+        renumbered. Returns how many segments it became (0: it stays whole)."""
+        if self.fmt != "xliff":
+            return 0
+        from xlsearch.engine.bilingual.xliff import split_segment
+
+        news = split_segment(self, index)
+        if not news:
+            return 0
+        self.segments[index : index + 1] = news
+        for i, seg in enumerate(self.segments[index:], index):
+            seg.index = i
+        return len(news)
+
+    def split_all(self) -> int:
+        """Split every unit that can be (``segment="always"``); returns segments added."""
+        added = 0
+        for index in range(len(self.segments) - 1, -1, -1):
+            added += max(self.split(index) - 1, 0)
+        return added
 
     def set_target(
         self,
@@ -174,10 +205,19 @@ def detect(path: Path, fmt: str | None = None) -> str:
 
 
 def open_document(
-    path: str | Path, src: str | None = None, tgt: str | None = None, fmt: str | None = None
+    path: str | Path,
+    src: str | None = None,
+    tgt: str | None = None,
+    fmt: str | None = None,
+    segment: str = "auto",
 ) -> Document:
     """Read a document to translate. ``src``/``tgt`` override the file's languages (needed
-    for text and DOCX, whose source language is otherwise detected)."""
+    for text and DOCX, whose source language is otherwise detected). ``segment``: one of
+    ``SEGMENT_MODES`` (``auto`` and ``never`` keep XLIFF units whole here)."""
+    if segment not in SEGMENT_MODES:
+        raise DataError(
+            f"unknown segmentation {segment!r}; choose one of {', '.join(SEGMENT_MODES)}"
+        )
     from xlsearch.engine.bilingual import simple, xliff
 
     p = Path(path).expanduser()
@@ -185,7 +225,7 @@ def open_document(
         raise DataError(f"{p}: no such file")
     kind = detect(p, fmt)
     if kind == "xliff":
-        doc = xliff.load(p)
+        doc = xliff.load(p, split=False)
     elif kind == "po":
         doc = simple.load_po(p)
     elif kind == "docx":
@@ -200,7 +240,9 @@ def open_document(
         raise DataError(f"{p}: no segments to translate")
     if not doc.src:
         raise DataError(f"{p}: the file does not say its source language", hint="pass --src")
+    if segment == "always":
+        doc.split_all()
     return doc
 
 
-__all__ = ["FORMATS", "DocSegment", "Document", "detect", "open_document"]
+__all__ = ["FORMATS", "SEGMENT_MODES", "DocSegment", "Document", "detect", "open_document"]

@@ -100,17 +100,23 @@ def dump_po(doc: Any) -> bytes:
 
 
 # -- plain text ----------------------------------------------------------------------------
-def _detect(texts: list[str]) -> str:
-    from xlsearch.engine.langid import identify
+def _detect(texts: list[str], hint: str | None = None) -> str:
+    """The document's one language (``doclang``): ``hint`` (the file name's tag) unless the
+    text is plainly another language."""
+    from xlsearch.engine.doclang import hinted
 
-    langs = identify(texts[:200], same_language=True)
-    return max(set(langs), key=langs.count) if langs else ""
+    sample = " \n".join(texts[:200])[:20000]
+    return hinted(sample, hint) if sample.strip() else (hint or "")
 
 
-def _split(paragraphs: list[str], src: str | None) -> tuple[str, list[tuple[int, str]]]:
+def _split(
+    paragraphs: list[str], src: str | None, path: Path | None = None
+) -> tuple[str, list[tuple[int, str]]]:
+    from xlsearch.engine.doclang import filename_lang
     from xlsearch.engine.segmentation import split_sentences
 
-    lang = src or _detect([p for p in paragraphs if p.strip()])
+    hint = filename_lang(path) if path is not None else None
+    lang = src or _detect([p for p in paragraphs if p.strip()], hint)
     out = []
     for i, para in enumerate(paragraphs):
         if para.strip():
@@ -152,7 +158,8 @@ def load_text(path: Path, src: str | None) -> Any:
     lines = text.splitlines()
     markdown = path.suffix.lower() in (".md", ".markdown")
     prefixes = [_prefix(line, markdown) for line in lines]
-    lang, sents = _split([line[len(p) :] for line, p in zip(lines, prefixes, strict=True)], src)
+    texts = [line[len(p) :] for line, p in zip(lines, prefixes, strict=True)]
+    lang, sents = _split(texts, src, path)
     newline = "\r\n" if "\r\n" in text else "\n"  # written back as it was
     segs = _segments(sents, "line ")
     markup: dict[int, tuple[str, list[Any]]] = {}
@@ -229,7 +236,7 @@ def load_docx(path: Path, src: str | None) -> Any:
             f"{path}: not a readable DOCX file: {exc}",
             hint="save it again as .docx (Word 2007+), or export it as .txt",
         ) from exc
-    lang, sents = _split([docx_paragraph_text(p) for p in paras], src)
+    lang, sents = _split([docx_paragraph_text(p) for p in paras], src, path)
     return Document(path, "docx", lang, "", _segments(sents, "¶"), (document, paras))
 
 

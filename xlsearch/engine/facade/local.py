@@ -455,13 +455,14 @@ class LocalEngine(JobsMixin):
         collection: str | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        segment: str = "auto",
     ) -> Any:
         from xlsearch.engine.analysis import analyze
         from xlsearch.engine.lookup import Lookup
 
         with self._store() as store:
             lk = Lookup(store, collection=collection, searcher=self._searcher(store))
-            return analyze(doc, lk, on_progress=on_progress, cancel=cancel)
+            return analyze(doc, lk, segment=segment, on_progress=on_progress, cancel=cancel)
 
     def save_document(self, doc: Any, path: str = "") -> str:
         return str(doc.save(path or None))

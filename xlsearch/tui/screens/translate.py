@@ -56,6 +56,7 @@ class TranslateScreen(EngineScreen):
         super().__init__()
         self.doc: Any = None
         self.current = -1
+        self._current_seg: Any = None
         self.result: Any = None
         self.analysis: Any = None
         self._inserted: tuple[int, str, Any] | None = None
@@ -170,6 +171,8 @@ class TranslateScreen(EngineScreen):
                     self._status(result.note.splitlines()[0])
         elif message.job == "analyze":
             self.analysis = message.result
+            if self.query_one("#tr-segments", DataTable).row_count != len(self.doc.segments):
+                self._resegmented()
             self._show_analysis()
         elif message.job == "save":
             self._status(f"saved → {message.result}")
@@ -198,6 +201,18 @@ class TranslateScreen(EngineScreen):
         with self.prevent(DataTable.RowHighlighted):  # refilling is not walking
             table.clear()
             self._add_rows(table)
+
+    def _resegmented(self) -> None:
+        """The analysis split units into sentences: show the new segments, the cursor on the
+        segment it was on (or the first sentence of the unit it was on)."""
+        segs = self.doc.segments
+        was = self._current_seg
+        at = next((s.index for s in segs if s is was), None)
+        if at is None and was is not None:
+            at = next((s.index for s in segs if s.key.startswith(f"{was.key}/")), 0)
+        self._fill_segments()
+        self.current = -1
+        self.goto(at or 0)
 
     def _add_rows(self, table: DataTable[Any]) -> None:
         for seg in self.doc.segments:
@@ -381,6 +396,7 @@ class TranslateScreen(EngineScreen):
         self.commit()
         self._take_languages()
         engine, doc, coll = self.engine, self.doc, self._collection()
+        self._current_seg = doc.segments[self.current] if self.current >= 0 else None
         self._status("analysing…")
         self.run_job("analyze", lambda p, c: engine.analyze(doc, coll, on_progress=p, cancel=c))
 
