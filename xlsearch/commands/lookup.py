@@ -216,9 +216,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         lk = _lookup_engine(store, args)
         bar = lk.searcher.on_progress
         try:
-            report = analyze(
-                doc, lk, threshold=threshold, segment=args.segment, on_progress=bar
-            )
+            report = analyze(doc, lk, threshold=threshold, segment=args.segment, on_progress=bar)
         finally:
             if bar is not None:
                 bar.close()

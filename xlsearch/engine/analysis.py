@@ -265,8 +265,8 @@ def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]
     found = cache.results([doc.segments[i].source for i in todo])
     for i, lr in zip(todo, found, strict=True):
         res = results[i]
-        if doc.segments[i].tags:
-            tag_penalty(lr.matches, doc.segments[i])
+        if doc.segments[i].tags or any(m.source_tags for m in lr.matches):
+            tag_penalty(lr.matches, doc.segments[i])  # codes on either side only
         if lr.matches:
             res.best = lr.matches[0]
             res.fuzzy = max(m.fuzzy for m in lr.matches)

@@ -96,9 +96,26 @@ def hinted(text: str, hint: str | None, prior: Sequence[str] = ()) -> str:
     return settle(text, lang, prob, prior, short=GROUP_SHORT)
 
 
-def mixed_languages(texts: Sequence[str]) -> list[str]:
-    """The languages of a really mixed document (each with ≥ ``MIXED_SHARE`` of the text of
-    its sure lines), or ``[]`` when it is written in one language."""
+def decide(
+    texts: Sequence[str], hint: str | None = None, prior: Sequence[str] = ()
+) -> tuple[str, list[str]]:
+    """A document's language from a sample of its lines: ``(language, [])``; or ``("",
+    languages)`` for a really mixed document, each line to get the one of ``languages`` it
+    reads as; or ``("", [])`` when there is no evidence at all (short lines only, no name
+    hint, the sample unsure): each line is identified on its own."""
+    from xlsearch.engine.langid import classify
+
+    majors, sure = mixed_languages(texts), _sure_chars(texts)
+    if majors:
+        return "", majors
+    text = " \n".join(texts)
+    if not hint and not sure and classify(text)[1] < 0.5:
+        return "", []
+    return hinted(text, hint, prior), []
+
+
+def _sure_chars(texts: Sequence[str]) -> Counter[str]:
+    """Characters per language of the lines identified surely (long, ≥ ``SURE``)."""
     from xlsearch.engine.langid import classify
 
     chars: Counter[str] = Counter()
@@ -108,6 +125,13 @@ def mixed_languages(texts: Sequence[str]) -> list[str]:
         lang, prob = classify(text)
         if prob >= SURE:
             chars[lang] += len(text)
+    return chars
+
+
+def mixed_languages(texts: Sequence[str]) -> list[str]:
+    """The languages of a really mixed document (each with ≥ ``MIXED_SHARE`` of the text of
+    its sure lines), or ``[]`` when it is written in one language."""
+    chars = _sure_chars(texts)
     total = sum(chars.values())
     if not total:
         return []
@@ -115,4 +139,4 @@ def mixed_languages(texts: Sequence[str]) -> list[str]:
     return majors if len(majors) > 1 else []
 
 
-__all__ = ["DOCUMENT_GROUP", "filename_lang", "hinted", "mixed_languages"]
+__all__ = ["DOCUMENT_GROUP", "decide", "filename_lang", "hinted", "mixed_languages"]

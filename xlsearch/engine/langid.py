@@ -192,7 +192,7 @@ class LanguageFiller:
                 loose.append(rec)
             else:
                 groups.setdefault(rec.group, []).append(rec)
-        from xlsearch.engine.doclang import DOCUMENT_GROUP, hinted, mixed_languages
+        from xlsearch.engine.doclang import DOCUMENT_GROUP, decide
 
         for group, recs in groups.items():
             if group not in self.decided:
@@ -206,11 +206,13 @@ class LanguageFiller:
                 if group != DOCUMENT_GROUP or self.allowed:
                     self.decided[group] = self._guess(text)
                 else:  # one language per document, unless it is really mixed
-                    self.mixed = mixed_languages(sample)
-                    self.decided[group] = "" if self.mixed else hinted(text, self.hint, self.prior)
-            if group == DOCUMENT_GROUP and self.mixed:
-                for rec in recs:
-                    rec.lang = classify_among(rec.text, self.mixed)
+                    self.decided[group], self.mixed = decide(sample, self.hint, self.prior)
+            if group == DOCUMENT_GROUP and not self.decided[group]:
+                if self.mixed:  # each line in the one of the document's languages it reads as
+                    for rec in recs:
+                        rec.lang = classify_among(rec.text, self.mixed)
+                else:  # no evidence for one language: line by line
+                    loose.extend(recs)
                 continue
             for rec in recs:
                 rec.lang = self.decided[group]

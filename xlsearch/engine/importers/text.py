@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from xlsearch.engine.doclang import DOCUMENT_GROUP
-
 from xlsearch.engine.importers.base import (
     MAX_SEGMENT_CHARS,
     ReadContext,

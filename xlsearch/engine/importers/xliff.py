@@ -57,9 +57,7 @@ def read_xliff(ctx: ReadContext) -> Iterator[Record]:
     if not seen_root:
         raise ctx.error("not an XLIFF file (no <xliff> root element)")
     if untranslatable:
-        ctx.warn(
-            f'{untranslatable:,} segments marked translate="no" not imported', skip=False
-        )
+        ctx.warn(f'{untranslatable:,} segments marked translate="no" not imported', skip=False)
         ctx.skipped += untranslatable
 
 
