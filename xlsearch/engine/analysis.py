@@ -333,7 +333,9 @@ def pretranslate(
                     tag_hint=first.tag_hint,
                 )
                 filled += 1
-            continue
+                continue
+            if not res.flags:  # a repetition proper waits for its first occurrence
+                continue
         best = res.best
         if best is not None and best.target and best.fuzzy >= min_fuzzy:
             doc.set_target(
