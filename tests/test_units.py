@@ -184,3 +184,22 @@ def test_one_language_per_document_unless_it_is_really_mixed(tmp_path) -> None:
     d.save(str(brief))
     assert open_document(brief).src == "de-AT"
     assert _langs(brief) == {"de-AT": 2}
+
+
+def test_a_sentence_gets_no_semantic_fill_from_a_paragraph_unit(store, tiny_static_model) -> None:
+    """Trados segmented the job into sentences; the memory holds paragraphs. A sentence is
+    close in meaning to the paragraph it opens, but the paragraph's translation is no
+    translation of it: the semantic band takes units of the segment's kind only."""
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.index.manager import build_index
+
+    enc = load_encoder(str(tiny_static_model))
+    build_index(store, enc, "para")
+    doc = open_document(CAT / "units_trados_sentences.sdlxliff")
+    rep = analyze(doc, Lookup(store, enc, collection="para"), threshold=0.0)
+    assert rep.segments[0].source == "Pumps have been paused for 5 minutes."
+    sources = {r.semantic.source for r in rep.segments if r.semantic is not None}
+    assert sources <= {"Settings"}
+    # the job's paragraph units do get paragraph matches
+    doc, rep = _analyze(store, "units_okapi_paragraphs.xlf", "para")
+    assert rep.segments[0].best.source.startswith("Pumps have been paused for 5 minutes. ")

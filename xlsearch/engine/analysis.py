@@ -244,7 +244,7 @@ def analyze(
 
 def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]:
     """One pass over ``doc.segments``: repetitions, lookups (``cache``), bands."""
-    from xlsearch.engine.units import repetition_key
+    from xlsearch.engine.units import repetition_key, same_shape
 
     first: dict[Any, int] = {}
     first_text: dict[str, int] = {}  # the same words, perhaps with other inline codes
@@ -272,6 +272,7 @@ def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]
             res.fuzzy = max(m.fuzzy for m in lr.matches)
         res.band = band_of(res.fuzzy)
         pool = [m for m in [*lr.matches, *lr.cross] if m.semantic is not None]
+        pool = same_shape(pool, res.source, doc.src)  # a sentence for a sentence
         if pool:
             top = max(pool, key=lambda m: m.semantic or 0.0)
             res.cosine = top.semantic

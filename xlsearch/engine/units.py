@@ -93,6 +93,21 @@ def sentences_of(doc: Any, seg: Any) -> list[str]:
     return found if len(found) > 1 else []
 
 
+def several(text: str, lang: str) -> bool:
+    """Whether ``text`` holds several sentences (a paragraph unit) or one."""
+    from xlsearch.engine.segmentation import split_sentences
+
+    return len(split_sentences(text, lang or "en")) > 1
+
+
+def same_shape(matches: list[Any], segment: str, src: str) -> list[Any]:
+    """The semantic candidates that are units of the segment's kind: a paragraph for a
+    paragraph, a sentence for a sentence. A sentence "means" the paragraph it opens (a high
+    cosine), but the paragraph's translation is no translation of the sentence."""
+    own = several(segment, src)
+    return [m for m in matches if several(m.source, m.source_lang or src) == own]
+
+
 def split_where_better(doc: Any, results: Sequence[Any], cache: LookupCache) -> bool:
     """Split (``doc.split``) the units whose sentences do better than the whole (module
     doc), each repetition of such a unit too. ``results``: the analysis of the whole units
@@ -119,4 +134,11 @@ def split_where_better(doc: Any, results: Sequence[Any], cache: LookupCache) -> 
     return changed
 
 
-__all__ = ["GOOD_FUZZY", "LookupCache", "repetition_key", "sentences_of", "split_where_better"]
+__all__ = [
+    "GOOD_FUZZY",
+    "LookupCache",
+    "repetition_key",
+    "same_shape",
+    "sentences_of",
+    "split_where_better",
+]
