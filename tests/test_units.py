@@ -30,7 +30,7 @@ def store():
 
 
 def _analyze(store: Store, name: str, collection: str, segment: str = "auto"):
-    doc = open_document(CAT / name, segment=segment)
+    doc = open_document(CAT / name, tgt="de-DE", segment=segment)
     lookup = Lookup(store, None, collection=collection, semantic=False)
     return doc, analyze(doc, lookup, segment=segment)
 
@@ -203,3 +203,35 @@ def test_a_sentence_gets_no_semantic_fill_from_a_paragraph_unit(store, tiny_stat
     # the job's paragraph units do get paragraph matches
     doc, rep = _analyze(store, "units_okapi_paragraphs.xlf", "para")
     assert rep.segments[0].best.source.startswith("Pumps have been paused for 5 minutes. ")
+
+
+def test_text_and_docx_paragraphs_a_paragraph_memory_holds_are_one_segment(store, tmp_path) -> None:
+    """A Markdown or DOCX document opens as sentences; against OmegaT's paragraph memory a
+    paragraph it holds word for word becomes one 100 % segment and is written whole, a new
+    one stays in sentences; against the sentence memory nothing is merged."""
+    doc, rep = _analyze(store, "units_manual.md", "para")
+    assert [(s.key, r.band) for s, r in zip(doc.segments, rep.segments, strict=True)] == [
+        ("line 1.1", "no match"), ("line 3", "100%"), ("line 5", "100%"),
+        ("line 6.1", "no match"), ("line 6.2", "no match"),
+    ]  # fmt: skip
+    pretranslate(doc, rep)
+    text = doc.save(tmp_path / "manual.de.md").read_text(encoding="utf-8")
+    assert "\n- Der Alarm ertönt, wenn der Akku schwach ist. Ersetzen Sie den Akku" in text
+    assert "\n- Store the device in a dry place." in text
+    _, rep = _analyze(store, "units_manual.md", "sent")
+    assert [r.band for r in rep.segments] == ["no match"] + ["100%"] * 4 + ["no match"] * 2
+    import docx
+
+    d = docx.Document()
+    d.add_paragraph("Clean the filter every week. A dirty filter reduces the flow rate.")
+    d.add_paragraph("Keep the lid closed. Check it daily.")
+    path = tmp_path / "care_en.docx"
+    d.save(str(path))
+    doc = open_document(path, tgt="de")
+    assert len(doc.segments) == 4
+    rep = analyze(doc, Lookup(store, None, collection="para", semantic=False))
+    assert [r.band for r in rep.segments] == ["100%", "no match", "no match"]
+    pretranslate(doc, rep)
+    out = docx.Document(str(doc.save(tmp_path / "care_de.docx")))
+    assert out.paragraphs[0].text.startswith("Reinigen Sie den Filter jede Woche. Ein ")
+    assert len(open_document(path, segment="never").segments) == 2

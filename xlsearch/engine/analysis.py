@@ -213,16 +213,18 @@ def analyze(
     """Analyse ``doc`` (a ``bilingual.Document``) against the memory behind ``lookup``.
 
     ``segment`` (``bilingual.SEGMENT_MODES``): ``auto`` looks every unit up whole and splits
-    into sentences (``doc.split``) only the units whose sentences do better than the whole
-    (``units.split_where_better``); ``always`` splits every unit first; ``never`` none."""
-    from xlsearch.engine.units import LookupCache, split_where_better
+    into sentences only the units whose sentences do better than the whole
+    (``units.resegment``); ``always`` splits every unit first; ``never`` none."""
+    from xlsearch.engine.units import LookupCache, resegment
 
     start = time.perf_counter()
     if segment == "always":
         doc.split_all()
+    elif segment == "never":
+        doc.merge_all()
     cache = LookupCache(lookup, doc, on_progress, cancel)
     results = _analyze_pass(doc, cache, threshold)
-    if segment == "auto" and split_where_better(doc, results, cache):
+    if segment == "auto" and resegment(doc, results, cache):
         results = _analyze_pass(doc, cache, threshold)
     model = ""
     if lookup.semantic:

@@ -7,7 +7,9 @@ where its sentences do better than the whole: one of them has a fuzzy match
 ≥ ``GOOD_FUZZY`` % where the whole has none, or the whole has no match at all (no fuzzy
 ≥ ``GOOD_FUZZY`` %, no semantic match) — then it is segmented as a CAT tool segments a new
 paragraph. A paragraph memory thus matches the job's paragraphs, a sentence memory its
-sentences, and an edited paragraph gets its fuzzy match on the whole unit.
+sentences, and an edited paragraph gets its fuzzy match on the whole unit. A text or DOCX
+document is opened as sentences (what a translator works on) and a paragraph is made whole
+again where the whole paragraph has a good fuzzy match (``merge_where_better``).
 """
 
 from __future__ import annotations
@@ -108,6 +110,31 @@ def same_shape(matches: list[Any], segment: str, src: str) -> list[Any]:
     return [m for m in matches if several(m.source, m.source_lang or src) == own]
 
 
+def resegment(doc: Any, results: Sequence[Any], cache: LookupCache) -> bool:
+    """``segment="auto"`` after a first pass: XLIFF units split where their sentences do
+    better (``split_where_better``), text and DOCX paragraphs made whole where the whole
+    does better (``merge_where_better``). Returns whether the segments changed."""
+    return split_where_better(doc, results, cache) or merge_where_better(doc, results, cache)
+
+
+def merge_where_better(doc: Any, results: Sequence[Any], cache: LookupCache) -> bool:
+    """Make a text or DOCX paragraph, opened as its sentences, one segment again where the
+    whole paragraph has a fuzzy match ≥ ``GOOD_FUZZY`` % (a paragraph memory holds it):
+    ``results`` are the sentences' analysis. Returns whether any was merged."""
+    spans = doc.paragraphs()
+    if not spans:
+        return False
+    wholes = [" ".join(s.source for s in doc.segments[a : b + 1]) for a, b in spans]
+    looked = cache.results(wholes)
+    changed = False
+    for (first, last), found in reversed(list(zip(spans, looked, strict=True))):
+        best = max((m.fuzzy for m in found.matches), default=0)
+        parts = max(r.fuzzy for r in results[first : last + 1])
+        if best >= GOOD_FUZZY and best >= parts and doc.merge(first, last):
+            changed = True
+    return changed
+
+
 def split_where_better(doc: Any, results: Sequence[Any], cache: LookupCache) -> bool:
     """Split (``doc.split``) the units whose sentences do better than the whole (module
     doc), each repetition of such a unit too. ``results``: the analysis of the whole units
@@ -137,7 +164,9 @@ def split_where_better(doc: Any, results: Sequence[Any], cache: LookupCache) -> 
 __all__ = [
     "GOOD_FUZZY",
     "LookupCache",
+    "merge_where_better",
     "repetition_key",
+    "resegment",
     "same_shape",
     "sentences_of",
     "split_where_better",

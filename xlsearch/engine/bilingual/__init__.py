@@ -21,10 +21,11 @@ from xlsearch.engine.errors import DataError
 
 FORMATS = ("xliff", "po", "text", "docx")
 SEGMENT_MODES = ("auto", "never", "always")
-"""How units of several sentences (an XLIFF paragraph unit) are segmented: ``auto`` keeps a
-unit whole and an analysis splits it into sentences only where the whole unit has no good
-match; ``never`` keeps every unit whole; ``always`` splits every one on opening, as a CAT
-tool does on import."""
+"""How units of several sentences (an XLIFF paragraph unit, a paragraph of a text or DOCX)
+are segmented: ``auto`` looks them up whole first and an analysis segments them into
+sentences only where the whole unit has no good match (an XLIFF unit is opened whole and
+split then; a text paragraph is opened as sentences and made whole again); ``never`` keeps
+every unit whole; ``always`` splits every one on opening, as a CAT tool does on import."""
 _EXT = {
     ".xlf": "xliff",
     ".xliff": "xliff",
@@ -108,6 +109,41 @@ class Document:
         for i, seg in enumerate(self.segments[index:], index):
             seg.index = i
         return len(news)
+
+    def merge(self, first: int, last: int) -> bool:
+        """Make the sentences ``first`` … ``last`` of one paragraph (text, Markdown, DOCX)
+        one segment again, the whole paragraph; the segments after it are renumbered.
+        Returns whether it did."""
+        if self.fmt not in ("text", "docx"):
+            return False
+        from xlsearch.engine.bilingual.simple import merge_segments
+
+        whole = merge_segments(self, first, last)
+        if whole is None:
+            return False
+        self.segments[first : last + 1] = [whole]
+        for i, seg in enumerate(self.segments[first:], first):
+            seg.index = i
+        return True
+
+    def paragraphs(self) -> list[tuple[int, int]]:
+        """``(first, last)`` segment of each paragraph split into several sentences (text,
+        Markdown, DOCX); ``[]`` for other formats."""
+        if self.fmt not in ("text", "docx"):
+            return []
+        out: list[tuple[int, int]] = []
+        start = 0
+        for i in range(1, len(self.segments) + 1):
+            if i == len(self.segments) or self.segments[i].ref != self.segments[start].ref:
+                if i - start > 1:
+                    out.append((start, i - 1))
+                start = i
+        return out
+
+    def merge_all(self) -> int:
+        """Make every paragraph one segment (``segment="never"`` for text and DOCX);
+        returns how many were merged."""
+        return sum(self.merge(first, last) for first, last in reversed(self.paragraphs()))
 
     def split_all(self) -> int:
         """Split every unit that can be (``segment="always"``); returns segments added."""
@@ -242,6 +278,8 @@ def open_document(
         raise DataError(f"{p}: the file does not say its source language", hint="pass --src")
     if segment == "always":
         doc.split_all()
+    elif segment == "never":
+        doc.merge_all()
     return doc
 
 

@@ -187,6 +187,44 @@ def _segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
     return out
 
 
+def merge_segments(doc: Any, first: int, last: int) -> Any | None:
+    """One segment for the paragraph whose sentences are segments ``first`` … ``last``
+    (text, Markdown, DOCX): its whole text, keyed ``<prefix><paragraph>``; the Markdown
+    markup re-keyed. None when they are no whole paragraph or one has a target."""
+    from xlsearch.engine.bilingual import DocSegment
+
+    segs = doc.segments[first : last + 1]
+    p = segs[0].ref
+    if (
+        len(segs) < 2
+        or any(s.ref != p or s.target.strip() or s.locked for s in segs)
+        or (first > 0 and doc.segments[first - 1].ref == p)
+        or (last + 1 < len(doc.segments) and doc.segments[last + 1].ref == p)
+    ):
+        return None
+    key = segs[0].key.rsplit(".", 1)[0]
+    whole = DocSegment(first, key, " ".join(s.source for s in segs), ref=p)
+    whole.tags = sum(s.tags for s in segs)
+    if doc.fmt == "text" and doc.handle[3]:
+        lines, _, prefixes, markup = doc.handle
+        moved = {}
+        for i, found in markup.items():
+            if i > last:
+                moved[i - (last - first)] = found
+            elif i < first:
+                moved[i] = found
+        from xlsearch.engine.bilingual.markdown import split_markup
+
+        plain, spans = split_markup(" ".join(lines[p][len(prefixes[p]) :].split()))
+        if spans:
+            if " ".join(plain.split()) != whole.source:
+                return None  # the markup would not fit the whole text: leave it split
+            moved[first] = (plain, spans)
+        markup.clear()
+        markup.update(moved)
+    return whole
+
+
 def as_written(doc: Any, seg: Any) -> tuple[str, str]:
     """A text segment's source and target as the file writes them: Markdown inline markup
     back in the source, and in the target where its place is clear (``markdown.py``)."""
