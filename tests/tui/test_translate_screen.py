@@ -304,3 +304,40 @@ async def test_pretranslate_updates_only_the_filled_rows(tmp_path: Path, tiny_st
         assert not cleared
         assert str(table.get_row_at(1)[3]) == "das rote haus"
         assert str(table.get_row_at(1)[1]) == "✎"
+
+
+async def test_analysis_splits_paragraph_units_and_the_table_follows(
+    tmp_path: Path, tiny_static_model: Path
+):
+    """An Okapi XLIFF of paragraph units opens whole (six rows); analysed against a sentence
+    memory its paragraphs are split into sentences: the table shows them and the cursor
+    stays on the unit it was on (its first sentence)."""
+    from xlsearch.engine.catalog import set_active_model
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.facade.local import LocalEngine
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.store import Store
+
+    cat = Path(__file__).parents[1] / "fixtures" / "cat"
+    set_active_model(str(tiny_static_model))
+    with Store() as store:
+        store.import_file(cat / "units_sentences.tmx", "tm")
+        build_index(store, load_encoder(str(tiny_static_model)), "tm")
+    app = make_app(engine=LocalEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.query_one("#doc-path", Input).value = str(cat / "units_okapi_paragraphs.xlf")
+        screen.query_one("#doc-path", Input).focus()
+        await pilot.press("enter")
+        await _settle(pilot)
+        table = screen.query_one("#tr-segments", DataTable)
+        assert table.row_count == 6
+        screen.goto(2)
+        await _settle(pilot)
+        await pilot.press("ctrl+r")
+        await _settle(pilot)
+        assert table.row_count == 11
+        assert screen.doc.segments[screen.current].key == "tu3/xls1"
+        assert {r["band"]: r["segments"] for r in screen.analysis.table()}["100%"] == 6

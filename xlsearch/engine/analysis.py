@@ -193,8 +193,13 @@ def tag_penalty(matches: list[Any], seg: Any) -> None:
     source has the segment's codes, the same kinds at the same places (its target then
     takes them where the memory's target had them); else 99 % (never ``exact-match``),
     flagged with both counts."""
+    has = bool(seg.source_tags or seg.tags)
     for m in matches:
-        if m.fuzzy >= 100 and not _same_places(seg.source_tags, m.source_tags):
+        if (
+            m.fuzzy >= 100
+            and (has or m.source_tags)
+            and not _same_places(seg.source_tags, m.source_tags)
+        ):
             m.fuzzy = 99
             new = len(seg.source_tags) if seg.source_tags else seg.tags
             stored = len(m.source_tags) if m.source_tags else "—"

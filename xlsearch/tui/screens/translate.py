@@ -203,13 +203,21 @@ class TranslateScreen(EngineScreen):
             self._add_rows(table)
 
     def _resegmented(self) -> None:
-        """The analysis split units into sentences: show the new segments, the cursor on the
-        segment it was on (or the first sentence of the unit it was on)."""
+        """The analysis split units into sentences or made paragraphs whole: show the new
+        segments, the cursor on the segment it was on (or what it became)."""
         segs = self.doc.segments
         was = self._current_seg
         at = next((s.index for s in segs if s is was), None)
         if at is None and was is not None:
-            at = next((s.index for s in segs if s.key.startswith(f"{was.key}/")), 0)
+            key = was.key
+            at = next(
+                (
+                    s.index
+                    for s in segs
+                    if s.key.startswith(f"{key}/") or key.startswith(f"{s.key}.")
+                ),
+                0,
+            )
         self._fill_segments()
         self.current = -1
         self.goto(at or 0)
