@@ -130,8 +130,9 @@ def merge_where_better(doc: Any, results: Sequence[Any], cache: LookupCache) -> 
     for (first, last), found in reversed(list(zip(spans, looked, strict=True))):
         best = max((m.fuzzy for m in found.matches), default=0)
         parts = max(r.fuzzy for r in results[first : last + 1])
-        if best >= GOOD_FUZZY and best >= parts and doc.merge(first, last):
+        if best >= GOOD_FUZZY and best >= parts and doc.merge(first, last, False):
             changed = True
+    doc.renumber()
     return changed
 
 
@@ -156,8 +157,9 @@ def split_where_better(doc: Any, results: Sequence[Any], cache: LookupCache) -> 
             split.add(repetition_key(doc.segments[index]))
     changed = False
     for index in range(len(doc.segments) - 1, -1, -1):
-        if repetition_key(doc.segments[index]) in split and doc.split(index) > 1:
+        if repetition_key(doc.segments[index]) in split and doc.split(index, False) > 1:
             changed = True
+    doc.renumber()
     return changed
 
 

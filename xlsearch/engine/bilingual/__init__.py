@@ -94,10 +94,11 @@ class Document:
     """Sources of the units marked not to translate (``translate="no"``): left out of the
     segments, counted in the analysis."""
 
-    def split(self, index: int) -> int:
+    def split(self, index: int, renumber: bool = True) -> int:
         """Split segment ``index`` — a whole unit of several sentences with no target — into
         one segment a sentence (XLIFF; see ``SEGMENT_MODES``); the segments after it are
-        renumbered. Returns how many segments it became (0: it stays whole)."""
+        renumbered (``renumber=False``: the caller calls :meth:`renumber` after several
+        splits from the end). Returns how many segments it became (0: it stays whole)."""
         if self.fmt != "xliff":
             return 0
         from xlsearch.engine.bilingual.xliff import split_segment
@@ -106,14 +107,19 @@ class Document:
         if not news:
             return 0
         self.segments[index : index + 1] = news
-        for i, seg in enumerate(self.segments[index:], index):
-            seg.index = i
+        if renumber:
+            self.renumber(index)
         return len(news)
 
-    def merge(self, first: int, last: int) -> bool:
+    def renumber(self, start: int = 0) -> None:
+        """Number the segments by position again, from ``start``."""
+        for i in range(start, len(self.segments)):
+            self.segments[i].index = i
+
+    def merge(self, first: int, last: int, renumber: bool = True) -> bool:
         """Make the sentences ``first`` … ``last`` of one paragraph (text, Markdown, DOCX)
-        one segment again, the whole paragraph; the segments after it are renumbered.
-        Returns whether it did."""
+        one segment again, the whole paragraph; the segments after it are renumbered (see
+        :meth:`split`). Returns whether it did."""
         if self.fmt not in ("text", "docx"):
             return False
         from xlsearch.engine.bilingual.simple import merge_segments
@@ -122,8 +128,8 @@ class Document:
         if whole is None:
             return False
         self.segments[first : last + 1] = [whole]
-        for i, seg in enumerate(self.segments[first:], first):
-            seg.index = i
+        if renumber:
+            self.renumber(first)
         return True
 
     def paragraphs(self) -> list[tuple[int, int]]:
@@ -143,13 +149,16 @@ class Document:
     def merge_all(self) -> int:
         """Make every paragraph one segment (``segment="never"`` for text and DOCX);
         returns how many were merged."""
-        return sum(self.merge(first, last) for first, last in reversed(self.paragraphs()))
+        merged = sum(self.merge(a, b, False) for a, b in reversed(self.paragraphs()))
+        self.renumber()
+        return merged
 
     def split_all(self) -> int:
         """Split every unit that can be (``segment="always"``); returns segments added."""
         added = 0
         for index in range(len(self.segments) - 1, -1, -1):
-            added += max(self.split(index) - 1, 0)
+            added += max(self.split(index, renumber=False) - 1, 0)
+        self.renumber()
         return added
 
     def set_target(
