@@ -136,6 +136,12 @@ def merge_where_better(doc: Any, results: Sequence[Any], cache: LookupCache) -> 
     return changed
 
 
+def _semantic_fill(res: Any) -> bool:
+    """Whether the whole unit has a semantic match good enough to keep it whole: one in the
+    semantic band that may be written (``fill``, where the analysis decides that)."""
+    return res.semantic is not None and bool(getattr(res, "fill", True))
+
+
 def split_where_better(doc: Any, results: Sequence[Any], cache: LookupCache) -> bool:
     """Split (``doc.split``) the units whose sentences do better than the whole (module
     doc), each repetition of such a unit too. ``results``: the analysis of the whole units
@@ -153,7 +159,7 @@ def split_where_better(doc: Any, results: Sequence[Any], cache: LookupCache) -> 
     split: set[tuple[str, Any]] = set()
     for index, found in plans.items():
         best = max(max((m.fuzzy for m in next(looked).matches), default=0) for _ in found)
-        if best >= GOOD_FUZZY or results[index].semantic is None:
+        if best >= GOOD_FUZZY or not _semantic_fill(results[index]):
             split.add(repetition_key(doc.segments[index]))
     changed = False
     for index in range(len(doc.segments) - 1, -1, -1):
