@@ -88,9 +88,14 @@ def main() -> None:
     ap.add_argument("--paragraphs", type=int, default=240)
     args = ap.parse_args()
     paras = _paragraphs(args.paragraphs)
+    with tempfile.TemporaryDirectory(prefix="whole-units-") as folder:
+        run(args, Path(folder), paras)
+
+
+def run(args: argparse.Namespace, tmp: Path, paras: list[tuple[list[str], list[str]]]) -> None:
+    """Build the memories and the job in ``tmp`` and print the table."""
     n = len(paras)
     exact, edited = n // 2, n // 4  # the rest is new
-    tmp = Path(tempfile.mkdtemp(prefix="whole-units-"))
     os.environ.setdefault("XLSEARCH_HOME", str(tmp / "home"))
     from xlsearch.engine.analysis import analyze
     from xlsearch.engine.bilingual import open_document
