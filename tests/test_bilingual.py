@@ -726,7 +726,7 @@ def test_a_paragraph_unit_is_segmented_into_sentences_as_a_cat_tool_does(tmp_pat
     that gets no target is left exactly as it was."""
     path = tmp_path / "page.xlf"
     path.write_text(PARAGRAPH_XLIFF, encoding="utf-8")
-    doc = open_document(path)
+    doc = open_document(path, segment="always")
     assert [(s.key, s.source, s.tags) for s in doc.segments] == [
         ("p1/xls1", "The pump is old.", 0),
         ("p1/xls2", "Open the Settings menu.", 1),
@@ -822,7 +822,7 @@ def test_an_xliff20_paragraph_segment_is_split_into_sentences(tmp_path: Path) ->
     ns = {"x": "urn:oasis:names:tc:xliff:document:2.0"}
     path = tmp_path / "page.xlf"
     path.write_text(PARAGRAPH_XLIFF20, encoding="utf-8")
-    doc = open_document(path)
+    doc = open_document(path, segment="always")
     assert [(s.key, s.source) for s in doc.segments] == [
         ("u1/xls1", "The pump is old."),
         ("u1/xls2", "Open the Settings menu."),

@@ -194,7 +194,7 @@ def test_xliff_12_inline_codes_subs_translate_no_and_seg_source(tmp_path: Path) 
         (6, "en-US", "Last."),
     ]
     assert recs[6].meta == {"unit": "ph-sub", "sub_of": 2}
-    assert ctx.warnings == [f'{path}: 3 units marked translate="no" not imported']
+    assert ctx.warnings == [f'{path}: 3 segments marked translate="no" not imported']
     assert ctx.skipped == 3
 
 
@@ -225,7 +225,7 @@ def test_xliff_20_codes_cp_and_translate_no(tmp_path: Path) -> None:
         (1, "fr", "Tab ici"),
         (2, "en", "Ctrlchar"),  # a control character from <cp> is not text
     ]
-    assert ctx.skipped == 2 and "2 units marked translate" in ctx.warnings[0]
+    assert ctx.skipped == 2 and "2 segments marked translate" in ctx.warnings[0]
 
 
 PO = r"""# Translator comment

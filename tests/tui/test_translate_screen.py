@@ -333,3 +333,40 @@ async def test_analysis_says_who_may_fill_and_that_a_toy_model_is_a_toy(
         assert "notice: this model saw only 3,830 translation pairs" in shown
         assert any("saw only 3,830" in str(n.message) for n in app._notifications)
         assert "xlsearch distill --train tm.tsv" in shown
+
+
+async def test_analysis_splits_paragraph_units_and_the_table_follows(
+    tmp_path: Path, tiny_static_model: Path
+):
+    """An Okapi XLIFF of paragraph units opens whole (six rows); analysed against a sentence
+    memory its paragraphs are split into sentences: the table shows them and the cursor
+    stays on the unit it was on (its first sentence)."""
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.models.catalog import set_active_model
+    from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.engine.store import Store
+    from xlsearch.service.local import LocalEngine
+
+    cat = Path(__file__).parents[1] / "fixtures" / "cat"
+    set_active_model(str(tiny_static_model))
+    with Store() as store:
+        store.import_file(cat / "units_sentences.tmx", "tm")
+        build_index(store, load_encoder(str(tiny_static_model)), "tm")
+    app = make_app(engine=LocalEngine(), theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.query_one("#doc-path", Input).value = str(cat / "units_okapi_paragraphs.xlf")
+        screen.query_one("#doc-path", Input).focus()
+        await pilot.press("enter")
+        await _settle(pilot)
+        table = screen.query_one("#tr-segments", DataTable)
+        assert table.row_count == 6
+        screen.goto(2)
+        await _settle(pilot)
+        await pilot.press("ctrl+r")
+        await _settle(pilot)
+        assert table.row_count == 11
+        assert screen.doc.segments[screen.current].key == "tu3/xls1"
+        assert {r["band"]: r["segments"] for r in screen.analysis.table()}["100%"] == 6

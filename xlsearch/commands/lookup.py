@@ -66,6 +66,14 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--format", choices=("xliff", "po", "text", "docx"), help="default: from the extension"
     )
+    p.add_argument(
+        "--segment",
+        choices=("auto", "never", "always"),
+        default="auto",
+        help="units of several sentences: auto = look each up whole, split into sentences "
+        "only where the whole unit has no good match (default); never = keep whole; always "
+        "= split all",
+    )
     p.add_argument("--report", help="write the report as .md or .json")
     p.add_argument("--out", help="write the pre-translated document here (.xlf = XLIFF 2.0)")
     p.add_argument("--min-fuzzy", type=_percent, default=75, help="pre-translate from this %% (75)")
@@ -205,7 +213,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             f"{args.report}: the report is written as Markdown or JSON",
             hint="name it report.md or report.json",
         )
-    doc = open_document(args.document, args.src, args.tgt, args.format)
+    doc = open_document(args.document, args.src, args.tgt, args.format, args.segment)
     if args.out:
         doc.check_output(args.out)
     if args.out and not doc.tgt:  # else nothing is pre-translated and a copy is written
@@ -220,7 +228,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         lk = _lookup_engine(store, args)
         bar = lk.searcher.on_progress
         try:
-            report = analyze(doc, lk, threshold=threshold, on_progress=bar)
+            report = analyze(doc, lk, threshold=threshold, segment=args.segment, on_progress=bar)
         finally:
             if bar is not None:
                 bar.close()

@@ -358,8 +358,11 @@ class EngineAPI(Protocol):
         collection: str | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        segment: str = "auto",
     ) -> Any:
-        """``analysis.Analysis`` of ``doc`` against the memory."""
+        """``analysis.Analysis`` of ``doc`` against the memory; ``segment``: how units of
+        several sentences are segmented (``bilingual.SEGMENT_MODES``; ``auto``: whole units
+        first, split only where the whole has no good match)."""
         ...
 
     def pretranslate(self, doc: Any, analysis: Any) -> int:

@@ -118,10 +118,12 @@ class FakeLookupMixin:
         collection: str | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        segment: str = "auto",
     ) -> Any:
         from xlsearch.engine.tm.analysis import analyze
 
-        return analyze(doc, _FakeLookup(self, collection), on_progress=on_progress, cancel=cancel)  # type: ignore[arg-type]
+        lookup = _FakeLookup(self, collection)
+        return analyze(doc, lookup, segment=segment, on_progress=on_progress, cancel=cancel)  # type: ignore[arg-type]
 
     def save_document(self, doc: Any, path: str = "") -> str:
         return str(doc.save(path or None))

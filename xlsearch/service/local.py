@@ -468,13 +468,14 @@ class LocalEngine(JobsMixin):
         collection: str | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        segment: str = "auto",
     ) -> Any:
         from xlsearch.engine.tm.analysis import analyze
         from xlsearch.engine.tm.lookup import Lookup
 
         with self._store() as store:
             lk = Lookup(store, collection=collection, searcher=self._searcher(store))
-            return analyze(doc, lk, on_progress=on_progress, cancel=cancel)
+            return analyze(doc, lk, segment=segment, on_progress=on_progress, cancel=cancel)
 
     def pretranslate(self, doc: Any, analysis: Any) -> int:
         from xlsearch.engine.tm.analysis import pretranslate

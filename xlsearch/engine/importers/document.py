@@ -125,8 +125,10 @@ def read_document(
         return Document(str(path), lang or _guess_lang(sentences), sentences, paras)
     blocks = read_paragraphs(path, fmt, encoding)
     if not lang:
+        from xlsearch.engine.lang.doclang import filename_lang
+
         declared = _html_lang(path, encoding) if document_format(path, fmt) == "html" else None
-        lang = _guess_lang(blocks, declared)
+        lang = _guess_lang(blocks, declared or filename_lang(path))
     doc = Document(str(path), lang)
     from xlsearch.engine.lang.sentences import split_sentences
 
@@ -150,21 +152,25 @@ def require_text(doc: Document) -> Document:
 def read_document_records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
     """``xlsearch import`` of a Markdown/DOCX/HTML file: one record per sentence, its
     paragraph in ``meta``; language from ``--lang``, else an HTML page's ``lang`` where the
-    text agrees with it (as ``align`` reads it), else identified per sentence."""
+    text agrees with it (as ``align`` reads it), else the document's, decided once for all
+    its sentences (``doclang``)."""
+    from xlsearch.engine.lang.doclang import DOCUMENT_GROUP
+
     lang = ctx.langs[0] if ctx.langs else None
     doc = read_document(ctx.path, lang, fmt=fmt, encoding=ctx.encoding)
     if lang is None and fmt == "html" and doc.lang == _html_lang(ctx.path, ctx.encoding):
         lang = doc.lang
     for tu, (sentence, para) in enumerate(zip(doc.sentences, doc.paragraphs, strict=True)):
         if check_text(ctx, sentence, None, element=f"paragraph {para + 1}"):
-            yield Record(tu, lang, sentence, None, {"paragraph": para})
+            yield Record(tu, lang, sentence, None, {"paragraph": para}, group=DOCUMENT_GROUP)
 
 
 def _guess_lang(texts: list[str], declared: str | None = None) -> str:
     """The texts' identified language; the ``declared`` tag (``<html lang="en-GB">``) where
     identification agrees with it or is unsure, so a region is kept and a stale label is not;
     a short unsure text without one is ``langid.settle``d (English over Kikuyu)."""
-    from xlsearch.engine.lang.identify import GROUP_SHORT, UNDETERMINED, classify, settle
+    from xlsearch.engine.lang.doclang import GROUP_SHORT
+    from xlsearch.engine.lang.identify import UNDETERMINED, classify, settle
     from xlsearch.engine.lang.tags import primary
 
     sample = " ".join(texts[:50])[:5000]

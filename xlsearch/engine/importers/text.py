@@ -12,6 +12,7 @@ from xlsearch.engine.importers.base import (
     iter_lines,
     normalize,
 )
+from xlsearch.engine.lang.doclang import DOCUMENT_GROUP
 
 
 def split_sentences(paragraph: str, lang: str | None = None) -> list[str]:
@@ -33,7 +34,7 @@ def split_sentences(paragraph: str, lang: str | None = None) -> list[str]:
 def read_text(ctx: ReadContext) -> Iterator[Record]:
     """Every non-blank line is a segment; with ``ctx.paragraphs`` blank-line separated
     paragraphs are split into sentences. All segments get ``ctx.langs[0]`` when given, else
-    their language is identified."""
+    the document's language, decided once for all of them (``doclang``)."""
     lang = ctx.langs[0] if ctx.langs else None
     tu = 0
     if not ctx.paragraphs:
@@ -42,7 +43,7 @@ def read_text(ctx: ReadContext) -> Iterator[Record]:
                 continue
             text = normalize(line)
             if check_text(ctx, text, number):
-                yield Record(tu, lang, text, number)
+                yield Record(tu, lang, text, number, group=DOCUMENT_GROUP)
                 tu += 1
         return
     buf: list[str] = []
@@ -58,7 +59,7 @@ def read_text(ctx: ReadContext) -> Iterator[Record]:
         if buf:
             for sentence in split_sentences(" ".join(buf), lang):
                 if check_text(ctx, sentence, first):
-                    yield Record(tu, lang, sentence, first)
+                    yield Record(tu, lang, sentence, first, group=DOCUMENT_GROUP)
                     tu += 1
             buf, size = [], 0
         if line is not None and line.strip():  # the paragraph was too long: start a new one

@@ -32,7 +32,7 @@ def read_xliff(ctx: ReadContext) -> Iterator[Record]:
     tu_no = 0
     file_no = 0
     seen_root = False
-    no_stack = [False]  # translate="no" inherited from files and groups
+    no_stack = [False]  # translate="no" inherited from files and groups (nearest says)
     untranslatable = 0
     for event, elem, line in iter_xml(ctx, _STARTS, _ENDS, _CAPPED):
         if event == "start":
@@ -44,7 +44,7 @@ def read_xliff(ctx: ReadContext) -> Iterator[Record]:
             if elem.tag == "file":  # its own languages, never the previous file's
                 file_no += 1
                 src, trg = file_langs(ctx, elem, root_src, root_trg)
-            no_stack.append(no_stack[-1] or elem.get("translate") == "no")
+            no_stack.append(_says_no(elem, no_stack[-1]))
             continue
         if not seen_root:
             raise ctx.error(f"not an XLIFF file (<{elem.tag}> outside <xliff>)", line=line)
@@ -52,23 +52,54 @@ def read_xliff(ctx: ReadContext) -> Iterator[Record]:
             if len(no_stack) > 1:
                 no_stack.pop()
             continue
-        if no_stack[-1] or elem.get("translate") == "no":
-            untranslatable += 1
+        if _says_no(elem, no_stack[-1]):  # counted as the analysis counts: by segment
+            untranslatable += max(sum(1 for s in elem if s.tag == "segment"), 1)
             continue
+        untranslatable += _protected(elem)
         tu_no = yield from _unit(ctx, elem, line, tu_no, src, trg, 2 * file_no)
     if not seen_root:
         raise ctx.error("not an XLIFF file (no <xliff> root element)")
     if untranslatable:
-        ctx.warn(f'{untranslatable:,} units marked translate="no" not imported', skip=False)
+        ctx.warn(f'{untranslatable:,} segments marked translate="no" not imported', skip=False)
         ctx.skipped += untranslatable
+
+
+def _says_no(elem: ET.Element, inherited: bool) -> bool:
+    """Whether ``elem`` (file, group, unit) is not to be translated: its own ``translate``
+    when it has one (a unit's ``yes`` overrides its file's ``no``), else what it inherits."""
+    own = elem.get("translate")
+    return own == "no" if own in ("yes", "no") else inherited
+
+
+def _all_protected(source: ET.Element) -> bool:
+    """Whether all of a 2.x source's text lies inside ``<mrk translate="no">``: a term or a
+    code sample the translator leaves as it is, nothing to translate."""
+    free = [source.text or ""]
+    for c in source:
+        if not (c.tag == "mrk" and c.get("translate") == "no"):
+            free.append("".join(c.itertext()))
+        free.append(c.tail or "")
+    return not "".join(free).strip() and bool("".join(source.itertext()).strip())
+
+
+def _protected(unit: ET.Element) -> int:
+    """How many of a 2.x unit's segments are wholly marked ``translate="no"``."""
+    if unit.tag != "unit":
+        return 0
+    sources = (child(s, "source") for s in unit if s.tag == "segment")
+    return sum(1 for source in sources if source is not None and _all_protected(source))
 
 
 def _pairs(
     unit: ET.Element,
 ) -> Iterator[tuple[str, ET.Element | None, ET.Element | None, str | None]]:
-    """(label, source, target, target state) of each segment of a unit."""
+    """(label, source, target, target state) of each segment of a unit (2.x: not the
+    segments wholly marked ``translate="no"``, see ``_protected``)."""
     if unit.tag == "unit":  # XLIFF 2.x: segments
         for n, seg in enumerate((s for s in unit if s.tag == "segment"), 1):
+            source = child(seg, "source")
+            if source is not None and _all_protected(source):
+                continue
             yield (
                 f"segment {seg.get('id') or n}",
                 child(seg, "source"),

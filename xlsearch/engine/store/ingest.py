@@ -61,15 +61,20 @@ def file_sha256(path: Path, cancel: CancelToken) -> tuple[str, int]:
 
 
 def _batches(
-    records: Iterator[Record], doc_id: int, langs: Sequence[str] = (), prior: Sequence[str] = ()
+    records: Iterator[Record],
+    doc_id: int,
+    langs: Sequence[str] = (),
+    prior: Sequence[str] = (),
+    hint: str | None = None,
 ) -> Iterator[tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
     """(segment rows (position, lang, text, text_hash, tu_id, meta), unit metadata rows) in
-    batches, languages filled in (one guess per group; see ``langid.LanguageFiller``;
-    ``prior``: the store's languages, for short lines the identifier is unsure of)."""
-    from xlsearch.engine.lang.identify import LanguageFiller
+    batches, languages filled in (one guess per group; see ``doclang.LanguageFiller``;
+    ``prior``: the store's languages, for short lines the identifier is unsure of; ``hint``:
+    the language the file name gives a document, see ``doclang``)."""
+    from xlsearch.engine.lang.doclang import LanguageFiller
     from xlsearch.engine.store.units import unit_rows
 
-    filler = LanguageFiller(langs, prior)
+    filler = LanguageFiller(langs, prior, hint)
     position = 0
     last_unit: int | None = None
     batch: list[Record] = []
@@ -195,7 +200,10 @@ def import_file(
         else:
             doc_id, fresh = _new_document(conn, cid, str(path), fmt), True
         prior = stored_languages(conn)
-        batches = _batches(read_records(ctx, fmt), doc_id, langs, prior)
+        from xlsearch.engine.lang.doclang import filename_lang
+
+        hint = filename_lang(path) if fmt in ("text", "markdown", "docx", "html") else None
+        batches = _batches(read_records(ctx, fmt), doc_id, langs, prior, hint)
         old_units = clear_units(conn, doc_id)
         if not fresh:
             conn.execute(

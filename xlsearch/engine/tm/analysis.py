@@ -29,6 +29,8 @@ BANDS: list[tuple[str, int, int]] = [
 ]
 SEMANTIC_BAND = "semantic"
 REPETITIONS = "repetitions"
+UNTRANSLATABLE = "not translatable"
+"""Units marked ``translate="no"`` (XLIFF): a row of their own, outside the total."""
 
 
 def band_of(f: int) -> str:
@@ -57,6 +59,8 @@ class SegmentResult:
     fill: bool = False
     """Whether the semantic match may be written (calibrated precision ≥ 95 %)."""
     fill_probability: float | None = None
+    flags: list[str] = field(default_factory=list)
+    """What the translator must check (a repetition whose inline codes differ)."""
 
     @property
     def in_semantic_band(self) -> bool:
@@ -77,6 +81,8 @@ class Analysis:
     model: str = ""
     fill_policy: Any = None
     """``fill_policy.FillPolicy``: which model writes semantic matches, from which cosine."""
+    untranslatable: list[str] = field(default_factory=list)
+    """Sources of the units marked ``translate="no"``: counted apart, never looked up."""
 
     def table(self) -> list[dict[str, Any]]:
         """Rows ``{band, segments, words, percent}`` (percent of words), CAT order, then
@@ -88,6 +94,12 @@ class Analysis:
             rows.append(_row(name, segs, total_words))
         rows.append(_row("total", self.segments, total_words))
         rows.append(_row(SEMANTIC_BAND, self.semantic_segments(), total_words))
+        if self.untranslatable:  # not part of the total: nothing to translate
+            w = sum(words(t) for t in self.untranslatable)
+            rows.append(
+                {"band": UNTRANSLATABLE, "segments": len(self.untranslatable), "words": w,
+                 "percent": 0.0}
+            )  # fmt: skip
         return rows
 
     def semantic_segments(self) -> list[SegmentResult]:
@@ -128,6 +140,7 @@ class Analysis:
                     "cosine": s.cosine,
                     "semantic_band": s.in_semantic_band,
                     "repetition_of": s.repetition_of,
+                    "flags": s.flags,
                     "best": asdict(s.best) if s.best else None,
                 }
                 for s in self.segments
@@ -148,6 +161,8 @@ class Analysis:
             name = r["band"]
             if name == SEMANTIC_BAND:
                 name = f"**semantic** (no fuzzy ≥ 75 %, cosine ≥ {self.threshold:.2f})"
+            elif name == UNTRANSLATABLE:
+                name = 'not translatable (translate="no", not in the total)'
             lines.append(f"| {name} | {r['segments']} | {r['words']} | {r['percent']:.1f} |")
         if self.fill_policy is not None:
             lines += self.fill_policy.report_lines(self.semantic_segments())
@@ -189,8 +204,13 @@ def tag_penalty(matches: list[Any], seg: Any) -> None:
     source has the segment's codes, the same kinds at the same places (its target then
     takes them where the memory's target had them); else 99 % (never ``exact-match``),
     flagged with both counts."""
+    has = bool(seg.source_tags or seg.tags)
     for m in matches:
-        if m.fuzzy >= 100 and not _same_places(seg.source_tags, m.source_tags):
+        if (
+            m.fuzzy >= 100
+            and (has or m.source_tags)
+            and not _same_places(seg.source_tags, m.source_tags)
+        ):
             m.fuzzy = 99
             new = len(seg.source_tags) if seg.source_tags else seg.tags
             stored = len(m.source_tags) if m.source_tags else "—"
@@ -202,57 +222,35 @@ def analyze(
     lookup: Lookup,
     *,
     threshold: float = SEMANTIC_THRESHOLD,
+    segment: str = "auto",
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> Analysis:
-    """Analyse ``doc`` (a ``bilingual.Document``) against the memory behind ``lookup``."""
+    """Analyse ``doc`` (a ``bilingual.Document``) against the memory behind ``lookup``.
+
+    ``segment`` (``bilingual.SEGMENT_MODES``): ``auto`` looks every unit up whole and splits
+    into sentences only the units whose sentences do better than the whole
+    (``units.resegment``); ``always`` splits every unit first; ``never`` none."""
+    from xlsearch.engine.tm.whole_units import LookupCache, resegment
+
     start = time.perf_counter()
-    first: dict[str, int] = {}
-    todo: list[int] = []
-    results: list[SegmentResult] = []
-    for seg in doc.segments:
-        key = " ".join(seg.source.split())
-        res = SegmentResult(seg.index, seg.source, words(seg.source), "no match")
-        if not key:  # only inline codes (a picture, a break): nothing to look up
-            pass
-        elif key in first:
-            res.band, res.repetition_of = REPETITIONS, first[key]
-        else:
-            first[key] = seg.index
-            todo.append(seg.index)
-        results.append(res)
-    found = lookup.lookup_many(
-        [doc.segments[i].source for i in todo],
-        doc.src,
-        doc.tgt,
-        k=5,
-        cross_k=2,
-        require_target=bool(doc.tgt),
-        on_progress=on_progress,
-        cancel=cancel,
-    )
-    for i, lr in zip(todo, found, strict=True):
-        res = results[i]
-        if doc.segments[i].tags:
-            tag_penalty(lr.matches, doc.segments[i])
-        if lr.matches:
-            res.best = lr.matches[0]
-            res.fuzzy = max(m.fuzzy for m in lr.matches)
-        res.band = band_of(res.fuzzy)
-        pool = [m for m in [*lr.matches, *lr.cross] if m.semantic is not None]
-        if pool:
-            top = max(pool, key=lambda m: m.semantic or 0.0)
-            res.cosine = top.semantic
-            if res.fuzzy < 75 and (top.semantic or 0.0) >= threshold:
-                res.semantic = top
     from xlsearch.engine.tm.fill_policy import apply_to_analysis
 
+    if segment == "always":
+        doc.split_all()
+    elif segment == "never":
+        doc.merge_all()
+    cache = LookupCache(lookup, doc, on_progress, cancel)
+    results = _analyze_pass(doc, cache, threshold)
     policy = apply_to_analysis(results, lookup, doc.src, doc.tgt)
+    if segment == "auto" and resegment(doc, results, cache):
+        results = _analyze_pass(doc, cache, threshold)
+        policy = apply_to_analysis(results, lookup, doc.src, doc.tgt)
     model = ""
     if lookup.semantic:
         enc = lookup.searcher.encoder
         model = str(getattr(enc, "id", "") or getattr(enc, "path", ""))  # bundled:teacher
-    return Analysis(
+    out = Analysis(
         doc.path.name,
         doc.src,
         doc.tgt,
@@ -263,6 +261,58 @@ def analyze(
         model.rsplit("/", 1)[-1],
         policy,
     )
+    out.untranslatable = list(getattr(doc, "untranslatable", []))
+    return out
+
+
+def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]:
+    """One pass over ``doc.segments``: repetitions, lookups (``cache``), bands."""
+    from xlsearch.engine.tm.whole_units import repetition_key, same_shape
+
+    first: dict[Any, int] = {}
+    first_text: dict[str, int] = {}  # the same words, perhaps with other inline codes
+    todo: list[int] = []
+    results: list[SegmentResult] = []
+    for seg in doc.segments:
+        key = repetition_key(seg)
+        res = SegmentResult(seg.index, seg.source, words(seg.source), "no match")
+        if not key[0]:  # only inline codes (a picture, a break): nothing to look up
+            pass
+        elif key in first:
+            res.band, res.repetition_of = REPETITIONS, first[key]
+        else:
+            first[key] = seg.index
+            first_text.setdefault(key[0], seg.index)
+            todo.append(seg.index)
+        results.append(res)
+    found = cache.results([doc.segments[i].source for i in todo])
+    for i, lr in zip(todo, found, strict=True):
+        res = results[i]
+        if doc.segments[i].tags or any(m.source_tags for m in lr.matches):
+            tag_penalty(lr.matches, doc.segments[i])  # codes on either side only
+        if lr.matches:
+            res.best = lr.matches[0]
+            res.fuzzy = max(m.fuzzy for m in lr.matches)
+        res.band = band_of(res.fuzzy)
+        pool = [m for m in [*lr.matches, *lr.cross] if m.semantic is not None]
+        pool = same_shape(pool, res.source, doc.src)  # a sentence for a sentence
+        if pool:
+            top = max(pool, key=lambda m: m.semantic or 0.0)
+            res.cosine = top.semantic
+            if res.fuzzy < 75 and (top.semantic or 0.0) >= threshold:
+                res.semantic = top
+        _tag_repetition(res, doc, results[first_text[" ".join(res.source.split())]])
+    return results
+
+
+def _tag_repetition(res: SegmentResult, doc: Any, first: SegmentResult) -> None:
+    """A repetition whose inline codes differ from its first occurrence's is what a match
+    with other codes is: 99 %, flagged (when the memory gives it no better match)."""
+    if first.index == res.index or res.fuzzy >= 99:
+        return
+    res.band, res.fuzzy, res.repetition_of, res.semantic = "95-99%", 99, first.index, None
+    new, old = doc.segments[res.index], doc.segments[first.index]
+    res.flags.append(f"tags: new {new.tags} · first occurrence {old.tags}")
 
 
 def _translated(seg: Any) -> bool:
@@ -295,16 +345,21 @@ def pretranslate(
         if res.repetition_of is not None:
             first = doc.segments[res.repetition_of]
             if _translated(first):
+                quality = first.quality
+                if res.flags and quality is not None:  # other inline codes: at most 99 %
+                    quality = min(quality, 99)
                 doc.set_target(
                     res.index,
                     first.target,
-                    quality=first.quality,
+                    quality=quality,
                     origin=first.origin or "fuzzy",
                     match_source=first.match_source,
                     tag_hint=first.tag_hint,
                 )
                 filled += 1
-            continue
+                continue
+            if not res.flags:  # a repetition proper waits for its first occurrence
+                continue
         best = res.best
         if best is not None and best.target and best.fuzzy >= min_fuzzy:
             doc.set_target(

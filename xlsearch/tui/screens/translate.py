@@ -69,6 +69,7 @@ class TranslateScreen(EngineScreen):
         super().__init__()
         self.doc: Any = None
         self.current = -1
+        self._current_seg: Any = None
         self.result: Any = None
         self.analysis: Any = None
         self._inserted: tuple[int, str, Any] | None = None
@@ -186,6 +187,8 @@ class TranslateScreen(EngineScreen):
                     self._status(result.note.splitlines()[0])
         elif message.job == "analyze":
             self.analysis = message.result
+            if self.query_one("#tr-segments", DataTable).row_count != len(self.doc.segments):
+                self._resegmented()
             self._show_analysis()
         elif message.job == "pretranslate":
             self._show_pretranslated(*message.result)
@@ -216,6 +219,26 @@ class TranslateScreen(EngineScreen):
         with self.prevent(DataTable.RowHighlighted):  # refilling is not walking
             table.clear()
             self._add_rows(table)
+
+    def _resegmented(self) -> None:
+        """The analysis split units into sentences or made paragraphs whole: show the new
+        segments, the cursor on the segment it was on (or what it became)."""
+        segs = self.doc.segments
+        was = self._current_seg
+        at = next((s.index for s in segs if s is was), None)
+        if at is None and was is not None:
+            key = was.key
+            at = next(
+                (
+                    s.index
+                    for s in segs
+                    if s.key.startswith(f"{key}/") or key.startswith(f"{s.key}.")
+                ),
+                0,
+            )
+        self._fill_segments()
+        self.current = -1
+        self.goto(at or 0)
 
     def _add_rows(self, table: DataTable[Any]) -> None:
         for seg in self.doc.segments:
@@ -442,6 +465,7 @@ class TranslateScreen(EngineScreen):
         self.commit()
         self._take_languages()
         engine, doc, coll = self.engine, self.doc, self._collection()
+        self._current_seg = doc.segments[self.current] if self.current >= 0 else None
         self._status("analysing…")
         self.run_job("analyze", lambda p, c: engine.analyze(doc, coll, on_progress=p, cancel=c))
 

@@ -31,6 +31,14 @@ def _format_of(path: Path) -> str | None:
     return found if found in FORMATS else None
 
 
+SEGMENT_MODES = ("auto", "never", "always")
+"""How units of several sentences (an XLIFF paragraph unit, a paragraph of a text or DOCX)
+are segmented: ``auto`` looks them up whole first and an analysis segments them into
+sentences only where the whole unit has no good match (an XLIFF unit is opened whole and
+split then; a text paragraph is opened as sentences and made whole again); ``never`` keeps
+every unit whole; ``always`` splits every one on opening, as a CAT tool does on import."""
+
+
 _A_FORMAT = {"xliff": "an XLIFF", "po": "a PO", "text": "a text", "docx": "a DOCX"}
 
 
@@ -85,6 +93,76 @@ class Document:
     resegmented: list[Any] = field(default_factory=list, repr=False)
     """Format-specific record of segments xlsearch split (XLIFF 2.0: ``(unit, the original
     segment, the new elements)``), undone on save where nothing was translated."""
+    untranslatable: list[str] = field(default_factory=list, repr=False)
+    """Sources of the units marked not to translate (``translate="no"``): left out of the
+    segments, counted in the analysis."""
+
+    def split(self, index: int, renumber: bool = True) -> int:
+        """Split segment ``index`` — a whole unit of several sentences with no target — into
+        one segment a sentence (XLIFF; see ``SEGMENT_MODES``); the segments after it are
+        renumbered (``renumber=False``: the caller calls :meth:`renumber` after several
+        splits from the end). Returns how many segments it became (0: it stays whole)."""
+        if self.fmt != "xliff":
+            return 0
+        from xlsearch.engine.tm.documents.xliff import split_segment
+
+        news = split_segment(self, index)
+        if not news:
+            return 0
+        self.segments[index : index + 1] = news
+        if renumber:
+            self.renumber(index)
+        return len(news)
+
+    def renumber(self, start: int = 0) -> None:
+        """Number the segments by position again, from ``start``."""
+        for i in range(start, len(self.segments)):
+            self.segments[i].index = i
+
+    def merge(self, first: int, last: int, renumber: bool = True) -> bool:
+        """Make the sentences ``first`` … ``last`` of one paragraph (text, Markdown, DOCX)
+        one segment again, the whole paragraph; the segments after it are renumbered (see
+        :meth:`split`). Returns whether it did."""
+        if self.fmt not in ("text", "docx"):
+            return False
+        from xlsearch.engine.tm.documents.simple import merge_segments
+
+        whole = merge_segments(self, first, last)
+        if whole is None:
+            return False
+        self.segments[first : last + 1] = [whole]
+        if renumber:
+            self.renumber(first)
+        return True
+
+    def paragraphs(self) -> list[tuple[int, int]]:
+        """``(first, last)`` segment of each paragraph split into several sentences (text,
+        Markdown, DOCX); ``[]`` for other formats."""
+        if self.fmt not in ("text", "docx"):
+            return []
+        out: list[tuple[int, int]] = []
+        start = 0
+        for i in range(1, len(self.segments) + 1):
+            if i == len(self.segments) or self.segments[i].ref != self.segments[start].ref:
+                if i - start > 1:
+                    out.append((start, i - 1))
+                start = i
+        return out
+
+    def merge_all(self) -> int:
+        """Make every paragraph one segment (``segment="never"`` for text and DOCX);
+        returns how many were merged."""
+        merged = sum(self.merge(a, b, False) for a, b in reversed(self.paragraphs()))
+        self.renumber()
+        return merged
+
+    def split_all(self) -> int:
+        """Split every unit that can be (``segment="always"``); returns segments added."""
+        added = 0
+        for index in range(len(self.segments) - 1, -1, -1):
+            added += max(self.split(index, renumber=False) - 1, 0)
+        self.renumber()
+        return added
 
     def set_target(
         self,
@@ -211,10 +289,19 @@ def detect(path: Path, fmt: str | None = None) -> str:
 
 
 def open_document(
-    path: str | Path, src: str | None = None, tgt: str | None = None, fmt: str | None = None
+    path: str | Path,
+    src: str | None = None,
+    tgt: str | None = None,
+    fmt: str | None = None,
+    segment: str = "auto",
 ) -> Document:
     """Read a document to translate. ``src``/``tgt`` override the file's languages (needed
-    for text and DOCX, whose source language is otherwise detected)."""
+    for text and DOCX, whose source language is otherwise detected). ``segment``: one of
+    ``SEGMENT_MODES`` (``auto`` and ``never`` keep XLIFF units whole here)."""
+    if segment not in SEGMENT_MODES:
+        raise DataError(
+            f"unknown segmentation {segment!r}; choose one of {', '.join(SEGMENT_MODES)}"
+        )
     from xlsearch.engine.tm.documents import simple, xliff
 
     p = Path(path).expanduser()
@@ -223,7 +310,7 @@ def open_document(
     require_file(p, "name the document to translate, one file (.xlf, .po, .txt, .md, .docx)")
     kind = detect(p, fmt)
     if kind == "xliff":
-        doc = xliff.load(p)
+        doc = xliff.load(p, split=False)
     elif kind == "po":
         doc = simple.load_po(p)
     elif kind == "docx":
@@ -238,7 +325,11 @@ def open_document(
         raise DataError(f"{p}: no segments to translate")
     if not doc.src:
         raise DataError(f"{p}: the file does not say its source language", hint="pass --src")
+    if segment == "always":
+        doc.split_all()
+    elif segment == "never":
+        doc.merge_all()
     return doc
 
 
-__all__ = ["FORMATS", "DocSegment", "Document", "detect", "open_document"]
+__all__ = ["FORMATS", "SEGMENT_MODES", "DocSegment", "Document", "detect", "open_document"]

@@ -106,17 +106,23 @@ def dump_po(doc: Any) -> bytes:
 
 
 # -- plain text ----------------------------------------------------------------------------
-def _detect(texts: list[str]) -> str:
-    from xlsearch.engine.lang.identify import identify
+def _detect(texts: list[str], hint: str | None = None) -> str:
+    """The document's one language (``doclang``): ``hint`` (the file name's tag) unless the
+    text is plainly another language."""
+    from xlsearch.engine.lang.doclang import hinted
 
-    langs = identify(texts[:200], same_language=True)
-    return max(set(langs), key=langs.count) if langs else ""
+    sample = " \n".join(texts[:200])[:20000]
+    return hinted(sample, hint) if sample.strip() else (hint or "")
 
 
-def _split(paragraphs: list[str], src: str | None) -> tuple[str, list[tuple[int, str]]]:
+def _split(
+    paragraphs: list[str], src: str | None, path: Path | None = None
+) -> tuple[str, list[tuple[int, str]]]:
+    from xlsearch.engine.lang.doclang import filename_lang
     from xlsearch.engine.lang.sentences import split_sentences
 
-    lang = src or _detect([p for p in paragraphs if p.strip()])
+    hint = filename_lang(path) if path is not None else None
+    lang = src or _detect([p for p in paragraphs if p.strip()], hint)
     out = []
     for i, para in enumerate(paragraphs):
         if para.strip():
@@ -158,7 +164,8 @@ def load_text(path: Path, src: str | None) -> Any:
     lines = text.splitlines()
     markdown = path.suffix.lower() in (".md", ".markdown")
     prefixes = [_prefix(line, markdown) for line in lines]
-    lang, sents = _split([line[len(p) :] for line, p in zip(lines, prefixes, strict=True)], src)
+    texts = [line[len(p) :] for line, p in zip(lines, prefixes, strict=True)]
+    lang, sents = _split(texts, src, path)
     newline = "\r\n" if "\r\n" in text else "\n"  # written back as it was
     segs = _segments(sents, "line ")
     markup: dict[int, tuple[str, list[Any]]] = {}
@@ -184,6 +191,44 @@ def _segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
         last = p
         out.append(DocSegment(i, f"{prefix}{p + 1}.{n}", s, ref=p))
     return out
+
+
+def merge_segments(doc: Any, first: int, last: int) -> Any | None:
+    """One segment for the paragraph whose sentences are segments ``first`` … ``last``
+    (text, Markdown, DOCX): its whole text, keyed ``<prefix><paragraph>``; the Markdown
+    markup re-keyed. None when they are no whole paragraph or one has a target."""
+    from xlsearch.engine.tm.documents import DocSegment
+
+    segs = doc.segments[first : last + 1]
+    p = segs[0].ref
+    if (
+        len(segs) < 2
+        or any(s.ref != p or s.target.strip() or s.locked for s in segs)
+        or (first > 0 and doc.segments[first - 1].ref == p)
+        or (last + 1 < len(doc.segments) and doc.segments[last + 1].ref == p)
+    ):
+        return None
+    key = segs[0].key.rsplit(".", 1)[0]
+    whole = DocSegment(first, key, " ".join(s.source for s in segs), ref=p)
+    whole.tags = sum(s.tags for s in segs)
+    if doc.fmt == "text" and doc.handle[3]:
+        lines, _, prefixes, markup = doc.handle
+        moved = {}
+        for i, found in markup.items():
+            if i > last:
+                moved[i - (last - first)] = found
+            elif i < first:
+                moved[i] = found
+        from xlsearch.engine.tm.documents.markdown import split_markup
+
+        plain, spans = split_markup(" ".join(lines[p][len(prefixes[p]) :].split()))
+        if spans:
+            if " ".join(plain.split()) != whole.source:
+                return None  # the markup would not fit the whole text: leave it split
+            moved[first] = (plain, spans)
+        markup.clear()
+        markup.update(moved)
+    return whole
 
 
 def as_written(doc: Any, seg: Any) -> tuple[str, str]:
@@ -235,7 +280,7 @@ def load_docx(path: Path, src: str | None) -> Any:
             f"{path}: not a readable DOCX file: {exc}",
             hint="save it again as .docx (Word 2007+), or export it as .txt",
         ) from exc
-    lang, sents = _split([docx_paragraph_text(p) for p in paras], src)
+    lang, sents = _split([docx_paragraph_text(p) for p in paras], src, path)
     return Document(path, "docx", lang, "", _segments(sents, "¶"), (document, paras))
 
 

@@ -94,10 +94,12 @@ def _parse(path: Path) -> Any:
         raise DataError(f"{path}: cannot read: {exc}") from exc
 
 
-def load(path: Path) -> Any:
-    """Read an XLIFF 1.2 or 2.x file into a ``Document``."""
+def load(path: Path, split: bool = True) -> Any:
+    """Read an XLIFF 1.2 or 2.x file into a ``Document``. ``split``: split untranslated
+    units of several sentences now (``xliff_segment``); else they stay whole until
+    :func:`split_segment` splits one (an analysis does where the whole unit has no match)."""
     from xlsearch.engine.importers.base import normalize_lang
-    from xlsearch.engine.tm.documents import DocSegment, Document
+    from xlsearch.engine.tm.documents import Document
     from xlsearch.engine.tm.documents.xliff_segment import segment20
 
     tree = _parse(path)
@@ -105,52 +107,123 @@ def load(path: Path) -> Any:
     if _local(root.tag) != "xliff":
         raise DataError(f"{path}: not an XLIFF file (root <{_local(root.tag)}>)")
     ns = _ns(root)
-    segs: list[DocSegment] = []
+    segs: list[Any] = []
     resegmented: list[Any] = []
+    untranslatable: list[str] = []
     src = tgt = ""
     if root.get("version", "").startswith("2") or ns == NS20:
         src, tgt = root.get("srcLang", ""), root.get("trgLang", "")
         for unit in root.iter(f"{{{ns}}}unit" if ns else "unit"):
             if not _translatable(unit):
+                untranslatable += _sources(unit)
                 continue
-            split = segment20(unit, src)  # several sentences in one segment: split
-            if split is not None:
-                resegmented.append(split)
-            for seg in list(unit):
-                if _local(seg.tag) != "segment":
-                    continue
-                source = _child(seg, "source")
-                if source is None:
-                    continue
-                text, tags = _text(source)
-                target = _child(seg, "target")
-                key = unit.get("id", "") + (f"/{seg.get('id')}" if seg.get("id") else "")
-                target_text = _text(target)[0] if target is not None else ""
-                segs.append(
-                    DocSegment(
-                        len(segs),
-                        key,
-                        text,
-                        target_text,
-                        seg.get("state", ""),
-                        tags,
-                        source_tags=_places(source, text, tags),
-                        confirmed=confirmed_20(seg, target_text),
-                        ref=seg,
-                    )
-                )
+            if split:
+                found = segment20(unit, src)  # several sentences in one segment: split
+                if found is not None:
+                    resegmented.append(found)
+            segs += _segments20(unit, len(segs), untranslatable)
     else:
         for file in root.iter(f"{{{ns}}}file" if ns else "file"):
             src = src or file.get("source-language", "")
             tgt = tgt or file.get("target-language", "")
             for tu in file.iter(f"{{{ns}}}trans-unit" if ns else "trans-unit"):
                 if not _translatable(tu):
+                    untranslatable += _sources(tu)
                     continue
-                segs.extend(_units12(tu, len(segs), file.get("source-language", "") or src))
+                lang = file.get("source-language", "") or src
+                segs.extend(_units12(tu, len(segs), lang, split))
     if not segs:
+        if untranslatable:
+            raise DataError(
+                f"{path}: nothing to translate: all {len(untranslatable)} segments are marked "
+                'translate="no"'
+            )
         raise DataError(f"{path}: no translatable segments (no trans-unit / unit)")
     langs = normalize_lang(src) or "", normalize_lang(tgt) or ""
-    return Document(path, "xliff", *langs, segs, tree, resegmented)
+    doc = Document(path, "xliff", *langs, segs, tree, resegmented)
+    doc.untranslatable = untranslatable
+    return doc
+
+
+def _sources(unit: Any) -> list[str]:
+    """The source text of each segment of a unit not to translate (2.x: its segments; 1.2:
+    the trans-unit), for the analysis' count — the import counts them the same way."""
+    if _local(unit.tag) == "unit":
+        segs = [s for s in unit if _local(s.tag) == "segment"]
+        sources = [_child(s, "source") for s in segs]
+    else:
+        sources = [_child(unit, "source")]
+    return [_text(s)[0] if s is not None else "" for s in sources] or [""]
+
+
+def _segments20(unit: Any, start: int, untranslatable: list[str] | None = None) -> list[Any]:
+    """The ``DocSegment``s of a 2.x unit, numbered from ``start``; a segment whose whole
+    source is marked ``translate="no"`` (an ``mrk``) goes to ``untranslatable``."""
+    from xlsearch.engine.tm.documents import DocSegment
+
+    out: list[Any] = []
+    for seg in list(unit):
+        if _local(seg.tag) != "segment":
+            continue
+        source = _child(seg, "source")
+        if source is None:
+            continue
+        text, tags = _text(source)
+        if untranslatable is not None and text and _all_protected(source):
+            untranslatable.append(text)
+            continue
+        target = _child(seg, "target")
+        key = unit.get("id", "") + (f"/{seg.get('id')}" if seg.get("id") else "")
+        target_text = _text(target)[0] if target is not None else ""
+        out.append(
+            DocSegment(
+                start + len(out),
+                key,
+                text,
+                target_text,
+                seg.get("state", ""),
+                tags,
+                source_tags=_places(source, text, tags),
+                confirmed=confirmed_20(seg, target_text),
+                ref=seg,
+            )
+        )
+    return out
+
+
+def _all_protected(source: Any) -> bool:
+    """Whether all of a 2.x source's text lies inside ``<mrk translate="no">`` (a term, a
+    code sample the translator must leave as it is: nothing to translate)."""
+    free = [source.text or ""]
+    for child in source:
+        if not (_local(child.tag) == "mrk" and child.get("translate") == "no"):
+            free.append(_text(child)[0])
+        free.append(child.tail or "")
+    return not "".join(free).strip()
+
+
+def split_segment(doc: Any, index: int) -> list[Any] | None:
+    """Split segment ``index`` of ``doc`` (a whole unit, untranslated, several sentences)
+    into one segment a sentence, as a CAT tool does on import (``xliff_segment``): the new
+    ``DocSegment``s, numbered from ``index``, or None when it stays whole."""
+    from xlsearch.engine.tm.documents.xliff_segment import segment12, segment20
+
+    seg = doc.segments[index]
+    if seg.target.strip() or seg.locked:
+        return None
+    if isinstance(seg.ref, tuple):  # 1.2: a trans-unit without seg-source
+        tu, mid = seg.ref
+        if mid is not None or _child(tu, "seg-source") is not None:
+            return None
+        if segment12(tu, doc.src) is None:
+            return None
+        return _units12(tu, index, doc.src, False)
+    unit = seg.ref.getparent()
+    found = segment20(unit, doc.src) if unit is not None else None
+    if found is None:
+        return None
+    doc.resegmented.append(found)
+    return _segments20(unit, index)
 
 
 def _translatable(tu: Any) -> bool:
@@ -170,16 +243,16 @@ def _child(elem: Any, name: str) -> Any:
     return None
 
 
-def _units12(tu: Any, start: int, lang: str = "") -> list[Any]:
+def _units12(tu: Any, start: int, lang: str = "", split: bool = True) -> list[Any]:
     """The segments of one 1.2 trans-unit: one, or one per ``seg-source`` ``mrk`` — which an
-    untranslated paragraph unit gets, one a sentence, as a CAT tool segments it on import
-    (``xliff_segment``; written to the file only with a target)."""
+    untranslated paragraph unit gets with ``split``, one a sentence, as a CAT tool segments
+    it on import (``xliff_segment``; written to the file only with a target)."""
     from xlsearch.engine.tm.documents import DocSegment
 
     target = _child(tu, "target")
     state = target.get("state", "") if target is not None else ""
     seg_source = _child(tu, "seg-source")
-    if seg_source is None and (target is None or not _text(target)[0]):
+    if split and seg_source is None and (target is None or not _text(target)[0]):
         from xlsearch.engine.tm.documents.xliff_segment import segment12
 
         seg_source = segment12(tu, lang)
