@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -197,7 +196,14 @@ class JobsMixin:
         cancel: CancelToken | None = None,
         *,
         tgt_collection: str | None = None,
+        k: int = 4,
+        margin: str = "ratio",
+        retrieval: str = "max",
+        exact: bool = True,
     ) -> list[MinedPair]:
+        """Parallel pairs by margin score (Artetxe & Schwenk 2019), best first;
+        ``self.mined`` then holds the run's figures (``src``, ``tgt`` segments, ``pairs`` …).
+        ``exact=False``: approximate (IVF) neighbours for big sides."""
         from xlsearch.engine.search.mining import mine_store
 
         encoder = self.encoder()
@@ -209,10 +215,15 @@ class JobsMixin:
                 tgt,
                 collection=collection,
                 tgt_collection=tgt_collection,
+                k=k,
+                margin=margin,
+                retrieval=retrieval,
                 threshold=threshold,
+                exact=exact,
                 on_progress=on_progress,
                 cancel=cancel,
             )
+        self.mined: dict[str, Any] = dict(mined.stats)
         return [
             MinedPair(
                 p["src_id"],
@@ -251,26 +262,8 @@ class JobsMixin:
         return save_alignment(alignment, collection, path)
 
     def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
-        """Write hits (with their translations) or mined pairs as TMX, XLIFF 1.2 or TSV.
+        """Write hits (with their translations) or mined pairs as TMX, XLIFF 1.2 or TSV
+        (``hits.write_export``; hits as TSV: the search screen's columns)."""
+        from xlsearch.service.hits import write_export
 
-        Hits as TSV: a header and one row per hit (``api.hit_rows``: the screen's columns)."""
-        from xlsearch.engine.export.writer import ExportUnit, write_units
-        from xlsearch.service.api import write_hit_table
-
-        if fmt.lower().lstrip(".") == "tsv" and items and all(isinstance(i, Hit) for i in items):
-            return write_hit_table(items, path)  # type: ignore[arg-type]
-
-        units = []
-        for item in items:
-            if isinstance(item, MinedPair):
-                segments = [(item.src_lang, item.src_text), (item.tgt_lang, item.tgt_text)]
-            else:
-                segments = [(item.lang, item.text), *item.translations.items()]
-            units.append(ExportUnit(segments, {"x-score": f"{item.score:.4f}"}))
-        counts = Counter(lang for u in units for lang in {lg for lg, _ in u.segments})
-        # TSV columns: the languages every unit has (else the two most frequent).
-        langs = [lang for lang, n in counts.most_common() if n == len(units)]
-        if len(langs) < 2:
-            langs = [lang for lang, _ in counts.most_common(2)]
-        cols = langs if fmt == "tsv" else langs[:2] if fmt in ("xliff", "xlf") else None
-        return write_units(Path(path).expanduser(), units, fmt, cols)
+        return write_export(items, path, fmt)

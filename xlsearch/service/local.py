@@ -38,12 +38,20 @@ class LocalEngine(JobsMixin):
     """The real engine behind the TUI (``store_path`` None = the user's store).
 
     ``model``: a session model used instead of the saved active model until the user picks
-    one with ``set_active_model`` (``xlsearch demo`` opens the app on the demo student).
+    one with ``set_active_model`` (``xlsearch demo`` opens the app on the demo student, a
+    command's ``--model`` searches with its model).
     """
 
-    def __init__(self, store_path: str | Path | None = None, model: str | None = None) -> None:
+    def __init__(
+        self,
+        store_path: str | Path | None = None,
+        model: str | None = None,
+        encoder_options: dict[str, Any] | None = None,
+    ) -> None:
         self.store_path = store_path
         self.session_model = model
+        self.encoder_options = dict(encoder_options or {})
+        """Loading options over the settings' (``device``, ``batch_size``, ``precision`` …)."""
         self._lock = threading.Lock()
         self._encoders: dict[str, Any] = {}
         self._index_cache: dict[str, dict[str, Any]] = {}
@@ -71,22 +79,30 @@ class LocalEngine(JobsMixin):
                 from xlsearch.engine.runtime.settings import Settings
 
                 s = Settings.load()
-                enc = load_encoder(
-                    spec,
-                    device=s.device,
-                    batch_size=s.batch_size,
-                    max_seq_length=s.max_seq_length,
-                    quantize=s.quantize,
-                    threads=s.threads,
-                )
+                options = {
+                    "device": s.device,
+                    "batch_size": s.batch_size,
+                    "max_seq_length": s.max_seq_length,
+                    "quantize": s.quantize,
+                    "threads": s.threads,
+                    **self.encoder_options,
+                }
+                enc = load_encoder(spec, **options)
                 self._encoders[spec] = enc
             return enc
 
-    def _searcher(self, store: Any, spec: str | None = None, **kwargs: Any) -> Any:
+    def _searcher(
+        self, store: Any, spec: str | None = None, *, load: bool = True, **kwargs: Any
+    ) -> Any:
+        """A ``Searcher`` with the cached encoder (``load=False``: loaded only if a search
+        needs it, e.g. not for a lexical one)."""
         from xlsearch.engine.search.searcher import Searcher
 
         spec = spec or self.active_model()
-        searcher = Searcher(store, self.encoder(spec), **kwargs)
+        if load:
+            searcher = Searcher(store, self.encoder(spec), **kwargs)
+        else:
+            searcher = Searcher(store, None, model=spec, **kwargs)
         # Share opened indexes across calls; the Searcher re-checks them against the store.
         searcher._indexes = self._index_cache.setdefault(spec, {})
         return searcher
@@ -112,12 +128,16 @@ class LocalEngine(JobsMixin):
         where: str | UnitFilter = "",
         *,
         variants: bool = False,
+        documents: Sequence[int] | None = None,
+        case_sensitive: bool = False,
+        repair: bool = True,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> list[Hit]:
         """One hit per translation unit (``variants``: every matching segment). Collections
         without an index for the model are indexed on the spot (``on_progress`` sees it, a
-        ``notice`` event first); ``self.notices`` then says so."""
+        ``notice`` event first); ``self.notices`` then says so. ``repair=False`` refuses a
+        stale or missing index instead. Lexical modes load no model."""
         from xlsearch.engine.store.units import UnitFilter
 
         units = where if isinstance(where, UnitFilter) else UnitFilter.parse(where)
@@ -125,13 +145,21 @@ class LocalEngine(JobsMixin):
         if not query.strip():
             return []
         with self._store() as store:
-            searcher = self._searcher(store, on_progress=on_progress, cancel=cancel)
+            searcher = self._searcher(
+                store,
+                load=mode in ("semantic", "hybrid"),
+                repair=repair,
+                on_progress=on_progress,
+                cancel=cancel,
+            )
             raw = searcher.search(
                 query,
                 k,
                 mode=mode,
                 langs=list(langs) or None,
                 collection=collection,
+                documents=documents,
+                case_sensitive=case_sensitive,
                 units=units or None,
                 variants=variants,
             )
@@ -146,9 +174,33 @@ class LocalEngine(JobsMixin):
                 h.collection,
                 {t["lang"]: t["text"] for t in reversed(h.translations)},
                 h.unit,
+                h.path,
+                h.document_id,
+                h.tu_id,
+                [dict(t) for t in h.translations],
             )
             for h in raw
         ]
+
+    def model_label(self, spec: str | None = None) -> str:
+        """A short name of the model (folder name, or ``bundled:teacher``), loading it."""
+        from xlsearch.engine.search.searcher import model_label
+
+        return model_label(self.encoder(spec))
+
+    def why_no_hits(self, collection: str | None, langs: Sequence[str] = ()) -> str | None:
+        """The plain reason a search found nothing, when there is one: an empty store or
+        collection, or language tags that match no stored language (``jp`` for ``ja``)."""
+        from xlsearch.engine.lang.tags import tag_matches
+
+        with self._store() as store:
+            have = store.languages(collection)
+        where = f"collection '{collection}'" if collection else "the store"
+        if not have:
+            return f"{where} is empty: xlsearch import FILE… --collection NAME"
+        if langs and not any(tag_matches(want, tag) for want in langs for tag in have):
+            return f"{where} has no segment in {', '.join(langs)}; it has {', '.join(have)}"
+        return None
 
     def detect_language(self, text: str) -> str:
         """The language code of ``text`` (py3langid), e.g. to pick the translation shown."""
@@ -316,16 +368,41 @@ class LocalEngine(JobsMixin):
         model: str | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        *,
+        kind: str = "auto",
+        rebuild: bool = False,
     ) -> IndexStatus:
+        """Create or update ``collection``'s index (``kind``: auto, flat, hnsw, ivf, sq8,
+        ivfpq; ``rebuild``: from scratch, cached vectors reused)."""
         from xlsearch.engine.index.manager import build_index
 
         spec = model or self.active_model()
         encoder = self.encoder(spec)
         with self._store() as store:
-            oi = build_index(store, encoder, collection, on_progress=on_progress, cancel=cancel)
+            oi = build_index(
+                store,
+                encoder,
+                collection,
+                kind=kind,
+                rebuild=rebuild,
+                on_progress=on_progress,
+                cancel=cancel,
+            )
             n = store.count_segments(collection=collection)
         self._index_cache.get(spec, {}).pop(collection, None)
-        return IndexStatus(collection, spec, "fresh", int(oi.vi.ntotal), n)
+        st = oi.stats
+        return IndexStatus(
+            collection,
+            spec,
+            "fresh",
+            int(oi.vi.ntotal),
+            n,
+            oi.vi.kind,
+            int(st.get("added", 0)),
+            int(st.get("removed", 0)),
+            bool(st.get("rebuilt")),
+            str(oi.folder),
+        )
 
     def delete_collection(self, name: str) -> None:
         with self._store() as store:
