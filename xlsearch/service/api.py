@@ -135,6 +135,11 @@ class ImportReport:
     languages: list[str] = field(default_factory=list)
     status: str = "imported"
     """``imported``, ``updated``, ``unchanged`` or ``failed`` (problems say why)."""
+    removed: int = 0
+    """Segments removed (a changed file re-imported)."""
+    warnings: int = 0
+    """Problems in all (``problems`` holds the first of them)."""
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -289,6 +290,51 @@ class LocalEngine(JobsMixin):
         with self._store() as store:
             return sorted(store.languages())
 
+    def import_file(
+        self,
+        path: str | Path,
+        collection: str,
+        fmt: str | None = None,
+        langs: Sequence[str] | str | None = None,
+        *,
+        paragraphs: bool = False,
+        encoding: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> ImportReport:
+        """Import one file (re-importing an unchanged file does nothing, a changed one updates
+        what changed); a bad file raises. ``fmt``: the importer (default: by extension);
+        ``langs``: what the file leaves unsaid (see ``xlsearch import --lang``); ``paragraphs``:
+        split text paragraphs into sentences; ``encoding``: the file's codec."""
+        with self._store() as store:
+            r = store.import_file(
+                path,
+                collection,
+                fmt,
+                langs,
+                on_progress=on_progress,
+                cancel=cancel,
+                paragraphs=paragraphs,
+                encoding=encoding,
+            )
+            found: list[str] = []
+            if r.document_id is not None:
+                doc = [d for d in store.documents(collection) if d["id"] == r.document_id]
+                found = list(doc[0]["languages"]) if doc else []
+        return ImportReport(
+            str(r.path),
+            collection,
+            r.added,
+            r.segments,
+            r.skipped,
+            list(r.warnings),
+            found,
+            r.status,
+            r.removed,
+            r.warning_count,
+            r.seconds,
+        )
+
     def import_files(
         self,
         paths: Sequence[str],
@@ -303,39 +349,40 @@ class LocalEngine(JobsMixin):
         from xlsearch.engine.errors import CancelledError
 
         reports = []
-        with self._store() as store:
-            for path in paths:
-                try:
-                    r = store.import_file(
-                        path, collection, langs=langs, on_progress=on_progress, cancel=cancel
-                    )
-                except CancelledError:
-                    raise
-                except XLSearchError as exc:
-                    reports.append(
-                        ImportReport(str(path), collection, problems=[str(exc)], status="failed")
-                    )
-                    continue
-                problems = list(r.warnings)
-                if r.warning_count > len(problems):
-                    problems.append(f"… {r.warning_count - len(problems)} more")
-                langs: list[str] = []
-                if r.document_id is not None:
-                    doc = [d for d in store.documents(collection) if d["id"] == r.document_id]
-                    langs = list(doc[0]["languages"]) if doc else []
-                reports.append(
-                    ImportReport(
-                        str(path),
-                        collection,
-                        r.added,
-                        r.segments,
-                        r.skipped,
-                        problems,
-                        langs,
-                        r.status,
-                    )
+        for path in paths:
+            try:
+                r = self.import_file(
+                    path, collection, langs=langs, on_progress=on_progress, cancel=cancel
                 )
+            except CancelledError:
+                raise
+            except XLSearchError as exc:
+                reports.append(
+                    ImportReport(str(path), collection, problems=[str(exc)], status="failed")
+                )
+                continue
+            problems = list(r.problems)
+            if r.warnings > len(problems):
+                problems.append(f"… {r.warnings - len(problems)} more")
+            reports.append(replace(r, path=str(path), problems=problems))
         return reports
+
+    def collection_rows(self) -> list[dict[str, Any]]:
+        """The collections as the store lists them (``id``, ``name``, ``documents``,
+        ``segments``, ``languages`` with segment counts …): plain data, JSON-ready."""
+        with self._store() as store:
+            return store.collections()
+
+    def document_rows(self, collection: str) -> list[dict[str, Any]]:
+        """One collection's documents as the store lists them (``id``, ``path``, ``format``,
+        ``segment_count``, ``languages`` with counts, ``imported_at`` …); an unknown name
+        raises ``DataError``."""
+        from xlsearch.engine.errors import DataError
+
+        with self._store() as store:
+            if store.collection_id(collection) is None:
+                raise DataError(f"no collection named {collection!r}")
+            return store.documents(collection)
 
     def index_status(self) -> list[IndexStatus]:
         """Per collection: the active model's index, plus other models that have one."""
@@ -404,11 +451,65 @@ class LocalEngine(JobsMixin):
             str(oi.folder),
         )
 
-    def delete_collection(self, name: str) -> None:
+    def delete_collection(self, name: str) -> str:
+        """Delete a collection, its documents and its index folders (every model's);
+        returns what went, in one line."""
+        from xlsearch.engine.index.files import collection_folders
+        from xlsearch.engine.index.vectors import human_bytes
+
+        folders = collection_folders(name)
+        size = sum(f.stat().st_size for d in folders for f in d.rglob("*") if f.is_file())
         with self._store() as store:
-            store.delete_collection(name)
+            n = store.delete_collection(name)
         for cache in self._index_cache.values():
             cache.pop(name, None)
+        return (
+            f"deleted collection {name!r} ({n:,} segments; "
+            f"{len(folders)} index folder(s), {human_bytes(size)} removed)"
+        )
+
+    def delete_document(self, document_id: int) -> str:
+        """Delete one document and its segments; returns what went, in one line."""
+        with self._store() as store:
+            n = store.delete_document(document_id)
+        return f"deleted document {document_id} ({n:,} segments)"
+
+    def export_collection(
+        self,
+        path: str | Path,
+        collection: str | None = None,
+        langs: Sequence[str] | None = None,
+        fmt: str | None = None,
+        *,
+        xliff_version: str = "1.2",
+        units: UnitFilter | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        """Write a collection's (default: every) translation units as TMX, XLIFF or TSV
+        (``fmt``, else from the name); returns the engine's ``ExportReport`` (``describe()``
+        says what was written and what was left out). XLIFF needs ``langs`` source,target."""
+        from xlsearch.engine.errors import ConfigError
+        from xlsearch.engine.export.writer import export_format, export_store
+
+        with self._store() as store:
+            if export_format(path, fmt) == "xliff" and (not langs or len(langs) != 2):
+                known = sorted({lg for c in store.collections() for lg in c["languages"]})
+                raise ConfigError(
+                    "XLIFF is bilingual: pass --lang SOURCE,TARGET",
+                    hint=f"languages in the store: {', '.join(known) or 'none'}",
+                )
+            return export_store(
+                store,
+                Path(path),
+                collection,
+                list(langs) if langs else None,
+                fmt,
+                on_progress=on_progress,
+                cancel=cancel,
+                xliff_version=xliff_version,
+                units=units,
+            )
 
     # -- models --------------------------------------------------------------------
     def _catalog(self) -> list[Any]:
