@@ -545,6 +545,24 @@ class LocalEngine(JobsMixin):
             for m in self._catalog()
         ]
 
+    def unfinished_runs(self) -> list[ModelEntry]:
+        """Distillation runs stopped before their model was written (resumable)."""
+        from xlsearch.engine.models.catalog import list_models
+
+        return [
+            ModelEntry(r.spec, r.name, str(r.card.get("kind", "")), card=r.card)
+            for r in list_models(unfinished=True)
+        ]
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        model: str | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> Any:
+        """Sentence embeddings of ``texts`` (a float32 array, one row per text)."""
+        return self.encoder(model).encode(list(texts), on_progress=on_progress)
+
     def active_model(self) -> str:
         """The session model if one was given, else the saved active model."""
         from xlsearch.engine.models.catalog import active_model
