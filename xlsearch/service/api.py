@@ -214,6 +214,15 @@ class DistillResult:
     checkpoint: str = ""
     history: list[dict[str, Any]] = field(default_factory=list)
     """Dev evaluations of the run (``step``, ``dev_acc``, ``dev_mse`` …)."""
+    steps: int = 0
+    max_steps: int = 0
+    planned_steps: int = 0
+    """Steps planned before the schedule was fitted to the time limit."""
+    stopped_early: bool = False
+    """The time limit was reached (resumable)."""
+    metrics: dict[str, Any] = field(default_factory=dict)
+    """The best dev metrics (``dev_acc``, ``dev_mse``)."""
+    pairs_per_s: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -81,8 +81,13 @@ class JobsMixin:
         config: DistillConfig,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        *,
+        options: dict[str, Any] | None = None,
     ) -> DistillResult:
-        """Train a student; a cancel returns with ``cancelled`` (a checkpoint is kept)."""
+        """Train a student; a cancel returns with ``cancelled`` (a checkpoint is kept).
+
+        ``options``: further settings of the engine's ``DistillConfig`` (``xlsearch distill``
+        passes every flag), over what ``config`` says."""
         from xlsearch.engine.distill import DistillConfig as EngineConfig
         from xlsearch.engine.distill import distill
         from xlsearch.engine.models.cards import read_card
@@ -91,10 +96,10 @@ class JobsMixin:
         if config.use_collection:
             train += self._tm_files(config.use_collection)
         student = config.student
-        if student not in ("static", "teacher", "auto"):
+        if student not in ("static", "teacher", "auto") and not student.startswith("checkpoint:"):
             student = f"checkpoint:{student}"
         out = config.output if "/" in config.output else ""
-        cfg = EngineConfig(
+        settings: dict[str, Any] = dict(
             train=train,
             teacher=config.teacher,
             student=student,
@@ -107,9 +112,22 @@ class JobsMixin:
             time_limit_min=config.time_limit_min or None,  # 0: the preset's
             device=config.device,
         )
-        r = distill(cfg, on_progress, cancel, resume=config.resume)
+        settings.update(options or {})
+        r = distill(EngineConfig(**settings), on_progress, cancel, resume=config.resume)
         card = read_card(r.out) if Path(r.out).is_dir() else {}
-        return DistillResult(str(r.out), card, r.cancelled, str(r.run_dir), list(r.history))
+        return DistillResult(
+            str(r.out),
+            card,
+            r.cancelled,
+            str(r.run_dir),
+            list(r.history),
+            r.steps,
+            r.max_steps,
+            r.planned_steps,
+            r.stopped_early,
+            dict(r.metrics),
+            r.pairs_per_s,
+        )
 
     def evaluate(
         self,

@@ -577,6 +577,14 @@ class LocalEngine(JobsMixin):
         self.session_model = None
         return resolved
 
+    def use_name(self, path: str | Path) -> str:
+        """What to give ``set_active_model`` (``xlsearch models --use``) for a model folder:
+        its name when it lies in the models folder, else its path."""
+        from xlsearch.engine.runtime import locations
+
+        p = Path(path)
+        return p.name if p.parent.resolve() == locations.models_dir().resolve() else str(p)
+
     def model_card(self, spec: str) -> dict[str, Any]:
         from xlsearch.engine.models.cards import read_card, resolve_model_path
 
