@@ -198,6 +198,55 @@ class JobsMixin:
         save_results(report, model)
         return self._eval_report(model, report)
 
+    def run_benchmarks(
+        self,
+        model: str,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+        **benchmarks: Any,
+    ) -> Any:
+        """The evaluation suite on ``model`` with the benchmarks given (``tatoeba_dir``,
+        ``langs``, ``sts_files``, ``sts17_dir``, ``bucc_dir``, ``mse_file`` … and ``device``,
+        ``quantize``, ``batch_size``): the engine's report (``to_text``, ``to_markdown``,
+        ``to_json``). Nothing is stored: see ``save_benchmarks``."""
+        from xlsearch.engine.evaluation.suite import run_suite
+
+        return run_suite(model, **benchmarks, on_progress=on_progress, cancel=cancel)
+
+    def save_benchmarks(self, report: Any, model: str) -> Path:
+        """Store a report's figures in the model's card (the bundled teacher's in the data
+        folder); returns where."""
+        from xlsearch.engine.evaluation.suite import save_results
+
+        return save_results(report, model)
+
+    def compare_models(self, models: Sequence[str], reports: Sequence[Any] | None = None) -> Any:
+        """Models side by side (``to_text``, ``to_markdown``, ``to_dict``): from fresh
+        ``reports`` in the same order, else from their stored results."""
+        from xlsearch.engine.evaluation.suite import compare
+
+        return compare(list(models), list(reports) if reports is not None else None)
+
+    def calibrate_sts(
+        self,
+        sts_file: str,
+        model: str | None = None,
+        *,
+        save: bool = True,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> dict[str, Any]:
+        """Fit ``model``'s 0-5 STS score curve on an STS file (and, ``save``, store it with
+        the model): knots ``x``/``y``, ``data``, ``pairs``, ``spearman``, ``mae`` and
+        ``mae_fallback``, and the model's ``id``."""
+        from xlsearch.engine.evaluation import sts_calibration as calibration
+
+        encoder = self.encoder(model)
+        cal = calibration.calibrate(
+            encoder, sts_file, save=save, on_progress=on_progress, cancel=cancel
+        )
+        return {**cal, "id": encoder.id}
+
     @staticmethod
     def _eval_report(model: str, report: Any) -> EvalReport:
         titles = {t.key: t.title for t in report.tables}
