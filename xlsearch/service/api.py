@@ -237,6 +237,32 @@ class EvalReport:
 
 
 @dataclass(frozen=True)
+class AlignmentSaved:
+    """Where an alignment went (``save_alignment``)."""
+
+    written: int = 0
+    """Units (or beads, for a .beads file) written to ``path``."""
+    path: str = ""
+    beads: int = 0
+    """Beads written to ``beads_path``."""
+    beads_path: str = ""
+    imported: ImportReport | None = None
+    """The import of its TMX into a collection."""
+
+    def summary(self, collection: str = "") -> str:
+        """One line: ``N written to PATH; S segments in collection 'c' (status)``."""
+        parts = []
+        if self.path:
+            parts.append(f"{self.written:,} written to {self.path}")
+        if self.beads_path:
+            parts.append(f"{self.beads:,} beads written to {self.beads_path}")
+        if self.imported is not None:
+            r = self.imported
+            parts.append(f"{r.segments:,} segments in collection {collection!r} ({r.status})")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
 class MinedPair:
     src_id: int
     tgt_id: int

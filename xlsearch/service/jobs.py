@@ -9,10 +9,12 @@ from typing import Any
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.service.api import (
+    AlignmentSaved,
     DistillConfig,
     DistillResult,
     EvalReport,
     Hit,
+    ImportReport,
     MinedPair,
     TsvPreview,
 )
@@ -313,20 +315,85 @@ class JobsMixin:
         presplit: bool = False,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        *,
+        max_side: int | None = None,
+        max_total: int | None = None,
+        del_penalty: float | None = None,
+        lengths: bool = False,
+        outputs: Sequence[str | Path] = (),
     ) -> Any:
-        from xlsearch.engine.align import align_documents
+        """Align two documents (an ``engine.align.Alignment``; resumable after a cancel).
+
+        ``max_side``/``max_total``: most sentences on one side / in a bead; ``del_penalty``:
+        the cost of an unaligned sentence; ``lengths``: no model, Gale-Church sentence
+        lengths; ``outputs``: files it will be written to, their kind checked first."""
+        from xlsearch.engine.align import AlignConfig, Alignment, align_documents, align_lengths
+        from xlsearch.engine.align.output import output_format
         from xlsearch.engine.importers.document import read_document, require_text
 
+        for path in outputs:
+            output_format(path)  # an unknown kind fails now, not after the alignment
         src_doc = require_text(read_document(src, src_lang or None, presplit=presplit))
         tgt_doc = require_text(read_document(tgt, tgt_lang or None, presplit=presplit))
+        config = AlignConfig()
+        if max_side is not None:
+            config.max_side = max_side
+        if max_total is not None:
+            config.max_total = max_total
+        if del_penalty is not None:
+            config.del_penalty = del_penalty
+        if lengths:
+            beads = align_lengths(src_doc.sentences, tgt_doc.sentences, config)
+            return Alignment(src_doc, tgt_doc, beads, "lengths (Gale-Church)")
         return align_documents(
-            src_doc, tgt_doc, self.encoder(), on_progress=on_progress, cancel=cancel
+            src_doc, tgt_doc, self.encoder(), config, on_progress=on_progress, cancel=cancel
         )
 
-    def save_alignment(self, alignment: Any, collection: str = "", path: str = "") -> str:
-        from xlsearch.engine.align.output import save_alignment
+    def write_alignment(
+        self,
+        alignment: Any,
+        collection: str = "",
+        path: str | Path = "",
+        *,
+        beads_path: str | Path = "",
+        include_flagged: bool = True,
+    ) -> AlignmentSaved:
+        """Write the alignment to ``path`` (.tmx, .tsv: units; .beads: Vecalign's beads) and
+        ``beads_path``, and/or import it into ``collection`` (as the TMX of ``path``, else one
+        kept in the data folder). No sentence pair to save raises ``DataError``."""
+        from xlsearch.engine.align import write_beads
+        from xlsearch.engine.align.output import (
+            output_format,
+            require_pairs,
+            save_to_collection,
+            write_alignment,
+        )
 
-        return save_alignment(alignment, collection, path)
+        if collection or (path and output_format(path) != "beads"):
+            require_pairs(alignment, include_flagged)
+        written = beads = 0
+        if path:
+            written = write_alignment(alignment, path, include_flagged=include_flagged)
+        if beads_path:
+            write_beads(beads_path, alignment.beads)
+            beads = len(alignment.beads)
+        imported = None
+        if collection:
+            tmx = path if path and output_format(path) == "tmx" else None
+            r = save_to_collection(alignment, collection, tmx, include_flagged)
+            imported = ImportReport(
+                str(r.path), collection, r.added, r.segments, r.skipped, status=r.status
+            )
+        return AlignmentSaved(written, str(path or ""), beads, str(beads_path or ""), imported)
+
+    def save_alignment(self, alignment: Any, collection: str = "", path: str = "") -> str:
+        """Import the alignment into ``collection`` and/or write it to ``path``; returns a
+        one-line summary."""
+        from xlsearch.engine.errors import ConfigError
+
+        if not collection and not path:
+            raise ConfigError("nowhere to save the alignment", hint="give a collection or a file")
+        return self.write_alignment(alignment, collection, path).summary(collection)
 
     def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
         """Write hits (with their translations) or mined pairs as TMX, XLIFF 1.2 or TSV
