@@ -112,3 +112,10 @@ def unit_lines(unit: dict[str, Any]) -> list[str]:
     from xlsearch.engine.store.units import unit_lines as lines
 
     return lines(unit)
+
+
+def diff_markup(diff: Any) -> str:
+    """A match's word diff in wdiff notation: ``[-deleted-] {+inserted+}``."""
+    from xlsearch.engine.tm.fuzzy import diff_markup as markup
+
+    return markup(diff)

@@ -633,6 +633,43 @@ class LocalEngine(JobsMixin):
         return segments, collections
 
     # -- translating with the memory -------------------------------------------------
+    def _lookup(
+        self,
+        store: Any,
+        collection: str | None,
+        semantic: bool = True,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        """A ``Lookup`` over ``store`` with the cached encoder (none when not ``semantic``)."""
+        from xlsearch.engine.tm.lookup import Lookup
+
+        searcher = self._searcher(store, load=semantic, on_progress=on_progress, cancel=cancel)
+        return Lookup(store, collection=collection, semantic=semantic, searcher=searcher)
+
+    def check_languages(self, collection: str | None = None, **langs: str | None) -> None:
+        """A one-line ``ConfigError`` when ``collection`` does not exist or the memory has no
+        segment in a language asked for (``src="en"`` finds ``en-GB``; the keyword names the
+        option): otherwise a typo gives an empty or target-less result."""
+        from xlsearch.engine.errors import ConfigError
+        from xlsearch.engine.lang.tags import primary
+
+        with self._store() as store:
+            if collection and store.collection_id(collection) is None:
+                names = ", ".join(c["name"] for c in store.collections()) or "none yet"
+                raise ConfigError(
+                    f"no collection '{collection}' (--collection)",
+                    hint=f"collections: {names} (xlsearch collections lists them)",
+                )
+            have = store.languages(collection)
+        where = f"collection {collection}" if collection else "the memory"
+        for option, lang in langs.items():
+            if lang and not any(primary(tag) == primary(lang) for tag in have):
+                raise ConfigError(
+                    f"{where} has no segment in language '{lang}' (--{option})",
+                    hint=f"{where} has: {', '.join(sorted(have)) or 'nothing (import a memory)'}",
+                )
+
     def lookup(
         self,
         segment: str,
@@ -640,18 +677,27 @@ class LocalEngine(JobsMixin):
         tgt: str = "",
         collection: str | None = None,
         k: int = 5,
+        *,
+        cross: int = 3,
+        min_fuzzy: int = 0,
+        semantic: bool = True,
+        on_progress: ProgressCallback | None = None,
     ) -> Any:
-        from xlsearch.engine.tm.lookup import Lookup
-
+        """CAT matches of ``segment`` (``tm.lookup.LookupResult``): the best ``k`` in
+        ``src``, ``cross`` cross-language ones; ``min_fuzzy`` hides weaker ones;
+        ``semantic=False``: by fuzzy % alone, no model. With ``tgt`` a unit without that
+        language is no match (nothing to insert)."""
         with self._store() as store:
-            lk = Lookup(store, collection=collection, searcher=self._searcher(store))
-            # as analyze: a unit without the target language is nothing to insert
-            return lk.lookup(segment, src, tgt, k, require_target=bool(tgt))
+            lk = self._lookup(store, collection, semantic, on_progress)
+            return lk.lookup(
+                segment, src, tgt, k, cross, min_fuzzy=min_fuzzy, require_target=bool(tgt)
+            )
 
-    def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:
+    def open_document(self, path: str, src: str = "", tgt: str = "", fmt: str = "") -> Any:
+        """A document to translate (XLIFF, PO, text, DOCX; ``fmt`` default: by extension)."""
         from xlsearch.engine.tm.documents import open_document
 
-        return open_document(path, src or None, tgt or None)
+        return open_document(path, src or None, tgt or None, fmt or None)
 
     def analyze(
         self,
@@ -659,13 +705,44 @@ class LocalEngine(JobsMixin):
         collection: str | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        *,
+        threshold: float | None = None,
+        semantic: bool = True,
     ) -> Any:
+        """``tm.analysis.Analysis`` of ``doc`` against the memory: CAT bands and the
+        semantic band above ``threshold`` (default ``SEMANTIC_THRESHOLD``);
+        ``semantic=False``: CAT bands only, no model. ``on_progress`` also sees a collection
+        indexed on the spot."""
         from xlsearch.engine.tm.analysis import analyze
-        from xlsearch.engine.tm.lookup import Lookup
+        from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD
 
         with self._store() as store:
-            lk = Lookup(store, collection=collection, searcher=self._searcher(store))
-            return analyze(doc, lk, on_progress=on_progress, cancel=cancel)
+            lk = self._lookup(store, collection, semantic, on_progress, cancel)
+            return analyze(
+                doc,
+                lk,
+                threshold=SEMANTIC_THRESHOLD if threshold is None else threshold,
+                on_progress=on_progress,
+                cancel=cancel,
+            )
+
+    def pretranslate(
+        self,
+        doc: Any,
+        analysis: Any,
+        *,
+        min_fuzzy: int = 75,
+        semantic: bool = True,
+        overwrite: bool = False,
+    ) -> int:
+        """Write the best match per segment into ``doc`` (fuzzy ≥ ``min_fuzzy``, else a
+        semantic match when ``semantic``), marked for review; existing targets are kept
+        unless ``overwrite``. Returns the segments filled."""
+        from xlsearch.engine.tm.analysis import pretranslate
+
+        return pretranslate(
+            doc, analysis, min_fuzzy=min_fuzzy, semantic=semantic, overwrite=overwrite
+        )
 
     def save_document(self, doc: Any, path: str = "") -> str:
         return str(doc.save(path or None))
