@@ -41,16 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _configure_threads() -> None:
-    """The CPU thread policy, before any command imports torch (engine/runtime/cpu.py)."""
-    from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.runtime.cpu import configure_threads
-    from xlsearch.engine.runtime.settings import Settings
+    """The CPU thread policy, before any command imports torch (service/runtime.py)."""
+    from xlsearch.service.runtime import configure_threads
 
-    try:
-        threads = Settings.load().threads
-    except ConfigError:  # reported by the commands that read the settings
-        threads = 0
-    configure_threads(threads)
+    configure_threads()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
