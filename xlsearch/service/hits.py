@@ -87,8 +87,8 @@ def write_export(
             rows = hit_rows(hits)
             return write_tsv(out, rows[0], rows[1:])
         cols = list(langs or item_languages(hits))
-        return write_tsv(out, ["rank", "score", *cols, "collection", "document"],
-                         _language_table(hits, cols))  # fmt: skip
+        header = ["rank", "score", *cols, "collection", "document"]
+        return write_tsv(out, header, _language_table(hits, cols))
     units = []
     for item in items:
         props = {"x-score": f"{item.score:.4f}"}
