@@ -1,7 +1,9 @@
-"""Command-line interface: the same engine calls the TUI makes, with progress bars.
+"""Command-line interface: the same service calls the TUI makes, with progress bars.
 
 Each command group lives in ``xlsearch/commands/<group>.py`` with ``register(subparsers)``;
-command modules import the engine only inside their handlers so ``--help`` stays light.
+command modules reach the engine only through ``xlsearch.service`` (error and progress types
+aside; an import-linter contract checks it), imported inside their handlers so ``--help``
+stays light.
 """
 
 from __future__ import annotations
