@@ -4,7 +4,6 @@ schemas, and round trips TMX → store → TMX/XLIFF that compare units and text
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from lxml import etree
@@ -142,20 +141,14 @@ def test_mined_pairs_to_xliff_keep_the_score(tmp_path: Path, version: str) -> No
 
 
 def test_search_hits_to_xliff(tmp_path: Path) -> None:
-    from xlsearch.engine.search.mining import write_hits
-    from xlsearch.service.api import Hit, MinedPair, write_export
+    from xlsearch.service import Hit, MinedPair, write_export
 
     hits = [
-        SimpleNamespace(
-            lang="de",
-            text="Der Zug",
-            score=0.9,
-            tu_id="1:0",
-            translations=[{"lang": "en", "text": "The train"}],
-        ),
-        SimpleNamespace(lang="de", text="Nur Deutsch", score=0.5, tu_id="1:1", translations=[]),
+        Hit(1, 0.9, "de", "Der Zug", translations={"en": "The train"}, tu_id="1:0"),
+        Hit(2, 0.5, "de", "Nur Deutsch", tu_id="1:1"),
     ]
-    out = write_hits(hits, tmp_path / "hits.xlf")
+    out = tmp_path / "hits.xlf"
+    assert write_export(hits, out) == 1
     doc = validate(out, "1.2")
     assert units_of(out, "xliff") == [{"de": "Der Zug", "en": "The train"}]
     assert doc.getroot()[0][1][0].get("resname") == "1:0"
@@ -175,7 +168,7 @@ def test_search_hits_to_xliff(tmp_path: Path) -> None:
         {"en": "Cat", "fr": "Chat"},
     ]
     with pytest.raises(ConfigError, match="exactly two languages"):
-        write_hits(hits[1:], tmp_path / "one-language.xlf")
+        write_export(hits[1:], tmp_path / "one-language.xlf")
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,9 @@
-"""Command-line interface: the same engine calls the TUI makes, with progress bars.
+"""Command-line interface: the same service calls the TUI makes, with progress bars.
 
 Each command group lives in ``xlsearch/commands/<group>.py`` with ``register(subparsers)``;
-command modules import the engine only inside their handlers so ``--help`` stays light.
+command modules reach the engine only through ``xlsearch.service`` (error and progress types
+aside; an import-linter contract checks it), imported inside their handlers so ``--help``
+stays light.
 """
 
 from __future__ import annotations
@@ -41,16 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _configure_threads() -> None:
-    """The CPU thread policy, before any command imports torch (engine/runtime/cpu.py)."""
-    from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.runtime.cpu import configure_threads
-    from xlsearch.engine.runtime.settings import Settings
+    """The CPU thread policy, before any command imports torch (service/runtime.py)."""
+    from xlsearch.service.runtime import configure_threads
 
-    try:
-        threads = Settings.load().threads
-    except ConfigError:  # reported by the commands that read the settings
-        threads = 0
-    configure_threads(threads)
+    configure_threads()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

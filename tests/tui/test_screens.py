@@ -355,7 +355,8 @@ async def test_mining_threshold_and_export(app, settle, tmp_path: Path):
         app.screen.query_one("#export-path", Input).value = str(out)
         await pilot.press("enter")
         await settle(pilot)
-        assert len(out.read_text(encoding="utf-8").splitlines()) == table.row_count + 1
+        # mined pairs as TSV are distillation input: one src<TAB>tgt row each, no header
+        assert len(out.read_text(encoding="utf-8").splitlines()) == table.row_count
 
 
 async def test_models_choose_active_and_flag_stale_indexes(app, engine, settle):

@@ -46,17 +46,9 @@ def register(sub: Any) -> None:
 def cmd_align(args: argparse.Namespace) -> int:
     """Align, write the outputs asked for, print a summary."""
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
-    from xlsearch.engine.align import AlignConfig, align_documents, align_lengths, write_beads
-    from xlsearch.engine.align.core import Alignment
-    from xlsearch.engine.align.output import (
-        output_format,
-        require_pairs,
-        save_to_collection,
-        write_alignment,
-    )
     from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.importers import langs_option
-    from xlsearch.engine.importers.document import read_document, require_text
+    from xlsearch.service.local import LocalEngine
+    from xlsearch.service.options import langs_option
 
     if not args.out and not args.collection and not args.beads and not args.show:
         raise ConfigError(
@@ -64,30 +56,30 @@ def cmd_align(args: argparse.Namespace) -> int:
         )
     src_lang = (langs_option(args.src_lang) or [None])[0]
     tgt_lang = (langs_option(args.tgt_lang) or [None])[0]
-    from xlsearch.engine.runtime.pathcheck import require_output
+    from xlsearch.service.shared import require_output
 
     if args.out:
-        require_output(args.out, "pairs.tmx")
-        output_format(args.out)  # an unknown kind fails now, not after the alignment
+        require_output(args.out, "pairs.tmx")  # a folder named as the output: now, not after
     if args.beads:
         require_output(args.beads, "doc.beads")
-    src = require_text(read_document(args.src, src_lang, presplit=args.presplit))
-    tgt = require_text(read_document(args.tgt, tgt_lang, presplit=args.presplit))
-    config = AlignConfig(max_side=args.max_side, max_total=args.max_total)
-    if args.del_penalty is not None:
-        config.del_penalty = args.del_penalty
+    engine = LocalEngine(model=args.model)
     bar = None if args.quiet else ProgressBar()
-    if args.lengths:
-        beads = align_lengths(src.sentences, tgt.sentences, config)
-        alignment = Alignment(src, tgt, beads, "lengths (Gale-Church)")
-    else:
-        from xlsearch.engine.models.catalog import active_model
-        from xlsearch.engine.models.encoder import load_encoder
-
-        encoder = load_encoder(args.model or active_model())
-        alignment = align_documents(src, tgt, encoder, config, on_progress=bar)
+    alignment = engine.align(
+        args.src,
+        args.tgt,
+        src_lang,
+        tgt_lang,
+        args.presplit,
+        on_progress=bar,
+        max_side=args.max_side,
+        max_total=args.max_total,
+        del_penalty=args.del_penalty,
+        lengths=args.lengths,
+        outputs=[args.out] if args.out else [],
+    )
     if bar:
         bar.close()
+    src, tgt = alignment.src, alignment.tgt
     for warning in alignment.warnings:
         print(f"notice: {warning}", file=sys.stderr)
     types = Counter(f"{len(b.src)}-{len(b.tgt)}" for b in alignment.beads)
@@ -103,25 +95,23 @@ def cmd_align(args: argparse.Namespace) -> int:
         s, t = alignment.texts(bead)
         mark = "!" if bead.flagged else " "
         print(f"{mark} {bead.line():<24} {s[:60]!r} | {t[:60]!r}")
-    keep = not args.skip_flagged
-    if args.collection or (args.out and output_format(args.out) != "beads"):
-        require_pairs(alignment, keep)
+    saved = engine.write_alignment(
+        alignment,
+        args.collection or "",
+        args.out or "",
+        beads_path=args.beads or "",
+        include_flagged=not args.skip_flagged,
+    )
     if args.out:
-        n = write_alignment(alignment, args.out, include_flagged=keep)
         print(
-            f"wrote {n:,} {'beads' if args.out.suffix in ('.beads', '.align') else 'units'}"
-            f" to {args.out}"
+            f"wrote {saved.written:,} "
+            f"{'beads' if args.out.suffix in ('.beads', '.align') else 'units'} to {args.out}"
         )
     if args.beads:
-        write_beads(args.beads, alignment.beads)
-        print(f"wrote {len(alignment.beads):,} beads to {args.beads}")
-    if args.collection:
-        tmx = args.out if args.out and args.out.suffix.lower() == ".tmx" else None
-        report = save_to_collection(alignment, args.collection, tmx, keep)
-        print(
-            f"{report.status} {report.path} in collection {args.collection!r}: "
-            f"{report.segments:,} segments"
-        )
+        print(f"wrote {saved.beads:,} beads to {args.beads}")
+    if saved.imported is not None:
+        r = saved.imported
+        print(f"{r.status} {r.path} in collection {args.collection!r}: {r.segments:,} segments")
     if not args.quiet and alignment.flagged:
         print(
             f"{alignment.flagged} low-confidence beads: check them in the app (Align screen)",

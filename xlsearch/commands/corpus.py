@@ -76,128 +76,99 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_export)
 
 
-def _expand(paths: list[Path]) -> list[Path]:
-    from xlsearch.engine.importers.base import _SUFFIXES
-
-    out: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            for f in sorted(path.rglob("*")):
-                sfx = [s.lower() for s in f.suffixes]
-                if sfx and sfx[-1] == ".gz":
-                    sfx = sfx[:-1]
-                if f.is_file() and not f.name.startswith(".") and sfx and sfx[-1] in _SUFFIXES:
-                    out.append(f)
-        else:
-            out.append(path)
-    return out
-
-
 def cmd_import(args: argparse.Namespace) -> int:
     """Import files; one line per file, warnings after it; exit 2 if any file failed."""
     from xlsearch.commands import error_line
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
-    from xlsearch.engine.errors import CancelledError, XLSearchError
-    from xlsearch.engine.store import Store
+    from xlsearch.engine.errors import CancelledError, StoreError, XLSearchError
+    from xlsearch.service.local import LocalEngine
+    from xlsearch.service.options import import_paths
 
-    files = _expand(args.files)
+    files = import_paths(args.files)
     if not files:
         from xlsearch.engine.errors import DataError
-        from xlsearch.engine.importers.base import _SUFFIXES
+        from xlsearch.service.options import importable_suffixes
 
         raise DataError(
             f"{', '.join(map(str, args.files))}: no file to import in this folder",
-            hint=f"xlsearch imports {' '.join(sorted(_SUFFIXES))} (also .gz)",
+            hint=f"xlsearch imports {' '.join(importable_suffixes())} (also .gz)",
         )
     failed = 0
-    with Store() as store:
-        for path in files:
-            bar = None if args.quiet else ProgressBar()
-            try:
-                report = store.import_file(
-                    path,
-                    args.collection,
-                    args.format,
-                    args.lang,
-                    on_progress=bar,
-                    paragraphs=args.paragraphs,
-                    encoding=args.encoding,
-                )
-            except CancelledError:
-                raise
-            except XLSearchError as exc:
-                if bar:
-                    bar.close()
-                print(error_line(exc), file=sys.stderr)
-                failed += 1
-                continue
+    engine = LocalEngine()
+    for path in files:
+        bar = None if args.quiet else ProgressBar()
+        try:
+            report = engine.import_file(
+                path,
+                args.collection,
+                args.format,
+                args.lang,
+                on_progress=bar,
+                paragraphs=args.paragraphs,
+                encoding=args.encoding,
+            )
+        except (CancelledError, StoreError):  # the store itself failed: stop here
+            raise
+        except XLSearchError as exc:
             if bar:
                 bar.close()
-            change = f"+{report.added} -{report.removed}" if report.status != "unchanged" else "="
-            print(
-                f"{report.status:<9} {report.path}: {change} ({report.segments:,} segments, "
-                f"{report.seconds:.1f}s)"
-                + (f", {report.warning_count} warnings" if report.warning_count else "")
-            )
-            if not args.quiet:
-                for warning in report.warnings[:10]:
-                    print(f"  warning: {warning}", file=sys.stderr)
-                if report.warning_count > 10:
-                    print(f"  … {report.warning_count - 10} more warnings", file=sys.stderr)
+            print(error_line(exc), file=sys.stderr)
+            failed += 1
+            continue
+        if bar:
+            bar.close()
+        change = f"+{report.added} -{report.removed}" if report.status != "unchanged" else "="
+        print(
+            f"{report.status:<9} {report.path}: {change} ({report.segments:,} segments, "
+            f"{report.seconds:.1f}s)" + (f", {report.warnings} warnings" if report.warnings else "")
+        )
+        if not args.quiet:
+            for warning in report.problems[:10]:
+                print(f"  warning: {warning}", file=sys.stderr)
+            if report.warnings > 10:
+                print(f"  … {report.warnings - 10} more warnings", file=sys.stderr)
     return 2 if failed else 0
 
 
 def cmd_collections(args: argparse.Namespace) -> int:
     """Print collections (or one collection's documents)."""
-    from xlsearch.engine.errors import DataError
-    from xlsearch.engine.store import Store
+    from xlsearch.service.local import LocalEngine
 
-    with Store() as store:
-        if args.name:
-            if store.collection_id(args.name) is None:
-                raise DataError(f"no collection named {args.name!r}")
-            docs = store.documents(args.name)
-            if args.json:
-                print(json.dumps(docs, ensure_ascii=False, indent=2))
-                return 0
-            for d in docs:
-                langs = ", ".join(f"{k} {v:,}" for k, v in d["languages"].items())
-                print(f"{d['id']:>5}  {d['format']:<6} {d['segment_count']:>9,}  {d['path']}")
-                print(f"{'':>13}{langs}  (imported {d['imported_at']})")
-            return 0
-        cols = store.collections()
+    engine = LocalEngine()
+    if args.name:
+        docs = engine.document_rows(args.name)
         if args.json:
-            print(json.dumps(cols, ensure_ascii=False, indent=2))
+            print(json.dumps(docs, ensure_ascii=False, indent=2))
             return 0
-        if not cols:
-            print("no collections yet: xlsearch import FILE… [--collection NAME]")
-            return 0
-        print(f"{'collection':<20} {'docs':>5} {'segments':>10}  languages")
-        for c in cols:
-            langs = ", ".join(f"{k} {v:,}" for k, v in list(c["languages"].items())[:8])
-            more = " …" if len(c["languages"]) > 8 else ""
-            print(f"{c['name']:<20} {c['documents']:>5} {c['segments']:>10,}  {langs}{more}")
+        for d in docs:
+            langs = ", ".join(f"{k} {v:,}" for k, v in d["languages"].items())
+            print(f"{d['id']:>5}  {d['format']:<6} {d['segment_count']:>9,}  {d['path']}")
+            print(f"{'':>13}{langs}  (imported {d['imported_at']})")
+        return 0
+    cols = engine.collection_rows()
+    if args.json:
+        print(json.dumps(cols, ensure_ascii=False, indent=2))
+        return 0
+    if not cols:
+        print("no collections yet: xlsearch import FILE… [--collection NAME]")
+        return 0
+    print(f"{'collection':<20} {'docs':>5} {'segments':>10}  languages")
+    for c in cols:
+        langs = ", ".join(f"{k} {v:,}" for k, v in list(c["languages"].items())[:8])
+        more = " …" if len(c["languages"]) > 8 else ""
+        print(f"{c['name']:<20} {c['documents']:>5} {c['segments']:>10,}  {langs}{more}")
     return 0
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
     """Delete a collection or a document."""
-    from xlsearch.engine.index.files import collection_folders
-    from xlsearch.engine.index.vectors import human_bytes
-    from xlsearch.engine.store import Store
+    from xlsearch.service.local import LocalEngine
 
-    with Store() as store:
-        if args.collection:
-            folders = collection_folders(args.collection)
-            size = sum(f.stat().st_size for d in folders for f in d.rglob("*") if f.is_file())
-            n = store.delete_collection(args.collection)
-            print(
-                f"deleted collection {args.collection!r} ({n:,} segments; "
-                f"{len(folders)} index folder(s), {human_bytes(size)} removed)"
-            )
-        else:
-            n = store.delete_document(args.document)
-            print(f"deleted document {args.document} ({n:,} segments)")
+    engine = LocalEngine()
+    if args.collection:
+        print(engine.delete_collection(args.collection))
+    else:
+        print(engine.delete_document(args.document))
     return 0
 
 
@@ -205,29 +176,20 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Export translation units of a collection; says what it left out."""
     from xlsearch.commands.progress import progress_display
     from xlsearch.commands.search import unit_filter
-    from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.export.writer import export_format, export_store
-    from xlsearch.engine.importers import langs_option
-    from xlsearch.engine.store import Store
+    from xlsearch.service.local import LocalEngine
+    from xlsearch.service.options import langs_option
 
     langs = langs_option(args.lang) or None
-    with Store() as store:
-        if export_format(args.out, args.format) == "xliff" and (not langs or len(langs) != 2):
-            known = sorted({lg for c in store.collections() for lg in c["languages"]})
-            raise ConfigError(
-                "XLIFF is bilingual: pass --lang SOURCE,TARGET",
-                hint=f"languages in the store: {', '.join(known) or 'none'}",
-            )
-        with progress_display() as bar:
-            report = export_store(
-                store,
-                args.out,
-                args.collection,
-                langs,
-                args.format,
-                on_progress=bar,
-                xliff_version=args.xliff_version,
-                units=unit_filter(args),
-            )
+    units = unit_filter(args)
+    with progress_display() as bar:
+        report = LocalEngine().export_collection(
+            args.out,
+            args.collection,
+            langs,
+            args.format,
+            xliff_version=args.xliff_version,
+            units=units,
+            on_progress=bar,
+        )
     print(report.describe())
     return 0

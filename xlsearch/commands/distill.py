@@ -128,52 +128,57 @@ def cmd_distill(args: argparse.Namespace) -> int:
     import sys
 
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
-    from xlsearch.engine.distill import DistillConfig, distill
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.progress import CancelToken
+    from xlsearch.service.api import DistillConfig
+    from xlsearch.service.local import LocalEngine
 
     if not args.train and not args.resume:
         raise ConfigError("--train is required", hint="xlsearch distill --train a.tsv b.tsv.gz:2")
-    cfg = DistillConfig(
-        train=list(args.train or []),
-        mono=list(args.mono),
-        targets=args.targets,
-        dev=args.dev,
-        dev_per_lang=args.dev_per_lang,
-        langs=args.langs,
-        max_seq_length=args.max_seq_length,
+    config = DistillConfig(
+        data=list(args.train or []),
         teacher=args.teacher,
         student=args.student,
-        out=args.out,
-        name=args.name,
-        vocab_size=args.vocab_size,
-        vocab_balance=args.vocab_balance,
-        head=args.head,
-        extend_vocab=args.extend_vocab,
         preset=args.preset,
-        batch_size=args.batch_size,
-        accum=args.accum,
-        lr=args.lr,
-        emb_lr=args.emb_lr,
-        warmup=args.warmup,
-        schedule=args.schedule,
-        epochs=args.epochs,
-        max_steps=args.max_steps,
-        time_limit_min=args.time_limit,
-        seed=args.seed,
-        ema=args.ema,
-        contrastive=args.contrastive,
-        contrastive_scale=args.contrastive_scale,
-        sim_kd=args.sim_kd,
-        ema_tau_base=args.ema_tau_base,
-        eval_steps=args.eval_steps,
-        ckpt_steps=args.ckpt_steps,
-        log_steps=args.log_steps,
+        resume=args.resume,
         device=args.device,
-        threads=args.threads,
-        teacher_precision=args.teacher_precision,
-        calibrate_sts=args.calibrate_sts,
     )
+    options = {
+        "mono": list(args.mono),
+        "student": args.student,
+        "targets": args.targets,
+        "dev": args.dev,
+        "dev_per_lang": args.dev_per_lang,
+        "langs": args.langs,
+        "max_seq_length": args.max_seq_length,
+        "out": args.out,
+        "name": args.name,
+        "vocab_size": args.vocab_size,
+        "vocab_balance": args.vocab_balance,
+        "head": args.head,
+        "extend_vocab": args.extend_vocab,
+        "batch_size": args.batch_size,
+        "accum": args.accum,
+        "lr": args.lr,
+        "emb_lr": args.emb_lr,
+        "warmup": args.warmup,
+        "schedule": args.schedule,
+        "epochs": args.epochs,
+        "max_steps": args.max_steps,
+        "time_limit_min": args.time_limit,
+        "seed": args.seed,
+        "ema": args.ema,
+        "contrastive": args.contrastive,
+        "contrastive_scale": args.contrastive_scale,
+        "sim_kd": args.sim_kd,
+        "ema_tau_base": args.ema_tau_base,
+        "eval_steps": args.eval_steps,
+        "ckpt_steps": args.ckpt_steps,
+        "log_steps": args.log_steps,
+        "threads": args.threads,
+        "teacher_precision": args.teacher_precision,
+        "calibrate_sts": args.calibrate_sts,
+    }
     cancel = CancelToken()
 
     def on_sigint(signum: int, frame: Any) -> None:
@@ -185,7 +190,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGINT, on_sigint)
     bar = ProgressBar()
     try:
-        result = distill(cfg, on_progress=bar, cancel=cancel, resume=args.resume)
+        result = LocalEngine().distill(config, bar, cancel, options=options)
     finally:
         bar.close()
         signal.signal(signal.SIGINT, previous)
@@ -194,7 +199,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
     state = "stopped" if result.cancelled or result.stopped_early else "done"
     print(
         f"{state} at step {result.steps:,}/{result.max_steps:,} "
-        f"({result.pairs_per_s:,.0f} pairs/s){dev}\nmodel: {result.out}"
+        f"({result.pairs_per_s:,.0f} pairs/s){dev}\nmodel: {result.path}"
     )
     if not result.cancelled and result.steps < result.planned_steps:
         print(
@@ -204,23 +209,20 @@ def cmd_distill(args: argparse.Namespace) -> int:
     if result.cancelled:
         print(
             "this run is unfinished (not listed as a model); "
-            f"resume: xlsearch distill --resume --out {result.out}"
+            f"resume: xlsearch distill --resume --out {result.path}"
         )
         return 130
     if result.stopped_early:
-        print(f"time limit reached; to train on: xlsearch distill --resume --out {result.out}")
-    print(switch_hint(result.out))
+        print(f"time limit reached; to train on: xlsearch distill --resume --out {result.path}")
+    print(switch_hint(result.path))
     return 0
 
 
 def switch_hint(out: Any) -> str:
     """How to make a new model the active one (distilling never does it by itself)."""
-    from pathlib import Path
+    from xlsearch.service.local import LocalEngine
 
-    from xlsearch.engine.runtime import locations
-
-    path = Path(out)
-    name = path.name if path.parent.resolve() == locations.models_dir().resolve() else str(path)
+    name = LocalEngine().use_name(out)
     return (
         f"the active model is unchanged; to search with this one: xlsearch models --use {name} "
         "(collections are re-indexed for it on first use)"

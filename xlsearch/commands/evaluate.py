@@ -76,11 +76,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate one model, or compare several."""
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.evaluation.suite import compare, run_suite, save_results
+    from xlsearch.service.local import LocalEngine
 
     bench = _benchmarks(args)
     wanted = any(bench[k] for k in bench if k not in ("teacher", "margin", "sts_cross", "langs"))
     run_opts = {"device": args.device, "quantize": args.int8, "batch_size": args.batch_size}
+    engine = LocalEngine()
 
     if args.compare:
         models = ([args.model] if args.model else []) + list(args.compare)
@@ -90,12 +91,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
             for spec in models:
                 bar = ProgressBar()
                 try:
-                    reports.append(run_suite(spec, **bench, **run_opts, on_progress=bar))
+                    reports.append(engine.run_benchmarks(spec, bar, **bench, **run_opts))
                 finally:
                     bar.close()
                 if not args.no_save:
-                    save_results(reports[-1], spec)
-        table = compare(models, reports)
+                    engine.save_benchmarks(reports[-1], spec)
+        table = engine.compare_models(models, reports)
         print(table.to_markdown() if args.markdown else table.to_text())
         if args.json:
             _write_json(args.json, _compare_json(table, models))
@@ -118,39 +119,32 @@ def cmd_eval(args: argparse.Namespace) -> int:
             hint="give benchmarks (--tatoeba DIR, --sts FILE, --sts17 DIR, --bucc DIR, --mse TSV) "
             "or --compare A B …",
         )
-    spec = args.model
-    if not spec:
-        from xlsearch.engine.models.catalog import active_model
-
-        spec = active_model()
+    spec = args.model or engine.active_model()
     bar = ProgressBar()
     try:
-        report = run_suite(spec, **bench, **run_opts, on_progress=bar)
+        report = engine.run_benchmarks(spec, bar, **bench, **run_opts)
     finally:
         bar.close()
     print(report.to_markdown() if args.markdown else report.to_text())
     if args.json:
         _write_json(args.json, report.to_json())
     if not args.no_save:
-        where = save_results(report, spec)
+        where = engine.save_benchmarks(report, spec)
         print(f"results stored in {where}", file=sys.stderr)
     return 0
 
 
 def _calibrate(args: argparse.Namespace) -> None:
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
-    from xlsearch.engine import load_encoder
-    from xlsearch.engine.evaluation import sts_calibration as calibration
+    from xlsearch.service.local import LocalEngine
 
-    spec = args.model
-    if not spec:
-        from xlsearch.engine.models.catalog import active_model
-
-        spec = active_model()
-    enc = load_encoder(spec, device=args.device, batch_size=args.batch_size)
+    engine = LocalEngine(
+        model=args.model, encoder_options={"device": args.device, "batch_size": args.batch_size}
+    )
+    engine.encoder()
     bar = ProgressBar()
     try:
-        cal = calibration.calibrate(enc, args.calibrate_sts, save=not args.no_save, on_progress=bar)
+        cal = engine.calibrate_sts(args.calibrate_sts, save=not args.no_save, on_progress=bar)
     finally:
         bar.close()
     print(
@@ -162,7 +156,7 @@ def _calibrate(args: argparse.Namespace) -> None:
     points = [f"{x:.2f}→{y:.1f}" for x, y in zip(cal["x"][::8], cal["y"][::8], strict=False)]
     print("cosine → score: " + ", ".join(points))
     if not args.no_save:
-        print(f"calibration stored for {enc.id}", file=sys.stderr)
+        print(f"calibration stored for {cal['id']}", file=sys.stderr)
 
 
 def _compare_json(table: Any, models: list[str]) -> str:

@@ -30,37 +30,22 @@ def add_arguments(group: Any) -> None:
 def run(args: argparse.Namespace) -> None:
     """Fit, print and (unless ``--no-save``) store the fill calibration."""
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
-    from xlsearch.engine import load_encoder
-    from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.models.cards import BUNDLED_TEACHER
-    from xlsearch.engine.tm import fill_policy
+    from xlsearch.service.fills import calibrate_fills
 
-    spec = args.model
-    if not spec:
-        from xlsearch.engine.models.catalog import active_model
-
-        spec = active_model()
-    enc = load_encoder(spec, device=args.device, batch_size=args.batch_size)
-    if args.calibrate_pairs:
-        groups = fill_policy.groups_from_files(args.calibrate_pairs)
-        data = ", ".join(p.rsplit("/", 1)[-1] for p in args.calibrate_pairs)
-    elif enc.id == BUNDLED_TEACHER:
-        raise ConfigError(
-            "the bundled teacher has no dev split to calibrate on",
-            hint="name translation pairs it was not trained on: --calibrate-pairs en-de.tsv "
-            f"(at least {fill_policy.MIN_PAIRS} pairs per language pair)",
-        )
-    else:
-        groups = fill_policy.dev_groups(enc.path)
-        data = "dev split"
-    if not groups:
-        raise ConfigError("no translation pairs to calibrate on", hint="check --calibrate-pairs")
     bar = ProgressBar()
     try:
-        cal = fill_policy.fit(groups, lambda t: enc.encode(t, on_progress=bar), data=data)
+        fitted = calibrate_fills(
+            args.model,
+            args.calibrate_pairs or (),
+            device=args.device,
+            batch_size=args.batch_size,
+            save=not args.no_save,
+            on_progress=bar,
+        )
     finally:
         bar.close()
-    print(f"semantic-fill calibration of {enc.id} on {data}:")
+    cal, data = fitted.calibration, fitted.data
+    print(f"semantic-fill calibration of {fitted.model} on {data}:")
     for key, pair in cal["pairs"].items():
         thr = pair.get("threshold")
         if thr is None:
@@ -71,6 +56,5 @@ def run(args: argparse.Namespace) -> None:
                 f"precision {100 * pair['precision']:.1f} %, recall "
                 f"{100 * pair['recall']:.1f} % of the true pairs)"
             )
-    if not args.no_save:
-        where = fill_policy.store(enc.id, enc.path, cal)
-        print(f"calibration stored in {where}", file=sys.stderr)
+    if fitted.stored is not None:
+        print(f"calibration stored in {fitted.stored}", file=sys.stderr)

@@ -104,73 +104,33 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_serve)
 
 
-def _lookup_engine(store: Any, args: argparse.Namespace) -> Any:
-    from xlsearch.engine.tm.lookup import Lookup
-
-    encoder = None
-    if not args.fuzzy_only:
-        from xlsearch.engine.models.catalog import active_model
-        from xlsearch.engine.models.encoder import load_encoder
-
-        encoder = load_encoder(args.model or active_model())
-    from xlsearch.commands.progress import NoticeLines
-    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
-
-    quiet = getattr(args, "quiet", False)
-    return Lookup(
-        store,
-        encoder,
-        collection=args.collection,
-        semantic=not args.fuzzy_only,
-        on_progress=NoticeLines() if quiet else ProgressBar(),
-    )
-
-
-def _check_languages(store: Any, collection: str | None, **langs: str) -> None:
-    """A one-line error when the memory has no segment in a language asked for (``--src en``
-    finds ``en-GB``): otherwise a typo gives an empty or target-less result."""
-    from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.lang.tags import primary
-
-    if collection and store.collection_id(collection) is None:
-        names = ", ".join(c["name"] for c in store.collections()) or "none yet"
-        raise ConfigError(
-            f"no collection '{collection}' (--collection)",
-            hint=f"collections: {names} (xlsearch collections lists them)",
-        )
-    have = store.languages(collection)
-    where = f"collection {collection}" if collection else "the memory"
-    for option, lang in langs.items():
-        if lang and not any(primary(tag) == primary(lang) for tag in have):
-            raise ConfigError(
-                f"{where} has no segment in language '{lang}' (--{option})",
-                hint=f"{where} has: {', '.join(sorted(have)) or 'nothing (import a memory)'}",
-            )
-
-
 def cmd_lookup(args: argparse.Namespace) -> int:
     """Print the matches of one segment."""
-    from xlsearch.engine.importers.base import normalize_lang
-    from xlsearch.engine.store import Store
-    from xlsearch.engine.tm.fuzzy import diff_markup
+    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
+    from xlsearch.service.hits import diff_markup
+    from xlsearch.service.local import LocalEngine
+    from xlsearch.service.options import normalize_lang
 
     src = normalize_lang(args.src) or args.src
     tgt = normalize_lang(args.tgt) or args.tgt
-    with Store() as store:
-        _check_languages(store, args.collection, src=src, tgt=tgt)
-        lk = _lookup_engine(store, args)
-        from xlsearch.engine.tm.fill_policy import print_toy_notice
-
-        print_toy_notice(lk.searcher.encoder if lk.semantic else None, store, args.collection)
-        res = lk.lookup(
-            args.segment,
-            src,
-            tgt,
-            args.k,
-            args.cross,
-            min_fuzzy=args.min_fuzzy,
-            require_target=bool(tgt),  # as a CAT tool: a unit without --tgt is no match
-        )
+    engine = LocalEngine(model=args.model)
+    engine.check_languages(args.collection, src=src, tgt=tgt)
+    if not args.fuzzy_only:
+        engine.encoder()
+        notice = engine.toy_notice(args.collection)
+        if notice:
+            print(f"notice: {notice}", file=sys.stderr)
+    res = engine.lookup(
+        args.segment,
+        src,
+        tgt,
+        args.collection,
+        args.k,
+        cross=args.cross,
+        min_fuzzy=args.min_fuzzy,
+        semantic=not args.fuzzy_only,
+        on_progress=ProgressBar(),
+    )
     if args.json:
         print(json.dumps(res.to_dict(), ensure_ascii=False, indent=1))
         return 0
@@ -197,11 +157,10 @@ def cmd_lookup(args: argparse.Namespace) -> int:
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     """Analyse a document; optionally write the report and the pre-translated document."""
+    from xlsearch.commands.progress import NoticeLines
+    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.store import Store
-    from xlsearch.engine.tm.analysis import analyze, pretranslate
-    from xlsearch.engine.tm.documents import open_document
-    from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD
+    from xlsearch.service.local import LocalEngine
 
     if args.report and Path(args.report).suffix.lower() not in (
         ".md",
@@ -213,7 +172,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             f"{args.report}: the report is written as Markdown or JSON",
             hint="name it report.md or report.json",
         )
-    doc = open_document(args.document, args.src, args.tgt, args.format, args.segment)
+    engine = LocalEngine(model=args.model)
+    doc = engine.open_document(
+        args.document, args.src or "", args.tgt or "", args.format or "", args.segment
+    )
     if args.out:
         doc.check_output(args.out)
     if args.out and not doc.tgt:  # else nothing is pre-translated and a copy is written
@@ -222,16 +184,21 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             "nothing to pre-translate into",
             hint="pass --tgt LANG (e.g. --tgt en)",
         )
-    threshold = SEMANTIC_THRESHOLD if args.threshold is None else args.threshold
-    with Store() as store:
-        _check_languages(store, args.collection, src=doc.src, tgt=doc.tgt)
-        lk = _lookup_engine(store, args)
-        bar = lk.searcher.on_progress
-        try:
-            report = analyze(doc, lk, threshold=threshold, segment=args.segment, on_progress=bar)
-        finally:
-            if bar is not None:
-                bar.close()
+    engine.check_languages(args.collection, src=doc.src, tgt=doc.tgt)
+    if not args.fuzzy_only:
+        engine.encoder()
+    bar = NoticeLines() if args.quiet else ProgressBar()
+    try:
+        report = engine.analyze(
+            doc,
+            args.collection,
+            on_progress=bar,
+            segment=args.segment,
+            threshold=args.threshold,
+            semantic=not args.fuzzy_only,
+        )
+    finally:
+        bar.close()
     if args.report:
         path = Path(args.report).expanduser()
         path.parent.mkdir(parents=True, exist_ok=True)  # as --out does
@@ -245,14 +212,14 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         write_output(path, text)
         print(f"report written to {path}", file=sys.stderr)
     if args.out:
-        n = pretranslate(
+        n = engine.pretranslate(
             doc,
             report,
             min_fuzzy=args.min_fuzzy,
             semantic=not args.no_semantic_fill,
             overwrite=args.overwrite,
         )
-        out = doc.save(args.out)
+        out = engine.save_document(doc, args.out)
         print(f"pre-translated {n} of {len(doc.segments)} segments → {out}", file=sys.stderr)
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))

@@ -33,14 +33,14 @@ def register(sub: Any) -> None:
 def cmd_encode(args: argparse.Namespace) -> int:
     """Embed texts and print JSON lines (or save .npy)."""
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
-    from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.service.local import LocalEngine
 
     texts = args.texts or [line.rstrip("\n") for line in sys.stdin]
-    enc = load_encoder(
-        args.model, device=args.device, batch_size=args.batch_size, precision=args.precision
-    )
+    options = {"device": args.device, "batch_size": args.batch_size, "precision": args.precision}
+    engine = LocalEngine(encoder_options=options)
+    engine.encoder(args.model)
     bar = ProgressBar()
-    vecs = enc.encode(texts, on_progress=bar if args.out else None)
+    vecs = engine.encode(texts, args.model, on_progress=bar if args.out else None)
     bar.close()
     if args.out:
         import io
@@ -62,26 +62,24 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 def cmd_models(args: argparse.Namespace) -> int:
     """List known models with their cards; optionally set the active model."""
-    from xlsearch.engine.models import catalog
-    from xlsearch.engine.models.cards import model_languages
+    from xlsearch.service.local import LocalEngine
 
+    engine = LocalEngine()
     if args.use:
-        print(f"active model: {catalog.set_active_model(args.use)}", file=sys.stderr)
-    active = catalog.active_model()
-    models = catalog.list_models()
+        print(f"active model: {engine.set_active_model(args.use)}", file=sys.stderr)
+    models = engine.list_models()
     if args.json:
         rows = [
-            {"spec": m.spec, "name": m.name, "active": m.spec == active, "card": m.card}
-            for m in models
+            {"spec": m.spec, "name": m.name, "active": m.active, "card": m.card} for m in models
         ]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     for m in models:
         card = m.card
-        langs = ",".join(model_languages(card)[:12])
+        langs = ",".join(m.languages[:12])
         metrics = card.get("metrics", {})
         acc = metrics.get("dev_acc") or metrics.get("tatoeba_mean")
-        mark = "*" if m.spec == active else " "
+        mark = "*" if m.active else " "
         extra = f"  dev acc {float(acc):.1f}" if acc is not None else ""
         print(
             f"{mark} {m.name:32s} {card.get('kind', '?'):11s} dim {card.get('dim', '?'):>4}"
@@ -89,7 +87,7 @@ def cmd_models(args: argparse.Namespace) -> int:
         )
         if m.spec != "bundled:teacher":
             print(f"    {m.spec}")
-    runs = catalog.list_models(unfinished=True)
+    runs = engine.unfinished_runs()
     if runs:
         print("unfinished distillation runs (not usable yet):")
         for r in runs:

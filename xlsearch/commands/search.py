@@ -122,10 +122,10 @@ def add_unit_filters(p: Any) -> None:
 
 
 def unit_filter(args: argparse.Namespace) -> Any:
-    """The ``UnitFilter`` of the parsed metadata options (None when none is given)."""
-    from xlsearch.engine.store.units import UnitFilter
+    """The memory filter of the parsed metadata options (None when none is given)."""
+    from xlsearch.service.options import unit_filter as build
 
-    f = UnitFilter.build(
+    return build(
         args.where,
         created_after=args.created_after,
         created_before=args.created_before,
@@ -134,7 +134,6 @@ def unit_filter(args: argparse.Namespace) -> Any:
         created_by=args.created_by,
         changed_by=args.changed_by,
     )
-    return f or None
 
 
 def _langs(values: list[str] | None) -> list[str] | None:
@@ -143,90 +142,74 @@ def _langs(values: list[str] | None) -> list[str] | None:
     return [x.strip() for v in values for x in v.split(",") if x.strip()]
 
 
-def _why_no_hits(store: Any, collection: str | None, langs: list[str] | None) -> str | None:
-    """The plain reason a search found nothing, when there is one: an empty store or
-    collection, or ``--lang`` tags that match no stored language (a typo, ``--lang jp``)."""
-    from xlsearch.engine.lang.tags import tag_matches
+def _engine(model: str | None = None, **encoder_options: Any) -> Any:
+    """The service engine over the user's store; ``model`` (``--model``) for this run."""
+    from xlsearch.service.local import LocalEngine
 
-    have = store.languages(collection)
-    where = f"collection '{collection}'" if collection else "the store"
-    if not have:
-        return f"{where} is empty: xlsearch import FILE… --collection NAME"
-    if langs and not any(tag_matches(want, tag) for want in langs for tag in have):
-        return f"{where} has no segment in {', '.join(langs)}; it has {', '.join(have)}"
-    return None
-
-
-def _encoder(spec: str | None, **kw: Any) -> Any:
-    from xlsearch.engine.models.catalog import active_model
-    from xlsearch.engine.models.encoder import load_encoder
-
-    return load_encoder(spec or active_model(), **kw)
+    return LocalEngine(model=model, encoder_options=encoder_options)
 
 
 def cmd_index(args: argparse.Namespace) -> int:
     """Build or update indexes; embeds only texts without a cached vector."""
     from xlsearch.commands.progress import progress_display
-    from xlsearch.engine.index.manager import build_index
-    from xlsearch.engine.store import Store
 
-    enc = _encoder(args.model, device=args.device, batch_size=args.batch_size)
-    with Store() as store:
-        names = args.collection or [c["name"] for c in store.collections() if c["segments"]]
-        if not names:
-            print("nothing to index: import files first (xlsearch import FILE…)", file=sys.stderr)
-            return 1
-        for name in names:
-            with progress_display() as bar:
-                oi = build_index(
-                    store, enc, name, kind=args.kind, rebuild=args.rebuild, on_progress=bar
-                )
-            st = oi.stats
-            print(
-                f"{name}: {oi.count:,} vectors ({oi.vi.kind}), +{st['added']:,} "
-                f"-{st['removed']:,}{' rebuilt' if st['rebuilt'] else ''} → {oi.folder}"
-            )
+    engine = _engine(args.model, device=args.device, batch_size=args.batch_size)
+    engine.encoder()  # a missing model fails before anything else
+    names = args.collection or [c.name for c in engine.collections() if c.segments]
+    if not names:
+        print("nothing to index: import files first (xlsearch import FILE…)", file=sys.stderr)
+        return 1
+    for name in names:
+        with progress_display() as bar:
+            st = engine.build_index(name, on_progress=bar, kind=args.kind, rebuild=args.rebuild)
+        print(
+            f"{name}: {st.vectors:,} vectors ({st.kind}), +{st.added:,} "
+            f"-{st.removed:,}{' rebuilt' if st.rebuilt else ''} → {st.folder}"
+        )
     return 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     """Print the top hits (text or JSON lines); ``--out`` also writes them to a file."""
     from xlsearch.commands.progress import progress_display
-    from xlsearch.engine.search.searcher import Searcher, model_label
-    from xlsearch.engine.store import Store
-    from xlsearch.engine.store.units import unit_lines
+    from xlsearch.service.hits import unit_lines
 
     langs = _langs(args.lang)
-    with Store() as store, progress_display() as bar:
-        needs_model = args.mode in ("semantic", "hybrid")
-        enc = _encoder(args.model) if needs_model else None
-        searcher = Searcher(store, enc, repair=not args.no_repair, on_progress=bar)
-        from xlsearch.engine.tm.fill_policy import print_toy_notice
-
-        print_toy_notice(enc, store, args.collection)
-        hits = searcher.search(
+    engine = _engine(args.model)
+    needs_model = args.mode in ("semantic", "hybrid")
+    with progress_display() as bar:
+        if needs_model:
+            engine.encoder()  # loaded (or refused) before the search reports progress
+            notice = engine.toy_notice(args.collection)
+            if notice:
+                print(f"notice: {notice}", file=sys.stderr)
+        hits = engine.search(
             args.query,
+            args.mode,
+            langs or (),
+            args.collection,
             args.k,
-            mode=args.mode,
-            langs=langs,
-            collection=args.collection,
+            unit_filter(args) or "",
+            variants=args.variants,
             documents=args.document,
             case_sensitive=args.case_sensitive,
-            units=unit_filter(args),
-            variants=args.variants,
+            repair=not args.no_repair,
+            on_progress=bar,
         )
-        why = None if hits else _why_no_hits(store, args.collection, langs)
+        why = None if hits else engine.why_no_hits(args.collection, langs or ())
     if args.out:
-        from xlsearch.engine.search.mining import write_hits
+        from pathlib import Path
 
-        path = write_hits(hits, args.out, langs)
-        print(f"wrote {len(hits)} hits to {path}", file=sys.stderr)
+        from xlsearch.service.hits import write_export
+
+        write_export(hits, args.out, langs=langs, table="languages")
+        print(f"wrote {len(hits)} hits to {Path(args.out)}", file=sys.stderr)
     if args.json:
         for h in hits:
             print(json.dumps(h.to_dict(), ensure_ascii=False))
         return 0
-    if enc is not None:
-        print(f"model: {model_label(enc)}", file=sys.stderr)
+    if needs_model:
+        print(f"model: {engine.model_label()}", file=sys.stderr)
     if not hits:
         print("no hits")
         if why:
@@ -236,16 +219,14 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"       {h.collection}:{h.path}")
         for line in unit_lines(h.unit):
             print(f"       {line}")
-        for t in h.translations:
+        for t in h.aligned:
             print(f"       ↳ {t['lang']}: {t['text']}")
     return 0
 
 
 def cmd_sts(args: argparse.Namespace) -> int:
     """Print cosine and the 0–5 score (the model's STS calibration, else 5 × clip(cos, 0, 1))."""
-    from xlsearch.engine.search.searcher import sts
-
-    res = sts(args.a, args.b, _encoder(args.model))
+    res = _engine(args.model).sts(args.a, [args.b])[0]
     if args.json:
         print(json.dumps({"cosine": res.cosine, "score": res.score, "calibrated": res.calibrated}))
     else:
@@ -261,36 +242,37 @@ def cmd_sts(args: argparse.Namespace) -> int:
 def cmd_mine(args: argparse.Namespace) -> int:
     """Mine pairs and print or export them."""
     from xlsearch.commands.progress import progress_display
-    from xlsearch.engine.search.mining import mine_store, write_pairs
-    from xlsearch.engine.store import Store
 
-    enc = _encoder(args.model)
-    with Store() as store, progress_display() as bar:
-        res = mine_store(
-            store,
-            enc,
+    engine = _engine(args.model)
+    engine.encoder()
+    with progress_display() as bar:
+        pairs = engine.mine(
             args.src,
             args.tgt,
-            collection=args.collection,
+            args.collection,
+            args.threshold,
+            on_progress=bar,
             tgt_collection=args.tgt_collection,
             k=args.k,
             margin=args.margin,
             retrieval=args.retrieval,
-            threshold=args.threshold,
             exact=not args.fast,
-            on_progress=bar,
         )
-    s = res.stats
+    s = engine.mined
     print(
         f"{s['pairs']:,} pairs from {s['src']:,} {args.src} × {s['tgt']:,} {args.tgt} "
         f"segments (margin {args.margin} ≥ {args.threshold}, k={args.k})",
         file=sys.stderr,
     )
-    if args.out and not res.pairs:
+    if args.out and not pairs:
         print(f"nothing written to {args.out} (try a lower --threshold)", file=sys.stderr)
     elif args.out:
-        path = write_pairs(res.pairs, args.out, args.src, args.tgt)
-        print(f"wrote {len(res.pairs):,} pairs to {path}", file=sys.stderr)
-    for p in res.pairs[: args.show]:
-        print(f"{p['score']:.4f}\t{p['src_text']}\t{p['tgt_text']}")
+        from pathlib import Path
+
+        from xlsearch.service.hits import write_export
+
+        write_export(pairs, args.out, langs=[args.src, args.tgt])
+        print(f"wrote {len(pairs):,} pairs to {Path(args.out)}", file=sys.stderr)
+    for p in pairs[: args.show]:
+        print(f"{p.score:.4f}\t{p.src_text}\t{p.tgt_text}")
     return 0

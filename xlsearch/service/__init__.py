@@ -24,8 +24,8 @@ from xlsearch.service.api import (
     SearchMode,
     StsScore,
     TsvPreview,
-    write_export,
 )
+from xlsearch.service.hits import write_export
 
 __all__ = [
     "SEARCH_MODES",

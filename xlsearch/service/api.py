@@ -5,11 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
-from xlsearch.engine.runtime.atomic import write_output
 
 if TYPE_CHECKING:
     from xlsearch.engine.store.units import UnitFilter
@@ -40,6 +38,29 @@ class Hit:
     unit: dict[str, Any] = field(default_factory=dict)
     """The unit's memory metadata: tuid, created/changed (ISO dates) and created_by/
     changed_by, props [{type, text}], notes [{text}] (see ``store.units``); {} if none."""
+    path: str = ""
+    """The document's path as imported (``document`` is its file name)."""
+    document_id: int = 0
+    tu_id: str = ""
+    """The translation unit's id in the store (``""``: none)."""
+    aligned: list[dict[str, Any]] = field(default_factory=list)
+    """Every aligned segment in stored order, ``{"id", "lang", "text"}`` (``translations``
+    keeps the first of each language)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The hit as the command line's ``--json`` prints it."""
+        return {
+            "id": self.segment_id,
+            "score": self.score,
+            "lang": self.lang,
+            "text": self.text,
+            "path": self.path,
+            "collection": self.collection,
+            "document_id": self.document_id,
+            "tu_id": self.tu_id,
+            "translations": [dict(t) for t in self.aligned],
+            "unit": self.unit,
+        }
 
 
 @dataclass(frozen=True)
@@ -114,6 +135,11 @@ class ImportReport:
     languages: list[str] = field(default_factory=list)
     status: str = "imported"
     """``imported``, ``updated``, ``unchanged`` or ``failed`` (problems say why)."""
+    removed: int = 0
+    """Segments removed (a changed file re-imported)."""
+    warnings: int = 0
+    """Problems in all (``problems`` holds the first of them)."""
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -123,6 +149,12 @@ class IndexStatus:
     state: IndexState
     vectors: int = 0
     segments: int = 0
+    kind: str = ""
+    """After ``build_index``: the index kind (flat, hnsw, ivf, sq8, ivfpq) and what changed."""
+    added: int = 0
+    removed: int = 0
+    rebuilt: bool = False
+    folder: str = ""
 
 
 @dataclass(frozen=True)
@@ -182,6 +214,15 @@ class DistillResult:
     checkpoint: str = ""
     history: list[dict[str, Any]] = field(default_factory=list)
     """Dev evaluations of the run (``step``, ``dev_acc``, ``dev_mse`` …)."""
+    steps: int = 0
+    max_steps: int = 0
+    planned_steps: int = 0
+    """Steps planned before the schedule was fitted to the time limit."""
+    stopped_early: bool = False
+    """The time limit was reached (resumable)."""
+    metrics: dict[str, Any] = field(default_factory=dict)
+    """The best dev metrics (``dev_acc``, ``dev_mse``)."""
+    pairs_per_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -193,6 +234,32 @@ class EvalReport:
     summary: dict[str, float] = field(default_factory=dict)
     bias_points: list[tuple[float, float, str]] = field(default_factory=list)
     """2-D PCA coordinates of sentence embeddings and their language."""
+
+
+@dataclass(frozen=True)
+class AlignmentSaved:
+    """Where an alignment went (``save_alignment``)."""
+
+    written: int = 0
+    """Units (or beads, for a .beads file) written to ``path``."""
+    path: str = ""
+    beads: int = 0
+    """Beads written to ``beads_path``."""
+    beads_path: str = ""
+    imported: ImportReport | None = None
+    """The import of its TMX into a collection."""
+
+    def summary(self, collection: str = "") -> str:
+        """One line: ``N written to PATH; S segments in collection 'c' (status)``."""
+        parts = []
+        if self.path:
+            parts.append(f"{self.written:,} written to {self.path}")
+        if self.beads_path:
+            parts.append(f"{self.beads:,} beads written to {self.beads_path}")
+        if self.imported is not None:
+            r = self.imported
+            parts.append(f"{r.segments:,} segments in collection {collection!r} ({r.status})")
+        return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -380,91 +447,3 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     na = math.sqrt(sum(x * x for x in a))
     nb = math.sqrt(sum(y * y for y in b))
     return dot / (na * nb) if na and nb else 0.0
-
-
-def _write_xliff(items: Sequence[Hit | MinedPair], path: str) -> int:
-    """XLIFF 1.2 through the engine's writer: the two most frequent languages."""
-    from collections import Counter
-
-    from xlsearch.engine.export.writer import ExportUnit, write_units
-
-    units = [
-        ExportUnit([(i.src_lang, i.src_text), (i.tgt_lang, i.tgt_text)])
-        if isinstance(i, MinedPair)
-        else ExportUnit([(i.lang, i.text), *i.translations.items()])
-        for i in items
-    ]
-    counts = Counter(lang for u in units for lang in {lg for lg, _ in u.segments})
-    langs = [lang for lang, _ in counts.most_common(2)]
-    return write_units(Path(path).expanduser(), units, "xliff", langs)
-
-
-def write_export(items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
-    """Write hits or mined pairs as ``tsv``, ``tmx`` or ``xliff``; returns rows written.
-
-    A hit becomes one unit (its segment plus its aligned translations); a mined pair becomes
-    one two-language unit. Hits as TSV: ``hit_rows`` (a header, one row per hit).
-    """
-    from xml.sax.saxutils import escape, quoteattr
-
-    if fmt.lower().lstrip(".") == "tsv" and items and all(isinstance(i, Hit) for i in items):
-        return write_hit_table(items, path)  # type: ignore[arg-type]
-    units: list[dict[str, str]] = []
-    for item in items:
-        if isinstance(item, MinedPair):
-            units.append({item.src_lang: item.src_text, item.tgt_lang: item.tgt_text})
-        else:
-            units.append({item.lang: item.text, **item.translations})
-    fmt = fmt.lower().lstrip(".")
-    if fmt in ("xliff", "xlf"):
-        return _write_xliff(items, path)
-    out = Path(path).expanduser()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "tsv":
-        langs: list[str] = []
-        for unit in units:
-            langs += [lang for lang in unit if lang not in langs]
-        lines = ["\t".join(langs)]
-        for unit in units:
-            cells = (unit.get(lang, "").replace("\t", " ").replace("\n", " ") for lang in langs)
-            lines.append("\t".join(cells))
-        write_output(out, "\n".join(lines) + "\n")
-    elif fmt == "tmx":
-        parts = [
-            '<?xml version="1.0" encoding="UTF-8"?>',
-            '<tmx version="1.4"><header creationtool="xlsearch" segtype="sentence" '
-            'adminlang="en" srclang="*all*" datatype="plaintext" o-tmf="xlsearch"/><body>',
-        ]
-        for unit in units:
-            tuvs = "".join(
-                f"<tuv xml:lang={quoteattr(lang)}><seg>{escape(text)}</seg></tuv>"
-                for lang, text in unit.items()
-            )
-            parts.append(f"<tu>{tuvs}</tu>")
-        parts.append("</body></tmx>")
-        write_output(out, "\n".join(parts) + "\n")
-    else:
-        from xlsearch.engine.errors import ConfigError
-
-        raise ConfigError(f"unknown export format {fmt!r}", hint="use tsv, tmx or xlf")
-    return len(units)
-
-
-def hit_rows(hits: Sequence[Hit]) -> list[list[str]]:
-    """``HIT_COLUMNS`` then one row per hit: its first translation is the one exported (the
-    search screen passes each hit with the translation it shows)."""
-    rows = [list(HIT_COLUMNS)]
-    for rank, hit in enumerate(hits, 1):
-        lang, text = next(iter(hit.translations.items()), ("", ""))
-        cells = [str(rank), f"{hit.score:.4f}", hit.lang, hit.text, lang, text, hit.document]
-        rows.append([c.replace("\t", " ").replace("\r", " ").replace("\n", " ") for c in cells])
-    return rows
-
-
-def write_hit_table(hits: Sequence[Hit], path: str) -> int:
-    """Write ``hit_rows`` as a UTF-8 TSV; returns the number of hits written."""
-    out = Path(path).expanduser()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    rows = hit_rows(hits)
-    write_output(out, "".join("\t".join(r) + "\n" for r in rows))
-    return len(rows) - 1

@@ -36,7 +36,6 @@ from xlsearch.service.api import (
     StsScore,
     TsvPreview,
     cosine,
-    write_export,
 )
 from xlsearch.service.fake_data import SEED_UNITS, embed, script_lang, words
 from xlsearch.service.fake_lookup import FakeLookupMixin
@@ -496,6 +495,8 @@ class FakeEngine(FakeLookupMixin):
         return sorted((p for p in pairs if p.score >= threshold), key=lambda p: -p.score)
 
     def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
+        from xlsearch.service.hits import write_export
+
         return write_export(items, path, fmt)
 
     def align(

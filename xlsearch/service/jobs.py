@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -10,10 +9,12 @@ from typing import Any
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.service.api import (
+    AlignmentSaved,
     DistillConfig,
     DistillResult,
     EvalReport,
     Hit,
+    ImportReport,
     MinedPair,
     TsvPreview,
 )
@@ -82,8 +83,13 @@ class JobsMixin:
         config: DistillConfig,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        *,
+        options: dict[str, Any] | None = None,
     ) -> DistillResult:
-        """Train a student; a cancel returns with ``cancelled`` (a checkpoint is kept)."""
+        """Train a student; a cancel returns with ``cancelled`` (a checkpoint is kept).
+
+        ``options``: further settings of the engine's ``DistillConfig`` (``xlsearch distill``
+        passes every flag), over what ``config`` says."""
         from xlsearch.engine.distill import DistillConfig as EngineConfig
         from xlsearch.engine.distill import distill
         from xlsearch.engine.models.cards import read_card
@@ -92,10 +98,10 @@ class JobsMixin:
         if config.use_collection:
             train += self._tm_files(config.use_collection)
         student = config.student
-        if student not in ("static", "teacher", "auto"):
+        if student not in ("static", "teacher", "auto") and not student.startswith("checkpoint:"):
             student = f"checkpoint:{student}"
         out = config.output if "/" in config.output else ""
-        cfg = EngineConfig(
+        settings: dict[str, Any] = dict(
             train=train,
             teacher=config.teacher,
             student=student,
@@ -108,9 +114,22 @@ class JobsMixin:
             time_limit_min=config.time_limit_min or None,  # 0: the preset's
             device=config.device,
         )
-        r = distill(cfg, on_progress, cancel, resume=config.resume)
+        settings.update(options or {})
+        r = distill(EngineConfig(**settings), on_progress, cancel, resume=config.resume)
         card = read_card(r.out) if Path(r.out).is_dir() else {}
-        return DistillResult(str(r.out), card, r.cancelled, str(r.run_dir), list(r.history))
+        return DistillResult(
+            str(r.out),
+            card,
+            r.cancelled,
+            str(r.run_dir),
+            list(r.history),
+            r.steps,
+            r.max_steps,
+            r.planned_steps,
+            r.stopped_early,
+            dict(r.metrics),
+            r.pairs_per_s,
+        )
 
     def evaluate(
         self,
@@ -181,6 +200,55 @@ class JobsMixin:
         save_results(report, model)
         return self._eval_report(model, report)
 
+    def run_benchmarks(
+        self,
+        model: str,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+        **benchmarks: Any,
+    ) -> Any:
+        """The evaluation suite on ``model`` with the benchmarks given (``tatoeba_dir``,
+        ``langs``, ``sts_files``, ``sts17_dir``, ``bucc_dir``, ``mse_file`` … and ``device``,
+        ``quantize``, ``batch_size``): the engine's report (``to_text``, ``to_markdown``,
+        ``to_json``). Nothing is stored: see ``save_benchmarks``."""
+        from xlsearch.engine.evaluation.suite import run_suite
+
+        return run_suite(model, **benchmarks, on_progress=on_progress, cancel=cancel)
+
+    def save_benchmarks(self, report: Any, model: str) -> Path:
+        """Store a report's figures in the model's card (the bundled teacher's in the data
+        folder); returns where."""
+        from xlsearch.engine.evaluation.suite import save_results
+
+        return save_results(report, model)
+
+    def compare_models(self, models: Sequence[str], reports: Sequence[Any] | None = None) -> Any:
+        """Models side by side (``to_text``, ``to_markdown``, ``to_dict``): from fresh
+        ``reports`` in the same order, else from their stored results."""
+        from xlsearch.engine.evaluation.suite import compare
+
+        return compare(list(models), list(reports) if reports is not None else None)
+
+    def calibrate_sts(
+        self,
+        sts_file: str,
+        model: str | None = None,
+        *,
+        save: bool = True,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> dict[str, Any]:
+        """Fit ``model``'s 0-5 STS score curve on an STS file (and, ``save``, store it with
+        the model): knots ``x``/``y``, ``data``, ``pairs``, ``spearman``, ``mae`` and
+        ``mae_fallback``, and the model's ``id``."""
+        from xlsearch.engine.evaluation import sts_calibration as calibration
+
+        encoder = self.encoder(model)
+        cal = calibration.calibrate(
+            encoder, sts_file, save=save, on_progress=on_progress, cancel=cancel
+        )
+        return {**cal, "id": encoder.id}
+
     @staticmethod
     def _eval_report(model: str, report: Any) -> EvalReport:
         titles = {t.key: t.title for t in report.tables}
@@ -197,7 +265,14 @@ class JobsMixin:
         cancel: CancelToken | None = None,
         *,
         tgt_collection: str | None = None,
+        k: int = 4,
+        margin: str = "ratio",
+        retrieval: str = "max",
+        exact: bool = True,
     ) -> list[MinedPair]:
+        """Parallel pairs by margin score (Artetxe & Schwenk 2019), best first;
+        ``self.mined`` then holds the run's figures (``src``, ``tgt`` segments, ``pairs`` …).
+        ``exact=False``: approximate (IVF) neighbours for big sides."""
         from xlsearch.engine.search.mining import mine_store
 
         encoder = self.encoder()
@@ -209,10 +284,15 @@ class JobsMixin:
                 tgt,
                 collection=collection,
                 tgt_collection=tgt_collection,
+                k=k,
+                margin=margin,
+                retrieval=retrieval,
                 threshold=threshold,
+                exact=exact,
                 on_progress=on_progress,
                 cancel=cancel,
             )
+        self.mined: dict[str, Any] = dict(mined.stats)
         return [
             MinedPair(
                 p["src_id"],
@@ -235,42 +315,89 @@ class JobsMixin:
         presplit: bool = False,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        *,
+        max_side: int | None = None,
+        max_total: int | None = None,
+        del_penalty: float | None = None,
+        lengths: bool = False,
+        outputs: Sequence[str | Path] = (),
     ) -> Any:
-        from xlsearch.engine.align import align_documents
+        """Align two documents (an ``engine.align.Alignment``; resumable after a cancel).
+
+        ``max_side``/``max_total``: most sentences on one side / in a bead; ``del_penalty``:
+        the cost of an unaligned sentence; ``lengths``: no model, Gale-Church sentence
+        lengths; ``outputs``: files it will be written to, their kind checked first."""
+        from xlsearch.engine.align import AlignConfig, Alignment, align_documents, align_lengths
+        from xlsearch.engine.align.output import output_format
         from xlsearch.engine.importers.document import read_document, require_text
 
+        for path in outputs:
+            output_format(path)  # an unknown kind fails now, not after the alignment
         src_doc = require_text(read_document(src, src_lang or None, presplit=presplit))
         tgt_doc = require_text(read_document(tgt, tgt_lang or None, presplit=presplit))
+        config = AlignConfig()
+        if max_side is not None:
+            config.max_side = max_side
+        if max_total is not None:
+            config.max_total = max_total
+        if del_penalty is not None:
+            config.del_penalty = del_penalty
+        if lengths:
+            beads = align_lengths(src_doc.sentences, tgt_doc.sentences, config)
+            return Alignment(src_doc, tgt_doc, beads, "lengths (Gale-Church)")
         return align_documents(
-            src_doc, tgt_doc, self.encoder(), on_progress=on_progress, cancel=cancel
+            src_doc, tgt_doc, self.encoder(), config, on_progress=on_progress, cancel=cancel
         )
 
-    def save_alignment(self, alignment: Any, collection: str = "", path: str = "") -> str:
-        from xlsearch.engine.align.output import save_alignment
+    def write_alignment(
+        self,
+        alignment: Any,
+        collection: str = "",
+        path: str | Path = "",
+        *,
+        beads_path: str | Path = "",
+        include_flagged: bool = True,
+    ) -> AlignmentSaved:
+        """Write the alignment to ``path`` (.tmx, .tsv: units; .beads: Vecalign's beads) and
+        ``beads_path``, and/or import it into ``collection`` (as the TMX of ``path``, else one
+        kept in the data folder). No sentence pair to save raises ``DataError``."""
+        from xlsearch.engine.align import write_beads
+        from xlsearch.engine.align.output import (
+            output_format,
+            require_pairs,
+            save_to_collection,
+            write_alignment,
+        )
 
-        return save_alignment(alignment, collection, path)
+        if collection or (path and output_format(path) != "beads"):
+            require_pairs(alignment, include_flagged)
+        written = beads = 0
+        if path:
+            written = write_alignment(alignment, path, include_flagged=include_flagged)
+        if beads_path:
+            write_beads(beads_path, alignment.beads)
+            beads = len(alignment.beads)
+        imported = None
+        if collection:
+            tmx = path if path and output_format(path) == "tmx" else None
+            r = save_to_collection(alignment, collection, tmx, include_flagged)
+            imported = ImportReport(
+                str(r.path), collection, r.added, r.segments, r.skipped, status=r.status
+            )
+        return AlignmentSaved(written, str(path or ""), beads, str(beads_path or ""), imported)
+
+    def save_alignment(self, alignment: Any, collection: str = "", path: str = "") -> str:
+        """Import the alignment into ``collection`` and/or write it to ``path``; returns a
+        one-line summary."""
+        from xlsearch.engine.errors import ConfigError
+
+        if not collection and not path:
+            raise ConfigError("nowhere to save the alignment", hint="give a collection or a file")
+        return self.write_alignment(alignment, collection, path).summary(collection)
 
     def export(self, items: Sequence[Hit | MinedPair], path: str, fmt: str) -> int:
-        """Write hits (with their translations) or mined pairs as TMX, XLIFF 1.2 or TSV.
+        """Write hits (with their translations) or mined pairs as TMX, XLIFF 1.2 or TSV
+        (``hits.write_export``; hits as TSV: the search screen's columns)."""
+        from xlsearch.service.hits import write_export
 
-        Hits as TSV: a header and one row per hit (``api.hit_rows``: the screen's columns)."""
-        from xlsearch.engine.export.writer import ExportUnit, write_units
-        from xlsearch.service.api import write_hit_table
-
-        if fmt.lower().lstrip(".") == "tsv" and items and all(isinstance(i, Hit) for i in items):
-            return write_hit_table(items, path)  # type: ignore[arg-type]
-
-        units = []
-        for item in items:
-            if isinstance(item, MinedPair):
-                segments = [(item.src_lang, item.src_text), (item.tgt_lang, item.tgt_text)]
-            else:
-                segments = [(item.lang, item.text), *item.translations.items()]
-            units.append(ExportUnit(segments, {"x-score": f"{item.score:.4f}"}))
-        counts = Counter(lang for u in units for lang in {lg for lg, _ in u.segments})
-        # TSV columns: the languages every unit has (else the two most frequent).
-        langs = [lang for lang, n in counts.most_common() if n == len(units)]
-        if len(langs) < 2:
-            langs = [lang for lang, _ in counts.most_common(2)]
-        cols = langs if fmt == "tsv" else langs[:2] if fmt in ("xliff", "xlf") else None
-        return write_units(Path(path).expanduser(), units, fmt, cols)
+        return write_export(items, path, fmt)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -38,12 +39,20 @@ class LocalEngine(JobsMixin):
     """The real engine behind the TUI (``store_path`` None = the user's store).
 
     ``model``: a session model used instead of the saved active model until the user picks
-    one with ``set_active_model`` (``xlsearch demo`` opens the app on the demo student).
+    one with ``set_active_model`` (``xlsearch demo`` opens the app on the demo student, a
+    command's ``--model`` searches with its model).
     """
 
-    def __init__(self, store_path: str | Path | None = None, model: str | None = None) -> None:
+    def __init__(
+        self,
+        store_path: str | Path | None = None,
+        model: str | None = None,
+        encoder_options: dict[str, Any] | None = None,
+    ) -> None:
         self.store_path = store_path
         self.session_model = model
+        self.encoder_options = dict(encoder_options or {})
+        """Loading options over the settings' (``device``, ``batch_size``, ``precision`` …)."""
         self._lock = threading.Lock()
         self._encoders: dict[str, Any] = {}
         self._index_cache: dict[str, dict[str, Any]] = {}
@@ -78,22 +87,30 @@ class LocalEngine(JobsMixin):
                 from xlsearch.engine.runtime.settings import Settings
 
                 s = Settings.load()
-                enc = load_encoder(
-                    spec,
-                    device=s.device,
-                    batch_size=s.batch_size,
-                    max_seq_length=s.max_seq_length,
-                    quantize=s.quantize,
-                    threads=s.threads,
-                )
+                options = {
+                    "device": s.device,
+                    "batch_size": s.batch_size,
+                    "max_seq_length": s.max_seq_length,
+                    "quantize": s.quantize,
+                    "threads": s.threads,
+                    **self.encoder_options,
+                }
+                enc = load_encoder(spec, **options)
                 self._encoders[spec] = enc
             return enc
 
-    def _searcher(self, store: Any, spec: str | None = None, **kwargs: Any) -> Any:
+    def _searcher(
+        self, store: Any, spec: str | None = None, *, load: bool = True, **kwargs: Any
+    ) -> Any:
+        """A ``Searcher`` with the cached encoder (``load=False``: loaded only if a search
+        needs it, e.g. not for a lexical one)."""
         from xlsearch.engine.search.searcher import Searcher
 
         spec = spec or self.active_model()
-        searcher = Searcher(store, self.encoder(spec), **kwargs)
+        if load:
+            searcher = Searcher(store, self.encoder(spec), **kwargs)
+        else:
+            searcher = Searcher(store, None, model=spec, **kwargs)
         # Share opened indexes across calls; the Searcher re-checks them against the store.
         searcher._indexes = self._index_cache.setdefault(spec, {})
         return searcher
@@ -119,12 +136,16 @@ class LocalEngine(JobsMixin):
         where: str | UnitFilter = "",
         *,
         variants: bool = False,
+        documents: Sequence[int] | None = None,
+        case_sensitive: bool = False,
+        repair: bool = True,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
     ) -> list[Hit]:
         """One hit per translation unit (``variants``: every matching segment). Collections
         without an index for the model are indexed on the spot (``on_progress`` sees it, a
-        ``notice`` event first); ``self.notices`` then says so."""
+        ``notice`` event first); ``self.notices`` then says so. ``repair=False`` refuses a
+        stale or missing index instead. Lexical modes load no model."""
         from xlsearch.engine.store.units import UnitFilter
 
         units = where if isinstance(where, UnitFilter) else UnitFilter.parse(where)
@@ -132,13 +153,21 @@ class LocalEngine(JobsMixin):
         if not query.strip():
             return []
         with self._store() as store:
-            searcher = self._searcher(store, on_progress=on_progress, cancel=cancel)
+            searcher = self._searcher(
+                store,
+                load=mode in ("semantic", "hybrid"),
+                repair=repair,
+                on_progress=on_progress,
+                cancel=cancel,
+            )
             raw = searcher.search(
                 query,
                 k,
                 mode=mode,
                 langs=list(langs) or None,
                 collection=collection,
+                documents=documents,
+                case_sensitive=case_sensitive,
                 units=units or None,
                 variants=variants,
             )
@@ -153,9 +182,33 @@ class LocalEngine(JobsMixin):
                 h.collection,
                 {t["lang"]: t["text"] for t in reversed(h.translations)},
                 h.unit,
+                h.path,
+                h.document_id,
+                h.tu_id,
+                [dict(t) for t in h.translations],
             )
             for h in raw
         ]
+
+    def model_label(self, spec: str | None = None) -> str:
+        """A short name of the model (folder name, or ``bundled:teacher``), loading it."""
+        from xlsearch.engine.search.searcher import model_label
+
+        return model_label(self.encoder(spec))
+
+    def why_no_hits(self, collection: str | None, langs: Sequence[str] = ()) -> str | None:
+        """The plain reason a search found nothing, when there is one: an empty store or
+        collection, or language tags that match no stored language (``jp`` for ``ja``)."""
+        from xlsearch.engine.lang.tags import tag_matches
+
+        with self._store() as store:
+            have = store.languages(collection)
+        where = f"collection '{collection}'" if collection else "the store"
+        if not have:
+            return f"{where} is empty: xlsearch import FILE… --collection NAME"
+        if langs and not any(tag_matches(want, tag) for want in langs for tag in have):
+            return f"{where} has no segment in {', '.join(langs)}; it has {', '.join(have)}"
+        return None
 
     def detect_language(self, text: str) -> str:
         """The language code of ``text`` (py3langid), e.g. to pick the translation shown."""
@@ -244,6 +297,51 @@ class LocalEngine(JobsMixin):
         with self._store() as store:
             return sorted(store.languages())
 
+    def import_file(
+        self,
+        path: str | Path,
+        collection: str,
+        fmt: str | None = None,
+        langs: Sequence[str] | str | None = None,
+        *,
+        paragraphs: bool = False,
+        encoding: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> ImportReport:
+        """Import one file (re-importing an unchanged file does nothing, a changed one updates
+        what changed); a bad file raises. ``fmt``: the importer (default: by extension);
+        ``langs``: what the file leaves unsaid (see ``xlsearch import --lang``); ``paragraphs``:
+        split text paragraphs into sentences; ``encoding``: the file's codec."""
+        with self._store() as store:
+            r = store.import_file(
+                path,
+                collection,
+                fmt,
+                langs,
+                on_progress=on_progress,
+                cancel=cancel,
+                paragraphs=paragraphs,
+                encoding=encoding,
+            )
+            found: list[str] = []
+            if r.document_id is not None:
+                doc = [d for d in store.documents(collection) if d["id"] == r.document_id]
+                found = list(doc[0]["languages"]) if doc else []
+        return ImportReport(
+            str(r.path),
+            collection,
+            r.added,
+            r.segments,
+            r.skipped,
+            list(r.warnings),
+            found,
+            r.status,
+            r.removed,
+            r.warning_count,
+            r.seconds,
+        )
+
     def import_files(
         self,
         paths: Sequence[str],
@@ -258,39 +356,40 @@ class LocalEngine(JobsMixin):
         from xlsearch.engine.errors import CancelledError
 
         reports = []
-        with self._store() as store:
-            for path in paths:
-                try:
-                    r = store.import_file(
-                        path, collection, langs=langs, on_progress=on_progress, cancel=cancel
-                    )
-                except CancelledError:
-                    raise
-                except XLSearchError as exc:
-                    reports.append(
-                        ImportReport(str(path), collection, problems=[str(exc)], status="failed")
-                    )
-                    continue
-                problems = list(r.warnings)
-                if r.warning_count > len(problems):
-                    problems.append(f"… {r.warning_count - len(problems)} more")
-                langs: list[str] = []
-                if r.document_id is not None:
-                    doc = [d for d in store.documents(collection) if d["id"] == r.document_id]
-                    langs = list(doc[0]["languages"]) if doc else []
-                reports.append(
-                    ImportReport(
-                        str(path),
-                        collection,
-                        r.added,
-                        r.segments,
-                        r.skipped,
-                        problems,
-                        langs,
-                        r.status,
-                    )
+        for path in paths:
+            try:
+                r = self.import_file(
+                    path, collection, langs=langs, on_progress=on_progress, cancel=cancel
                 )
+            except CancelledError:
+                raise
+            except XLSearchError as exc:
+                reports.append(
+                    ImportReport(str(path), collection, problems=[str(exc)], status="failed")
+                )
+                continue
+            problems = list(r.problems)
+            if r.warnings > len(problems):
+                problems.append(f"… {r.warnings - len(problems)} more")
+            reports.append(replace(r, path=str(path), problems=problems))
         return reports
+
+    def collection_rows(self) -> list[dict[str, Any]]:
+        """The collections as the store lists them (``id``, ``name``, ``documents``,
+        ``segments``, ``languages`` with segment counts …): plain data, JSON-ready."""
+        with self._store() as store:
+            return store.collections()
+
+    def document_rows(self, collection: str) -> list[dict[str, Any]]:
+        """One collection's documents as the store lists them (``id``, ``path``, ``format``,
+        ``segment_count``, ``languages`` with counts, ``imported_at`` …); an unknown name
+        raises ``DataError``."""
+        from xlsearch.engine.errors import DataError
+
+        with self._store() as store:
+            if store.collection_id(collection) is None:
+                raise DataError(f"no collection named {collection!r}")
+            return store.documents(collection)
 
     def index_status(self) -> list[IndexStatus]:
         """Per collection: the active model's index, plus other models that have one."""
@@ -323,22 +422,101 @@ class LocalEngine(JobsMixin):
         model: str | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        *,
+        kind: str = "auto",
+        rebuild: bool = False,
     ) -> IndexStatus:
+        """Create or update ``collection``'s index (``kind``: auto, flat, hnsw, ivf, sq8,
+        ivfpq; ``rebuild``: from scratch, cached vectors reused)."""
         from xlsearch.engine.index.manager import build_index
 
         spec = model or self.active_model()
         encoder = self.encoder(spec)
         with self._store() as store:
-            oi = build_index(store, encoder, collection, on_progress=on_progress, cancel=cancel)
+            oi = build_index(
+                store,
+                encoder,
+                collection,
+                kind=kind,
+                rebuild=rebuild,
+                on_progress=on_progress,
+                cancel=cancel,
+            )
             n = store.count_segments(collection=collection)
         self._index_cache.get(spec, {}).pop(collection, None)
-        return IndexStatus(collection, spec, "fresh", int(oi.vi.ntotal), n)
+        st = oi.stats
+        return IndexStatus(
+            collection,
+            spec,
+            "fresh",
+            int(oi.vi.ntotal),
+            n,
+            oi.vi.kind,
+            int(st.get("added", 0)),
+            int(st.get("removed", 0)),
+            bool(st.get("rebuilt")),
+            str(oi.folder),
+        )
 
-    def delete_collection(self, name: str) -> None:
+    def delete_collection(self, name: str) -> str:
+        """Delete a collection, its documents and its index folders (every model's);
+        returns what went, in one line."""
+        from xlsearch.engine.index.files import collection_folders
+        from xlsearch.engine.index.vectors import human_bytes
+
+        folders = collection_folders(name)
+        size = sum(f.stat().st_size for d in folders for f in d.rglob("*") if f.is_file())
         with self._store() as store:
-            store.delete_collection(name)
+            n = store.delete_collection(name)
         for cache in self._index_cache.values():
             cache.pop(name, None)
+        return (
+            f"deleted collection {name!r} ({n:,} segments; "
+            f"{len(folders)} index folder(s), {human_bytes(size)} removed)"
+        )
+
+    def delete_document(self, document_id: int) -> str:
+        """Delete one document and its segments; returns what went, in one line."""
+        with self._store() as store:
+            n = store.delete_document(document_id)
+        return f"deleted document {document_id} ({n:,} segments)"
+
+    def export_collection(
+        self,
+        path: str | Path,
+        collection: str | None = None,
+        langs: Sequence[str] | None = None,
+        fmt: str | None = None,
+        *,
+        xliff_version: str = "1.2",
+        units: UnitFilter | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        """Write a collection's (default: every) translation units as TMX, XLIFF or TSV
+        (``fmt``, else from the name); returns the engine's ``ExportReport`` (``describe()``
+        says what was written and what was left out). XLIFF needs ``langs`` source,target."""
+        from xlsearch.engine.errors import ConfigError
+        from xlsearch.engine.export.writer import export_format, export_store
+
+        with self._store() as store:
+            if export_format(path, fmt) == "xliff" and (not langs or len(langs) != 2):
+                known = sorted({lg for c in store.collections() for lg in c["languages"]})
+                raise ConfigError(
+                    "XLIFF is bilingual: pass --lang SOURCE,TARGET",
+                    hint=f"languages in the store: {', '.join(known) or 'none'}",
+                )
+            return export_store(
+                store,
+                Path(path),
+                collection,
+                list(langs) if langs else None,
+                fmt,
+                on_progress=on_progress,
+                cancel=cancel,
+                xliff_version=xliff_version,
+                units=units,
+            )
 
     # -- models --------------------------------------------------------------------
     def _catalog(self) -> list[Any]:
@@ -374,6 +552,24 @@ class LocalEngine(JobsMixin):
             for m in self._catalog()
         ]
 
+    def unfinished_runs(self) -> list[ModelEntry]:
+        """Distillation runs stopped before their model was written (resumable)."""
+        from xlsearch.engine.models.catalog import list_models
+
+        return [
+            ModelEntry(r.spec, r.name, str(r.card.get("kind", "")), card=r.card)
+            for r in list_models(unfinished=True)
+        ]
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        model: str | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> Any:
+        """Sentence embeddings of ``texts`` (a float32 array, one row per text)."""
+        return self.encoder(model).encode(list(texts), on_progress=on_progress)
+
     def active_model(self) -> str:
         """The session model if one was given, else the saved active model."""
         from xlsearch.engine.models.catalog import active_model
@@ -387,6 +583,14 @@ class LocalEngine(JobsMixin):
         resolved = set_active_model(spec)
         self.session_model = None
         return resolved
+
+    def use_name(self, path: str | Path) -> str:
+        """What to give ``set_active_model`` (``xlsearch models --use``) for a model folder:
+        its name when it lies in the models folder, else its path."""
+        from xlsearch.engine.runtime import locations
+
+        p = Path(path)
+        return p.name if p.parent.resolve() == locations.models_dir().resolve() else str(p)
 
     def model_card(self, spec: str) -> dict[str, Any]:
         from xlsearch.engine.models.cards import read_card, resolve_model_path
@@ -436,6 +640,43 @@ class LocalEngine(JobsMixin):
         return segments, collections
 
     # -- translating with the memory -------------------------------------------------
+    def _lookup(
+        self,
+        store: Any,
+        collection: str | None,
+        semantic: bool = True,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        """A ``Lookup`` over ``store`` with the cached encoder (none when not ``semantic``)."""
+        from xlsearch.engine.tm.lookup import Lookup
+
+        searcher = self._searcher(store, load=semantic, on_progress=on_progress, cancel=cancel)
+        return Lookup(store, collection=collection, semantic=semantic, searcher=searcher)
+
+    def check_languages(self, collection: str | None = None, **langs: str | None) -> None:
+        """A one-line ``ConfigError`` when ``collection`` does not exist or the memory has no
+        segment in a language asked for (``src="en"`` finds ``en-GB``; the keyword names the
+        option): otherwise a typo gives an empty or target-less result."""
+        from xlsearch.engine.errors import ConfigError
+        from xlsearch.engine.lang.tags import primary
+
+        with self._store() as store:
+            if collection and store.collection_id(collection) is None:
+                names = ", ".join(c["name"] for c in store.collections()) or "none yet"
+                raise ConfigError(
+                    f"no collection '{collection}' (--collection)",
+                    hint=f"collections: {names} (xlsearch collections lists them)",
+                )
+            have = store.languages(collection)
+        where = f"collection {collection}" if collection else "the memory"
+        for option, lang in langs.items():
+            if lang and not any(primary(tag) == primary(lang) for tag in have):
+                raise ConfigError(
+                    f"{where} has no segment in language '{lang}' (--{option})",
+                    hint=f"{where} has: {', '.join(sorted(have)) or 'nothing (import a memory)'}",
+                )
+
     def lookup(
         self,
         segment: str,
@@ -444,23 +685,45 @@ class LocalEngine(JobsMixin):
         collection: str | None = None,
         k: int = 5,
         *,
+        cross: int = 3,
+        min_fuzzy: int = 0,
+        semantic: bool = True,
+        on_progress: ProgressCallback | None = None,
         doc_segment: Any = None,
     ) -> Any:
+        """CAT matches of ``segment`` (``tm.lookup.LookupResult``): the best ``k`` in
+        ``src``, ``cross`` cross-language ones; ``min_fuzzy`` hides weaker ones;
+        ``semantic=False``: by fuzzy % alone, no model. With ``tgt`` a unit without that
+        language is no match (nothing to insert). ``doc_segment``: the document's segment
+        looked up; its inline codes decide 100 % or 99 % as in an analysis."""
         from xlsearch.engine.tm.analysis import tag_penalty
-        from xlsearch.engine.tm.lookup import Lookup
 
         with self._store() as store:
-            lk = Lookup(store, collection=collection, searcher=self._searcher(store))
-            # as analyze: a unit without the target language is nothing to insert
-            found = lk.lookup(segment, src, tgt, k, require_target=bool(tgt))
+            lk = self._lookup(store, collection, semantic, on_progress)
+            found = lk.lookup(
+                segment, src, tgt, k, cross, min_fuzzy=min_fuzzy, require_target=bool(tgt)
+            )
         if doc_segment is not None and doc_segment.tags:  # 100 % only with the same tags
             tag_penalty(found.matches, doc_segment)
         return found
 
-    def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:
+    def open_document(
+        self, path: str, src: str = "", tgt: str = "", fmt: str = "", segment: str = "auto"
+    ) -> Any:
+        """A document to translate (XLIFF, PO, text, DOCX; ``fmt`` default: by extension);
+        ``segment``: how units of several sentences open (``tm.documents.SEGMENT_MODES``)."""
         from xlsearch.engine.tm.documents import open_document
 
-        return open_document(path, src or None, tgt or None)
+        return open_document(path, src or None, tgt or None, fmt or None, segment)
+
+    def toy_notice(self, collection: str | None = None) -> str | None:
+        """The one-line notice when the model in use is a toy (fewer than 5,000 training
+        pairs) searched beyond the demo collection, with the command for a real one."""
+        from xlsearch.engine.tm.fill_policy import toy_notice
+
+        with self._store() as store:
+            names = [collection] if collection else [str(c["name"]) for c in store.collections()]
+        return toy_notice(self.encoder(), names)
 
     def analyze(
         self,
@@ -469,18 +732,45 @@ class LocalEngine(JobsMixin):
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
         segment: str = "auto",
+        *,
+        threshold: float | None = None,
+        semantic: bool = True,
     ) -> Any:
+        """``tm.analysis.Analysis`` of ``doc`` against the memory: CAT bands and the
+        semantic band above ``threshold`` (default ``SEMANTIC_THRESHOLD``);
+        ``semantic=False``: CAT bands only, no model. ``on_progress`` also sees a collection
+        indexed on the spot."""
         from xlsearch.engine.tm.analysis import analyze
-        from xlsearch.engine.tm.lookup import Lookup
+        from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD
 
         with self._store() as store:
-            lk = Lookup(store, collection=collection, searcher=self._searcher(store))
-            return analyze(doc, lk, segment=segment, on_progress=on_progress, cancel=cancel)
+            lk = self._lookup(store, collection, semantic, on_progress, cancel)
+            return analyze(
+                doc,
+                lk,
+                threshold=SEMANTIC_THRESHOLD if threshold is None else threshold,
+                segment=segment,
+                on_progress=on_progress,
+                cancel=cancel,
+            )
 
-    def pretranslate(self, doc: Any, analysis: Any) -> int:
+    def pretranslate(
+        self,
+        doc: Any,
+        analysis: Any,
+        *,
+        min_fuzzy: int = 75,
+        semantic: bool = True,
+        overwrite: bool = False,
+    ) -> int:
+        """Write the best match per segment into ``doc`` (fuzzy ≥ ``min_fuzzy``, else a
+        semantic match when ``semantic``), marked for review; existing targets are kept
+        unless ``overwrite``. Returns the segments filled."""
         from xlsearch.engine.tm.analysis import pretranslate
 
-        return pretranslate(doc, analysis)
+        return pretranslate(
+            doc, analysis, min_fuzzy=min_fuzzy, semantic=semantic, overwrite=overwrite
+        )
 
     def save_document(self, doc: Any, path: str = "") -> str:
         return str(doc.save(path or None))

@@ -1,0 +1,59 @@
+"""Semantic-fill calibration of a model (``xlsearch eval MODEL --calibrate``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from xlsearch.engine.progress import ProgressCallback
+
+
+@dataclass
+class FillCalibration:
+    """A model's fitted calibration: per language pair, the cosine from which it writes."""
+
+    model: str
+    data: str
+    """What it was fitted on: ``dev split`` or the pair files' names."""
+    calibration: dict[str, Any]
+    stored: Path | None = None
+
+
+def calibrate_fills(
+    spec: str | None = None,
+    pair_files: Sequence[str] = (),
+    *,
+    device: str | None = None,
+    batch_size: int | None = None,
+    save: bool = True,
+    on_progress: ProgressCallback | None = None,
+) -> FillCalibration:
+    """Fit ``spec``'s (default: the active model's) semantic-fill calibration on its dev split
+    or on ``pair_files`` (pairs it was not trained on; the bundled teacher needs them), and
+    store it unless ``save`` is off."""
+    from xlsearch.engine.errors import ConfigError
+    from xlsearch.engine.models.cards import BUNDLED_TEACHER
+    from xlsearch.engine.models.catalog import active_model
+    from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.engine.tm import fill_policy
+
+    enc = load_encoder(spec or active_model(), device=device, batch_size=batch_size)
+    if pair_files:
+        groups = fill_policy.groups_from_files(list(pair_files))
+        data = ", ".join(str(p).rsplit("/", 1)[-1] for p in pair_files)
+    elif enc.id == BUNDLED_TEACHER:
+        raise ConfigError(
+            "the bundled teacher has no dev split to calibrate on",
+            hint="name translation pairs it was not trained on: --calibrate-pairs en-de.tsv "
+            f"(at least {fill_policy.MIN_PAIRS} pairs per language pair)",
+        )
+    else:
+        groups = fill_policy.dev_groups(enc.path)
+        data = "dev split"
+    if not groups:
+        raise ConfigError("no translation pairs to calibrate on", hint="check --calibrate-pairs")
+    cal = fill_policy.fit(groups, lambda t: enc.encode(t, on_progress=on_progress), data=data)
+    stored = fill_policy.store(enc.id, enc.path, cal) if save else None
+    return FillCalibration(enc.id, data, cal, Path(stored) if stored else None)
