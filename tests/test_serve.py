@@ -296,7 +296,7 @@ def test_serve_lets_in_only_the_printed_url(tmp_path: Path) -> None:
     finally:
         stop_serve(server.proc)
     log = server.log.read_text()
-    assert "Traceback" not in log
+    assert "Traceback" not in log, log
 
 
 def test_serve_on_another_machine_s_address_needs_allow_remote(tmp_path: Path) -> None:
@@ -362,4 +362,5 @@ def test_stopping_serve_ends_every_app_it_started(tmp_path: Path, sig: int) -> N
         asyncio.run(two_sessions())
     finally:
         stop_serve(server.proc)
-    assert "Traceback" not in server.log.read_text()
+    log = server.log.read_text()
+    assert "Traceback" not in log, log
