@@ -21,10 +21,11 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 EXIT_GRACE_S = 1.0
 """Seconds from the first SIGTERM/SIGHUP to the forced exit."""
@@ -70,9 +71,12 @@ def installed() -> Iterator[None]:
     old_fd = signal.set_wakeup_fd(_watcher.fileno(), warn_on_full_buffer=False)
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_terminated)
+    hook = sys.unraisablehook
+    sys.unraisablehook = partial(_unraisable, hook)
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         current = signal.set_wakeup_fd(old_fd)
@@ -80,7 +84,19 @@ def installed() -> Iterator[None]:
             signal.set_wakeup_fd(current)
 
 
+def _unraisable(hook: Callable[[Any], object], unraisable: Any) -> None:
+    """``Terminated`` raised where it cannot propagate (a weakref callback, a ``__del__``)
+    is dropped silently: the watchdog, armed by then, ends the process."""
+    if isinstance(unraisable.exc_value, Terminated):
+        return
+    hook(unraisable)
+
+
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    """The first stop signal interrupts the main thread; later ones leave its clean-up (a
+    rollback, the one line) alone: the watchdog is armed."""
+    if armed():
+        return
     arm(signum)
     raise Terminated(signum)
 

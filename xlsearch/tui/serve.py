@@ -19,6 +19,7 @@ grace period, SIGKILL.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import ipaddress
 import os
@@ -137,6 +138,7 @@ def make_server(
             assert process.stdin is not None
             self._stdin = process.stdin
             server.app_pids.add(process.pid)
+            server.processes.add(process)
             return process
 
     class GuardedServer(Server):
@@ -154,6 +156,8 @@ def make_server(
             self.token = token or secrets.token_urlsafe(32)
             self.cookie = f"xlsearch-serve-{port}"
             self.app_pids: set[int] = set()
+            self.processes: set[asyncio.subprocess.Process] = set()
+            self.termed: set[int] = set()  # app process groups sent SIGTERM
             self.sockets: set[web.WebSocketResponse] = set()
 
         @property
@@ -223,23 +227,30 @@ def make_server(
             for ws in list(self.sockets):
                 await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
             await asyncio.get_running_loop().run_in_executor(None, self.stop_apps)
+            for process in list(self.processes):  # reap them while the loop still runs
+                await _reap(process)
+
+        def term_apps(self) -> set[int]:
+            """SIGTERM to every app process group not sent one yet; all the groups."""
+            pids = set(self.app_pids)  # a copy: sessions end meanwhile (stop_apps' thread)
+            for pid in pids - self.termed:
+                _signal_group(pid, signal.SIGTERM)
+            self.termed |= pids
+            return pids
 
         def stop_apps(self) -> None:
             """SIGTERM to every app process group, SIGKILL to those alive after the grace."""
-            for sig in (signal.SIGTERM, signal.SIGKILL):
-                alive = [pid for pid in self.app_pids if _signal_group(pid, sig)]
-                deadline = time.monotonic() + GRACE_S
-                while alive and time.monotonic() < deadline:
-                    time.sleep(0.02)
-                    alive = [pid for pid in alive if _group_alive(pid)]
-                if not alive:
-                    break
-            self.app_pids = {pid for pid in self.app_pids if _group_alive(pid)}
+            deadline = time.monotonic() + GRACE_S
+            alive = [pid for pid in self.term_apps() if _group_alive(pid)]
+            while alive and time.monotonic() < deadline:
+                time.sleep(0.02)
+                alive = [pid for pid in alive if _group_alive(pid)]
+            for pid in alive:
+                _signal_group(pid, signal.SIGKILL)
 
         def request_exit(self) -> None:
             """On SIGINT/SIGTERM/SIGHUP: stop the apps, then the server."""
-            for pid in self.app_pids:
-                _signal_group(pid, signal.SIGTERM)
+            self.term_apps()
             super().request_exit()
 
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
@@ -273,7 +284,9 @@ def make_server(
                 if app_service is not None:
                     await app_service.stop()
                     if app_service._process is not None:
+                        await _reap(app_service._process)
                         self.app_pids.discard(app_service._process.pid)
+                        self.processes.discard(app_service._process)
             return websocket
 
         def serve(self, debug: bool = False) -> None:
@@ -299,6 +312,15 @@ def make_server(
 
     server = GuardedServer()
     return server
+
+
+async def _reap(process: asyncio.subprocess.Process) -> None:
+    """Close an ended app's stdin and collect its status, so its transport closes now (not
+    when collected after the loop closed)."""
+    if process.stdin is not None:
+        process.stdin.close()
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(process.wait(), GRACE_S)
 
 
 def _forbidden(reason: str) -> web.Response:
