@@ -194,8 +194,9 @@ def cmd_distill(args: argparse.Namespace) -> int:
         cancel.cancel()
 
     def on_progress(p: Any) -> None:
-        if p.stage == "distill":
+        if p.stage == "distill" and not training.is_set():
             training.set()
+            shutdown.set_grace(shutdown.CHECKPOINT_GRACE_S)  # a stop saves a checkpoint
         bar(p)
 
     stops = (signal.SIGINT, *shutdown.STOP_SIGNALS)

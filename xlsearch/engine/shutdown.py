@@ -50,6 +50,7 @@ def stopped_line(signum: int) -> str:
 _lock = threading.Condition()
 _armed: list[int] = []
 _deadline = 0.0
+_grace = EXIT_GRACE_S
 _watcher: socket.socket | None = None
 
 
@@ -115,15 +116,21 @@ def _watch(reader: socket.socket) -> None:
                 arm(signum)
 
 
-def arm(signum: int, grace: float = EXIT_GRACE_S) -> None:
-    """End the process ``grace`` seconds from now unless it ends by itself first; a later
-    call may only postpone the end (distill's checkpoint)."""
+def set_grace(seconds: float) -> None:
+    """The watchdog's grace from now on (distill while it trains: time for the checkpoint)."""
+    global _grace
+    _grace = seconds
+
+
+def arm(signum: int, grace: float | None = None) -> None:
+    """End the process ``grace`` seconds (default: ``set_grace``'s, else ``EXIT_GRACE_S``)
+    from now unless it ends by itself first; a later call may only postpone the end."""
     global _deadline
     with _lock:
         first = not _armed
         if first:
             _armed.append(signum)
-        _deadline = max(_deadline, time.monotonic() + grace)
+        _deadline = max(_deadline, time.monotonic() + (_grace if grace is None else grace))
         _lock.notify_all()
     if first:
         threading.Thread(
