@@ -171,7 +171,10 @@ def make_server(
             return app
 
         def _host_allowed(self, request: web.Request) -> bool:
-            url = request.url  # built from the Host header
+            try:
+                url = request.url  # built from the Host header
+            except ValueError:  # a malformed Host header
+                return False
             if url.port != self.port:
                 return False
             return remote or (url.host or "").lower().strip("[]") in LOOPBACK_NAMES | {host}
