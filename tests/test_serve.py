@@ -8,20 +8,23 @@ page loads records the websocket's output frames.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-pytestmark = pytest.mark.slow
 
 RECORDER = """
 window.__xl_out = "";
@@ -49,9 +52,101 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _descendants(pid: int) -> set[int]:
+    """Live (non-zombie) processes below ``pid``."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            parents[int(stat.parent.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {c for c, p in parents.items() if p in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@dataclass
+class Served:
+    """A running ``xlsearch serve``: its process, the printed URL, its port and key."""
+
+    proc: subprocess.Popen[bytes]
+    url: str
+    port: int
+    token: str
+    log: Path
+
+
+def start_serve(tmp_path: Path, *extra: str) -> Served:
+    """``xlsearch serve --no-browser`` on a free port; waits until it answers."""
+    port = _free_port()
+    log_path = tmp_path / f"serve-{port}.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "xlsearch",
+                "serve",
+                "--no-browser",
+                "--port",
+                str(port),
+                *extra,
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        )
+    deadline = time.monotonic() + 60
+    while True:
+        found = re.search(r"(http://\S+\?token=(\S+))", log_path.read_text())
+        if found:
+            url, token = found.group(1), found.group(2)
+            try:
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    if resp.status == 200:
+                        return Served(proc, url, port, token, log_path)
+            except OSError:
+                pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop_serve(proc)
+            raise AssertionError(log_path.read_text())
+        time.sleep(0.2)
+
+
+def stop_serve(proc: subprocess.Popen[bytes]) -> None:
+    """End the server and (as a safety net for a failing test) whatever it left running."""
+    left = _descendants(proc.pid)
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+
+
 @pytest.fixture()
 def served(tmp_path: Path, tiny_static_model: Path) -> Iterator[str]:
-    """``xlsearch serve`` on a free port over a store with a tiny indexed memory."""
+    """``xlsearch serve`` on a free port over a store with a tiny indexed memory: the URL it
+    printed (with its key)."""
     from test_lookup import write_tmx
 
     from xlsearch.engine.index.manager import build_index
@@ -65,37 +160,14 @@ def served(tmp_path: Path, tiny_static_model: Path) -> Iterator[str]:
             write_tmx(tmp_path / "tm.tmx", [("the dog sleeps", "der hund schläft")]), "tm"
         )
         build_index(store, load_encoder(str(tiny_static_model)), "tm")
-    port = _free_port()
-    log = (tmp_path / "serve.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "xlsearch", "serve", "--no-browser", "--port", str(port)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
-    )
-    url = f"http://127.0.0.1:{port}/"
+    server = start_serve(tmp_path)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError((tmp_path / "serve.log").read_text()) from None
-                time.sleep(0.3)
-        yield url
+        yield server.url
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
+        stop_serve(server.proc)
 
 
+@pytest.mark.slow
 def test_serve_serves_the_app_page_offline(served: str) -> None:
     with urllib.request.urlopen(served, timeout=5) as resp:
         html = resp.read().decode("utf-8")
@@ -111,6 +183,7 @@ def _browser() -> tuple[str, str]:
     return chrome, driver
 
 
+@pytest.mark.slow
 def test_browser_types_a_query_and_sees_a_result(served: str) -> None:
     chrome, chromedriver = _browser()
     from selenium import webdriver
@@ -164,3 +237,130 @@ def test_serve_on_a_busy_or_impossible_port_is_a_one_line_error(capsys) -> None:
     assert main(["serve", "--no-browser", "--port", "80000"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and "80000" in err and "--port" in err
+
+
+async def _ws_status(
+    port: int, *, cookie: str | None, origin: str | None, host: str | None = None
+) -> int:
+    """The HTTP status of a WebSocket handshake with ``/ws`` (101 when it was accepted)."""
+    import aiohttp
+
+    headers = {"Host": host} if host else {}
+    cookies = {f"xlsearch-serve-{port}": cookie} if cookie else {}
+    async with aiohttp.ClientSession(cookies=cookies) as session:
+        try:
+            async with session.ws_connect(
+                f"ws://127.0.0.1:{port}/ws?width=80&height=24", origin=origin, headers=headers
+            ) as ws:
+                await ws.close()
+                return 101
+        except aiohttp.WSServerHandshakeError as e:
+            return e.status
+
+
+def _http_status(url: str, headers: dict[str, str] | None = None) -> int:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {})) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+
+
+def test_serve_lets_in_only_the_printed_url(tmp_path: Path) -> None:
+    """Without the key, from a foreign page (Origin) or under a foreign host name (DNS
+    rebinding) the page and the WebSocket get 403 and no app process starts; with the key
+    (the printed URL, then its cookie) the WebSocket starts the app."""
+    server = start_serve(tmp_path)
+    port, key = server.port, server.token
+    own = f"http://127.0.0.1:{port}"
+    try:
+        assert _http_status(f"{own}/") == 403
+        assert _http_status(f"{own}/?token=wrong{key}") == 403
+        assert _http_status(f"{own}/static/js/textual.js") == 403
+        assert _http_status(server.url, {"Host": f"evil.example:{port}"}) == 403
+        assert _http_status(server.url) == 200
+        refused = [
+            _ws_status(port, cookie=None, origin=own),  # no key
+            _ws_status(port, cookie="not-the-key", origin=own),
+            _ws_status(port, cookie=key, origin="http://evil.example"),  # a foreign page
+            _ws_status(port, cookie=key, origin=f"http://localhost:{port + 1}"),
+            _ws_status(port, cookie=key, origin=own, host=f"evil.example:{port}"),  # rebinding
+        ]
+        for status in refused:
+            assert asyncio.run(status) == 403
+        time.sleep(0.5)
+        assert _descendants(server.proc.pid) == set(), "an app process was started"
+        # the key's holder gets in (so the refusals above are the checks, not a broken server)
+        assert asyncio.run(_ws_status(port, cookie=key, origin=own)) == 101
+        assert asyncio.run(_ws_status(port, cookie=key, origin=None)) == 101  # not a browser
+    finally:
+        stop_serve(server.proc)
+    log = server.log.read_text()
+    assert "Traceback" not in log, log
+
+
+def test_serve_on_another_machine_s_address_needs_allow_remote(tmp_path: Path) -> None:
+    """A non-loopback --host is a one-line error (exit 2) unless --allow-remote is given;
+    then a warning says who can reach it, and the key is still required."""
+    cmd = [sys.executable, "-m", "xlsearch", "serve", "--no-browser", "--host", "0.0.0.0"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    run = subprocess.run(
+        [*cmd, "--port", str(_free_port())], capture_output=True, text=True, env=env
+    )
+    assert run.returncode == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "--allow-remote" in lines[0]
+
+    server = start_serve(tmp_path, "--host", "0.0.0.0", "--allow-remote")
+    try:
+        log = server.log.read_text()
+        assert log.startswith("warning:") and "anyone who can reach this machine" in log
+        own = f"http://127.0.0.1:{server.port}"
+        assert _http_status(f"{own}/") == 403
+        assert _http_status(f"{own}/?token={server.token}") == 200
+    finally:
+        stop_serve(server.proc)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_stopping_serve_ends_every_app_it_started(tmp_path: Path, sig: int) -> None:
+    """SIGTERM, SIGINT or SIGHUP to ``serve`` (not its group) ends it and the app processes
+    of its open sessions within 2 s, while the apps are still starting."""
+    server = start_serve(tmp_path)
+    own = f"http://127.0.0.1:{server.port}"
+
+    async def two_sessions() -> None:
+        import aiohttp
+
+        cookies = {f"xlsearch-serve-{server.port}": server.token}
+        async with aiohttp.ClientSession(cookies=cookies) as session:
+            url = f"ws://127.0.0.1:{server.port}/ws?width=80&height=24"
+            sockets = [await session.ws_connect(url, origin=own) for _ in range(2)]
+            deadline = time.monotonic() + 20
+            while len(_descendants(server.proc.pid)) < 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            apps = _descendants(server.proc.pid)
+            assert len(apps) >= 2, apps
+            await asyncio.sleep(0.5)  # the apps are importing / warming up
+            start = time.monotonic()
+            server.proc.send_signal(sig)
+            while time.monotonic() - start < 5 and (
+                server.proc.poll() is None or any(_alive(p) for p in apps)
+            ):
+                await asyncio.sleep(0.02)
+            took = time.monotonic() - start
+            print(
+                f"serve {signal.Signals(sig).name}: serve and {len(apps)} apps gone in {took:.2f} s"
+            )
+            assert server.proc.poll() is not None, "serve still runs"
+            assert not [p for p in apps if _alive(p)], "app processes left running"
+            assert took < 2.0, f"took {took:.2f} s"
+            for ws in sockets:
+                await ws.close()
+
+    try:
+        asyncio.run(two_sessions())
+    finally:
+        stop_serve(server.proc)
+    log = server.log.read_text()
+    assert "Traceback" not in log, log

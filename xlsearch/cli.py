@@ -52,17 +52,30 @@ def _configure_threads() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xlsearch`` console script.
 
-    Every failure is one line on stderr and exit status 2 (Ctrl-C: 130); a closed pipe
-    (``xlsearch search … --json | head``) ends quietly. ``XLSEARCH_DEBUG=1`` shows tracebacks.
+    Every failure is one line on stderr and exit status 2 (Ctrl-C: 130; SIGTERM, SIGHUP:
+    128 + the signal, within seconds); a closed pipe (``xlsearch search … --json | head``)
+    ends quietly. ``XLSEARCH_DEBUG=1`` shows tracebacks.
     """
-    from xlsearch.commands import error_line
-    from xlsearch.engine.errors import XLSearchError
-
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):  # bare `xlsearch` opens the app
         args = parser.parse_args(["app"])
+    from xlsearch.service import shutdown
+
     debug = bool(os.environ.get("XLSEARCH_DEBUG"))
+    with shutdown.installed():  # SIGTERM/SIGHUP: as Ctrl-C, and out within seconds
+        rc = _run(args, debug)
+    if shutdown.armed():  # stopped by a signal: skip the interpreter's slow teardown
+        shutdown.exit_now(rc)
+    return rc
+
+
+def _run(args: argparse.Namespace, debug: bool) -> int:
+    """Run the command; every failure becomes one line and an exit status."""
+    from xlsearch.commands import error_line
+    from xlsearch.engine.errors import XLSearchError
+    from xlsearch.service import shutdown
+
     try:
         _configure_threads()
         rc = int(args.func(args) or 0)
@@ -76,6 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(error_line(exc), file=sys.stderr)
         return 2
+    except shutdown.Terminated as exc:  # SIGTERM / SIGHUP
+        print(f"\n{shutdown.stopped_line(exc.signum)}", file=sys.stderr)
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130

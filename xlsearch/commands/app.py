@@ -18,8 +18,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     """Open the Textual app."""
     from xlsearch.tui.app import run_app
 
-    run_app(query=args.query)
-    return 0
+    return run_app(query=args.query)
 
 
 def register_demo(sub: Any) -> None:
@@ -71,5 +70,4 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     # the demo searches with its own student, whatever model is active
     engine = LocalEngine(model=str(state.model))
-    run_app(query=args.query if args.query is not None else EXAMPLE_QUERY, engine=engine)
-    return 0
+    return run_app(query=args.query if args.query is not None else EXAMPLE_QUERY, engine=engine)

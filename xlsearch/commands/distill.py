@@ -123,13 +123,15 @@ def register(sub: Any) -> None:
 
 
 def cmd_distill(args: argparse.Namespace) -> int:
-    """Run a distillation with a progress bar; Ctrl-C saves and stops."""
+    """Run a distillation with a progress bar; Ctrl-C (SIGTERM, SIGHUP) saves and stops."""
     import signal
     import sys
+    import threading
 
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.progress import CancelToken
+    from xlsearch.service import shutdown
     from xlsearch.service.api import DistillConfig
     from xlsearch.service.local import LocalEngine
 
@@ -180,20 +182,37 @@ def cmd_distill(args: argparse.Namespace) -> int:
         "calibrate_sts": args.calibrate_sts,
     }
     cancel = CancelToken()
+    training = threading.Event()  # set at the first training step: a checkpoint can be saved
 
-    def on_sigint(signum: int, frame: Any) -> None:
-        if cancel.cancelled:
-            raise KeyboardInterrupt
-        print("\nstopping: saving a checkpoint (Ctrl-C again to abort)", file=sys.stderr)
+    def on_stop(signum: int, frame: Any) -> None:
+        """Ctrl-C, SIGTERM, SIGHUP: once training runs, save a checkpoint and stop; before
+        (or a second time), stop at once."""
+        name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+        if cancel.cancelled or not training.is_set():
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
+            shutdown.arm(signum)
+            raise shutdown.Terminated(signum)
+        if signum != signal.SIGINT:  # the watchdog waits for the checkpoint
+            shutdown.arm(signum, grace=shutdown.CHECKPOINT_GRACE_S)
+        print(f"\nstopping: saving a checkpoint ({name} again to abort)", file=sys.stderr)
         cancel.cancel()
 
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    def on_progress(p: Any) -> None:
+        if p.stage == "distill" and not training.is_set():
+            training.set()
+            shutdown.set_grace(shutdown.CHECKPOINT_GRACE_S)  # a stop saves a checkpoint
+        bar(p)
+
+    stops = (signal.SIGINT, *shutdown.STOP_SIGNALS)
+    previous = {sig: signal.signal(sig, on_stop) for sig in stops}
     bar = ProgressBar()
     try:
-        result = LocalEngine().distill(config, bar, cancel, options=options)
+        result = LocalEngine().distill(config, on_progress, cancel, options=options)
     finally:
         bar.close()
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     m = result.metrics
     dev = f"; best dev accuracy {m['dev_acc']:.1f}, MSE×100 {m['dev_mse']:.4f}" if m else ""
     state = "stopped" if result.cancelled or result.stopped_early else "done"
@@ -211,6 +230,9 @@ def cmd_distill(args: argparse.Namespace) -> int:
             "this run is unfinished (not listed as a model); "
             f"resume: xlsearch distill --resume --out {result.path}"
         )
+        if shutdown.armed():  # SIGTERM / SIGHUP
+            print(shutdown.stopped_line(shutdown.armed_by()), file=sys.stderr)
+            return 128 + shutdown.armed_by()
         return 130
     if result.stopped_early:
         print(f"time limit reached; to train on: xlsearch distill --resume --out {result.path}")

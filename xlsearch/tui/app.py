@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.screen import Screen
 
 if TYPE_CHECKING:
@@ -88,11 +89,58 @@ class XLSearchApp(App[None]):
         self.initial_query = query
         self._fixed_theme = theme is not None
         self._wide_footer: bool | None = None
+        self.stopped_by: int | None = None
+        """The signal that closed the app, if one did."""
         wanted = theme or _saved_theme()
         self.theme = wanted if wanted in self.available_themes else DARK_THEME
 
     def on_mount(self) -> None:
         self.fit_footer(self.size.width)
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, taking the stop signals over once it has set its own up."""
+        base = super().get_driver_class()
+        app = self
+
+        class StopSignalDriver(base):  # type: ignore[valid-type,misc]
+            def start_application_mode(self) -> None:
+                super().start_application_mode()
+                app._catch_stop_signals()
+
+        return StopSignalDriver
+
+    def _catch_stop_signals(self) -> None:
+        """SIGTERM, SIGHUP and SIGINT (``kill``, a closed terminal or browser session) close
+        the app as its quit key does; a worker still busy (the model loading) cannot hold the
+        process up: it ends within seconds (xlsearch/service/shutdown.py)."""
+        import asyncio
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            try:
+                loop.add_signal_handler(sig, self._stop_signal, sig)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                return
+
+    def _stop_signal(self, signum: int) -> None:
+        from xlsearch.service import shutdown
+
+        shutdown.arm(signum)
+        self.stopped_by = signum
+        self.exit(return_code=128 + signum)
+
+    async def _shutdown(self) -> None:
+        """Textual's shutdown (the terminal is restored by then); after a stop signal the
+        process ends here instead of waiting for a worker thread (a model still loading)."""
+        await super()._shutdown()
+        if self.stopped_by is not None:
+            import sys
+
+            from xlsearch.service import shutdown
+
+            print(shutdown.stopped_line(self.stopped_by), file=sys.stderr)
+            shutdown.exit_now(128 + self.stopped_by)
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit_footer(event.size.width)
@@ -180,7 +228,40 @@ def make_app(
     return XLSearchApp(engine=engine, query=query, theme=theme)
 
 
-def run_app(query: str = "", engine: EngineAPI | None = None) -> None:
-    """Run the app in the terminal (headless when ``XLSEARCH_EXIT_WHEN_READY`` is set)."""
+def run_app(query: str = "", engine: EngineAPI | None = None) -> int:
+    """Run the app in the terminal (headless when ``XLSEARCH_EXIT_WHEN_READY`` is set); the
+    exit status (128 + the signal when one closed it)."""
+    import signal
+
     app = make_app(engine=engine, query=query)
-    app.run(headless=bool(os.environ.get(READY_ENV)))
+    stops = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    previous = {sig: signal.getsignal(sig) for sig in stops}
+    for sig in stops:  # until the app's driver has started (StopSignalDriver)
+        signal.signal(sig, partial(_early_stop, app))
+    try:
+        app.run(headless=bool(os.environ.get(READY_ENV)))
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if app.stopped_by is not None:
+        import sys
+
+        from xlsearch.service.shutdown import stopped_line
+
+        print(stopped_line(app.stopped_by), file=sys.stderr)
+    return app.return_code or 0
+
+
+def _early_stop(app: XLSearchApp, signum: int, frame: object) -> None:
+    """A stop signal while the app starts: close it once its loop runs, else stop at once."""
+    import asyncio
+
+    from xlsearch.service import shutdown
+
+    shutdown.arm(signum)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # the loop is not running yet
+        raise shutdown.Terminated(signum) from None
+    app.stopped_by = signum
+    loop.call_soon_threadsafe(partial(app.exit, return_code=128 + signum))

@@ -349,6 +349,7 @@ def _run(
     budget_s, fit_from = float(cfg.time_limit_min or 0.0) * 60, step
     window = [time.perf_counter(), step]
     last_loss = (float("nan"), float("nan"))
+    report(Progress("distill", step, max_steps))  # training runs: a stop now checkpoints
     while step < max_steps:
         stop = cancel is not None and cancel.cancelled
         limit_hit = budget_s > 0 and train_s > budget_s * 1.05  # the fit's safety net
