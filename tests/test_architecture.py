@@ -86,3 +86,18 @@ def test_every_import_inside_functions_resolves() -> None:
         if name not in defined:
             bad.append(f"{file}:{line}: {module} has no {name}")
     assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycles() -> None:
+    """No two modules import each other, directly or round a loop, counting imports inside
+    functions (imports under ``TYPE_CHECKING`` never run and are left out)."""
+    import grimp
+
+    graph = grimp.build_graph("xlsearch", exclude_type_checking_imports=True, cache_dir=None)
+    cycles = []
+    for module in sorted(graph.modules):
+        for other in graph.find_modules_directly_imported_by(module):
+            chain = graph.find_shortest_chain(importer=other, imported=module)
+            if chain:
+                cycles.append(" → ".join((module, *chain)))
+    assert not cycles, "\n".join(cycles)

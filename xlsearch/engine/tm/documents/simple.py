@@ -30,7 +30,7 @@ def load_po(path: Path) -> Any:
     import polib
 
     from xlsearch.engine.importers.base import normalize_lang
-    from xlsearch.engine.tm.documents import DocSegment, Document
+    from xlsearch.engine.tm.documents.document import DocSegment, Document
 
     try:
         po = polib.pofile(str(path), wrapwidth=78)
@@ -158,7 +158,7 @@ def _prefix(line: str, markdown: bool) -> str:
 def load_text(path: Path, src: str | None) -> Any:
     """One paragraph per line; each split into sentences. Markdown's block markers (``#``,
     ``-``, ``1.``, ``>``) are no text: kept in front of the line as its indentation is."""
-    from xlsearch.engine.tm.documents import Document
+    from xlsearch.engine.tm.documents.document import Document
 
     text = _decode(path)
     lines = text.splitlines()
@@ -183,7 +183,7 @@ def load_text(path: Path, src: str | None) -> Any:
 
 def _segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
     """DocSegments keyed ``<prefix><paragraph>.<sentence>`` (1-based), ref = paragraph."""
-    from xlsearch.engine.tm.documents import DocSegment
+    from xlsearch.engine.tm.documents.document import DocSegment
 
     out, last, n = [], -1, 0
     for i, (p, s) in enumerate(sents):
@@ -197,7 +197,7 @@ def merge_segments(doc: Any, first: int, last: int) -> Any | None:
     """One segment for the paragraph whose sentences are segments ``first`` … ``last``
     (text, Markdown, DOCX): its whole text, keyed ``<prefix><paragraph>``; the Markdown
     markup re-keyed. None when they are no whole paragraph or one has a target."""
-    from xlsearch.engine.tm.documents import DocSegment
+    from xlsearch.engine.tm.documents.document import DocSegment
 
     segs = doc.segments[first : last + 1]
     p = segs[0].ref
@@ -270,7 +270,7 @@ def load_docx(path: Path, src: str | None) -> Any:
     import docx
 
     from xlsearch.engine.importers.document import docx_paragraph_text, docx_paragraphs
-    from xlsearch.engine.tm.documents import Document
+    from xlsearch.engine.tm.documents.document import Document
 
     try:
         document = docx.Document(str(path))

@@ -18,65 +18,13 @@ from xlsearch.engine.tm.documents.confirmation import (
     write_memoq_status,
 )
 from xlsearch.engine.tm.documents.tags import _local, set_target
+from xlsearch.engine.tm.documents.xliff_text import _child, _ns, _places, _text
 
 NS12 = "urn:oasis:names:tc:xliff:document:1.2"
 NS20 = "urn:oasis:names:tc:xliff:document:2.0"
 NS_MTC = "urn:oasis:names:tc:xliff:matches:2.0"
 NS_SDL = "http://sdl.com/FileTypes/SdlXliff/1.0"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
-# inline codes whose content is native markup, and empty placeholders (1.2 and 2.x)
-_CODES = frozenset({"bpt", "ept", "ph", "it", "ut", "x", "bx", "ex", "sc", "ec", "cp"})
-_PAIRED = frozenset({"g", "pc", "mrk", "sm", "em", "sub"})
-# placeholders stand for content of their own (a break, an image, a field): a word boundary
-_SEPARATE = frozenset({"x", "ph"})
-
-
-def _ns(elem: Any) -> str:
-    return elem.tag[1:].split("}", 1)[0] if elem.tag.startswith("{") else ""
-
-
-def _text(elem: Any) -> tuple[str, int]:
-    """Plain text of a source/target (codes dropped, a placeholder a word boundary, paired
-    tags' content kept, Trados' tracked deletions left out), tag count. Only for matching:
-    the file's own source is untouched."""
-    parts: list[str] = [elem.text or ""]
-    tags = 0
-    for child in elem:
-        name = _local(child.tag)
-        if name == "mrk" and child.get("mtype") == "x-sdl-deleted":  # Trados track changes
-            pass
-        elif name in _CODES:
-            tags += 1
-            if name in _SEPARATE:
-                parts.append(" ")
-        elif name in _PAIRED:
-            inner, n = _text(child)
-            parts.append(inner)
-            tags += n + (0 if name == "mrk" else 1)
-        parts.append(child.tail or "")
-    return " ".join("".join(parts).split()), tags
-
-
-def _places(elem: Any, text: str, tags: int) -> list[list[Any]] | None:
-    """Where ``elem``'s codes stand in ``text`` as an import would store them; None when it
-    has none or the import would read its text otherwise."""
-    if not tags:
-        return None
-    import copy
-
-    from lxml import etree
-
-    from xlsearch.engine.importers.inline import text_tags
-
-    bare = copy.deepcopy(elem)  # as the importer reads it: no namespaces, no comments
-    etree.strip_elements(bare, etree.Comment, etree.ProcessingInstruction, with_tail=False)
-    for e in bare.iter():
-        e.tag = _local(e.tag)
-    try:
-        read, places = text_tags(bare)
-    except (TypeError, ValueError, AttributeError):  # markup the importer does not know
-        return None
-    return places if read == text else None
 
 
 def _parse(path: Path) -> Any:
@@ -99,7 +47,7 @@ def load(path: Path, split: bool = True) -> Any:
     units of several sentences now (``xliff_segment``); else they stay whole until
     :func:`split_segment` splits one (an analysis does where the whole unit has no match)."""
     from xlsearch.engine.importers.base import normalize_lang
-    from xlsearch.engine.tm.documents import Document
+    from xlsearch.engine.tm.documents.document import Document
     from xlsearch.engine.tm.documents.xliff_segment import segment20
 
     tree = _parse(path)
@@ -159,7 +107,7 @@ def _sources(unit: Any) -> list[str]:
 def _segments20(unit: Any, start: int, untranslatable: list[str] | None = None) -> list[Any]:
     """The ``DocSegment``s of a 2.x unit, numbered from ``start``; a segment whose whole
     source is marked ``translate="no"`` (an ``mrk``) goes to ``untranslatable``."""
-    from xlsearch.engine.tm.documents import DocSegment
+    from xlsearch.engine.tm.documents.document import DocSegment
 
     out: list[Any] = []
     for seg in list(unit):
@@ -236,18 +184,11 @@ def _translatable(tu: Any) -> bool:
     return True
 
 
-def _child(elem: Any, name: str) -> Any:
-    for c in elem:
-        if _local(c.tag) == name:
-            return c
-    return None
-
-
 def _units12(tu: Any, start: int, lang: str = "", split: bool = True) -> list[Any]:
     """The segments of one 1.2 trans-unit: one, or one per ``seg-source`` ``mrk`` — which an
     untranslated paragraph unit gets with ``split``, one a sentence, as a CAT tool segments
     it on import (``xliff_segment``; written to the file only with a target)."""
-    from xlsearch.engine.tm.documents import DocSegment
+    from xlsearch.engine.tm.documents.document import DocSegment
 
     target = _child(tu, "target")
     state = target.get("state", "") if target is not None else ""

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from xlsearch.engine.tm.documents.tags import _local
+from xlsearch.engine.tm.documents.xliff_text import _child, _ns, _text
 
 MID_PREFIX = "xls"
 """Segment ids xlsearch gives (``xls1``, ``xls2`` …): never a CAT tool's own."""
@@ -199,20 +200,6 @@ def _made_here(seg_source: Any) -> bool:
     """Whether xlsearch made this ``seg-source`` (its segment ids are ``xls1``, ``xls2`` …)."""
     marks = [m for m in seg_source if _local(m.tag) == "mrk"]
     return bool(marks) and all((m.get("mid") or "").startswith(MID_PREFIX) for m in marks)
-
-
-def _ns(elem: Any) -> str:
-    return elem.tag[1:].split("}", 1)[0] if elem.tag.startswith("{") else ""
-
-
-def _child(elem: Any, name: str) -> Any:
-    return next((c for c in elem if _local(c.tag) == name), None)
-
-
-def _text(elem: Any) -> tuple[str, int]:
-    from xlsearch.engine.tm.documents.xliff import _text as text
-
-    return text(elem)
 
 
 @contextmanager

@@ -1,0 +1,47 @@
+"""Each document format's reader and writer, for ``Document`` (split, merge, save)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from xlsearch.engine.tm.documents import simple, xliff
+
+
+def load(kind: str, path: Path, src: str | None) -> Any:
+    """Read ``path`` as ``kind`` (XLIFF units stay whole; an analysis splits them)."""
+    import sys
+
+    if kind == "xliff":
+        doc = xliff.load(path, split=False)
+    elif kind == "po":
+        doc = simple.load_po(path)
+    elif kind == "docx":
+        doc = simple.load_docx(path, src)
+    else:
+        doc = simple.load_text(path, src)
+    doc.codec = sys.modules[__name__]
+    return doc
+
+
+def dump(doc: Any, as_xliff: bool) -> bytes:
+    """The document's bytes in its own format, or as XLIFF 2.0 when ``as_xliff``."""
+    if as_xliff:
+        return xliff.as_xliff2(doc)
+    if doc.fmt == "xliff":
+        return xliff.dump(doc)
+    if doc.fmt == "po":
+        return simple.dump_po(doc)
+    if doc.fmt == "docx":
+        return simple.dump_docx(doc)
+    return simple.dump_text(doc)
+
+
+def split_segment(doc: Any, index: int) -> Any:
+    """An XLIFF unit of several sentences as one segment a sentence (``xliff``)."""
+    return xliff.split_segment(doc, index)
+
+
+def merge_segments(doc: Any, first: int, last: int) -> Any:
+    """A paragraph's sentences as one segment again (``simple``)."""
+    return simple.merge_segments(doc, first, last)

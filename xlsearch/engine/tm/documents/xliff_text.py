@@ -1,0 +1,67 @@
+"""The text of an XLIFF source or target as xlsearch matches it: inline codes dropped (a
+placeholder a word boundary), paired tags' content kept, Trados' tracked deletions left out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xlsearch.engine.tm.documents.tags import _local
+
+# inline codes whose content is native markup, and empty placeholders (1.2 and 2.x)
+_CODES = frozenset({"bpt", "ept", "ph", "it", "ut", "x", "bx", "ex", "sc", "ec", "cp"})
+_PAIRED = frozenset({"g", "pc", "mrk", "sm", "em", "sub"})
+# placeholders stand for content of their own (a break, an image, a field): a word boundary
+_SEPARATE = frozenset({"x", "ph"})
+
+
+def _ns(elem: Any) -> str:
+    return elem.tag[1:].split("}", 1)[0] if elem.tag.startswith("{") else ""
+
+
+def _text(elem: Any) -> tuple[str, int]:
+    """Plain text of a source/target (codes dropped, a placeholder a word boundary, paired
+    tags' content kept, Trados' tracked deletions left out), tag count. Only for matching:
+    the file's own source is untouched."""
+    parts: list[str] = [elem.text or ""]
+    tags = 0
+    for child in elem:
+        name = _local(child.tag)
+        if name == "mrk" and child.get("mtype") == "x-sdl-deleted":  # Trados track changes
+            pass
+        elif name in _CODES:
+            tags += 1
+            if name in _SEPARATE:
+                parts.append(" ")
+        elif name in _PAIRED:
+            inner, n = _text(child)
+            parts.append(inner)
+            tags += n + (0 if name == "mrk" else 1)
+        parts.append(child.tail or "")
+    return " ".join("".join(parts).split()), tags
+
+
+def _places(elem: Any, text: str, tags: int) -> list[list[Any]] | None:
+    """Where ``elem``'s codes stand in ``text`` as an import would store them; None when it
+    has none or the import would read its text otherwise."""
+    if not tags:
+        return None
+    import copy
+
+    from lxml import etree
+
+    from xlsearch.engine.importers.inline import text_tags
+
+    bare = copy.deepcopy(elem)  # as the importer reads it: no namespaces, no comments
+    etree.strip_elements(bare, etree.Comment, etree.ProcessingInstruction, with_tail=False)
+    for e in bare.iter():
+        e.tag = _local(e.tag)
+    try:
+        read, places = text_tags(bare)
+    except (TypeError, ValueError, AttributeError):  # markup the importer does not know
+        return None
+    return places if read == text else None
+
+
+def _child(elem: Any, name: str) -> Any:
+    """The first direct child with local name ``name``."""
+    return next((c for c in elem if _local(c.tag) == name), None)
