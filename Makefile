@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv run test check bench gpu-prepare gpu-check clean
+.PHONY: help venv run test test-fast check bench gpu-prepare gpu-check clean
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -24,6 +24,9 @@ run: $(STAMP)  ## first run builds the demo student + index, then opens the TUI
 
 test: $(STAMP)  ## run the test suite (offline)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: $(STAMP)  ## the fast subset for the inner loop: no slow tests, stop at the first failure
+	$(PY) -m pytest -m "not slow" -x -q $(PYTEST_ARGS)
 
 check: $(STAMP)  ## lint
 	$(VENV)/bin/ruff check xlsearch tests bench

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,12 @@ import pytest
 
 if TYPE_CHECKING:
     from fault_helpers import SmallDisk
+
+# Tests live in one folder per capability; a few share their small file writers across
+# folders (``from test_lookup import write_tmx``), so every folder is importable by name.
+for _folder in sorted(Path(__file__).parent.iterdir()):
+    if _folder.is_dir() and any(_folder.glob("test_*.py")) and str(_folder) not in sys.path:
+        sys.path.append(str(_folder))
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"

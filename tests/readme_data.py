@@ -1,4 +1,4 @@
-"""Small generated data for the README journey (tests/test_readme_journey.py).
+"""Small generated data for the README journey (tests/readme/test_readme_journey.py).
 
 ``make_journey_data(folder)`` writes what the README's own-data walk-through names:
 ``my-memory.tmx`` (a translation memory written the way CAT tools write TMX 1.4: en–de and

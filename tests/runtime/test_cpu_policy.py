@@ -12,7 +12,7 @@ import pytest
 
 from xlsearch.engine.runtime import cpu
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 OMP_VARS = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "MKL_NUM_THREADS", cpu._MARK)
 
 PROBE = """

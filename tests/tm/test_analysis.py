@@ -85,7 +85,7 @@ def test_analysis_bands_repetitions_semantic_band_and_pretranslation(
     n = pretranslate(doc, rep)
     # 100, 99, 88, 80 from fuzzy matches; 50-74 and no match stay empty, and so does the
     # semantic one: the model has no fill calibration, so it is a suggestion
-    # (tests/test_fill_policy.py writes it with one)
+    # (tests/tm/test_fill_policy.py writes it with one)
     assert n == 4
     assert [s.origin for s in doc.segments] == ["fuzzy"] * 4 + ["", "", "", ""]
     assert "der große hund schläft (suggestion)" in md

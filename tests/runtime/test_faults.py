@@ -385,7 +385,7 @@ def test_damaged_teacher_cache_is_recomputed_with_a_notice(damage: str, tmp_path
     """Distillation's teacher-embedding cache: the damaged part is encoded again, after a
     ``notice`` event; what is intact is kept."""
     import numpy as np
-    from test_index_support import FakeEncoder
+    from index_helpers import FakeEncoder
 
     from xlsearch.engine.distill.teacher_cache import TeacherCache
 
@@ -443,7 +443,7 @@ def test_damaged_store_is_one_line_and_never_replaced(
 INDEXER = """
 import sys
 sys.path.insert(0, {tests!r})
-from test_index_support import FakeEncoder
+from index_helpers import FakeEncoder
 from xlsearch.engine.index import cache, manager
 from xlsearch.engine.store import Store
 cache.BATCH = 100

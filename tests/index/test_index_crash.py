@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_index_support import FakeEncoder, add_document, delete_segments, random_units
+from index_helpers import FakeEncoder, add_document, delete_segments, random_units
 
 from xlsearch.engine.errors import IndexMismatchError
 from xlsearch.engine.index.cache import cache_size, model_key
@@ -20,12 +20,12 @@ from xlsearch.engine.index.manager import build_index, open_index, read_sidecar
 from xlsearch.engine.search.searcher import Searcher
 from xlsearch.engine.store import Store
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 
 CHILD = """
 import sys, time
 sys.path.insert(0, {tests!r})
-from test_index_support import FakeEncoder
+from index_helpers import FakeEncoder
 from xlsearch.engine.index import cache, files, manager
 from xlsearch.engine.store import Store
 cache.BATCH = 50

@@ -15,7 +15,7 @@ from xlsearch.engine.tm.analysis import pretranslate
 from xlsearch.engine.tm.documents import open_document
 from xlsearch.service.fake import FakeEngine
 
-CAT = Path(__file__).parent / "fixtures" / "cat"
+CAT = Path(__file__).resolve().parents[1] / "fixtures" / "cat"
 X12 = "{urn:oasis:names:tc:xliff:document:1.2}"
 SDL = "{http://sdl.com/FileTypes/SdlXliff/1.0}"
 MQ = "{MQXliff}"

@@ -108,7 +108,7 @@ def start_serve(tmp_path: Path, *extra: str) -> Served:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
         )
     deadline = time.monotonic() + 60
     while True:
@@ -303,7 +303,7 @@ def test_serve_on_another_machine_s_address_needs_allow_remote(tmp_path: Path) -
     """A non-loopback --host is a one-line error (exit 2) unless --allow-remote is given;
     then a warning says who can reach it, and the key is still required."""
     cmd = [sys.executable, "-m", "xlsearch", "serve", "--no-browser", "--host", "0.0.0.0"]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     run = subprocess.run(
         [*cmd, "--port", str(_free_port())], capture_output=True, text=True, env=env
     )

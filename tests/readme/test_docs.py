@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 USER_DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RESULTS = sorted((ROOT / "bench" / "results").glob("*.md"))
 ALL_DOCS = USER_DOCS + RESULTS

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_index_support import FakeEncoder, add_document, random_units
+from index_helpers import FakeEncoder, add_document, random_units
 
 from xlsearch.engine.errors import ConfigError, IndexMismatchError
 from xlsearch.engine.index import vectors

@@ -11,6 +11,8 @@ from lxml import etree
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.tm.documents import open_document
 
+SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
+
 NS12 = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
 NS20 = {"x": "urn:oasis:names:tc:xliff:document:2.0", "mtc": "urn:oasis:names:tc:xliff:matches:2.0"}
 
@@ -284,7 +286,7 @@ def test_sdlxliff_pretranslation_keeps_schema_order(tmp_path: Path) -> None:
     seg = tus[0].find(".//{http://sdl.com/FileTypes/SdlXliff/1.0}seg")
     assert (seg.get("conf"), seg.get("origin"), seg.get("percent")) == ("Draft", "tm", "87")
     assert seg.get("origin-system") == "xlsearch"
-    schema = etree.XMLSchema(file=str(Path(__file__).parent / "schemas" / "xliff-1.2-subset.xsd"))
+    schema = etree.XMLSchema(file=str(SCHEMAS / "xliff-1.2-subset.xsd"))
     assert schema.validate(root.getroottree()), schema.error_log.filter_from_errors()
 
 
@@ -756,7 +758,7 @@ def test_a_paragraph_unit_is_segmented_into_sentences_as_a_cat_tool_does(tmp_pat
         "Schließen Sie das Ventil."
     )
     assert p3.find("x:seg-source", NS12) is None and p3.find("x:target", NS12) is None
-    schema = etree.XMLSchema(file=str(Path(__file__).parent / "schemas" / "xliff-1.2-subset.xsd"))
+    schema = etree.XMLSchema(file=str(SCHEMAS / "xliff-1.2-subset.xsd"))
     assert schema.validate(root.getroottree()), schema.error_log.filter_from_errors()
     again = open_document(out)  # the file as the CAT tool gets it reads the same way
     assert [s.key for s in again.segments][:3] == ["p1/xls1", "p1/xls2", "p1/xls3"]
@@ -845,7 +847,7 @@ def test_an_xliff20_paragraph_segment_is_split_into_sentences(tmp_path: Path) ->
     assert 'Öffnen Sie das Menü <pc id="1">Settings</pc>.</target>' in target
     assert u1.find("x:ignorable/x:source", ns).text == " "
     assert len(u3.findall("x:segment", ns)) == 1  # nothing translated: as it was
-    schema = etree.XMLSchema(file=str(Path(__file__).parent / "schemas" / "xliff-2.0-subset.xsd"))
+    schema = etree.XMLSchema(file=str(SCHEMAS / "xliff-2.0-subset.xsd"))
     assert schema.validate(root.getroottree()), schema.error_log.filter_from_errors()
     again = open_document(tmp_path / "page.pre.xlf")
     assert [s.key for s in again.segments][:2] == ["u1/xls1", "u1/xls2"]

@@ -11,7 +11,7 @@ import pytest
 
 from xlsearch.engine.tm import fuzzy as fz
 
-CAT = Path(__file__).parent / "fixtures" / "cat"
+CAT = Path(__file__).resolve().parents[1] / "fixtures" / "cat"
 
 
 def test_quiet_analyze_still_prints_the_notice_when_it_indexes_on_the_spot(

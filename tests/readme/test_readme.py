@@ -7,7 +7,7 @@ from pathlib import Path
 
 from xlsearch.cli import build_parser
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _commands() -> list[str]:

@@ -17,7 +17,7 @@ from xlsearch.engine.tm.analysis import analyze, pretranslate
 from xlsearch.engine.tm.documents import open_document
 from xlsearch.engine.tm.lookup import Lookup
 
-CAT = Path(__file__).parent / "fixtures" / "cat"
+CAT = Path(__file__).resolve().parents[1] / "fixtures" / "cat"
 NS12 = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
 
 

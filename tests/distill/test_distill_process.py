@@ -15,7 +15,7 @@ from test_distill import DE, FR, write_pairs
 
 from xlsearch.engine.distill import DistillConfig, distill
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _env(home: Path) -> dict[str, str]:

@@ -25,7 +25,7 @@ import pytest
 from test_distill import DE, FR, write_pairs
 from test_lookup import write_tmx
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LIMIT_S = 2.0
 """Longest time from the signal to the process's end."""
 

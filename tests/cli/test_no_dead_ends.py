@@ -163,7 +163,7 @@ def test_cli_errors_are_one_line_without_traceback(
 
 def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     """``xlsearch … | head``: the reader goes away; no BrokenPipeError traceback."""
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     proc = subprocess.Popen(
         [sys.executable, "-m", "xlsearch", "collections", "--json"],
         stdout=subprocess.PIPE,

@@ -13,7 +13,7 @@ from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.export.writer import write_pairs
 from xlsearch.engine.importers import ReadContext, read_records
 
-SCHEMAS = Path(__file__).parent / "schemas"
+SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
 
 
 def validate(path: Path, version: str) -> etree._ElementTree:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from readme_data import make_journey_data
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 SECTION = "## Your own data, step by step"
 SKIPPED = {"app"}
@@ -185,7 +185,7 @@ CHECKS: dict[str, Callable[[Step, Journey, dict[str, int]], None]] = {
 
 def test_readme_section_is_marked_as_executed() -> None:
     text = README.read_text("utf-8").split(SECTION, 1)[1]
-    assert "tests/test_readme_journey.py" in text.split("```", 1)[0]
+    assert "tests/readme/test_readme_journey.py" in text.split("```", 1)[0]
     blocks = section_blocks(README.read_text("utf-8"))
     assert [lang for lang, _ in blocks] == ["sh", "python"]
     assert len(shell_steps(blocks)) >= 10

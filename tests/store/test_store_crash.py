@@ -44,7 +44,7 @@ def kill_mid_import(db: Path, data: Path, after: int) -> bool:
         [sys.executable, "-c", CHILD, str(db), str(data)],
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
     )
     assert proc.stdout is not None
     killed = False
