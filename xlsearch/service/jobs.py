@@ -131,7 +131,7 @@ class JobsMixin:
         from xlsearch.service.api import EVAL_DEMO, EVAL_DEV
 
         if data_dir in (EVAL_DEMO, EVAL_DEV):
-            from xlsearch.engine.evaluation import builtin
+            from xlsearch.service import builtin_eval as builtin
 
             demo = data_dir == EVAL_DEMO
             sets = builtin.demo_heldout_sets() if demo else builtin.dev_split_sets(model)
