@@ -29,6 +29,12 @@ pytestmark = pytest.mark.anyio
 SIZE = (100, 30)
 
 
+@pytest.fixture()
+def engine() -> FakeEngine:
+    """The in-memory engine, until this file's tests run on the real one."""
+    return FakeEngine()
+
+
 def column(table: DataTable, name: str) -> list[str]:
     index = [str(c.label) for c in table.columns.values()].index(name)
     return [str(table.get_row_at(r)[index]) for r in range(table.row_count)]
