@@ -267,7 +267,7 @@ class JobsMixin:
             else:
                 segments = [(item.lang, item.text), *item.translations.items()]
             units.append(ExportUnit(segments, {"x-score": f"{item.score:.4f}"}))
-        counts = Counter(lang for u in units for lang in {lg for lg, _ in u.segments})
+        counts = Counter(lang for u in units for lang in dict.fromkeys(lg for lg, _ in u.segments))
         # TSV columns: the languages every unit has (else the two most frequent).
         langs = [lang for lang, n in counts.most_common() if n == len(units)]
         if len(langs) < 2:
