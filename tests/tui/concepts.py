@@ -75,6 +75,9 @@ CONCEPTS: list[str] = [
 LANGS = ("en", "de", "ru", "zh")
 TINT = 0.3
 """How much of a word's vector says its language (so a German query prefers German)."""
+COMMON = 1.2
+"""How much every known word shares (as in real models, unrelated sentences are not
+orthogonal: mining margins land in the usual 1–2 range)."""
 DIM = 32
 CARD = {
     "teacher": "bundled:teacher",
@@ -87,9 +90,9 @@ CARD = {
 def build_concept_model(folder: Path) -> Path:
     """Write the model folder (sentence-transformers layout, with an xlsearch card).
 
-    A word's vector is its meaning's vector plus a little of its language's; a Chinese
-    word is its first character (the others are unknown), so that every translation of a
-    unit weighs its meanings alike."""
+    A word's vector is its meaning's vector, a little of its language's and a part all words
+    share; a Chinese word is its first character (the others are unknown), so that every
+    translation of a unit weighs its meanings alike."""
     import torch
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
@@ -98,6 +101,7 @@ def build_concept_model(folder: Path) -> Path:
     gen = torch.Generator().manual_seed(0)
     meanings = torch.randn(len(CONCEPTS), DIM, generator=gen)
     tints = TINT * torch.randn(len(LANGS), DIM, generator=gen)
+    common = COMMON * torch.randn(DIM, generator=gen)
     vocab = {"[UNK]": 0}
     rows = [torch.zeros(DIM)]  # unknown words (and punctuation) do not move a sentence
     for c, line in enumerate(CONCEPTS):
@@ -107,7 +111,7 @@ def build_concept_model(folder: Path) -> Path:
             token = words[0] if word == "=" else word[0] if lang == 3 else word
             if token not in vocab:
                 vocab[token] = len(rows)
-                rows.append(meanings[c] + (0 if shared else tints[lang]))
+                rows.append(meanings[c] + common + (0 if shared else tints[lang]))
     tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(
         clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=True

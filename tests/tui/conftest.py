@@ -35,14 +35,14 @@ def _home_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture()
-def seeded_home(_home_template: Path, _tmp_home: Path) -> Path:
+def seeded_model(_home_template: Path, _tmp_home: Path) -> Path:
     """This test's XLSEARCH_HOME with the concept model active and the seed memory imported
     and indexed as collection ``demo``; returns the model folder."""
     return install_home(_home_template, _tmp_home)
 
 
 @pytest.fixture()
-def engine(seeded_home: Path) -> SpyEngine:
+def engine(seeded_model: Path) -> SpyEngine:
     """The real engine (recording its calls) over the seeded home."""
     return SpyEngine()
 
