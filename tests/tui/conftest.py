@@ -3,6 +3,7 @@ helpers."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,13 @@ def seeded_model(_home_template: Path, _tmp_home: Path) -> Path:
     """This test's XLSEARCH_HOME with the concept model active and the seed memory imported
     and indexed as collection ``demo``; returns the model folder."""
     return install_home(_home_template, _tmp_home)
+
+
+@pytest.fixture()
+def teacher(tiny_st_model: Path, seeded_model: Path) -> str:
+    """A tiny teacher in the models folder, named as a user types it."""
+    shutil.copytree(tiny_st_model, seeded_model.parent / "tiny-teacher")
+    return "tiny-teacher"
 
 
 @pytest.fixture()

@@ -4,6 +4,7 @@ its long jobs down (a delay per progress event), for tests of debouncing and can
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback
@@ -52,3 +53,51 @@ class SpyEngine(LocalEngine):
         cancel: CancelToken | None = None,
     ) -> Any:
         return super().distill(config, self._slowed(on_progress, cancel), cancel)
+
+
+class PictureEngine(SpyEngine):
+    """For snapshot pictures: what changes from run to run and from machine to machine is
+    shown as fixed text: the temporary folders (``places``: folder → its label), the clock,
+    the CPU's thread count. A finished distillation's path and card are otherwise the real
+    ones (``reindex_cost`` takes the shown path back)."""
+
+    CREATED = "2026-11-20T00:00:00"
+
+    def __init__(self, places: dict[str, str], *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.places = sorted(places.items(), key=lambda kv: -len(kv[0]))
+
+    def _steady(self, value: Any) -> Any:
+        if isinstance(value, str):
+            for folder, label in self.places:
+                value = value.replace(folder, label)
+            return value
+        if isinstance(value, dict):
+            return {k: self._steady(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._steady(v) for v in value]
+        return value
+
+    def device_description(self) -> str:
+        return "CPU"
+
+    def reindex_cost(self, spec: str) -> tuple[int, int]:
+        for folder, label in self.places:
+            spec = spec.replace(label, folder)
+        return super().reindex_cost(spec)
+
+    def preview_tsv(self, paths: Any) -> Any:
+        found = super().preview_tsv(paths)
+        return replace(
+            found, files=self._steady(found.files), bad_lines=self._steady(found.bad_lines)
+        )
+
+    def distill(
+        self,
+        config: Any,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        result = super().distill(config, on_progress, cancel)
+        card = self._steady(result.card) | ({"created": self.CREATED} if result.card else {})
+        return replace(result, path=self._steady(result.path), card=card)

@@ -3,7 +3,6 @@ the seed memory; a tiny teacher by name for distillation)."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
@@ -32,13 +31,6 @@ from xlsearch.tui.widgets.slider import Slider
 pytestmark = pytest.mark.anyio
 SIZE = (100, 30)
 TEACHER = "bundled:teacher"
-
-
-@pytest.fixture()
-def teacher(tiny_st_model: Path, seeded_model: Path) -> str:
-    """A tiny teacher in the models folder, named as a user types it."""
-    shutil.copytree(tiny_st_model, seeded_model.parent / "tiny-teacher")
-    return "tiny-teacher"
 
 
 @pytest.fixture()
