@@ -13,7 +13,16 @@ from lxml import etree
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.tm.analysis import pretranslate
 from xlsearch.engine.tm.documents import open_document
-from xlsearch.service.fake import FakeEngine
+from xlsearch.service.local import LocalEngine
+
+
+def _real_engine(model: Path) -> LocalEngine:
+    """The real engine over this test's empty home, with a tiny model active."""
+    from xlsearch.engine.models.catalog import set_active_model
+
+    set_active_model(str(model))
+    return LocalEngine()
+
 
 CAT = Path(__file__).resolve().parents[1] / "fixtures" / "cat"
 X12 = "{urn:oasis:names:tc:xliff:document:1.2}"
@@ -135,7 +144,9 @@ def test_xliff20_confirmation_drops_the_xlsearch_substate(tmp_path: Path) -> Non
     assert open_document(path).segments[0].confirmed
 
 
-def test_pre_translation_never_replaces_a_confirmed_target(tmp_path: Path) -> None:
+def test_pre_translation_never_replaces_a_confirmed_target(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
     memory = tmp_path / "tm.tsv"
     memory.write_text(
         "Settings\tOptionen\n"
@@ -143,7 +154,7 @@ def test_pre_translation_never_replaces_a_confirmed_target(tmp_path: Path) -> No
         "Thank you for your order!\tDanke!\n",
         encoding="utf-8",
     )
-    engine = FakeEngine(seed=False)
+    engine = _real_engine(tiny_static_model)
     engine.import_files([str(memory)], "tm")
     doc = engine.open_document(str(_copy(tmp_path, "nc_cms_job.xlf")))
     power = _by_source(doc, "Press the power button for 10 seconds.")

@@ -1,14 +1,17 @@
-"""Fixtures for the TUI tests: a fake engine, an app factory and Pilot helpers."""
+"""Fixtures for the TUI tests: the real engine over a seeded home, an app factory and Pilot
+helpers."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from concepts import build_home, install_home
+from spy import SpyEngine
 
-from xlsearch.service.fake import FakeEngine
 from xlsearch.tui.app import XLSearchApp, make_app
 
 SIZE = (100, 30)
@@ -26,14 +29,34 @@ def _fixed_bench_data(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XLSEARCH_BENCH_DATA", "bench-data")
 
 
-@pytest.fixture()
-def engine() -> FakeEngine:
-    """A fresh deterministic in-memory engine with the demo collection."""
-    return FakeEngine()
+@pytest.fixture(scope="session")
+def _home_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The concept model and the seed memory, built once per session."""
+    return build_home(tmp_path_factory.mktemp("ui-home"))
 
 
 @pytest.fixture()
-def app(engine: FakeEngine) -> XLSearchApp:
+def seeded_model(_home_template: Path, _tmp_home: Path) -> Path:
+    """This test's XLSEARCH_HOME with the concept model active and the seed memory imported
+    and indexed as collection ``demo``; returns the model folder."""
+    return install_home(_home_template, _tmp_home)
+
+
+@pytest.fixture()
+def teacher(tiny_st_model: Path, seeded_model: Path) -> str:
+    """A tiny teacher in the models folder, named as a user types it."""
+    shutil.copytree(tiny_st_model, seeded_model.parent / "tiny-teacher")
+    return "tiny-teacher"
+
+
+@pytest.fixture()
+def engine(seeded_model: Path) -> SpyEngine:
+    """The real engine (recording its calls) over the seeded home."""
+    return SpyEngine()
+
+
+@pytest.fixture()
+def app(engine: SpyEngine) -> XLSearchApp:
     """The app over ``engine`` with a fixed theme."""
     return make_app(engine=engine, theme="textual-dark")
 

@@ -39,7 +39,7 @@ async def _open(pilot, tmp_path: Path) -> AlignScreen:  # type: ignore[no-untype
     return screen
 
 
-async def test_align_edit_and_save_with_the_fake_engine(app, engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_align_edit_and_save(app, engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
     async with app.run_test(size=(120, 32)) as pilot:
         screen = await _open(pilot, tmp_path)
         al = screen.alignment
@@ -60,7 +60,8 @@ async def test_align_edit_and_save_with_the_fake_engine(app, engine, tmp_path) -
         await _settle(pilot)
         names = [c.name for c in engine.collections()]
         assert "aligned" in names
-        assert any("4 units saved" in n.message for n in app._notifications)
+        saved = [n.message for n in app._notifications if n.title == "Saved"]
+        assert saved == ["8 segments in collection 'aligned' (imported)"]  # 4 beads, 2 sides
 
 
 async def test_align_screen_on_the_real_engine(tiny_static_model, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,5 @@
-"""Pilot tests of every other screen's main flow against the fake engine."""
+"""Pilot tests of every other screen's main flow over the real engine (the concept model and
+the seed memory; a tiny teacher by name for distillation)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ import time
 from pathlib import Path
 
 import pytest
+from concepts import SEED_UNITS
+from spy import SpyEngine
+from test_journeys import write_pairs
 from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static, TextArea
 
 from xlsearch.engine.errors import StoreError
 from xlsearch.service.api import EVAL_DEMO, EVAL_DEV
-from xlsearch.service.fake import STUDENT, TEACHER, FakeEngine
 from xlsearch.tui.app import SCREENS, make_app
 from xlsearch.tui.messages import JobProgress
 from xlsearch.tui.screens.align import AlignScreen
@@ -27,6 +30,22 @@ from xlsearch.tui.widgets.slider import Slider
 
 pytestmark = pytest.mark.anyio
 SIZE = (100, 30)
+TEACHER = "bundled:teacher"
+
+
+@pytest.fixture()
+def pairs(tmp_path: Path) -> Path:
+    """200 English–German training pairs (enough for a few logged steps at batch 16)."""
+    return write_pairs(tmp_path / "pairs.en-de.tsv")
+
+
+async def start_distill(pilot, screen, teacher: str, *, name: str = "") -> None:  # type: ignore[no-untyped-def]
+    """Fill the teacher, a short schedule and (typed) the output name; start."""
+    screen.query_one("#teacher", Input).value = teacher
+    screen.query_one("#max-steps", Input).value = "30"
+    screen.query_one("#batch", Input).value = "16"
+    screen.query_one("#output", Input).focus()
+    await pilot.press(*name, "ctrl+r")
 
 
 def column(table: DataTable, name: str) -> list[str]:
@@ -98,7 +117,7 @@ async def test_corpus_import_report_index_and_delete(app, engine, settle, tsv_fi
         await settle(pilot)
         assert screen.reports[0].skipped == 1
         report = str(screen.query_one("#import-report", Static).content)
-        assert "en-de.tsv:3: no TAB-separated translation" in report
+        assert "en-de.tsv" in report and ":3" in report  # the bad line, by file and number
         assert column(screen.query_one("#collections-table", DataTable), "collection") == [
             "demo",
             "mine",
@@ -153,47 +172,56 @@ async def test_distill_from_an_imported_memory_is_previewed(app, settle):
         assert str(screen.query_one("#tsv-preview", Static).content) == "no data chosen"
 
 
-async def test_distill_wizard_preview_run_and_card(app, settle, tsv_file: Path):
+async def test_distill_wizard_preview_run_and_card(
+    app, engine, settle, tsv_file: Path, pairs: Path, teacher: str, seeded_model: Path
+):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f5")
         await settle(pilot)
         screen = app.screen
-        assert "CPU (fake engine)" in str(screen.query_one("#device", Label).content)
+        assert str(screen.query_one("#device", Label).content).startswith("device: CPU")
         screen.set_files([str(tsv_file)])
         await settle(pilot)
         preview = screen.query_one("#tsv-preview", Static).content.plain
-        assert "3 pairs" in preview and "1 bad lines" in preview
-        assert "en-de.tsv:3" in preview
-        await pilot.press("ctrl+r")
+        assert "3 pairs" in preview and "en-de.tsv:3" in preview  # the bad line named
+        screen.set_files([str(pairs)])
         await settle(pilot)
-        assert len(screen.losses) >= 2 and screen.losses[0][1] > screen.losses[-1][1]
-        assert len(screen.dev) == 4  # no dev point lost to progress coalescing
+        await start_distill(pilot, screen, teacher)
+        await settle(pilot)
         assert screen.result is not None and not screen.result.cancelled
+        assert len(screen.losses) >= 2 and screen.losses[0][1] > screen.losses[-1][1]
+        assert screen.dev == [
+            (h["step"], h["dev_acc"]) for h in screen.result.history if "dev_acc" in h
+        ]
+        assert screen.dev  # no dev point lost to progress coalescing
         card = screen.query_one("#model-card", Static).content.plain
-        assert "teacher: bundled:teacher" in card and "dev_accuracy: 89" in card
+        assert "teacher: tiny-teacher" in card and "languages:" in card
         # the run never switches the active model; the app offers it, with the cost
         assert isinstance(app.screen, ConfirmScreen)
         question = str(app.screen.query_one("#question", Label).content)
-        assert "Search with student-static now?" in question
+        name = Path(screen.result.path).name
+        assert f"Search with {name} now?" in question
         assert "re-indexes 24 segments in 1 collection(s) now" in question
-        assert app.engine.active == STUDENT
+        assert engine.active_model() == str(seeded_model)
         await pilot.press("n")
         await settle(pilot)
-        assert app.engine.active == STUDENT and app.screen is screen
+        assert engine.active_model() == str(seeded_model) and app.screen is screen
 
 
-async def test_distill_offer_accepted_switches_and_warms_the_new_model(app, settle, tsv_file):
+async def test_distill_offer_accepted_switches_and_warms_the_new_model(
+    app, engine, settle, pairs: Path, teacher: str
+):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f5")
         await settle(pilot)
         screen = app.screen
-        screen.files = [str(tsv_file)]
-        await pilot.press("ctrl+r")
+        screen.files = [str(pairs)]
+        await start_distill(pilot, screen, teacher)
         await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
-        assert app.engine.active == "/models/student-static"
-        assert app.engine.calls.count("warm_up") == 2  # at start, and after the switch
+        assert engine.active_model() == screen.result.path
+        assert engine.calls.count("warm_up") == 2  # at start, and after the switch
 
 
 async def test_distill_fields_are_checked_by_name(app, settle, tsv_file):
@@ -217,31 +245,36 @@ async def test_distill_fields_are_checked_by_name(app, settle, tsv_file):
             screen.query_one(field, Input).value = ""
 
 
-async def test_distill_uses_the_imported_tm(app, settle):
+async def test_distill_uses_the_imported_tm(app, settle, teacher: str):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f5")
         await settle(pilot)
         screen = app.screen
         screen.query_one("#use-tm").value = True
         screen.query_one("#tm-collection").value = "demo"
-        await pilot.press("ctrl+r")
+        await start_distill(pilot, screen, teacher)
         await settle(pilot)
         assert screen.last_config.use_collection == "demo" and screen.last_config.data == []
-        assert screen.result is not None
+        assert screen.result is not None and not screen.result.cancelled
+        assert set(screen.result.card["languages"]) == {"de", "ru", "zh"}  # the memory's
 
 
-async def test_distill_cancel_keeps_checkpoint_and_resumes(settle, tsv_file: Path):
-    engine = FakeEngine(step_delay=0.15)
+async def test_distill_cancel_keeps_checkpoint_and_resumes(
+    settle, seeded_model: Path, pairs: Path, teacher: str
+):
+    engine = SpyEngine(step_delay=0.15)
     app = make_app(engine=engine, theme="textual-dark")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f5")
         await settle(pilot)
         screen = app.screen
-        screen.files = [str(tsv_file)]
+        screen.files = [str(pairs)]
         name = screen.query_one("#output", Input)
-        name.focus()
-        await pilot.press(*"my-student", "ctrl+r")  # the usual way: type the name, start
-        await pilot.pause(0.4)
+        await start_distill(pilot, screen, teacher, name="my-student")  # type the name, start
+        for _ in range(100):  # until training has saved its first steps
+            await pilot.pause(0.1)
+            if len(screen.losses) >= 1:
+                break
         assert screen.job_running() and screen.focused is name
         await pilot.press("ctrl+x")  # a priority key: the field's "cut" does not swallow it
         await settle(pilot)
@@ -257,16 +290,22 @@ async def test_distill_cancel_keeps_checkpoint_and_resumes(settle, tsv_file: Pat
         assert screen.result is not None and not screen.result.cancelled
 
 
-async def test_ui_stays_responsive_while_a_long_job_runs(settle, tsv_file: Path):
-    engine = FakeEngine(step_delay=0.3)  # 8 steps: ~2.4 s of "training"
+async def test_ui_stays_responsive_while_a_long_job_runs(
+    settle, seeded_model: Path, pairs: Path, teacher: str
+):
+    engine = SpyEngine(step_delay=0.3)  # 0.3 s per progress event: seconds of training
     app = make_app(engine=engine, theme="textual-dark")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f3", "f5")
         await settle(pilot)
         distill = app.screen
-        distill.files = [str(tsv_file)]
-        await pilot.press("ctrl+r")
-        await pilot.pause(0.1)
+        distill.files = [str(pairs)]
+        await start_distill(pilot, distill, teacher)
+        for _ in range(100):  # until it trains (the teacher loaded, the vocabulary built)
+            await pilot.pause(0.1)
+            if distill.losses:
+                break
+        assert distill.job_running()
         start = time.monotonic()
         await pilot.press("f3")  # handled while the worker is busy
         await pilot.pause()
@@ -279,32 +318,71 @@ async def test_ui_stays_responsive_while_a_long_job_runs(settle, tsv_file: Path)
         await settle(pilot)
 
 
-async def test_evaluate_models_side_by_side_and_bias_plot(app, settle):
+def write_benchmark(root: Path) -> Path:
+    """A tiny benchmark folder: Tatoeba (the seed units) and stsb-multi-mt in en and de."""
+    tatoeba = root / "dev" / "tatoeba"
+    tatoeba.mkdir(parents=True)
+    for lang, iso3 in (("de", "deu"), ("ru", "rus")):
+        for side, name in ((lang, iso3), ("en", "eng")):
+            text = "".join(u[side] + "\n" for u in SEED_UNITS)
+            (tatoeba / f"tatoeba.{iso3}-eng.{name}").write_text(text, encoding="utf-8")
+    sts = root / "dev" / "stsb-multi-mt"
+    sts.mkdir(parents=True)
+    rows = {
+        "en": [
+            ("The train to Berlin.", "The train leaves.", 3.0),
+            ("Sunny weather.", "A table.", 0.5),
+            ("The storm.", "The storm.", 5.0),
+            ("Two tables.", "The server.", 0.0),
+        ],
+        "de": [
+            ("Der Zug nach Berlin.", "Der Zug fährt.", 3.0),
+            ("Sonnig.", "Ein Tisch.", 0.5),
+            ("Der Sturms.", "Der Sturms.", 5.0),
+            ("Zwei Tisch.", "Der Server.", 0.0),
+        ],
+    }
+    for lang, pairs in rows.items():
+        text = "".join(f'"{a}","{b}",{score}\n' for a, b, score in pairs)
+        (sts / f"stsb-{lang}-test.csv").write_text(text, encoding="utf-8")
+    return root
+
+
+async def test_evaluate_models_side_by_side_and_bias_plot(
+    app, settle, seeded_model: Path, tmp_path: Path
+):
+    bench = write_benchmark(tmp_path / "bench")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f6")
         await settle(pilot)
         screen = app.screen
-        assert screen.query_one("#eval-model").value == STUDENT
+        assert screen.query_one("#eval-model").value == str(seeded_model)
         assert screen.query_one("#eval-source").value == EVAL_DEMO  # works out of the box
         assert screen.query_one("#eval-data").disabled
         screen.query_one("#eval-source").value = "folder"
         await pilot.pause()
         assert not screen.query_one("#eval-data").disabled
+        screen.query_one("#eval-data", Input).value = str(bench)
         await pilot.press("ctrl+r")
         await settle(pilot)
         screen.query_one("#eval-model").value = TEACHER
         await pilot.press("ctrl+r")
         await settle(pilot)
+        assert not app._notifications, [n.message for n in app._notifications]
         summary = screen.query_one("#eval-summary", DataTable)
         assert [str(c.label) for c in summary.columns.values()] == [
             "metric",
             "demo-student",
             "teacher",
         ]
-        assert column(summary, "metric") == ["tatoeba", "sts"]
+        metrics = column(summary, "metric")
+        assert "tatoeba" in metrics and len(metrics) >= 2
         detail = screen.query_one("#eval-detail", Static).content
-        assert [t.title for t in detail.renderables] == ["tatoeba", "sts"]
+        assert len(detail.renderables) >= 2
         assert screen.reports[TEACHER].bias_points
+        # the concept model pairs the seed units' translations exactly
+        student = screen.reports[str(seeded_model)]
+        assert student.summary["tatoeba"] == pytest.approx(100.0)
 
 
 async def test_evaluate_builtin_sets_out_of_the_box(app, settle):
@@ -315,11 +393,12 @@ async def test_evaluate_builtin_sets_out_of_the_box(app, settle):
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert column(screen.query_one("#eval-summary", DataTable), "metric") == ["demo-heldout"]
-        screen.query_one("#eval-source").value = EVAL_DEV
+        assert not app._notifications
+        screen.query_one("#eval-source").value = EVAL_DEV  # not distilled here: no dev split
         await pilot.press("ctrl+r")
         await settle(pilot)
-        assert set(screen.reports[STUDENT].summary) == {"dev-split"}
-        assert not app._notifications
+        [error] = [n for n in app._notifications if n.severity == "error"]
+        assert "has no training data recorded, so no dev split" in error.message
 
 
 async def test_mining_threshold_and_export(app, settle, tmp_path: Path):
@@ -331,7 +410,9 @@ async def test_mining_threshold_and_export(app, settle, tmp_path: Path):
         await settle(pilot)
         table = screen.query_one("#pairs-table", DataTable)
         everything = len(screen.pairs)
-        assert everything == 6 and table.row_count == len(screen.visible_pairs())
+        assert everything >= 4 and table.row_count == len(screen.visible_pairs())
+        units = [set(u.values()) for u in SEED_UNITS]  # mined pairs are the memory's units
+        assert all(any({p.src_text, p.tgt_text} <= u for u in units) for p in screen.pairs)
         slider = screen.query_one("#threshold", Slider)
         assert screen.focused is table
         await pilot.press("plus", "plus", "minus")  # the footer's +/- work from the table
@@ -345,21 +426,23 @@ async def test_mining_threshold_and_export(app, settle, tmp_path: Path):
         before = table.row_count
         await pilot.press("right", "right")
         assert slider.value == pytest.approx(1.07)
-        slider.value = 1.35
+        cut = sorted(p.score for p in screen.pairs)[1]  # above the lowest pair
+        slider.value = round(cut, 2)
         await pilot.pause()
         assert table.row_count == len(screen.visible_pairs()) < before
-        assert all(float(x) >= 1.35 for x in column(table, "margin"))
+        assert all(float(x) >= round(cut, 2) for x in column(table, "margin"))
         await pilot.press("e")
         await pilot.pause()
         out = tmp_path / "pairs.tsv"
         app.screen.query_one("#export-path", Input).value = str(out)
         await pilot.press("enter")
         await settle(pilot)
-        # mined pairs as TSV are distillation input: one src<TAB>tgt row each, no header
-        assert len(out.read_text(encoding="utf-8").splitlines()) == table.row_count
+        rows = [r.split("\t") for r in out.read_text(encoding="utf-8").splitlines()]
+        assert len(rows) == table.row_count  # the pairs shown, German then English
+        assert sorted(rows) == sorted([p.src_text, p.tgt_text] for p in screen.visible_pairs())
 
 
-async def test_models_choose_active_and_flag_stale_indexes(app, engine, settle):
+async def test_models_choose_active_and_flag_stale_indexes(app, engine, settle):  # type: ignore[no-untyped-def]
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f8")
         await settle(pilot)
@@ -370,18 +453,20 @@ async def test_models_choose_active_and_flag_stale_indexes(app, engine, settle):
         assert "teacher (all-MiniLM-L6-v2)" in card  # the cursor starts on the teacher
         await pilot.press("down")
         await pilot.pause()
-        assert "demo_heldout_accuracy: 91.5" in screen.query_one("#card", Static).content.plain
+        assert (
+            "data: the UI tests' concept table" in screen.query_one("#card", Static).content.plain
+        )
         await pilot.press("up", "a")
         await settle(pilot)
-        assert engine.active == TEACHER
+        assert engine.active_model() == TEACHER
         assert str(table.get_row_at(0)[0]) == "●"
         assert "missing" in str(table.get_row_at(0)[4])  # no teacher index yet: flagged
         card = screen.query_one("#card", Static).content.plain
         assert "re-index needed: demo" in card
 
 
-async def test_engine_errors_become_titled_notifications(settle):
-    class Broken(FakeEngine):
+async def test_engine_errors_become_titled_notifications(settle, seeded_model):  # type: ignore[no-untyped-def]
+    class Broken(SpyEngine):
         def collections(self):  # type: ignore[override]
             raise StoreError("the store is locked")
 

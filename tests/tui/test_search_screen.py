@@ -1,4 +1,4 @@
-"""Pilot tests of the search screen against the fake engine."""
+"""Pilot tests of the search screen over the real engine (the concept model, the seed memory)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ async def test_search_as_you_type_is_debounced_and_shows_translations(app, engin
 async def test_enter_searches_at_once_and_preview_shows_context(app, settle):
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        screen.query_one("#query", Input).value = "train"
+        screen.query_one("#query", Input).value = "train to Berlin"
         await pilot.press("enter")
         await settle(pilot)
         assert screen.hits
@@ -108,7 +108,7 @@ async def test_bad_regex_shows_the_error_not_a_traceback(app, settle):
 async def test_copy_mark_and_export(app, settle, tmp_path: Path):
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        screen.query_one("#query", Input).value = "train"
+        screen.query_one("#query", Input).value = "train to Berlin"
         await pilot.press("enter")
         await settle(pilot)
         await pilot.press("down")
@@ -117,8 +117,8 @@ async def test_copy_mark_and_export(app, settle, tmp_path: Path):
         assert app.clipboard == "The train to Berlin leaves at nine."
         await pilot.press("t")
         assert app.clipboard == "Der Zug nach Berlin fährt um neun ab."
-        # one hit per translation unit: "train" finds two units (not their 8 segments)
-        assert len(screen.hits) == 2
+        # one hit per translation unit: the six units (not their 24 segments)
+        assert len(screen.hits) == 6 and len({h.text for h in screen.hits}) == 6
         await pilot.press("space", "down", "space", "up", "space", "space")
         assert screen.marked == {0, 1}
         await pilot.press("e")
@@ -133,7 +133,7 @@ async def test_copy_mark_and_export(app, settle, tmp_path: Path):
         assert "The train to Berlin leaves at nine." in rows[1]
         assert any(n.title == "Exported" for n in app._notifications)
         # unmarked, "→ ru" chosen: every row, with exactly the translation the screen shows
-        await pilot.press("up", "space", "down", "down", "space")
+        await pilot.press("up", "space", "down", "space")
         assert not screen.marked
         screen.query_one("#target").value = "ru"
         await settle(pilot)

@@ -1,4 +1,5 @@
-"""Snapshot tests (pytest-textual-snapshot): every screen at 80×24 and 120×35 (fake engine).
+"""Snapshot tests (pytest-textual-snapshot): every screen at 80×24 and 120×35, over the
+real engine (the concept model and the seed memory, see ``concepts.py``).
 
 Update after an intended UI change with ``pytest tests/tui/test_snapshots.py
 --snapshot-update`` and review the SVGs in ``__snapshots__``.
@@ -9,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from spy import PictureEngine
 from textual.widgets import Input, TextArea
 
-from xlsearch.service.fake import FakeEngine
 from xlsearch.tui.app import make_app
 
 SIZE = (120, 35)
@@ -34,11 +35,18 @@ async def _freeze(pilot) -> None:  # type: ignore[no-untyped-def]
     await pilot.pause()
 
 
-def _app(query: str = "", theme: str = "textual-dark"):  # type: ignore[no-untyped-def]
-    return make_app(engine=FakeEngine(), query=query, theme=theme)
+@pytest.fixture()
+def _app(seeded_model: Path, _tmp_home: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """The app over the real engine; the temporary folders, clock and CPU as fixed text."""
+    engine = PictureEngine({str(_tmp_home): "<home>", str(tmp_path): "<test>"})
+
+    def build(query: str = "", theme: str = "textual-dark"):  # type: ignore[no-untyped-def]
+        return make_app(engine=engine, query=query, theme=theme)
+
+    return build
 
 
-def test_search_screen(snap_compare):
+def test_search_screen(_app, snap_compare):
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await _settle(pilot)
         await pilot.press("down")  # into the results: the preview shows the hit in context
@@ -47,7 +55,7 @@ def test_search_screen(snap_compare):
     assert snap_compare(_app("train"), terminal_size=SIZE, run_before=run_before)
 
 
-def test_search_screen_light_80x24(snap_compare):
+def test_search_screen_light_80x24(_app, snap_compare):
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await _freeze(pilot)
 
@@ -56,7 +64,7 @@ def test_search_screen_light_80x24(snap_compare):
 
 
 @SIZES
-def test_compare_screen(snap_compare, size: tuple[int, int]):
+def test_compare_screen(_app, snap_compare, size: tuple[int, int]):
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press("f3")
         await _settle(pilot)
@@ -71,7 +79,7 @@ def test_compare_screen(snap_compare, size: tuple[int, int]):
 
 @SIZES
 @pytest.mark.parametrize("key", ["f4", "f8", "f1"])
-def test_corpus_models_help_screens(snap_compare, key: str, size: tuple[int, int]):
+def test_corpus_models_help_screens(_app, snap_compare, key: str, size: tuple[int, int]):
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press(key)
         await _freeze(pilot)
@@ -80,7 +88,9 @@ def test_corpus_models_help_screens(snap_compare, key: str, size: tuple[int, int
 
 
 @SIZES
-def test_distill_screen_after_a_run(snap_compare, tmp_path: Path, size: tuple[int, int]):
+def test_distill_screen_after_a_run(
+    _app, snap_compare, teacher: str, tmp_path: Path, size: tuple[int, int]
+):
     data = tmp_path / "en-de.tsv"
     data.write_text("the dog\tder Hund\nbad line\na house\tein Haus\n", encoding="utf-8")
 
@@ -88,6 +98,7 @@ def test_distill_screen_after_a_run(snap_compare, tmp_path: Path, size: tuple[in
         await pilot.press("f5")
         await _settle(pilot)
         pilot.app.screen.set_files([str(data)])
+        pilot.app.screen.query_one("#teacher", Input).value = teacher
         await _settle(pilot)
         await pilot.press("ctrl+r")
         await _settle(pilot)
@@ -97,7 +108,7 @@ def test_distill_screen_after_a_run(snap_compare, tmp_path: Path, size: tuple[in
     assert snap_compare(_app(), terminal_size=size, run_before=run_before)
 
 
-def test_distill_offers_the_new_student(snap_compare, tmp_path: Path):
+def test_distill_offers_the_new_student(_app, snap_compare, teacher: str, tmp_path: Path):
     data = tmp_path / "en-de.tsv"
     data.write_text("the dog\tder Hund\na house\tein Haus\n", encoding="utf-8")
 
@@ -105,6 +116,7 @@ def test_distill_offers_the_new_student(snap_compare, tmp_path: Path):
         await pilot.press("f5")
         await _settle(pilot)
         pilot.app.screen.set_files([str(data)])
+        pilot.app.screen.query_one("#teacher", Input).value = teacher
         await _settle(pilot)
         await pilot.press("ctrl+r")
         await _freeze(pilot)
@@ -114,7 +126,9 @@ def test_distill_offers_the_new_student(snap_compare, tmp_path: Path):
 
 @SIZES
 @pytest.mark.parametrize("key", ["f6", "f7"])
-def test_evaluate_and_mining_screens_after_a_run(snap_compare, key: str, size: tuple[int, int]):
+def test_evaluate_and_mining_screens_after_a_run(
+    _app, snap_compare, key: str, size: tuple[int, int]
+):
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press(key)
         await _settle(pilot)

@@ -11,8 +11,17 @@ import pytest
 from lxml import etree
 from textual.widgets import DataTable, TextArea
 
-from xlsearch.service.fake import FakeEngine
+from xlsearch.service.local import LocalEngine
 from xlsearch.tui.app import make_app
+
+
+def _real_engine(model: Path) -> LocalEngine:
+    """The real engine over this test's empty home, with a tiny model active."""
+    from xlsearch.engine.models.catalog import set_active_model
+
+    set_active_model(str(model))
+    return LocalEngine()
+
 
 pytestmark = pytest.mark.anyio
 
@@ -32,7 +41,7 @@ async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.pause()
 
 
-async def test_confirm_jump_pretranslate_and_save(tmp_path: Path) -> None:
+async def test_confirm_jump_pretranslate_and_save(tmp_path: Path, tiny_static_model: Path) -> None:
     job = Path(shutil.copy(CAT / "nc_cms_job.xlf", tmp_path / "job.xlf"))
     memory = tmp_path / "tm.tsv"
     memory.write_text(
@@ -40,7 +49,7 @@ async def test_confirm_jump_pretranslate_and_save(tmp_path: Path) -> None:
         "Thank you for your order!\tDanke!\n",
         encoding="utf-8",
     )
-    engine = FakeEngine(seed=False)
+    engine = _real_engine(tiny_static_model)
     engine.import_files([str(memory)], "tm")
     app = make_app(engine=engine, theme="textual-dark")
     async with app.run_test(size=(140, 36)) as pilot:
@@ -93,7 +102,9 @@ async def test_confirm_jump_pretranslate_and_save(tmp_path: Path) -> None:
     assert units["42-title-0"].find(f"{X12}target").get("state") == "final"  # untouched
 
 
-async def test_when_everything_is_confirmed_ctrl_n_says_so(tmp_path: Path) -> None:
+async def test_when_everything_is_confirmed_ctrl_n_says_so(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
     job = tmp_path / "done.xlf"
     job.write_text(
         '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="a" '
@@ -102,7 +113,7 @@ async def test_when_everything_is_confirmed_ctrl_n_says_so(tmp_path: Path) -> No
         "</target></trans-unit></body></file></xliff>",
         encoding="utf-8",
     )
-    app = make_app(engine=FakeEngine(seed=False), theme="textual-dark")
+    app = make_app(engine=_real_engine(tiny_static_model), theme="textual-dark")
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f9")
         await _settle(pilot)
@@ -113,7 +124,9 @@ async def test_when_everything_is_confirmed_ctrl_n_says_so(tmp_path: Path) -> No
         assert any("Every segment is confirmed" in n.message for n in app._notifications)
 
 
-async def test_matches_below_the_minimum_are_not_listed(tmp_path: Path) -> None:
+async def test_matches_below_the_minimum_are_not_listed(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
     """A 9 % "match" with cosine 0.59 from another collection was listed like a real one."""
     from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD, LookupResult, Match
     from xlsearch.tui.screens.translate import MIN_FUZZY_SHOWN
@@ -124,7 +137,7 @@ async def test_matches_below_the_minimum_are_not_listed(tmp_path: Path) -> None:
         )
 
     job = Path(shutil.copy(CAT / "nc_cms_job.xlf", tmp_path / "job.xlf"))
-    app = make_app(engine=FakeEngine(seed=False), theme="textual-dark")
+    app = make_app(engine=_real_engine(tiny_static_model), theme="textual-dark")
     async with app.run_test(size=(140, 36)) as pilot:
         await pilot.press("f9")
         await _settle(pilot)
@@ -146,10 +159,12 @@ async def test_matches_below_the_minimum_are_not_listed(tmp_path: Path) -> None:
         assert screen.query_one("#tr-target", TextArea).text == "Optionen"
 
 
-async def test_the_translate_footer_fits_80_columns_with_confirm_and_the_screen_keys() -> None:
+async def test_the_translate_footer_fits_80_columns_with_confirm_and_the_screen_keys(
+    tiny_static_model: Path,
+) -> None:
     from textual.widgets._footer import FooterKey
 
-    app = make_app(engine=FakeEngine(seed=False), theme="textual-dark")
+    app = make_app(engine=_real_engine(tiny_static_model), theme="textual-dark")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f9")
         await _settle(pilot)

@@ -114,12 +114,10 @@ async def test_translate_journey_with_the_real_engine(tmp_path: Path, tiny_stati
     )
 
 
-async def test_translate_screen_reports_a_bad_file(tmp_path: Path) -> None:
-    from xlsearch.service.fake import FakeEngine
-
+async def test_translate_screen_reports_a_bad_file(tmp_path: Path, engine) -> None:  # type: ignore[no-untyped-def]
     bad = tmp_path / "broken.xlf"
     bad.write_text("<xliff version='1.2'><file>", encoding="utf-8")
-    app = make_app(engine=FakeEngine(), theme="textual-dark")
+    app = make_app(engine=engine, theme="textual-dark")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("f9")
         await _settle(pilot)
@@ -133,17 +131,15 @@ async def test_translate_screen_reports_a_bad_file(tmp_path: Path) -> None:
 
 
 async def test_a_file_without_target_language_asks_for_one_and_uses_the_one_typed(
-    tmp_path: Path,
-) -> None:
+    tmp_path: Path, engine
+) -> None:  # type: ignore[no-untyped-def]
     """An XLIFF without target-language opened silently; ctrl+e then said "0 segments filled"
     even after the translator typed the language in the tgt field (analysis ignored it)."""
     from test_analysis import write_xliff
 
-    from xlsearch.service.fake import FakeEngine
-
     path = write_xliff(tmp_path / "job.xlf", ["the dog sleeps"])
     path.write_text(path.read_text().replace(' target-language="de"', ""), encoding="utf-8")
-    app = make_app(engine=FakeEngine(), theme="textual-dark")
+    app = make_app(engine=engine, theme="textual-dark")
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f9")
         await _settle(pilot)
@@ -165,10 +161,8 @@ async def test_a_file_without_target_language_asks_for_one_and_uses_the_one_type
         assert screen.doc.tgt == "de" and screen.analysis.tgt == "de"
 
 
-async def test_a_locked_segment_cannot_be_changed_in_the_app(tmp_path: Path) -> None:
+async def test_a_locked_segment_cannot_be_changed_in_the_app(tmp_path: Path, engine) -> None:  # type: ignore[no-untyped-def]
     """A segment locked in Trados took an inserted match or an edit like any other."""
-    from xlsearch.service.fake import FakeEngine
-
     path = tmp_path / "job.sdlxliff"
     path.write_text(
         '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2" '
@@ -179,7 +173,7 @@ async def test_a_locked_segment_cannot_be_changed_in_the_app(tmp_path: Path) -> 
         '<sdl:seg id="1" locked="true"/></sdl:seg-defs></trans-unit></body></file></xliff>',
         encoding="utf-8",
     )
-    app = make_app(engine=FakeEngine(), theme="textual-dark")
+    app = make_app(engine=engine, theme="textual-dark")
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f9")
         await _settle(pilot)

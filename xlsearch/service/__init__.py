@@ -1,8 +1,8 @@
 """The engine calls the TUI makes: ``EngineAPI`` and its implementations.
 
-The TUI talks only to an ``EngineAPI``: ``LocalEngine`` for real use (heavy modules imported
-inside each method, a fresh SQLite connection per call so each worker thread owns its own)
-and ``FakeEngine`` (deterministic, instant, cancellable) in tests. No textual import here.
+The TUI talks only to an ``EngineAPI``: ``LocalEngine`` (heavy modules imported inside each
+method, a fresh SQLite connection per call so each worker thread owns its own), in use and in
+the UI tests alike. No textual import here.
 """
 
 from __future__ import annotations

@@ -224,7 +224,7 @@ def _saved_theme() -> str:
 def make_app(
     engine: EngineAPI | None = None, query: str = "", theme: str | None = None
 ) -> XLSearchApp:
-    """Build the app; tests pass a ``FakeEngine`` and a fixed theme."""
+    """Build the app (default: ``LocalEngine``); tests pass their engine and a fixed theme."""
     return XLSearchApp(engine=engine, query=query, theme=theme)
 
 

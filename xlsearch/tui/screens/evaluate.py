@@ -38,6 +38,12 @@ def default_data_dir() -> str:
     return str(guess.resolve()) if guess.is_dir() else ""
 
 
+def short_name(spec: str) -> str:
+    """A model's name as the screen shows it: its folder's name (``teacher`` for the
+    bundled teacher)."""
+    return spec.rstrip("/").split("/")[-1].split(":")[-1]
+
+
 def benchmark_table(name: str, rows: list[dict[str, Any]]) -> Table:
     """One benchmark's rows as a rich table (floats to one decimal)."""
     table = Table(title=name, title_justify="left", expand=False, padding=(0, 1))
@@ -140,7 +146,7 @@ class EvaluateScreen(EngineScreen):
         elif message.job == "evaluate":
             report: EvalReport = message.result
             self.reports[report.model] = report
-            self.query_one(JobPanel).finish(f"evaluated {report.model}")
+            self.query_one(JobPanel).finish(f"evaluated {short_name(report.model)}")
             self._show(report)
 
     def on_job_failed(self, message: JobFailed) -> None:
@@ -153,8 +159,7 @@ class EvaluateScreen(EngineScreen):
         models = list(self.reports)
         summary.add_column("metric", width=24)
         for spec in models:
-            name = spec.rstrip("/").split("/")[-1].split(":")[-1]
-            summary.add_column(name[:18], width=18)
+            summary.add_column(short_name(spec)[:18], width=18)
         metrics = list(dict.fromkeys(k for r in self.reports.values() for k in r.summary))
         for metric in metrics:
             summary.add_row(
