@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
-from xlsearch.engine.tm.fuzzy import words
+from xlsearch.engine.tm.fuzzy import placeholder_problem, words
 from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD, Lookup, Match
 
 BANDS: list[tuple[str, int, int]] = [
@@ -197,6 +197,22 @@ def tag_penalty(matches: list[Any], seg: Any) -> None:
             m.flags.append(f"tags: new {new} · stored {stored}")
 
 
+def check_placeholders(res: SegmentResult) -> None:
+    """CAT QA on a segment's matches: one whose target lacks a placeholder of the segment
+    (or has one the segment lacks) is flagged, and its target is a suggestion only —
+    ``pretranslate`` does not write it (``fill`` off for a semantic match)."""
+    for m in {id(m): m for m in (res.best, res.semantic) if m is not None}.values():
+        problem = placeholder_problem(res.source, m.target) if m.target else ""
+        if problem and problem not in m.flags:
+            m.flags.append(problem)
+    if res.fill and res.semantic is not None and _placeholder_flag(res.semantic):
+        res.fill = False
+
+
+def _placeholder_flag(m: Match) -> bool:
+    return any(f.startswith("placeholders in target:") for f in m.flags)
+
+
 def analyze(
     doc: Any,
     lookup: Lookup,
@@ -248,6 +264,8 @@ def analyze(
     from xlsearch.engine.tm.fill_policy import apply_to_analysis
 
     policy = apply_to_analysis(results, lookup, doc.src, doc.tgt)
+    for res in results:
+        check_placeholders(res)
     model = ""
     if lookup.semantic:
         enc = lookup.searcher.encoder
@@ -285,6 +303,7 @@ def pretranslate(
 ) -> int:
     """Write the best match per segment into ``doc`` (fuzzy ≥ ``min_fuzzy``, else a semantic
     match when ``semantic`` and ``fill``); repetitions take their first occurrence's target.
+    A match whose target gets the segment's placeholders wrong is never written.
     Segments that already have a target are kept unless ``overwrite`` (a target in an untranslated
     state is none); locked and confirmed ones always. Returns segments filled."""
     filled = 0
@@ -306,6 +325,8 @@ def pretranslate(
                 filled += 1
             continue
         best = res.best
+        if best is not None and placeholder_problem(res.source, best.target or ""):
+            best = None  # a suggestion only (``check_placeholders``)
         if best is not None and best.target and best.fuzzy >= min_fuzzy:
             doc.set_target(
                 res.index,
@@ -315,7 +336,13 @@ def pretranslate(
                 match_source=best.source,
                 tag_hint=(best.source_tags, best.target_tags),
             )
-        elif semantic and res.fill and res.semantic is not None and res.semantic.target:
+        elif (
+            semantic
+            and res.fill
+            and res.semantic is not None
+            and res.semantic.target
+            and not placeholder_problem(res.source, res.semantic.target)
+        ):
             m = res.semantic
             doc.set_target(
                 res.index,

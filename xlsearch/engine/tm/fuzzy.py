@@ -28,13 +28,13 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-# Inline tags (XML/HTML-like), then placeholders of common formats: {0} {name} {{x}} ${x}
-# %{name} %s %d %1$s %(name)s, then numbers (1,234.5 · 12:30 · 3/4 · 50%), words, a CJK character,
-# any other non-space character.
+from xlsearch.engine.importers.placeholders import PLACEHOLDER, placeholders
+
+# Inline tags (XML/HTML-like), then placeholders of common formats (``placeholders``: {0}
+# {name} {{x}} ${x} $x %{name} %s %d %.2f %1$s %(name)s), then numbers (1,234.5 · 12:30 ·
+# 3/4 · 50%), words, a CJK character, any other non-space character.
 _TAG = r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>"
-_PLACEHOLDER = (
-    r"\{\{\s*[\w.]+\s*\}\}|[$%]\{[\w.]+\}|\{[\w.:]*\}|%\([\w]+\)[sdif]|%\d+\$[sdif@]|%[sdif@]"
-)
+_PLACEHOLDER = PLACEHOLDER
 _NUMBER = r"[-+]?\d+(?:[.,:/]\d+)*%?"
 _NOSPACE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f"
 _TOKEN = re.compile(
@@ -266,6 +266,19 @@ def flags(new: str, stored: str) -> list[str]:
     return out
 
 
+def placeholder_problem(segment: str, target: str) -> str:
+    """What a translation ``target`` of ``segment`` gets wrong in placeholders, as CAT QA
+    reports it: ``placeholders in target: missing %{email} · extra {email}`` ("" when it has
+    each of the segment's placeholders as often, and no other). Such a target must not be
+    written as a match without a translator's check."""
+    want, have = placeholders(segment), placeholders(target)
+    if want == have:
+        return ""
+    missing = ", ".join(sorted((want - have).elements())) or "—"
+    extra = ", ".join(sorted((have - want).elements())) or "—"
+    return f"placeholders in target: missing {missing} · extra {extra}"
+
+
 __all__ = [
     "DiffOp",
     "Token",
@@ -276,6 +289,7 @@ __all__ = [
     "flags",
     "fuzzy",
     "fuzzy_many",
+    "placeholder_problem",
     "protected",
     "tokenize",
     "word_keys",

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.importers.placeholders import code_placeholder
 from xlsearch.engine.tm.documents.confirmation import (
     confirmed_12,
     confirmed_20,
@@ -36,9 +37,9 @@ def _ns(elem: Any) -> str:
 
 
 def _text(elem: Any) -> tuple[str, int]:
-    """Plain text of a source/target (codes dropped, a placeholder a word boundary, paired
-    tags' content kept, Trados' tracked deletions left out), tag count. Only for matching:
-    the file's own source is untouched."""
+    """Plain text of a source/target (codes dropped, an empty code a word boundary, a code
+    standing for a placeholder its text, paired tags' content kept, Trados' tracked
+    deletions left out), tag count. Only for matching: the file's own source is untouched."""
     parts: list[str] = [elem.text or ""]
     tags = 0
     for child in elem:
@@ -46,9 +47,13 @@ def _text(elem: Any) -> tuple[str, int]:
         if name == "mrk" and child.get("mtype") == "x-sdl-deleted":  # Trados track changes
             pass
         elif name in _CODES:
-            tags += 1
-            if name in _SEPARATE:
-                parts.append(" ")
+            placeholder = code_placeholder(child)
+            if placeholder:  # text of the segment: ``<ph>{max_size}</ph>`` reads "{max_size}"
+                parts.append(placeholder)
+            else:
+                tags += 1
+                if name in _SEPARATE:
+                    parts.append(" ")
         elif name in _PAIRED:
             inner, n = _text(child)
             parts.append(inner)
