@@ -240,3 +240,23 @@ def test_a_semantic_fill_without_the_placeholder_stays_a_suggestion(tmp_path: Pa
     doc = Document(tmp_path / "x.txt", "text", "en", "de", [DocSegment(0, "1", source, "")])
     analysis = type("A", (), {"segments": [result()]})()  # fill still on: pretranslate checks
     assert pretranslate(doc, analysis) == 0 and doc.segments[0].target == ""
+
+
+def test_a_memory_imported_before_reads_its_placeholders_when_imported_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A memory stored by an older xlsearch (placeholder codes dropped) is read again when
+    the unchanged file is imported again."""
+    from xlsearch.engine.importers import inline
+    from xlsearch.engine.store import Store, ingest
+
+    with Store() as store, monkeypatch.context() as old:  # the previous reader
+        old.setattr(inline, "code_placeholder", lambda node: "")
+        old.setattr(ingest, "READER_VERSION", 3)  # the last one that dropped placeholders
+        store.import_file(CAT / "nc_memory.tmx", "acme")
+        assert "Upload failed: the file is larger than MB." in _texts(store, "acme")
+    with Store() as store:
+        assert store.import_file(CAT / "nc_memory.tmx", "acme").status == "updated"
+        texts = _texts(store, "acme")
+    assert "Upload failed: the file is larger than {max_size} MB." in texts
+    assert "Upload failed: the file is larger than MB." not in texts
