@@ -152,6 +152,12 @@ def test_a_memoq_job_gets_its_placeholder_code_back_in_the_target(tmp_path: Path
     thanks = by_id["Thank you for your order!"]  # 100 %, but its target has a placeholder more
     assert thanks.fuzzy == 100 and thanks.best is not None
     assert "placeholders in target: missing — · extra {name}" in thanks.best.flags
+    report = analysis.to_markdown()
+    assert "## Matches that get the placeholders wrong (suggestions only)" in report
+    assert (
+        "- **Thank you for your order!** (100 %): placeholders in target: missing — · extra {name}"
+        in report
+    )
     root = etree.parse(str(out)).getroot()
     units = {u.get("id"): u for u in root.iter(f"{{{N12}}}trans-unit")}
     target = units["2"].find(f"{{{N12}}}target")

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
-from xlsearch.engine.tm.fuzzy import placeholder_problem, words
+from xlsearch.engine.tm.fuzzy import PLACEHOLDER_FLAG, placeholder_problem, words
 from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD, Lookup, Match
 
 BANDS: list[tuple[str, int, int]] = [
@@ -151,6 +151,13 @@ class Analysis:
             lines.append(f"| {name} | {r['segments']} | {r['words']} | {r['percent']:.1f} |")
         if self.fill_policy is not None:
             lines += self.fill_policy.report_lines(self.semantic_segments())
+        wrong = [s for s in self.segments if s.best is not None and _placeholder_flag(s.best)]
+        if wrong:
+            lines += ["", "## Matches that get the placeholders wrong (suggestions only)", ""]
+            for s in wrong[:examples]:
+                assert s.best is not None
+                flag = next(f for f in s.best.flags if f.startswith(PLACEHOLDER_FLAG))
+                lines.append(f"- **{s.source}** ({s.best.fuzzy} %): {flag}")
         sem = self.semantic_segments()[:examples]
         if sem:
             lines += ["", "## Semantic matches fuzzy matching misses", ""]
@@ -210,7 +217,7 @@ def check_placeholders(res: SegmentResult) -> None:
 
 
 def _placeholder_flag(m: Match) -> bool:
-    return any(f.startswith("placeholders in target:") for f in m.flags)
+    return any(f.startswith(PLACEHOLDER_FLAG) for f in m.flags)
 
 
 def analyze(

@@ -266,6 +266,10 @@ def flags(new: str, stored: str) -> list[str]:
     return out
 
 
+PLACEHOLDER_FLAG = "placeholders in target:"
+"""How ``placeholder_problem``'s flag starts."""
+
+
 def placeholder_problem(segment: str, target: str) -> str:
     """What a translation ``target`` of ``segment`` gets wrong in placeholders, as CAT QA
     reports it: ``placeholders in target: missing %{email} · extra {email}`` ("" when it has
@@ -276,10 +280,11 @@ def placeholder_problem(segment: str, target: str) -> str:
         return ""
     missing = ", ".join(sorted((want - have).elements())) or "—"
     extra = ", ".join(sorted((have - want).elements())) or "—"
-    return f"placeholders in target: missing {missing} · extra {extra}"
+    return f"{PLACEHOLDER_FLAG} missing {missing} · extra {extra}"
 
 
 __all__ = [
+    "PLACEHOLDER_FLAG",
     "DiffOp",
     "Token",
     "char_similarity",
