@@ -10,6 +10,7 @@ display. Codes that stand for formatting (bold, links, breaks) do not.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections import Counter
@@ -62,20 +63,26 @@ def code_placeholder(node: Any) -> str:
         return ""
     native = _native(node).strip()
     if native:
-        text = html.unescape(native) if "&" in native else native
-        if is_placeholder(text):
-            return text.strip()
-        rxt = _MQ_RXT.search(text)
-        if rxt:
-            values = {m[0]: html.unescape(m[1] or m[2]) for m in _ATTR.findall(rxt.group(1))}
-            for key in ("val", "displaytext"):
-                if is_placeholder(values.get(key, "")):
-                    return values[key].strip()
-        return ""
+        return _from_native(native)
     for attr in ("equiv-text", "equiv", "disp"):
         value = node.get(attr) or ""
         if is_placeholder(value):
             return value.strip()
+    return ""
+
+
+@functools.lru_cache(maxsize=4096)
+def _from_native(native: str) -> str:
+    """The placeholder a code's native content stands for (cached: the same codes recur)."""
+    text = html.unescape(native) if "&" in native else native
+    if is_placeholder(text):
+        return text.strip()
+    rxt = _MQ_RXT.search(text)
+    if rxt:
+        values = {m[0]: html.unescape(m[1] or m[2]) for m in _ATTR.findall(rxt.group(1))}
+        for key in ("val", "displaytext"):
+            if is_placeholder(values.get(key, "")):
+                return values[key].strip()
     return ""
 
 
