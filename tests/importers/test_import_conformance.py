@@ -41,7 +41,7 @@ def tu(en: str, de: str = "Satz") -> str:
         ("one<it pos='begin'>&lt;li&gt;</it>two", "one two"),
         ("one<ut>{\\par }</ut>two", "one two"),
         ("Click <bpt i='1'>&lt;b&gt;</bpt>S<ept i='1'>&lt;/b&gt;</ept>ave", "Click Save"),
-        ("Press <hi type='bold'>Enter</hi> now<ph>{0}</ph>.", "Press Enter now."),
+        ("Press <hi type='bold'>Enter</hi> now<ph>{0}</ph>.", "Press Enter now{0}."),
         ('memo<ph>&lt;mq:ch val=" " /&gt;</ph>Q', "memo Q"),
     ],
     ids=[

@@ -31,7 +31,7 @@ TMX = """<?xml version="1.0" encoding="UTF-8"?>
 def test_tmx_inline_tags_languages_and_units(tmp_path: Path) -> None:
     recs, ctx = read(write(tmp_path, "a.tmx", TMX))
     assert recs == [
-        (0, "en-US", "Click Save now."),
+        (0, "en-US", "Click Save now{0}."),  # a placeholder's code is its text
         (0, "de-DE", "Klicken Sie auf Speichern."),
         (1, "fr", "Bonjour"),
         (1, "it", "Ciao"),

@@ -105,9 +105,10 @@ TMX = """<?xml version="1.0" encoding="UTF-8"?>
  o-tmf="SDL TM8 Format" datatype="xml" segtype="sentence" adminlang="en-GB" srclang="en-GB"/>
 <body>
 <tu><tuv xml:lang="en-GB"><seg>Click <bpt i="1" type="1" x="1">&lt;b&gt;</bpt>Save<ept
- i="1">&lt;/b&gt;</ept> to keep <ph x="2" type="2">{0}</ph> changes.</seg></tuv>
+ i="1">&lt;/b&gt;</ept> to keep <ph x="2" type="2">&lt;img/&gt;</ph> changes.</seg></tuv>
 <tuv xml:lang="de-DE"><seg>Klicken Sie auf <bpt i="1" type="1" x="1">&lt;b&gt;</bpt>Speichern<ept
- i="1">&lt;/b&gt;</ept>, um <ph x="2" type="2">{0}</ph> Änderungen zu behalten.</seg></tuv></tu>
+ i="1">&lt;/b&gt;</ept>, um <ph x="2"
+ type="2">&lt;img/&gt;</ph> Änderungen zu behalten.</seg></tuv></tu>
 <tu><tuv xml:lang="en-GB"><seg>Close the <bpt i="1">&lt;i&gt;</bpt>lid<ept
  i="1">&lt;/i&gt;</ept>.</seg></tuv>
 <tuv xml:lang="de-DE"><seg>Schließen Sie den Deckel.</seg></tuv></tu>
@@ -143,7 +144,7 @@ def test_a_tmx_memory_puts_the_tags_where_its_target_had_them(tmp_path: Path) ->
         assert tags == [
             [6, "open", "i:1", 0, '<bpt i="1" type="1" x="1">&lt;b&gt;</bpt>'],
             [10, "close", "i:1", 0, '<ept i="1">&lt;/b&gt;</ept>'],
-            [19, "ph", "x:2", 1, '<ph x="2" type="2">{0}</ph>'],
+            [19, "ph", "x:2", 1, '<ph x="2" type="2">&lt;img/&gt;</ph>'],
         ]
         doc = open_document(tmp_path / "job.xlf")
         lookup = Lookup(store, None, collection="tm", semantic=False)
@@ -171,8 +172,11 @@ def test_a_tmx_memory_puts_the_tags_where_its_target_had_them(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("seg", "text", "tags"),
     [
-        ('<ph x="1">{1}</ph> Warning: <ph x="2"/>hot', "Warning: hot",
+        ('<ph x="1">&lt;img/&gt;</ph> Warning: <ph x="2"/>hot', "Warning: hot",
          [[0, "ph", "x:1", 1], [9, "ph", "x:2", 0]]),
+        # a code that stands for a placeholder is text of the segment, not a code
+        ('<ph x="1">{1}</ph> Warning: <ph x="2"/>hot', "{1} Warning: hot",
+         [[13, "ph", "x:2", 0]]),
         ('A<bpt i="3">&lt;b&gt;</bpt><ept i="3">&lt;/b&gt;</ept>B', "AB",
          [[1, "open", "i:3", 0], [1, "close", "i:3", 0]]),
         ("Line<ph>&lt;br/&gt;</ph>two", "Line two", None),  # a code for a break is a space
@@ -286,9 +290,9 @@ def test_a_tmx_exported_again_keeps_its_inline_codes(tmp_path: Path) -> None:
     ]
     assert segs[:2] == [
         'Click <bpt i="1" type="1" x="1">&lt;b&gt;</bpt>Save<ept i="1">&lt;/b&gt;</ept> to keep '
-        '<ph x="2" type="2">{0}</ph> changes.',
+        '<ph x="2" type="2">&lt;img/&gt;</ph> changes.',
         'Klicken Sie auf <bpt i="1" type="1" x="1">&lt;b&gt;</bpt>Speichern<ept i="1">&lt;/b&gt;'
-        '</ept>, um <ph x="2" type="2">{0}</ph> Änderungen zu behalten.',
+        '</ept>, um <ph x="2" type="2">&lt;img/&gt;</ph> Änderungen zu behalten.',
     ]
 
 

@@ -259,28 +259,43 @@ def _tuv_meta(raw: str | None) -> dict[str, Any] | None:
     if not raw:
         return None
     meta = json.loads(raw)
-    keys = ("attrs", "props", "notes", "tags")
+    keys = ("attrs", "props", "notes", "tags", "codes")
     kept = {k: meta[k] for k in keys if isinstance(meta, dict) and k in meta}
     return kept or None
 
 
-def _seg_xml(text: str, tags: Any) -> str:
+def _seg_xml(text: str, tags: Any, codes: Any = None) -> str:
     """A TMX ``<seg>``'s content: the text with the inline codes put back where they stood
-    (when every code was kept as written), else the plain text."""
+    (when every code was kept as written), else the plain text. ``codes``: the codes that
+    stood for a placeholder of the text (``[offset, "text", placeholder, spaced, xml]``),
+    each written in place of its placeholder where the text still holds it there."""
     body = escape(_clean(text))
-    if not isinstance(tags, list) or not tags:
-        return body
+    tags = tags if isinstance(tags, list) else []
     if not all(isinstance(t, list) and len(t) >= 5 and isinstance(t[4], str) for t in tags):
         return body
     if any("<sub" in t[4] for t in tags):  # its text is a unit of its own, exported as such
         return body
+    kept = [
+        c
+        for c in (codes if isinstance(codes, list) else [])
+        if isinstance(c, list)
+        and len(c) >= 5
+        and isinstance(c[0], int)
+        and isinstance(c[2], str)
+        and isinstance(c[4], str)
+        and c[2]
+        and text[c[0] : c[0] + len(c[2])] == c[2]
+    ]
+    if not tags and not kept:
+        return body
+    merged = sorted([(t, 0) for t in tags] + [(c, len(c[2])) for c in kept], key=lambda e: e[0][0])
     out, at = [], 0
-    for offset, _kind, _ident, spaced, xml, *_ in tags:
+    for (offset, _kind, _ident, spaced, xml, *_), length in merged:
         if not isinstance(offset, int) or not at <= offset <= len(text):
             return body
         out.append(escape(_clean(text[at:offset])))
-        out.append(xml + (" " if spaced else ""))
-        at = offset
+        out.append(xml + (" " if spaced and not length else ""))
+        at = offset + length
     out.append(escape(_clean(text[at:])))
     return "".join(out)
 
@@ -458,7 +473,7 @@ def _tmx_unit(fh: Any, unit: ExportUnit, langs: Sequence[str] | None) -> bool:
         attrs = {"xml:lang": lang, **(smeta.get("attrs") or {})}
         fh.write(f"<tuv{_xml_attrs(attrs)}>")
         _annotations(fh, smeta)
-        fh.write(f"<seg>{_seg_xml(text, smeta.get('tags'))}</seg></tuv>")
+        fh.write(f"<seg>{_seg_xml(text, smeta.get('tags'), smeta.get('codes'))}</seg></tuv>")
     fh.write("</tu>\n")
     return True
 

@@ -8,8 +8,11 @@ an ``equiv``/``equiv-text`` of whitespace, or native content that is whitespace,
 line break or block tag (``<br>``, ``</p>``), an RTF ``\\par``/``\\line``/``\\tab``, or a memoQ
 ``<mq:ch val=" "/>``. Any other code joins its neighbours as written (``<b>S</b>ave`` is
 "Save"); so a code between two words keeps them apart only when it stands for whitespace.
-``<cp hex="…"/>`` becomes its character. ``<sub>`` text inside a code is not part of the
-sentence: it is collected separately (the importers make it a unit of its own).
+``<cp hex="…"/>`` becomes its character. A code that stands for a placeholder of the text
+(``<ph>%{email}</ph>``, memoQ's ``mq:rxt``, ``equiv-text="{0}"``: see ``placeholders``)
+becomes that placeholder: it is text of the sentence, not a code. ``<sub>`` text inside a
+code is not part of the sentence: it is collected separately (the importers make it a unit
+of its own).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from xlsearch.engine.importers.base import (
     check_text,
     normalize,
 )
+from xlsearch.engine.importers.placeholders import PLACEHOLDER_CODES, code_placeholder
 from xlsearch.engine.importers.xmlutil import OVER, TEXT_CAP
 
 CODES = frozenset({"bpt", "ept", "ph", "it", "ut", "x", "bx", "ex", "sc", "ec"})
@@ -98,6 +102,11 @@ OPEN_CODES = frozenset({"bpt", "bx", "sc"})
 CLOSE_CODES = frozenset({"ept", "ex", "ec"})
 PAIRED_TEXT = frozenset({"g", "pc"})
 """XLIFF tags around text: an ``open`` and a ``close`` code where they start and end."""
+
+
+TEXT_CODE = "text"
+"""The kind of a code that stands for a placeholder: its id is the placeholder's text, which
+the segment's text holds from its offset on (``segment_text_tags`` with ``keep_xml``)."""
 
 
 def _kind(tag: str) -> str:
@@ -181,6 +190,13 @@ def inline_text(
         stack.append((node, True))
         tag = node.tag
         if tag in CODES:
+            placeholder = code_placeholder(node) if tag in PLACEHOLDER_CODES else ""
+            if placeholder:  # text of the sentence (``placeholders``), not a code
+                if tags is not None:  # where it stood, for an export (``TEXT_CODE``)
+                    tags.append([TEXT_CODE, placeholder, _xml(node)])
+                    parts.append(MARK)
+                parts.append(placeholder)
+                continue
             space = _code_space(node)
             if tags is not None and not space:
                 tags.append([_kind(tag), _tag_id(node, len(tags)), _xml(node)])
@@ -240,7 +256,9 @@ def segment_text_tags(
     (an import's hot path): ``[[offset, kind, id, spaced], …]`` — ``kind`` ``open``/``close``/
     ``ph``, ``spaced`` 1 when a space followed the code — and, with ``keep_xml`` (TMX), a
     fifth item: the code as written, so an export can put it back. Tags are None without
-    codes, or when they cannot be placed exactly."""
+    codes, or when they cannot be placed exactly. A code standing for a placeholder is text
+    of the segment; with ``keep_xml`` it is listed too, as ``[offset, TEXT_CODE, its text,
+    spaced, xml]``."""
     if node.get(OVER) or not len(node):
         return segment_text(ctx, node, where, subs), None
     tags: list[list[Any]] = []
@@ -255,7 +273,8 @@ def segment_text_tags(
 
 
 def _anchored(raw: str, text: str, tags: list[list[Any]], keep_xml: bool) -> list[list[Any]] | None:
-    """``[[offset, kind, id, spaced(, xml)], …]`` for the codes marked in ``raw``."""
+    """``[[offset, kind, id, spaced(, xml)], …]`` for the codes marked in ``raw``; codes of
+    placeholders (kind ``TEXT_CODE``) only with ``keep_xml``."""
     if not tags:
         return None
     plain, offsets, spaced = tag_anchors(normalize(raw))
@@ -266,7 +285,9 @@ def _anchored(raw: str, text: str, tags: list[list[Any]], keep_xml: bool) -> lis
         for entry, tag in zip(out, tags, strict=True):
             if len(tag) > 2:
                 entry.append(tag[2])
-    return out
+    else:
+        out = [entry for entry in out if entry[1] != TEXT_CODE]
+    return out or None
 
 
 def text_tags(node: Any) -> tuple[str, list[list[Any]] | None]:

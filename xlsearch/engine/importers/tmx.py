@@ -7,7 +7,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from xlsearch.engine.importers.base import ReadContext, Record, keep_lang, normalize_lang
-from xlsearch.engine.importers.inline import segment_text_tags, sub_records
+from xlsearch.engine.importers.inline import TEXT_CODE, segment_text_tags, sub_records
 from xlsearch.engine.importers.xmlutil import child, iter_xml
 from xlsearch.engine.store.units import parse_date
 
@@ -63,8 +63,12 @@ def _tu(ctx: ReadContext, tu, tu_no: int, line: int) -> Generator[Record, None, 
         text, tags = segment_text_tags(ctx, seg, where, found, keep_xml=True)
         if text:
             seg_meta = _annotations(tuv, skip=("lang",))
+            codes = [t for t in tags or () if t[1] == TEXT_CODE]  # placeholders' codes
+            tags = [t for t in tags or () if t[1] != TEXT_CODE]
             if tags:  # where the inline codes stood: the lookup puts them back into targets
                 seg_meta = {**(seg_meta or {}), "tags": tags}
+            if codes:  # the placeholders' codes as written, for an export
+                seg_meta = {**(seg_meta or {}), "codes": codes}
             yield Record(tu_no, lang, text, line, seg_meta, unit=unit)
         if found:
             subs.append((lang, found))

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
-from xlsearch.engine.tm.fuzzy import words
+from xlsearch.engine.tm.fuzzy import PLACEHOLDER_FLAG, placeholder_problem, words
 from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD, Lookup, Match
 
 BANDS: list[tuple[str, int, int]] = [
@@ -166,6 +166,13 @@ class Analysis:
             lines.append(f"| {name} | {r['segments']} | {r['words']} | {r['percent']:.1f} |")
         if self.fill_policy is not None:
             lines += self.fill_policy.report_lines(self.semantic_segments())
+        wrong = [s for s in self.segments if s.best is not None and _placeholder_flag(s.best)]
+        if wrong:
+            lines += ["", "## Matches that get the placeholders wrong (suggestions only)", ""]
+            for s in wrong[:examples]:
+                assert s.best is not None
+                flag = next(f for f in s.best.flags if f.startswith(PLACEHOLDER_FLAG))
+                lines.append(f"- **{s.source}** ({s.best.fuzzy} %): {flag}")
         sem = self.semantic_segments()[:examples]
         if sem:
             lines += ["", "## Semantic matches fuzzy matching misses", ""]
@@ -217,6 +224,22 @@ def tag_penalty(matches: list[Any], seg: Any) -> None:
             m.flags.append(f"tags: new {new} · stored {stored}")
 
 
+def check_placeholders(res: SegmentResult) -> None:
+    """CAT QA on a segment's matches: one whose target lacks a placeholder of the segment
+    (or has one the segment lacks) is flagged, and its target is a suggestion only —
+    ``pretranslate`` does not write it (``fill`` off for a semantic match)."""
+    for m in {id(m): m for m in (res.best, res.semantic) if m is not None}.values():
+        problem = placeholder_problem(res.source, m.target) if m.target else ""
+        if problem and problem not in m.flags:
+            m.flags.append(problem)
+    if res.fill and res.semantic is not None and _placeholder_flag(res.semantic):
+        res.fill = False
+
+
+def _placeholder_flag(m: Match) -> bool:
+    return any(f.startswith(PLACEHOLDER_FLAG) for f in m.flags)
+
+
 def analyze(
     doc: Any,
     lookup: Lookup,
@@ -246,6 +269,8 @@ def analyze(
     if segment == "auto" and resegment(doc, results, cache):
         results = _analyze_pass(doc, cache, threshold)
         policy = apply_to_analysis(results, lookup, doc.src, doc.tgt)
+    for res in results:
+        check_placeholders(res)
     model = ""
     if lookup.semantic:
         enc = lookup.searcher.encoder
@@ -335,6 +360,7 @@ def pretranslate(
 ) -> int:
     """Write the best match per segment into ``doc`` (fuzzy ≥ ``min_fuzzy``, else a semantic
     match when ``semantic`` and ``fill``); repetitions take their first occurrence's target.
+    A match whose target gets the segment's placeholders wrong is never written.
     Segments that already have a target are kept unless ``overwrite`` (a target in an untranslated
     state is none); locked and confirmed ones always. Returns segments filled."""
     filled = 0
@@ -361,6 +387,8 @@ def pretranslate(
             if not res.flags:  # a repetition proper waits for its first occurrence
                 continue
         best = res.best
+        if best is not None and placeholder_problem(res.source, best.target or ""):
+            best = None  # a suggestion only (``check_placeholders``)
         if best is not None and best.target and best.fuzzy >= min_fuzzy:
             doc.set_target(
                 res.index,
@@ -370,7 +398,13 @@ def pretranslate(
                 match_source=best.source,
                 tag_hint=(best.source_tags, best.target_tags),
             )
-        elif semantic and res.fill and res.semantic is not None and res.semantic.target:
+        elif (
+            semantic
+            and res.fill
+            and res.semantic is not None
+            and res.semantic.target
+            and not placeholder_problem(res.source, res.semantic.target)
+        ):
             m = res.semantic
             doc.set_target(
                 res.index,

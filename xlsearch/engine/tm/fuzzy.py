@@ -28,13 +28,13 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-# Inline tags (XML/HTML-like), then placeholders of common formats: {0} {name} {{x}} ${x}
-# %{name} %s %d %1$s %(name)s, then numbers (1,234.5 · 12:30 · 3/4 · 50%), words, a CJK character,
-# any other non-space character.
+from xlsearch.engine.importers.placeholders import PLACEHOLDER, placeholders
+
+# Inline tags (XML/HTML-like), then placeholders of common formats (``placeholders``: {0}
+# {name} {{x}} ${x} $x %{name} %s %d %.2f %1$s %(name)s), then numbers (1,234.5 · 12:30 ·
+# 3/4 · 50%), words, a CJK character, any other non-space character.
 _TAG = r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>"
-_PLACEHOLDER = (
-    r"\{\{\s*[\w.]+\s*\}\}|[$%]\{[\w.]+\}|\{[\w.:]*\}|%\([\w]+\)[sdif]|%\d+\$[sdif@]|%[sdif@]"
-)
+_PLACEHOLDER = PLACEHOLDER
 _NUMBER = r"[-+]?\d+(?:[.,:/]\d+)*%?"
 _NOSPACE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f"
 _TOKEN = re.compile(
@@ -266,7 +266,25 @@ def flags(new: str, stored: str) -> list[str]:
     return out
 
 
+PLACEHOLDER_FLAG = "placeholders in target:"
+"""How ``placeholder_problem``'s flag starts."""
+
+
+def placeholder_problem(segment: str, target: str) -> str:
+    """What a translation ``target`` of ``segment`` gets wrong in placeholders, as CAT QA
+    reports it: ``placeholders in target: missing %{email} · extra {email}`` ("" when it has
+    each of the segment's placeholders as often, and no other). Such a target must not be
+    written as a match without a translator's check."""
+    want, have = placeholders(segment), placeholders(target)
+    if want == have:
+        return ""
+    missing = ", ".join(sorted((want - have).elements())) or "—"
+    extra = ", ".join(sorted((have - want).elements())) or "—"
+    return f"{PLACEHOLDER_FLAG} missing {missing} · extra {extra}"
+
+
 __all__ = [
+    "PLACEHOLDER_FLAG",
     "DiffOp",
     "Token",
     "char_similarity",
@@ -276,6 +294,7 @@ __all__ = [
     "flags",
     "fuzzy",
     "fuzzy_many",
+    "placeholder_problem",
     "protected",
     "tokenize",
     "word_keys",

@@ -15,6 +15,11 @@ memory knows: a TMX memory keeps where its segments' codes stood (``Match.source
 ``target_tags``), and when the memory's source has the same tags in the same order as the
 new source, each tag goes where the memory's target had its counterpart. When the translator
 edits that target, ``follow_edit`` carries those places through the edit.
+
+A code that stands for a placeholder (``<ph>{max_size}</ph>``, memoQ's ``mq:rxt``) is text
+of the segment, as the import reads it: the target taken from the memory holds the
+placeholder as text, and the source's code takes its place there (the k-th code of a
+placeholder the k-th occurrence of that text). A target without the placeholder keeps none.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from xlsearch.engine.importers.inline import CLOSE_CODES as _END
 from xlsearch.engine.importers.inline import CODES as _CODES
 from xlsearch.engine.importers.inline import OPEN_CODES as _BEGIN
 from xlsearch.engine.importers.inline import PAIRED_TEXT as _TEXT_TAGS
+from xlsearch.engine.importers.placeholders import code_placeholder
 
 
 def _local(tag: Any) -> str:
@@ -71,6 +77,8 @@ def _plan(source: Any) -> tuple[list[Any], list[_Wrap], list[Any]]:
     trail: list[Any] = []
     if kids and not (source.text or "").strip():
         for c in kids:
+            if code_placeholder(c):
+                break
             if _local(c.tag) in _CODES and _local(c.tag) not in _BEGIN | _END:
                 lead.append(c)
                 if (c.tail or "").strip():
@@ -79,6 +87,8 @@ def _plan(source: Any) -> tuple[list[Any], list[_Wrap], list[Any]]:
                 break
     for c in reversed(kids):
         if c in lead or (c.tail or "").strip() or _local(c.tag) not in _CODES:
+            break
+        if code_placeholder(c):
             break
         if _local(c.tag) in _BEGIN | _END:
             break
@@ -119,7 +129,8 @@ def _events(source: Any) -> list[tuple[str, Any]] | None:
             elif name in _END:
                 out.append(("close", c))
             elif name in _CODES:
-                out.append(("ph", c))
+                if not code_placeholder(c):  # a placeholder is text (``_placeholders``)
+                    out.append(("ph", c))
             elif isinstance(c.tag, str):
                 return False
         return True
@@ -200,7 +211,7 @@ def set_target(
         except (TypeError, ValueError, IndexError):  # tags not as xlsearch writes them
             moved = None
         if moved is not None:
-            return moved
+            return moved + _placeholders(target, source)
     _clear(target)
     target.text = text
     if source is None or not len(source):
@@ -241,7 +252,43 @@ def set_target(
     for code in trail:
         target.append(_shell(code))
         moved += 1
-    return moved
+    return moved + _placeholders(target, source)
+
+
+def _slots(elem: Any) -> list[tuple[Any, str, Any, int]]:
+    """The text places of a target in document order: ``(owner, "text"|"tail", parent,
+    index of owner in parent)``; a code's own content is none."""
+    out: list[tuple[Any, str, Any, int]] = [(elem, "text", None, -1)]
+    for i, c in enumerate(elem):
+        if _local(c.tag) in _TEXT_TAGS or _local(c.tag) == "mrk":
+            out += _slots(c)
+        out.append((c, "tail", elem, i))
+    return out
+
+
+def _placeholders(target: Any, source: Any | None) -> int:
+    """Put the source's placeholder codes in place of their text in ``target`` (module doc);
+    returns how many were placed."""
+    if source is None:
+        return 0
+    codes = [(text, c) for c in source.iter() if c is not source and (text := code_placeholder(c))]
+    placed = 0
+    for text, code in codes:
+        for owner, attr, parent, i in _slots(target):
+            value = getattr(owner, attr) or ""
+            at = value.find(text)
+            if at < 0:
+                continue
+            new = _shell(code)
+            new.tail = value[at + len(text) :] or None
+            setattr(owner, attr, value[:at] or None)
+            if attr == "text":
+                owner.insert(0, new)
+            else:
+                parent.insert(i + 1, new)
+            placed += 1
+            break
+    return placed
 
 
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")

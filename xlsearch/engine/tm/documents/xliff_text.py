@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from xlsearch.engine.importers.placeholders import code_placeholder
 from xlsearch.engine.tm.documents.tags import _local
 
 # inline codes whose content is native markup, and empty placeholders (1.2 and 2.x)
@@ -19,9 +20,9 @@ def _ns(elem: Any) -> str:
 
 
 def _text(elem: Any) -> tuple[str, int]:
-    """Plain text of a source/target (codes dropped, a placeholder a word boundary, paired
-    tags' content kept, Trados' tracked deletions left out), tag count. Only for matching:
-    the file's own source is untouched."""
+    """Plain text of a source/target (codes dropped, an empty code a word boundary, a code
+    standing for a placeholder its text, paired tags' content kept, Trados' tracked
+    deletions left out), tag count. Only for matching: the file's own source is untouched."""
     parts: list[str] = [elem.text or ""]
     tags = 0
     for child in elem:
@@ -29,9 +30,13 @@ def _text(elem: Any) -> tuple[str, int]:
         if name == "mrk" and child.get("mtype") == "x-sdl-deleted":  # Trados track changes
             pass
         elif name in _CODES:
-            tags += 1
-            if name in _SEPARATE:
-                parts.append(" ")
+            placeholder = code_placeholder(child)
+            if placeholder:  # text of the segment: ``<ph>{max_size}</ph>`` reads "{max_size}"
+                parts.append(placeholder)
+            else:
+                tags += 1
+                if name in _SEPARATE:
+                    parts.append(" ")
         elif name in _PAIRED:
             inner, n = _text(child)
             parts.append(inner)
