@@ -219,9 +219,9 @@ def test_index_stopped_keeps_whole_batches_and_resumes(
     model = str(tiny_static_model)
     before = _store_counts(home)
     if when == "encoding":
-        run = Run(["index", "--model", model, "--collection", "tm"], home, "encode-batch", 0.4)
+        run = Run(["index", "--model", model, "--collection", "tm"], home, "encode-batch", 1.5)
         run.wait_for(b"STAGE encode-batch")
-        time.sleep(0.5)  # the first batch committed, the second being encoded
+        time.sleep(2.0)  # the first batch committed, the second waiting (a slow model)
     else:
         run = Run(["index", "--model", model, "--collection", "tm"], home, "main")
         run.wait_for(b"STAGE main")
@@ -295,9 +295,11 @@ def test_align_and_analyze_stopped_while_the_model_loads(
     align.wait_for(b"STAGE main")
     time.sleep(0.3)
     align.assert_stopped(align.stop())
+    memory = write_tmx(tmp_path / "tm.tmx", [("The dog sleeps.", "Der Hund schläft.")])
+    _import(memory, "tm")  # analyze checks the memory's languages before loading the model
     analyze = Run(
         ["analyze", str(src), "--src", "en", "--tgt", "de", "--model", str(tiny_st_model)],
-        home,
+        _home(),
         "main",
     )
     analyze.wait_for(b"STAGE main")

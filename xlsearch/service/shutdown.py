@@ -49,6 +49,8 @@ def stopped_line(signum: int) -> str:
 
 _lock = threading.Condition()
 _armed: list[int] = []
+_raised: list[int] = []
+"""The stop signal already raised in the main thread (at most one)."""
 _deadline = 0.0
 _grace = EXIT_GRACE_S
 _watcher: socket.socket | None = None
@@ -95,9 +97,11 @@ def _unraisable(hook: Callable[[Any], object], unraisable: Any) -> None:
 
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:
     """The first stop signal interrupts the main thread; later ones leave its clean-up (a
-    rollback, the one line) alone: the watchdog is armed."""
-    if armed():
+    rollback, the one line) alone: the watchdog is armed. (The wake-up thread may have armed
+    the watchdog first: that must not keep the main thread from being interrupted.)"""
+    if _raised:
         return
+    _raised.append(signum)
     arm(signum)
     raise Terminated(signum)
 
