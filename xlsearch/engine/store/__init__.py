@@ -4,21 +4,23 @@ embeddings and index records; importers write into it, the index and search read
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 
-def _import_sqlite_utils_without_pandas() -> None:
-    """sqlite-utils imports pandas (≈2 s) only to map its column types, which we never use;
-    mask it during that one import so opening the store stays fast (pandas stays importable)."""
+def import_sqlite_utils() -> Any:
+    """sqlite-utils, imported on first use. It imports pandas (≈2 s) only to map its column
+    types, which we never use: pandas is masked during that one import (it stays importable)."""
     if "sqlite_utils" in sys.modules or "pandas" in sys.modules:
-        return
+        import sqlite_utils
+
+        return sqlite_utils
     sys.modules["pandas"] = None  # type: ignore[assignment]
     try:
-        import sqlite_utils  # noqa: F401
+        import sqlite_utils
     finally:
         del sys.modules["pandas"]
+    return sqlite_utils
 
-
-_import_sqlite_utils_without_pandas()
 
 from xlsearch.engine.store.core import Store  # noqa: E402
 from xlsearch.engine.store.ingest import ImportReport, text_hash  # noqa: E402

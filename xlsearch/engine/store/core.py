@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sqlite_utils
 
 from xlsearch.engine.errors import DataError, StoreError
 from xlsearch.engine.progress import CancelToken, ProgressCallback
@@ -105,8 +104,18 @@ class Store(SegmentQueries):
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
         self.conn = conn
-        self.db = sqlite_utils.Database(conn)
+        self._db: Any = None
         self._thread = threading.get_ident()
+
+    @property
+    def db(self) -> Any:
+        """The connection as a ``sqlite_utils.Database`` (made on first use: importing
+        sqlite-utils and loading its plugins costs a fresh process ~0.1 s)."""
+        if self._db is None:
+            from xlsearch.engine.store import import_sqlite_utils
+
+            self._db = import_sqlite_utils().Database(self.conn)
+        return self._db
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:
