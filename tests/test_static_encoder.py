@@ -137,28 +137,6 @@ def test_an_explicit_gpu_device_keeps_the_torch_path(tiny_static_model: Path) ->
         load_encoder(str(tiny_static_model), device="cuda:99")
 
 
-def test_the_settled_thread_count_follows_the_load_since_start(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """No 0.1 s sleep at import: the first guess comes from the load average, and the
-    measured sample (started at import) settles it before torch loads."""
-    from xlsearch.engine import cpu
-
-    monkeypatch.setattr(cpu, "_policy", None)
-    monkeypatch.setattr(cpu, "_pending", None)
-    for var in ("XLSEARCH_THREADS", "XLSEARCH_THREAD_POLICY", "OMP_NUM_THREADS"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setattr(cpu, "cpu_count", lambda *a: 2)
-    monkeypatch.setattr(os, "getloadavg", lambda: (2.0, 2.0, 2.0))  # a minute ago: busy
-    now = [(100.0, 500.0)]  # busy, total jiffies
-    monkeypatch.setattr(cpu, "cpu_times", lambda stat=None: now[0])
-    monkeypatch.setattr(cpu, "STAT_SAMPLE_S", 0.0)
-    assert cpu.configure_threads().threads == 1  # the guess
-    now[0] = (100.0, 700.0)  # since start: idle
-    assert cpu.settle_threads().threads == 2  # the measurement
-    assert cpu.settle_threads().threads == 2  # settled once
-
-
 # -- no torch in a fresh process -------------------------------------------------------------
 RUN = """
 import json, sys
@@ -254,30 +232,3 @@ def test_the_transformer_path_still_loads_torch(tmp_path: Path, tiny_st_model: P
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1])] + sys.path)
     got = _run(RUN, ["sts", "a", "b", "--model", str(tiny_st_model)], env, tmp_path)
     assert got["rc"] == 0 and "torch" in got["heavy"]
-
-
-def test_common_language_tags_skip_langcodes_with_its_answers() -> None:
-    """``ll`` and ``ll-RR`` tags are normalised without importing langcodes, to the same
-    result (every two-letter language, with and without a sample of regions)."""
-    import itertools
-    import string
-
-    import langcodes
-
-    from xlsearch.engine import langtags
-
-    letters = ["".join(p) for p in itertools.product(string.ascii_lowercase, repeat=2)]
-    regions = ["US", "GB", "UK", "DE", "CH", "BR", "TW", "CN", "ZR", "YU", "AT", "419"]
-    tags = letters + [f"{x}-{r}" for x in ("en", "de", "zh", "pt", "iw", "sh") for r in regions]
-    tags += [f"{x}-{r.lower()}" for x in letters[::7] for r in ("us", "fx", "es")]
-    tags += ["EN", "En-gB", "tl", "in", "mo", "de_AT"]
-    for tag in tags:
-        want = str(langcodes.standardize_tag(tag.replace("_", "-"), macro=True))
-        assert langtags.normalize_tag.__wrapped__(tag) == want, tag
-    code = "import xlsearch.engine.langtags as t, sys; t.normalize_tag('en-GB'); "
-    code += "print('langcodes' in sys.modules)"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
-    assert out.stdout.strip() == "False"
