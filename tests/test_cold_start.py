@@ -184,3 +184,27 @@ def test_nonempty_collections_lists_what_collections_counts(tmp_path: Path) -> N
         store.ensure_collection("empty")
         want = [c["name"] for c in store.collections() if c["segments"]]
         assert store.nonempty_collections() == want == ["a", "b"]
+
+
+def test_a_memory_mapped_flat_index_is_repaired_in_memory_while_another_writer_holds_it(
+    tiny_static_model: Path, tmp_path: Path
+) -> None:
+    """A flat index opened for search is mapped read-only; when a writer holds the folder,
+    the repair works on a writable copy (and the file on disk stays as it was)."""
+    from xlsearch.engine.encoder import load_encoder
+    from xlsearch.engine.index.files import folder_lock, read_sidecar
+    from xlsearch.engine.index.manager import build_index, open_index
+    from xlsearch.engine.store import Store
+
+    enc = load_encoder(str(tiny_static_model))
+    with Store() as store:
+        store.import_file(write_tmx(tmp_path / "a.tmx", UNITS[:3]), "tm")
+        folder = build_index(store, enc, "tm").folder
+        before = read_sidecar(folder)
+        store.import_file(write_tmx(tmp_path / "b.tmx", UNITS[3:]), "tm")
+        with folder_lock(folder, wait=False) as locked:
+            assert locked
+            oi = open_index(store, enc, "tm")
+            assert oi.count == 2 * len(UNITS) and oi.state == "repaired"
+        assert read_sidecar(folder) == before  # nothing written while another writer held it
+        assert open_index(store, enc, "tm").count == 2 * len(UNITS)  # saved now

@@ -33,7 +33,7 @@ CHECKSUM_MAX = 1 << 30
 """Files up to this size are sha256-verified when first opened (again whenever the file
 changes, ``VERIFIED``); bigger ones by size only."""
 MMAP_MIN = 64 << 20
-"""IVF files at least this big are memory-mapped when opened for search."""
+"""IVF files at least this big are memory-mapped when opened for search (flat ones always)."""
 
 
 def _slug(text: str) -> str:
@@ -174,7 +174,8 @@ def load(folder: Path, meta: dict[str, Any], *, mmap: bool) -> tuple[VectorIndex
         _mark_verified(folder, file, checksum)
     with np.load(folder / meta["keys"]) as npz:
         keys = {"id": npz["id"], "h64": npz["h64"]}
-    use_mmap = mmap and meta["kind"] in IVF_KINDS and size >= MMAP_MIN
+    big_ivf = meta["kind"] in IVF_KINDS and size >= MMAP_MIN
+    use_mmap = mmap and (meta["kind"] == "flat" or big_ivf)
     try:
         vi = read_index(file, meta["kind"], int(meta["dim"]), meta.get("params", {}), mmap=use_mmap)
     except RuntimeError:  # FAISS says "could not open" as a RuntimeError
