@@ -184,3 +184,40 @@ def test_helpers():
     assert pick_translation(hit, "ru") == ("ru", "собака")
     assert pick_translation(hit, "*", query_lang="ru") == ("ru", "собака")  # the query's language
     assert pick_translation(hit, "*", query_lang="de") == ("en", "dog")  # not the hit's own
+
+
+async def test_hits_show_before_the_query_language_is_known(settle):
+    """The first results do not wait for the language identifier (its first load takes a
+    fresh process a second or more): the translation column follows the query's language
+    once it is known, and the cursor stays where it was."""
+    import threading
+
+    from xlsearch.engine.facade.fake import FakeEngine
+    from xlsearch.tui.app import make_app
+
+    gate = threading.Event()
+
+    class SlowIdentifier(FakeEngine):
+        def detect_language(self, text: str) -> str:
+            gate.wait(20)
+            return super().detect_language(text)
+
+    app = make_app(engine=SlowIdentifier(), theme="textual-dark")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#langs", Input).value = "de"
+        screen.query_one("#query", Input).value = "поезд в Берлин"
+        await pilot.press("enter")
+        for _ in range(500):
+            if screen.searches:
+                break
+            await pilot.pause(0.01)
+        table = screen.query_one("#results", DataTable)
+        assert screen.searches and screen.hits[0].text == "Der Zug nach Berlin fährt um neun ab."
+        assert cell(table, 0, "translation") == "en: The train to Berlin leaves at nine."
+        table.move_cursor(row=1)
+        gate.set()
+        await settle(pilot)
+        assert cell(table, 0, "translation") == "ru: Поезд в Берлин отправляется в девять."
+        assert table.cursor_row == 1
