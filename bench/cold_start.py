@@ -3,11 +3,12 @@ external-command hook runs it.
 
 Each command runs in a new process (``python -m xlsearch …``; bytecode cached as in an
 install, page cache warm after one uncounted run), ``--runs`` times; the median wall time is
-reported with the 1-minute load average read before each run. Conditions: ``idle`` (nothing
-of ours running; the machine may be shared) and ``busy`` (next to one CPU-bound loop started
-by this script, a single-threaded ``while True`` in its own process). ``--before DIR`` times a
-second source tree (e.g. an older checkout: ``git archive REV | tar -x -C DIR``) in the same
-run, interleaved with this one.
+reported with the CPU time it used (user + system: a figure the load of other processes
+hardly changes) and the 1-minute load average read before each run. Conditions: ``idle``
+(nothing of ours running; the machine may be shared) and ``busy`` (next to one CPU-bound
+loop started by this script, a single-threaded ``while True`` in its own process).
+``--before DIR`` times a second source tree (e.g. an older checkout: ``git archive REV |
+tar -x -C DIR``) in the same run, interleaved with this one.
 
 Modes:
 
@@ -28,8 +29,10 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -54,6 +57,9 @@ COMMANDS = {
     "search": ["search", QUERY, "--lang", "en", "--k", "5"],
 }
 BUSY = "while True:\n    pass\n"
+CPU: list[float] = []
+"""CPU seconds (user + system) of each ``wall`` run, in order: a figure the load of other
+processes hardly changes."""
 
 
 def env_for(tree: Path, args: argparse.Namespace) -> dict[str, str]:
@@ -67,12 +73,14 @@ def env_for(tree: Path, args: argparse.Namespace) -> dict[str, str]:
 def wall(cmd: list[str], env: dict[str, str], stdin: bytes | None = None) -> float:
     """Seconds from start to exit of ``cmd`` (its output discarded; failure is fatal). It
     runs in its tree (``python -m`` puts the working folder first on the import path)."""
-    start = time.perf_counter()
+    start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         cmd, env=env, cwd=env["PYTHONPATH"], input=stdin,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:4])}…: exit {proc.returncode}\n{proc.stderr.decode()}")
     return took
@@ -108,6 +116,7 @@ def cold(args: argparse.Namespace) -> None:
     rows = []
     for condition in args.conditions.split(","):
         times: dict[tuple[str, str], list[float]] = collections.defaultdict(list)
+        cpu: dict[tuple[str, str], list[float]] = collections.defaultdict(list)
         loads: dict[tuple[str, str], list[float]] = collections.defaultdict(list)
         with Busy(condition == "busy"):
             for tree in trees(args).values():  # warm-up: bytecode, page cache
@@ -118,16 +127,20 @@ def cold(args: argparse.Namespace) -> None:
                     for label, cmd in COMMANDS.items():
                         loads[label, name].append(os.getloadavg()[0])
                         times[label, name].append(wall(py + cmd, env_for(tree, args)))
+                        cpu[label, name].append(CPU[-1])
         for (label, name), ts in times.items():
             rows.append(
                 (label, name, condition, statistics.median(ts), min(ts), max(ts),
-                 statistics.median(loads[label, name]))
+                 statistics.median(cpu[label, name]), statistics.median(loads[label, name]))
             )  # fmt: skip
     print(f"\n{machine()}; model {args.model}; home {args.home}; median of {args.runs}\n")
-    print("| command | code | condition | median s | min–max s | load (1 min) |")
-    print("|---|---|---|---:|---:|---:|")
-    for label, name, cond, med, lo, hi, load in sorted(rows):
-        print(f"| `{label}` | {name} | {cond} | {med:.2f} | {lo:.2f}–{hi:.2f} | {load:.1f} |")
+    print("| command | code | condition | wall s (median) | min–max s | CPU s | load (1 min) |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for label, name, cond, med, lo, hi, cpu_s, load in sorted(rows):
+        print(
+            f"| `{label}` | {name} | {cond} | {med:.2f} | {lo:.2f}–{hi:.2f} | {cpu_s:.2f} "
+            f"| {load:.1f} |"
+        )
 
 
 LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
@@ -150,13 +163,12 @@ def importtime(args: argparse.Namespace) -> None:
             per[name].append(sums)
             totals[name].append(sum(sums.values()))
     names = list(per)
-    pkgs: set[str] = set()
-    for runs in per.values():
-        for sums in runs:
-            pkgs |= {p for p, ms in sums.items() if ms >= 5}
 
     def med(name: str, pkg: str) -> float:
         return statistics.median(s.get(pkg, 0.0) for s in per[name])
+
+    every = {p for runs in per.values() for sums in runs for p in sums}
+    pkgs = {p for p in every if max(med(n, p) for n in names) >= 5}  # the rest: noise
 
     order = sorted(pkgs, key=lambda p: -max(med(n, p) for n in names))
     print(f"\n{machine()}; load {os.getloadavg()[0]:.1f}; median of {args.runs}\n")
@@ -175,7 +187,7 @@ def resident(args: argparse.Namespace) -> None:
     """Per-segment wall time: N fresh ``lookup`` processes vs one ``lookup --stdin``."""
     n = args.resident
     segs = [
-        SEGMENTS[i % len(SEGMENTS)] + ("" if i < len(SEGMENTS) else f" ({i})") for i in range(n)
+        SEGMENTS[i % len(SEGMENTS)] + (f" ({i})" if i >= len(SEGMENTS) else "") for i in range(n)
     ]
     env = env_for(REPO, args)
     base = [sys.executable, "-m", "xlsearch", "lookup", "--src", "en", "--tgt", "de"]
@@ -183,15 +195,22 @@ def resident(args: argparse.Namespace) -> None:
     for condition in args.conditions.split(","):
         with Busy(condition == "busy"):
             load = os.getloadavg()[0]
-            fresh = [wall(base + [s], env) for s in segs[: min(n, args.runs)]]
-            stdin = ("\n".join(segs) + "\n").encode()
-            one = wall(base + ["--stdin"], env, stdin)
+            fresh = [wall(base + [s], env) for s in segs[: args.runs]]
             first = wall(base + ["--stdin"], env, (segs[0] + "\n").encode())
+            start = time.perf_counter()
+            proc = subprocess.run(
+                base + ["--stdin", "--json"], env=env, cwd=REPO, capture_output=True,
+                input=("\n".join(segs) + "\n").encode(), check=True,
+            )  # fmt: skip
+            stream = time.perf_counter() - start
+        ms = [json.loads(line)["ms"] for line in proc.stdout.decode().splitlines()]
         print(
-            f"{condition} (load {load:.1f}): fresh process {statistics.median(fresh):.2f} s per "
-            f"segment (median of {len(fresh)}); --stdin {n} segments {one:.2f} s = "
-            f"{one / n * 1000:.0f} ms per segment, of which start-up + model load "
-            f"≈ {first:.2f} s (one segment)"
+            f"{condition} (load {load:.1f}): a fresh process per segment "
+            f"{statistics.median(fresh):.2f} s (median of {len(fresh)}); --stdin: {n} segments "
+            f"in {stream:.2f} s, one segment {first:.2f} s (start-up and model load), each "
+            f"further segment ≈ {(stream - first) / (n - 1) * 1000:.0f} ms wall; lookup time "
+            f"per segment in the stream: median {statistics.median(ms[1:]):.0f} ms, first "
+            f"{ms[0]:.0f} ms"
         )
 
 
