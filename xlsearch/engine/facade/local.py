@@ -387,9 +387,11 @@ class LocalEngine(JobsMixin):
         return read_card(resolve_model_path(spec))
 
     def warm_up(self) -> str:
-        """Load the active model, embed one text, open the fresh indexes, then load the
-        language identifier (never raises). The identifier comes last: the first search
-        needs the model and the indexes, not it."""
+        """Load the active model, embed one text and open the fresh indexes (never raises).
+
+        Not the language identifier: its first load (a 68 MB LZMA model, over a second of
+        CPU) would compete with the first search, which does not need it; the search screen
+        loads it after the first results show."""
         import logging
 
         from xlsearch.engine.index.manager import index_status
@@ -404,7 +406,6 @@ class LocalEngine(JobsMixin):
                 for name in store.nonempty_collections():
                     if index_status(store, encoder, name)["state"] == "fresh":
                         searcher.index(name)
-            self.detect_language("warm up")  # the language-id model loads on first use, too
         except Exception:  # noqa: BLE001 - the first search reports any problem properly
             logging.getLogger("xlsearch").debug("warm-up failed", exc_info=True)
         return spec
