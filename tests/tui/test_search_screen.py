@@ -186,7 +186,9 @@ def test_helpers():
     assert pick_translation(hit, "*", query_lang="de") == ("en", "dog")  # not the hit's own
 
 
-async def test_a_toy_model_says_so_once_outside_the_demo_collection(app, engine, settle):
+async def test_a_toy_model_says_so_once_outside_the_demo_collection(
+    app, engine, settle, tmp_path: Path
+):
     toy = {"data": [{"path": "demo-train.tsv", "pairs": 3830}], "languages": ["de", "fr"]}
     engine.model_card = lambda spec: toy  # the active model saw 3,830 pairs
     seen: list[str] = []
@@ -196,10 +198,57 @@ async def test_a_toy_model_says_so_once_outside_the_demo_collection(app, engine,
         await pilot.press(*"Zug", "enter")
         await settle(pilot)
         assert not [s for s in seen if "saw only" in s]  # the demo collection: what it is for
-        engine._add_units("tm", "tm.tmx", [{"en": "The train leaves.", "de": "Der Zug fährt."}])
+        tm = tmp_path / "tm.tmx"
+        tm.write_text(
+            '<?xml version="1.0" encoding="UTF-8"?><tmx version="1.4"><header srclang="en" '
+            'datatype="plaintext" segtype="sentence" adminlang="en" creationtool="t" '
+            'creationtoolversion="1" o-tmf="t"/><body><tu><tuv xml:lang="en"><seg>The train '
+            'leaves.</seg></tuv><tuv xml:lang="de"><seg>Der Zug fährt.</seg></tuv></tu>'
+            "</body></tmx>",
+            encoding="utf-8",
+        )
+        engine.import_files([str(tm)], "tm")
         app.screen.stored = (["demo", "tm"], ["de", "en"])
         for _ in range(2):
             await pilot.press("backspace", "g", "enter")
             await settle(pilot)
         (line,) = [s for s in seen if "saw only" in s]  # once, not per search
         assert "3,830 translation pairs" in line and "xlsearch distill --train tm.tsv" in line
+
+
+async def test_hits_show_before_the_query_language_is_known(seeded_model, settle):
+    """The first results do not wait for the language identifier (its first load takes a
+    fresh process a second or more): the translation column follows the query's language
+    once it is known, and the cursor stays where it was."""
+    import threading
+
+    from spy import SpyEngine
+
+    from xlsearch.tui.app import make_app
+
+    gate = threading.Event()
+
+    class SlowIdentifier(SpyEngine):
+        def detect_language(self, text: str) -> str:
+            gate.wait(20)
+            return super().detect_language(text)
+
+    app = make_app(engine=SlowIdentifier(), theme="textual-dark")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#langs", Input).value = "de"
+        screen.query_one("#query", Input).value = "поезд в Берлин"
+        await pilot.press("enter")
+        for _ in range(500):
+            if screen.searches:
+                break
+            await pilot.pause(0.01)
+        table = screen.query_one("#results", DataTable)
+        assert screen.searches and screen.hits[0].text == "Der Zug nach Berlin fährt um neun ab."
+        assert cell(table, 0, "translation") == "en: The train to Berlin leaves at nine."
+        table.move_cursor(row=1)
+        gate.set()
+        await settle(pilot)
+        assert cell(table, 0, "translation") == "ru: Поезд в Берлин отправляется в девять."
+        assert table.cursor_row == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,14 @@ def register(sub: Any) -> None:
         "[-deleted-] {+inserted+}), the stored target, number/tag/placeholder flags and a "
         "separate group of cross-language matches.",
     )
-    p.add_argument("segment", help="the source segment to translate")
+    p.add_argument("segment", nargs="?", help="the source segment to translate")
+    p.add_argument(
+        "--stdin",
+        action="store_true",
+        help="read segments from standard input, one a line, and answer each as it comes "
+        "(a result block each, blank-line separated; one JSON line each with --json): the "
+        "model loads once, for scripts and CAT tool hooks",
+    )
     p.add_argument("--src", required=True, help="source language of the segment (e.g. en)")
     p.add_argument("--tgt", default="", help="target language (shows the stored target)")
     p.add_argument("--collection", "-c", action=Once, help="the memory (default: all collections)")
@@ -114,12 +122,18 @@ def register(sub: Any) -> None:
 
 
 def cmd_lookup(args: argparse.Namespace) -> int:
-    """Print the matches of one segment."""
+    """Print the matches of one segment (or of each line of stdin with ``--stdin``)."""
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
-    from xlsearch.service.hits import diff_markup
+    from xlsearch.engine.errors import ConfigError
+    from xlsearch.service.hits import empty_lookup
     from xlsearch.service.local import LocalEngine
     from xlsearch.service.options import normalize_lang
 
+    if args.stdin == (args.segment is not None):
+        raise ConfigError(
+            "give one segment, or --stdin to read segments one a line",
+            hint="xlsearch lookup 'the segment' --src en, or … | xlsearch lookup --stdin --src en",
+        )
     src = normalize_lang(args.src) or args.src
     tgt = normalize_lang(args.tgt) or args.tgt
     engine = LocalEngine(model=args.model)
@@ -129,20 +143,61 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         notice = engine.toy_notice(args.collection)
         if notice:
             print(f"notice: {notice}", file=sys.stderr)
-    res = engine.lookup(
-        args.segment,
-        src,
-        tgt,
-        args.collection,
-        args.k,
-        cross=args.cross,
-        min_fuzzy=args.min_fuzzy,
-        semantic=not args.fuzzy_only,
-        on_progress=ProgressBar(),
-    )
-    if args.json:
-        print(json.dumps(res.to_dict(), ensure_ascii=False, indent=1))
-        return 0
+    bar = ProgressBar()
+    segments = _stdin_lines() if args.stdin else [args.segment]
+    note = ""
+    for n, segment in enumerate(segments):
+        if args.stdin and not segment.strip():  # one answer per line, blank ones too
+            res = empty_lookup(segment, src, tgt)
+        else:
+            res = engine.lookup(
+                segment,
+                src,
+                tgt,
+                args.collection,
+                args.k,
+                cross=args.cross,
+                min_fuzzy=args.min_fuzzy,
+                semantic=not args.fuzzy_only,
+                on_progress=bar,
+            )
+        if args.stdin and args.json:
+            print(json.dumps(res.to_dict(), ensure_ascii=False))
+        elif args.json:
+            print(json.dumps(res.to_dict(), ensure_ascii=False, indent=1))
+        else:
+            if n:
+                print()
+            _print_result(res, tgt)
+        if not args.json:
+            if res.note and res.note != note:  # once, not for every line of stdin
+                print(f"note: {res.note}", file=sys.stderr)
+            note = res.note
+            print(f"({res.ms:.0f} ms)", file=sys.stderr)
+        sys.stdout.flush()  # a hook reading the pipe gets each answer as it is ready
+    return 0
+
+
+def _stdin_lines() -> Iterator[str]:
+    """Lines of stdin as they arrive (no read-ahead), without their line ends; a line that
+    is not UTF-8 ends the run with an error naming it."""
+    from xlsearch.engine.errors import DataError
+
+    for number, raw in enumerate(iter(sys.stdin.buffer.readline, b""), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DataError(
+                f"standard input, line {number}: not UTF-8 text ({exc.reason})",
+                hint="convert it first, e.g. iconv -f WINDOWS-1252 -t UTF-8",
+            ) from None
+        yield line.removeprefix("\ufeff").rstrip("\r\n")
+
+
+def _print_result(res: Any, tgt: str) -> None:
+    """One lookup result as a text block."""
+    from xlsearch.service.hits import diff_markup
+
     if not res.matches and not res.cross:
         print("no matches")
     for rank, m in enumerate(res.matches, 1):
@@ -158,10 +213,6 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         for m in res.cross:
             print(f" · semantic {m.semantic or 0:.2f}  {m.source_lang}: {m.source}")
             print(f"   {m.target_lang or tgt or '?'}: {m.target or '(no target)'}")
-    if res.note:
-        print(f"note: {res.note}", file=sys.stderr)
-    print(f"({res.ms:.0f} ms)", file=sys.stderr)
-    return 0
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:

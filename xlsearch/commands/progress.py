@@ -12,21 +12,12 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    ProgressColumn,
-    SpinnerColumn,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.progress import Progress as RichProgress
-from rich.table import Column
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress as RichProgress
 
 LINE_STAGES = ("plan", "notice")
 """Stages printed as lines of their own instead of a bar."""
@@ -54,32 +45,68 @@ def format_metrics(metrics: dict[str, Any], limit: int = METRICS_SHOWN) -> str:
     return " ".join(parts)
 
 
-class EtaColumn(ProgressColumn):
-    """The job's own ETA (``eta`` field) when it gave one, else rich's rate-based estimate."""
+@cache
+def _eta_column() -> type:
+    """The ETA column class (rich is imported on first use: a lookup shows no bar)."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
 
-    def render(self, task: Any) -> Text:
-        eta = task.fields.get("eta")
-        if eta is None:
-            eta = task.time_remaining
-        if task.finished or eta is None:
-            return Text("", style="progress.remaining")
-        return Text(f"ETA {_fmt_seconds(eta)}", style="progress.remaining")
+    class EtaColumn(ProgressColumn):
+        """The job's own ETA (``eta`` field) when it gave one, else rich's rate estimate."""
+
+        def render(self, task: Any) -> Text:
+            eta = task.fields.get("eta")
+            if eta is None:
+                eta = task.time_remaining
+            if task.finished or eta is None:
+                return Text("", style="progress.remaining")
+            return Text(f"ETA {_fmt_seconds(eta)}", style="progress.remaining")
+
+    return EtaColumn
 
 
 class ProgressDisplay:
     """A callable ``on_progress`` for engine jobs; use it via ``progress_display()``."""
 
     def __init__(self, console: Console | None = None, live: bool | None = None) -> None:
-        self.console = console or Console(stderr=True, highlight=False)
-        self.live = self.console.is_terminal if live is None else live
+        self._console = console
+        self._live = live
         self._rich: RichProgress | None = None
         self._tasks: dict[str, Any] = {}
         self._plain: dict[str, float] = {}
         self._plain_done: set[str] = set()
 
+    @property
+    def console(self) -> Console:
+        """rich's console on stderr, made on the first event (importing rich costs a fresh
+        process tens of milliseconds, and most lookups and searches show no progress)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=True, highlight=False)
+        return self._console
+
+    @property
+    def live(self) -> bool:
+        """Live bars on a terminal, plain lines otherwise."""
+        if self._live is None:
+            self._live = self.console.is_terminal
+        return self._live
+
     # -- rich (terminal) ------------------------------------------------------------
     def _progress(self) -> RichProgress:
         if self._rich is None:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                SpinnerColumn,
+                TaskProgressColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+            from rich.progress import Progress as RichProgress
+            from rich.table import Column
+
             one_line = {"no_wrap": True, "overflow": "ellipsis"}
             self._rich = RichProgress(
                 SpinnerColumn(),
@@ -88,7 +115,7 @@ class ProgressDisplay:
                 TaskProgressColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
-                EtaColumn(),
+                _eta_column()(),
                 TextColumn(
                     "{task.fields[extra]}", style="dim", table_column=Column(ratio=1, **one_line)
                 ),

@@ -119,3 +119,10 @@ def diff_markup(diff: Any) -> str:
     from xlsearch.engine.tm.fuzzy import diff_markup as markup
 
     return markup(diff)
+
+
+def empty_lookup(segment: str, src: str, tgt: str) -> Any:
+    """The answer for a blank line of ``lookup --stdin``: no matches (one answer a line)."""
+    from xlsearch.engine.tm.matches import LookupResult
+
+    return LookupResult(segment, src, tgt, [], [])

@@ -598,8 +598,11 @@ class LocalEngine(JobsMixin):
         return read_card(resolve_model_path(spec))
 
     def warm_up(self) -> str:
-        """Load the active model and the language identifier, embed one text and open the
-        fresh indexes (never raises)."""
+        """Load the active model, embed one text and open the fresh indexes (never raises).
+
+        Not the language identifier: its first load (a 68 MB LZMA model, over a second of
+        CPU) would compete with the first search, which does not need it; the search screen
+        loads it after the first results show."""
         import logging
 
         from xlsearch.engine.index.manager import index_status
@@ -609,12 +612,11 @@ class LocalEngine(JobsMixin):
             spec = self.active_model()
             encoder = self.encoder(spec)
             encoder.encode(["warm up"])
-            self.detect_language("warm up")  # the language-id model loads on first use, too
             with self._store() as store:
                 searcher = self._searcher(store, spec)
-                for c in store.collections():
-                    if index_status(store, encoder, c["name"])["state"] == "fresh":
-                        searcher.index(c["name"])
+                for name in store.nonempty_collections():
+                    if index_status(store, encoder, name)["state"] == "fresh":
+                        searcher.index(name)
         except Exception:  # noqa: BLE001 - the first search reports any problem properly
             logging.getLogger("xlsearch").debug("warm-up failed", exc_info=True)
         return spec

@@ -315,7 +315,7 @@ def open_index(
         if locked:  # re-read under the lock: a writer may have just saved a newer index
             current = load_current(folder, mmap=False)
             assert current is not None
-        elif vi.ivf is not None and meta["kind"] in IVF_KINDS:
+        elif meta["kind"] in IVF_KINDS and vi.ivf is not None or mmap and meta["kind"] == "flat":
             current = load_current(folder, mmap=False)  # writable copy for in-memory repair
             assert current is not None
         vi, keys, fields, stats = _update(

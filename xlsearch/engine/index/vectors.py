@@ -258,10 +258,15 @@ def write_index(vi: VectorIndex, path: Path) -> None:
 
 
 def read_index(path: Path, kind: str, dim: int, params: dict, *, mmap: bool) -> VectorIndex:
-    """Read a FAISS file; IVF kinds are memory-mapped (read-only) when ``mmap``."""
+    """Read a FAISS file; IVF and flat kinds are memory-mapped (read-only) when ``mmap``
+    (a flat file is then searched in place: a fresh process skips copying it into memory)."""
     import faiss
 
-    flags = faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY if mmap and kind in IVF_KINDS else 0
+    flags = 0
+    if mmap and kind in IVF_KINDS:
+        flags = faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY
+    elif mmap and kind == "flat":
+        flags = faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY
     index = faiss.read_index(str(path), flags)  # SWIG already returns the concrete subclass
     if kind in IVF_KINDS:
         index.nprobe = int(params.get("nprobe", index.nprobe))

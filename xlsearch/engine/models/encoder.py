@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from xlsearch.engine.models.cards import model_id, offline, read_card, resolve_m
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 from xlsearch.engine.runtime import cpu
 from xlsearch.engine.runtime.cpu import configure_threads, retune
+
+if TYPE_CHECKING:
+    from xlsearch.engine.models.static_encoder import StaticEncoder
 
 PRECISIONS = ("fp32", "bf16", "int8")
 """fp32 (exact), bf16 (autocast on CPU; weights on GPU, the GPU default), int8 (dynamic
@@ -229,14 +232,21 @@ def load_encoder(
     quantize: bool = False,
     precision: str = "auto",
     threads: int = 0,
-) -> Encoder:
+) -> Encoder | StaticEncoder:
     """Load a local model (``bundled:teacher``, a folder, or a name under ``./models``).
 
     Never downloads: ``HF_HUB_OFFLINE=1`` is set and a missing folder is a ``ModelError``.
+    A static student on the CPU runs in numpy (``StaticEncoder``): no torch import.
     """
     offline()
     path = resolve_model_path(spec)
     configure_threads(threads)  # before torch loads (a no-op count change if it has)
+    if device in ("auto", "cpu"):
+        from xlsearch.engine.models.static_encoder import StaticEncoder, is_static
+
+        if is_static(path):  # numpy: no torch import, same vectors
+            return StaticEncoder(path, batch_size=batch_size, max_seq_length=max_seq_length)
+    cpu.settle_threads()  # the measured thread count, before torch reads it
     from xlsearch.engine.models.trainable import load_model
 
     model = load_model(path, max_seq_length=max_seq_length)

@@ -64,6 +64,7 @@ _policy: ThreadPolicy | None = None
 _last_tune = 0.0
 _last_cpu = 0.0
 _last_stat: tuple[float, float] | None = None
+_pending: tuple[float, float, tuple[float, float] | None] | None = None
 STAT_SAMPLE_S = 0.1
 
 
@@ -167,7 +168,7 @@ def configure_threads(threads: int = 0) -> ThreadPolicy:
     calls return the policy in force, or switch to ``threads`` when it is given (``> 0``:
     ``--threads``, the ``threads`` setting). ``import xlsearch.engine`` calls it.
     """
-    global _policy, _last_tune, _last_cpu, _last_stat
+    global _policy, _last_tune, _last_cpu, _last_stat, _pending
     if _policy is not None:
         if threads > 0 and (threads != _policy.threads or _policy.auto):
             _policy.threads, _policy.source = threads, "setting"
@@ -180,7 +181,14 @@ def configure_threads(threads: int = 0) -> ThreadPolicy:
         _policy = ThreadPolicy(n, "torch", wait, not torch_loaded)
         return _policy
     chosen = _user_threads(threads)
-    n, source = chosen if chosen else (free_cpus(), "auto")
+    if chosen:
+        n, source = chosen
+    else:
+        # A first guess from the load average, settled by ``settle_threads`` from a
+        # ``/proc/stat`` sample that starts now: no 0.1 s sleep in every fresh process.
+        cpus = cpu_count()
+        n, source = free_cpus(cpus, _load_average()), "auto"
+        _pending = (time.monotonic(), time.process_time(), cpu_times())
     if not torch_loaded:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         if source != "OMP_NUM_THREADS":
@@ -194,13 +202,55 @@ def configure_threads(threads: int = 0) -> ThreadPolicy:
     return _policy
 
 
+def _load_average() -> float:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
+
+
+def settle_threads() -> ThreadPolicy:
+    """The automatic thread count from the load measured since ``configure_threads`` first
+    ran (``/proc/stat``, at least ``STAT_SAMPLE_S``; this process's own work excluded).
+
+    Called before torch loads and by ``retune``; until then the first guess (from the load
+    average) stands, which is all a short command (a lookup, a search) ever needs.
+    """
+    global _pending
+    policy = configure_threads()
+    if _pending is None:
+        return policy
+    t0, cpu0, stat0 = _pending
+    _pending = None
+    if not policy.auto:
+        return policy
+    wait = STAT_SAMPLE_S - (time.monotonic() - t0)
+    if wait > 0:
+        time.sleep(wait)
+    elapsed = max(time.monotonic() - t0, 1e-9)
+    own = (time.process_time() - cpu0) / elapsed
+    cpus = cpu_count()
+    load = busy_cores(stat0, cpu_times(), cpus)
+    if load is None:
+        load, own = _load_average(), 0.0
+    threads = free_cpus(cpus, load, own=own)
+    if threads != policy.threads:
+        guess, policy.threads = str(policy.threads), threads
+        if os.environ.get(_MARK) == guess and "torch" not in sys.modules:
+            os.environ["OMP_NUM_THREADS"] = os.environ[_MARK] = str(threads)
+            if os.environ.get("MKL_NUM_THREADS") == guess:
+                os.environ["MKL_NUM_THREADS"] = str(threads)
+        _apply(threads)
+    return policy
+
+
 def retune() -> ThreadPolicy:
     """Follow the machine's load (automatic policy only; at most every ``RETUNE_EVERY_S``).
 
     Long jobs call this between chunks of work; it is cheap when nothing changes.
     """
     global _last_tune, _last_cpu, _last_stat
-    policy = configure_threads()
+    policy = settle_threads()
     now = time.monotonic()
     if not policy.auto or now - _last_tune < RETUNE_EVERY_S:
         return policy

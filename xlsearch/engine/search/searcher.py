@@ -183,7 +183,7 @@ class Searcher:
             if self.store.collection_id(collection) is None:
                 raise ConfigError(f"no collection named {collection!r}")
             return [collection]
-        return [c["name"] for c in self.store.collections() if c["segments"]]
+        return self.store.nonempty_collections()
 
     def _allowed_ids(
         self,

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sqlite_utils
 
 from xlsearch.engine.errors import DataError, StoreError, XLSearchError
 from xlsearch.engine.progress import CancelToken, ProgressCallback
@@ -173,8 +172,18 @@ class Store(SegmentQueries):
                 raise damaged_store(self.path, exc) from exc
             raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
         self.conn = conn
-        self.db = sqlite_utils.Database(conn)
+        self._db: Any = None
         self._thread = threading.get_ident()
+
+    @property
+    def db(self) -> Any:
+        """The connection as a ``sqlite_utils.Database`` (made on first use: importing
+        sqlite-utils and loading its plugins costs a fresh process ~0.1 s)."""
+        if self._db is None:
+            from xlsearch.engine.store.sqlite import import_sqlite_utils
+
+            self._db = import_sqlite_utils().Database(self.conn)
+        return self._db
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:
@@ -230,6 +239,16 @@ class Store(SegmentQueries):
         """The id of an existing collection, or None."""
         row = self.conn.execute("SELECT id FROM collections WHERE name=?", (name,)).fetchone()
         return int(row[0]) if row else None
+
+    def nonempty_collections(self) -> list[str]:
+        """Names of the collections that hold segments, sorted: ``collections()`` without
+        its counts (those scan every segment: seconds for a million-unit memory)."""
+        rows = self.conn.execute(
+            "SELECT c.name FROM collections c WHERE EXISTS (SELECT 1 FROM documents d "
+            "JOIN segments s ON s.document_id = d.id WHERE d.collection_id = c.id) "
+            "ORDER BY c.name"
+        )
+        return [str(r[0]) for r in rows]
 
     def collections(self) -> list[dict[str, Any]]:
         """Every collection: id, name, created_at, documents, segments, languages {lang: n}."""

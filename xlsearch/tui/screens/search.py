@@ -230,12 +230,25 @@ class SearchScreen(EngineScreen):
 
         stored = list(self.stored[0]) if self.stored else None
 
-        def call(_p: Any, _c: Any) -> tuple[dict[str, Any], list[Hit], str, str | None]:
-            hits = engine.search(**args)
-            lang = engine.detect_language(args["query"]) if hits else ""
-            return args, hits, lang, _toy_notice(engine, args, stored)
+        def call(_p: Any, _c: Any) -> tuple[dict[str, Any], list[Hit], str | None]:
+            return args, engine.search(**args), _toy_notice(engine, args, stored)
 
         self._search_worker("search", call)
+
+    def _detect_query_language(self, query: str) -> None:
+        """The query's language, after its hits show (the identifier's first load takes a
+        fresh process a second or more); the translation column follows it when it differs
+        from the previous query's."""
+        engine = self.engine
+
+        def call(_p: Any, _c: Any) -> tuple[str, str]:
+            return query, engine.detect_language(query)
+
+        self._language_worker("query-language", call)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="query-language")
+    def _language_worker(self, job: str, call: EngineCall) -> None:
+        execute(self, job, call, CancelToken())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def _search_worker(self, job: str, call: EngineCall) -> None:
@@ -247,7 +260,7 @@ class SearchScreen(EngineScreen):
 
     def on_job_done(self, message: JobDone) -> None:
         if message.job == "search":
-            args, hits, self.query_lang, notice = message.result
+            args, hits, notice = message.result
             if notice and notice != getattr(self, "_toy_said", None):
                 self._toy_said = notice  # once per model and collection, not per keystroke
                 self.notify(notice, title="Demo model", severity="warning", timeout=12)
@@ -262,6 +275,17 @@ class SearchScreen(EngineScreen):
             )
             if not hits:
                 self.query_one("#preview", Static).update("No matches." + self._why_none(args))
+            else:
+                self._detect_query_language(args["query"])
+        elif message.job == "query-language":
+            query, lang = message.result
+            if query == self.last_query and lang != self.query_lang:
+                self.query_lang = lang
+                table = self.query_one("#results", DataTable)
+                row = table.cursor_row
+                self._fill_table()
+                if 0 <= row < len(self.hits):
+                    table.move_cursor(row=row)
         elif message.job == "preview":
             self.context_view = message.result
             self._show_preview()
@@ -295,7 +319,10 @@ class SearchScreen(EngineScreen):
                 select.value = current
 
     def on_job_failed(self, message: JobFailed) -> None:
-        if message.job == "search":
+        if message.job == "query-language":  # the translation column keeps its language
+            message.prevent_default()
+            message.stop()
+        elif message.job == "search":
             self.query_one("#search-status", Label).update(f"⚠ {message.title}")
             text = f"{message.title}: {message.message}"
             if message.title == "Index mismatch":

@@ -1,0 +1,235 @@
+"""Static students without torch: a gather, a mean and a few matrix products in numpy.
+
+A static student (``modules.json``: StaticEmbedding → Dense* → Normalize) is a token
+embedding table, a ``tokenizers`` vocabulary and a small head. ``StaticEncoder`` reads the
+same safetensors files with safetensors' numpy API and gives the vectors the torch path
+(``Encoder`` over ``model.SentenceModel``) gives, to within float32 rounding, without
+importing torch: a fresh ``xlsearch lookup`` then starts in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xlsearch.engine.errors import ModelError
+from xlsearch.engine.models.cards import model_id, read_card
+from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+
+ST = "sentence_transformers.models."
+BATCH = 1024
+"""Texts per batch: a bag of embeddings is cheap, big batches amortise the overhead."""
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    erf = np.frompyfunc(math.erf, 1, 1)
+    return (0.5 * x * (1.0 + erf(x / math.sqrt(2.0)).astype(np.float32))).astype(np.float32)
+
+
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "torch.nn.modules.activation.Tanh": np.tanh,
+    "torch.nn.modules.linear.Identity": lambda x: x,
+    "torch.nn.modules.activation.ReLU": lambda x: np.maximum(x, 0, dtype=np.float32),
+    "torch.nn.modules.activation.GELU": _gelu,
+}
+DEFAULT_ACTIVATION = "torch.nn.modules.activation.Tanh"
+
+
+def _modules(folder: Path) -> list[dict[str, Any]] | None:
+    """The folder's sentence-transformers module list (None: not that format)."""
+    path = folder / "modules.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{path}: unreadable ({exc})") from exc
+    if not isinstance(data, list):
+        raise ModelError(f"{path}: expected a list of modules")
+    return sorted(data, key=lambda m: m.get("idx", 0))
+
+
+def _kind(entry: dict[str, Any]) -> str:
+    return str(entry.get("type", "")).rsplit(".", 1)[-1]
+
+
+def is_static(folder: str | os.PathLike[str]) -> bool:
+    """True when the folder is a static model this module can run: StaticEmbedding, then
+    only Dense layers with a known activation and Normalize."""
+    try:
+        modules = _modules(Path(folder))
+    except ModelError:
+        return False
+    if not modules or _kind(modules[0]) != "StaticEmbedding":
+        return False
+    for entry in modules[1:]:
+        kind = _kind(entry)
+        if kind == "Normalize":
+            continue
+        if kind != "Dense":
+            return False
+        cfg_path = Path(folder) / entry.get("path", "") / "config.json"
+        try:
+            cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False  # the torch loader reports it
+        if (cfg.get("activation_function") or DEFAULT_ACTIVATION) not in ACTIVATIONS:
+            return False
+    return True
+
+
+def _load(path: Path) -> dict[str, np.ndarray]:
+    from safetensors.numpy import load_file
+
+    if not path.is_file():
+        raise ModelError(f"{path} is missing", hint="xlsearch loads safetensors weights only")
+    hint = f"make the model's files readable: chmod -R a+rX {path.parent.parent}"
+    if not os.access(path, os.R_OK):
+        raise ModelError(f"{path}: permission denied, the weights cannot be read", hint=hint)
+    try:
+        return load_file(str(path))
+    except OSError as exc:
+        raise ModelError(
+            f"{path}: cannot read the weights ({exc.strerror or exc})", hint=hint
+        ) from exc
+    except Exception as exc:  # safetensors' own error for a damaged file
+        raise ModelError(f"{path}: not a readable safetensors file ({exc})") from exc
+
+
+class _Dense:
+    """``y = act(x Wᵀ + b)``, as sentence-transformers' Dense module."""
+
+    def __init__(self, folder: Path) -> None:
+        cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        weights = _load(folder / "model.safetensors")
+        if "linear.weight" not in weights:
+            raise ModelError(f"{folder / 'model.safetensors'}: no 'linear.weight' tensor")
+        self.weight_t = np.ascontiguousarray(weights["linear.weight"].astype(np.float32).T)
+        bias = weights.get("linear.bias")
+        self.bias = None if bias is None else bias.astype(np.float32)
+        want = (int(cfg["in_features"]), int(cfg["out_features"]))
+        if self.weight_t.shape != want:
+            raise ModelError(
+                f"{folder}: weights are {self.weight_t.shape[::-1]}, config says {want[::-1]}"
+            )
+        self.activation = ACTIVATIONS[cfg.get("activation_function") or DEFAULT_ACTIVATION]
+
+    @property
+    def out_features(self) -> int:
+        return int(self.weight_t.shape[1])
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        y = x @ self.weight_t
+        if self.bias is not None:
+            y += self.bias
+        return self.activation(y)
+
+
+def _normalize(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (``torch.nn.functional.normalize``: eps 1e-12)."""
+    norms = np.sqrt(np.einsum("ij,ij->i", x, x, dtype=np.float32))
+    return x / np.maximum(norms, np.float32(1e-12))[:, None]
+
+
+class StaticEncoder:
+    """The ``Encoder`` interface (``encode``, ``dim``, ``id``, ``card`` …) for a static model,
+    in numpy: tokenize, mean of the rows of the embedding table, Dense head, normalise."""
+
+    kind = "static"
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        batch_size: int = 32,
+        max_seq_length: int | None = None,
+    ) -> None:
+        from tokenizers import Tokenizer
+
+        self.path = Path(path)
+        self.id = model_id(self.path)
+        from xlsearch.engine.models.cards import weights_stamp
+
+        self.loaded_stamp = weights_stamp(self.path)
+        """The weight files as loaded (``cards.model_folder_state`` compares)."""
+        self.card: dict[str, Any] = read_card(self.path)
+        self.device = "cpu"
+        self.batch_size = batch_size
+        self.precision = "fp32"
+        self.quantized = False
+        self.autocast_bf16 = False
+        modules = _modules(self.path) or []
+        body = self.path / modules[0].get("path", "")
+        tok_path = body / "tokenizer.json"
+        if not tok_path.is_file():
+            raise ModelError(f"{tok_path} is missing")
+        try:
+            self.tokenizer = Tokenizer.from_file(str(tok_path))
+        except Exception as exc:  # tokenizers raises its own Exception type
+            raise ModelError(f"{tok_path}: unreadable tokenizer ({exc})") from exc
+        self.tokenizer.no_padding()
+        self.tokenizer.no_truncation()
+        weights = _load(body / "model.safetensors")
+        if "embedding.weight" not in weights:
+            raise ModelError(f"{body / 'model.safetensors'}: no 'embedding.weight' tensor")
+        self.table = np.ascontiguousarray(weights["embedding.weight"], dtype=np.float32)
+        self.max_seq_length = int(max_seq_length or 512)
+        self.dense = [
+            _Dense(self.path / m.get("path", "")) for m in modules[1:] if _kind(m) == "Dense"
+        ]
+        self.normalize = any(_kind(m) == "Normalize" for m in modules)
+
+    @property
+    def dim(self) -> int:
+        """Embedding width."""
+        return self.dense[-1].out_features if self.dense else int(self.table.shape[1])
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        encodings = self.tokenizer.encode_batch(texts, add_special_tokens=False)
+        limit = self.max_seq_length
+        ids = [e.ids[:limit] for e in encodings]
+        lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
+        x = np.zeros((len(ids), self.table.shape[1]), dtype=np.float32)
+        full = lengths > 0
+        if full.any():
+            flat = np.fromiter((t for row in ids for t in row), dtype=np.int64)
+            if flat.size and (flat.min() < 0 or flat.max() >= len(self.table)):
+                raise ModelError(f"{self.path}: the tokenizer yields ids beyond the table")
+            bag = np.repeat(np.arange(len(ids)), lengths)
+            np.add.at(x, bag, self.table[flat])  # row by row, in order: as torch sums
+            x[full] /= lengths[full, None].astype(np.float32)
+        for layer in self.dense:
+            x = layer(x)
+        return _normalize(x) if self.normalize else x
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> np.ndarray:
+        """Embed ``texts`` → ``(len(texts), dim)`` float32, each row L2-normalised."""
+        on_progress = on_progress or no_progress
+        texts = [t if isinstance(t, str) else str(t) for t in texts]
+        n = len(texts)
+        out = np.zeros((n, self.dim), dtype=np.float32)
+        bs = max(batch_size or self.batch_size, BATCH)
+        for start in range(0, n, bs):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            stop = min(start + bs, n)
+            out[start:stop] = _normalize(self._embed(texts[start:stop]))
+            on_progress(Progress("encode", stop, n))
+        return out
+
+    def similarity(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        """Cosine similarity matrix between two lists of texts."""
+        return self.encode(a) @ self.encode(b).T
