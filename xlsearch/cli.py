@@ -13,6 +13,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from xlsearch import __version__
 
@@ -28,9 +29,16 @@ COMMAND_MODULES = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a wrong option is one line with the fix, as every other error is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (hint: {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (used by tests to check every command is documented)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="xlsearch",
         description="Offline cross-lingual sentence search: distill a multilingual student, "
         "index your corpus, search across languages.",

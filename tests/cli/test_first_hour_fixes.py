@@ -180,3 +180,26 @@ def test_drafts_do_not_enter_the_memory_as_translations() -> None:
     assert {"Einstellungen"} <= texts  # confirmed translations stay
     assert any("1 fuzzy entries" in w for w in po.warnings)
     assert any("memoQ status PartiallyEdited" in w for w in memoq.warnings)
+
+
+def test_a_wrong_option_and_a_folder_as_output_are_one_line_each(tmp_path: Path) -> None:
+    """A bad option value printed argparse's usage block; a folder named as an output file
+    gave 'error: …/.d.tsv.x1y2.tmp: Is a directory' (our temp file, no fix)."""
+    import subprocess
+    import sys
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "xlsearch", *args], capture_output=True, text=True
+        )
+
+    bad = run("import", "x.tmx", "--format", "bogus")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+    assert "invalid choice: 'bogus'" in bad.stderr and "xlsearch import --help" in bad.stderr
+    (tmp_path / "tm.tsv").write_text("the dog sleeps\tder Hund schläft\n", encoding="utf-8")
+    assert run("import", str(tmp_path / "tm.tsv"), "--collection", "tm").returncode == 0
+    folder = tmp_path / "d.tsv"
+    folder.mkdir()
+    out = run("export", "--collection", "tm", "--lang", "en,de", str(folder))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert f"{folder}: is a folder" in out.stderr and ".tmp" not in out.stderr

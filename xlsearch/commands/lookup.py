@@ -83,7 +83,10 @@ def register(sub: Any) -> None:
         "= split all",
     )
     p.add_argument("--report", help="write the report as .md or .json")
-    p.add_argument("--out", help="write the pre-translated document here (.xlf = XLIFF 2.0)")
+    p.add_argument(
+        "--out",
+        help="write the pre-translated document here (a non-XLIFF document to .xlf: XLIFF 2.0)",
+    )
     p.add_argument("--min-fuzzy", type=_percent, default=75, help="pre-translate from this %% (75)")
     p.add_argument(
         "--threshold",

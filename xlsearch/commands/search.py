@@ -180,9 +180,6 @@ def cmd_search(args: argparse.Namespace) -> int:
     with progress_display() as bar:
         if needs_model:
             engine.encoder()  # loaded (or refused) before the search reports progress
-            notice = engine.toy_notice(args.collection)
-            if notice:
-                print(f"notice: {notice}", file=sys.stderr)
         hits = engine.search(
             args.query,
             args.mode,
@@ -197,6 +194,9 @@ def cmd_search(args: argparse.Namespace) -> int:
             on_progress=bar,
         )
         why = None if hits else engine.why_no_hits(args.collection, langs or ())
+    notice = engine.toy_notice(args.collection) if needs_model else None
+    if notice:  # after the search: an unknown collection is an error, not a notice first
+        print(f"notice: {notice}", file=sys.stderr)
     if args.out:
         from pathlib import Path
 

@@ -725,7 +725,8 @@ class LocalEngine(JobsMixin):
 
         with self._store() as store:
             names = [collection] if collection else [str(c["name"]) for c in store.collections()]
-        return toy_notice(self.encoder(), names)
+            langs = list(store.languages(collection)) if collection else []
+        return toy_notice(self.encoder(), names, langs)
 
     def analyze(
         self,

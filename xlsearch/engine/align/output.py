@@ -86,7 +86,7 @@ def write_alignment(
     header = {
         "x-source-document": Path(alignment.src.path).name,
         "x-target-document": Path(alignment.tgt.path).name,
-        "x-aligner": f"xlsearch align ({alignment.model})",
+        "x-aligner": f"xlsearch align ({Path(str(alignment.model)).name or alignment.model})",
     }
     return write_units(
         path,

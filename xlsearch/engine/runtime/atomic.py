@@ -39,6 +39,10 @@ def atomic_write(
     The file gets the umask's mode (as ``open`` would give it), not ``mkstemp``'s 0600.
     """
     path = Path(path)
+    if path.is_dir():  # before the temp file: the error names the user's path, not ours
+        from xlsearch.engine.runtime.pathcheck import require_output
+
+        require_output(path, "out" + path.suffix)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     umask = os.umask(0)

@@ -387,7 +387,11 @@ def trained_pairs(card: dict[str, Any]) -> int | None:
     return sum(int(d.get("pairs", 0) or 0) for d in data if not d.get("mono"))
 
 
-def toy_notice(encoder_or_card: Any, collections: Sequence[str] | None = None) -> str | None:
+def toy_notice(
+    encoder_or_card: Any,
+    collections: Sequence[str] | None = None,
+    languages: Sequence[str] = (),
+) -> str | None:
     """A one-line notice when a model that saw fewer than ``TOY_PAIRS`` pairs is used on
     anything but the demo collection (it was built for it), with the command that makes
     a real student from the user's own memory. None when nothing needs saying."""
@@ -403,7 +407,9 @@ def toy_notice(encoder_or_card: Any, collections: Sequence[str] | None = None) -
         return None
     if collections is not None and list(collections) and set(collections) <= {DEMO}:
         return None
-    langs = [x for x in card.get("languages", []) if isinstance(x, str)][:3]
+    langs = (
+        list(languages)[:3] or [x for x in card.get("languages", []) if isinstance(x, str)][:3]
+    )  # the memory's own languages, else the model's
     lang_arg = ",".join(["en", *[x for x in langs if x != "en"]]) if langs else "en,de"
     own = [c for c in collections or [] if c != DEMO]
     name = own[0] if len(own) == 1 else "YOUR-MEMORY"
