@@ -52,18 +52,24 @@ if stage == "main":  # inside the CLI's main(), before torch or the engine load
     announce("xlsearch.cli", "_configure_threads")
 elif stage == "import-batch":
     announce("xlsearch.engine.store.ingest", "write_units")
-elif stage == "encode-batch":
+elif stage == "encode-batch":  # the torch encoder and the numpy one (static students)
     import xlsearch.engine.models.encoder as enc
-    real_encode = enc.Encoder.encode
+    import xlsearch.engine.models.static_encoder as senc
 
-    def encode(self, *a, **k):
-        if not said:
-            said.append(1)
-            print("STAGE", stage, file=sys.stderr, flush=True)
-        time.sleep(pause)
-        return real_encode(self, *a, **k)
+    def slowed(cls):
+        real_encode = cls.encode
 
-    enc.Encoder.encode = encode
+        def encode(self, *a, **k):
+            if not said:
+                said.append(1)
+                print("STAGE", stage, file=sys.stderr, flush=True)
+            time.sleep(pause)
+            return real_encode(self, *a, **k)
+
+        cls.encode = encode
+
+    slowed(enc.Encoder)
+    slowed(senc.StaticEncoder)
 from xlsearch.cli import main
 raise SystemExit(main(argv))
 """
