@@ -148,7 +148,8 @@ def test_cli_errors_are_one_line_without_traceback(
     assert main(["search", "x", "--collection", "nope", "--mode", "lexical"]) == 2
     err = capsys.readouterr().err
     assert err == (
-        "error: Configuration error: no collection named 'nope' (hint: xlsearch collections)\n"
+        "error: Configuration error: no collection named 'nope' "
+        "(hint: collections: none yet (xlsearch collections lists them))\n"
     )
 
     def boom(*_: object, **__: object) -> None:

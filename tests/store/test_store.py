@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xlsearch.engine.errors import CancelledError, DataError, StoreError
+from xlsearch.engine.errors import CancelledError, ConfigError, DataError, StoreError
 from xlsearch.engine.progress import CancelToken
 from xlsearch.engine.store import Store
 from xlsearch.engine.store.schema import LATEST
@@ -222,7 +222,7 @@ def test_deletes_bump_generation_and_never_reuse_ids(store: Store, tmp_path: Pat
     assert store.delete_document(doc_b) == 4 and store.generation() == gen + 1
     assert store.delete_collection("a") == 10 and store.generation() == gen + 2
     assert store.fts_search("cat") == [] and store.segment_ids().size == 0
-    with pytest.raises(DataError):
+    with pytest.raises(ConfigError, match="no collection named .a."):
         store.delete_collection("a")
     report = store.import_file(tsv(tmp_path, ROWS[:1], "c.tsv"))
     assert int(store.segment_ids().min()) > max_id and report.added == 2

@@ -23,7 +23,12 @@ def test_import_collections_export_delete(
 
     assert main(["import", str(folder), str(bad), "--collection", "work", "-q"]) == 2
     out, err = capsys.readouterr()
-    assert "imported" in out and "a.tsv: +2 -0 (2 segments" in out and "1 warnings" in out
+    assert (
+        "imported" in out
+        and "a.tsv: +2 -0 (2 segments" in out
+        and "1 warning" in out
+        and "1 warnings" not in out
+    )
     assert "b.jsonl: +1 -0" in out
     assert f"error: Bad input data: {bad}:1: malformed XML" in err
 

@@ -120,7 +120,12 @@ def cmd_import(args: argparse.Namespace) -> int:
         change = f"+{report.added} -{report.removed}" if report.status != "unchanged" else "="
         print(
             f"{report.status:<9} {report.path}: {change} ({report.segments:,} segments, "
-            f"{report.seconds:.1f}s)" + (f", {report.warnings} warnings" if report.warnings else "")
+            f"{report.seconds:.1f}s)"
+            + (
+                f", {report.warnings} warning{'s' if report.warnings != 1 else ''}"
+                if report.warnings
+                else ""
+            )
         )
         if not args.quiet:
             for warning in report.problems[:10]:

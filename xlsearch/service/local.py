@@ -384,11 +384,9 @@ class LocalEngine(JobsMixin):
         """One collection's documents as the store lists them (``id``, ``path``, ``format``,
         ``segment_count``, ``languages`` with counts, ``imported_at`` …); an unknown name
         raises ``DataError``."""
-        from xlsearch.engine.errors import DataError
 
         with self._store() as store:
-            if store.collection_id(collection) is None:
-                raise DataError(f"no collection named {collection!r}")
+            store.require_collection(collection)
             return store.documents(collection)
 
     def index_status(self) -> list[IndexStatus]:

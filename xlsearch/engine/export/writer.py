@@ -192,8 +192,8 @@ def export_store(
             "TSV export needs at least two languages, English (the teacher's) first",
             hint="--lang en,de[,fr…]",
         )
-    if collection is not None and store.collection_id(collection) is None:
-        raise ConfigError(f"no collection named {collection!r}", hint="xlsearch collections")
+    if collection is not None:
+        store.require_collection(collection)
     columns = langs
     left: dict[str, int] = {}
     if not langs and not store.count_segments(collection=collection):

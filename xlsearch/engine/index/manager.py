@@ -229,8 +229,7 @@ def build_index(
     on_progress = on_progress or no_progress
     key = model_key(encoder)
     folder = index_folder(collection, key)
-    if store.collection_id(collection) is None:
-        raise IndexMismatchError(f"no collection named {collection!r}", hint="xlsearch collections")
+    store.require_collection(collection)
     register_model(store.db, key, encoder)
     with folder_lock(folder):
         current = None if rebuild else _load_or_rebuild(folder, on_progress)

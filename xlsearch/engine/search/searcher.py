@@ -180,8 +180,7 @@ class Searcher:
 
     def _collections(self, collection: str | None) -> list[str]:
         if collection is not None:
-            if self.store.collection_id(collection) is None:
-                raise ConfigError(f"no collection named {collection!r}")
+            self.store.require_collection(collection)
             return [collection]
         return self.store.nonempty_collections()
 
@@ -260,8 +259,8 @@ class Searcher:
             raise ConfigError("the query is empty")
         if k < 1:
             raise ConfigError("k must be at least 1")
-        if collection is not None and self.store.collection_id(collection) is None:
-            raise ConfigError(f"no collection named {collection!r}", hint="xlsearch collections")
+        if collection is not None:
+            self.store.require_collection(collection)
         langs = list(langs) if langs else None
         qvec = None
         if mode in ("semantic", "hybrid"):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from xlsearch.engine.errors import DataError, StoreError, XLSearchError
+from xlsearch.engine.errors import ConfigError, DataError, StoreError, XLSearchError
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.engine.store.queries import SegmentQueries, _placeholders
 from xlsearch.engine.store.schema import migrate
@@ -306,13 +306,23 @@ class Store(SegmentQueries):
             self._bump_generation()
         return n
 
+    def require_collection(self, name: str) -> int:
+        """The id of collection ``name``; a one-line ``ConfigError`` naming the collections
+        there are when it does not exist (every command says it the same way)."""
+        cid = self.collection_id(name)
+        if cid is None:
+            names = ", ".join(str(c["name"]) for c in self.collections()) or "none yet"
+            raise ConfigError(
+                f"no collection named {name!r}",
+                hint=f"collections: {names} (xlsearch collections lists them)",
+            )
+        return cid
+
     def delete_collection(self, name: str) -> int:
         """Delete a collection with its documents, segments, index records and index folders
         (every model's); return segments removed. Cached vectors stay (keyed by text)."""
         with self.transaction() as conn:
-            cid = self.collection_id(name)
-            if cid is None:
-                raise DataError(f"no collection named {name!r}")
+            cid = self.require_collection(name)
             n = conn.execute(
                 "DELETE FROM segments WHERE document_id IN "
                 "(SELECT id FROM documents WHERE collection_id=?)",

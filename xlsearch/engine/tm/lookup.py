@@ -101,8 +101,8 @@ class Lookup(Candidates):
         self.semantic = semantic
         self.weights = weights
         self.depth = depth
-        if collection is not None and store.collection_id(collection) is None:
-            raise ConfigError(f"no collection named {collection!r}")
+        if collection is not None:
+            store.require_collection(collection)
         self.searcher = searcher or Searcher(
             store, encoder, model=model, repair=repair, on_progress=on_progress, cancel=cancel
         )
