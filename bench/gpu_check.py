@@ -25,7 +25,6 @@ import datetime as dt
 import json
 import os
 import platform
-import random
 import sys
 import tempfile
 import time
@@ -39,6 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from distill_eval import MT_LANGS, STS_CROSS, TRAINED  # noqa: E402
+from lookup import near_copies  # noqa: E402
 
 CPU_DEFAULT = {  # the CPU default student, for the comparison in the summary (benchmarks.md)
     "tatoeba_mean14": 83.7,
@@ -195,28 +195,6 @@ def _sts_rows(path: Path, english: bool) -> list[tuple[str, str, float]]:
     return rows
 
 
-def _near_copies(memory: list[str], n: int, seed: int = 13) -> list[tuple[str, str]]:
-    """(query, original): one or two words of a memory sentence changed (as bench/lookup.py)."""
-    rng = random.Random(seed)
-    vocab = sorted({w for s in memory for w in s.split() if w.isalpha() and len(w) > 2})
-    pool = [s for s in memory if len(s.split()) >= 6]
-    out = []
-    for s in rng.sample(pool, min(n, len(pool))):
-        ws = s.split()
-        for _ in range(rng.choice((1, 2))):
-            i = rng.randrange(len(ws))
-            op = rng.choice(("replace", "delete", "insert"))
-            if op == "replace":
-                ws[i] = rng.choice(vocab)
-            elif op == "delete" and len(ws) > 3:
-                del ws[i]
-            else:
-                ws.insert(i, rng.choice(vocab))
-        if (q := " ".join(ws)) != s:
-            out.append((q, s))
-    return out
-
-
 def _fuzzy() -> Any:
     """The engine's CAT fuzzy module, or None where rapidfuzz is missing (the GPU machine)."""
     try:
@@ -243,7 +221,7 @@ def lookup(enc: Any, dev: Path, xlang: str = "de") -> dict[str, Any]:
     cases = {"same": ([en[i][0] for i in pick], [en[i][1] for i in pick], [en[i][0] for i in pick])}
     if len(xl) == len(en):
         cases["cross"] = ([xl[i][0] for i in pick], [en[i][1] for i in pick], cases["same"][2])
-    nc = _near_copies(memory, 500)
+    nc = near_copies(memory, 500)
     cases["near"] = ([q for q, _ in nc], [o for _, o in nc], ["\x00"] * len(nc))
     fz = _fuzzy()
     if fz is not None:
