@@ -87,7 +87,14 @@ def add_document(
                     (doc, pos, lang, text, th, tu, json.dumps({})),
                 )
                 ids.append(int(cur.lastrowid))
-        conn.execute("UPDATE documents SET segment_count=? WHERE id=?", (len(ids), doc))
+        counts: dict[str, int] = {}
+        for unit in units:
+            for lang in unit:
+                counts[lang] = counts.get(lang, 0) + 1
+        conn.execute(
+            "UPDATE documents SET segment_count=?, languages=? WHERE id=?",
+            (len(ids), json.dumps(counts), doc),
+        )
         conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
     return ids
 

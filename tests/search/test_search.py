@@ -232,3 +232,48 @@ def test_ivf_auto_switch_keeps_search_correct(monkeypatch: pytest.MonkeyPatch) -
         assert oi.vi.kind == "ivf"
         hits = Searcher(store, enc).search("the cat runs", 2, langs=["de"])
         assert hits[0].text == "die katze läuft"
+
+
+@pytest.mark.parametrize("kind", ["flat", "ivf", "hnsw"])
+def test_a_common_language_ranks_first_and_filters_after_with_the_same_hits(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A language holding most of a collection is not listed id by id (a second per million
+    segments): the search ranks first and keeps that language's hits, with the hits the
+    filtered search gives; a ranking too shallow for k of them falls back to the filter."""
+    from xlsearch.engine.search import searcher as mod
+
+    enc = FakeEncoder()
+    with Store() as store:
+        add_document(store, "c", "mixed.txt", random_units(900, langs=("en", "de")))
+        add_document(store, "c", "few.txt", random_units(60, seed=5, langs=("fr",)))
+        build_index(store, enc, "c", kind=kind, params={"nprobe": 2} if kind == "ivf" else None)
+        assert store.recorded_languages("c") == {"de": 900, "en": 900, "fr": 60}
+        s = Searcher(store, enc)
+        listed: list[tuple[str, ...]] = []
+        real = store.segment_ids
+        monkeypatch.setattr(
+            store, "segment_ids", lambda **kw: listed.append(tuple(kw["langs"])) or real(**kw)
+        )
+        for query in ("w3 w14 w15 w92", "w7 w8", "w40 w41 w42"):
+            q = enc.encode([query])
+            s._allowed.clear()  # ids listed once are kept for the next query
+            listed.clear()
+            fast = s.semantic(q, 10, langs=["en"])
+            assert listed == []  # en is half the collection: no id list
+            monkeypatch.setattr(mod, "POST_FILTER_SHARE", 2.0)  # force the filtered search
+            slow = s.semantic(q, 10, langs=["en"])
+            monkeypatch.setattr(mod, "POST_FILTER_SHARE", 0.05)
+            assert [i for i, _ in fast] == [i for i, _ in slow] and len(fast) == 10
+            assert {r["lang"] for r in store.segments([i for i, _ in fast])} == {"en"}
+            # fr is 3 % of the collection: listed and searched with the filter, as before
+            few = s.semantic(q, 10, langs=["fr"])
+            assert listed == [("en",), ("fr",)] and len(few) == 10
+        # counts that overstate fr (a stale record): the ranking holds fewer than k fr hits,
+        # so the filtered search answers, with the right hits
+        s._allowed.clear()
+        listed.clear()
+        want = s.semantic(enc.encode(["w3 w14"]), 10, langs=["fr"])
+        store.conn.execute("UPDATE documents SET languages = '{\"fr\": 5000}'")
+        got = s.semantic(enc.encode(["w3 w14"]), 10, langs=["fr"])
+        assert listed == [("fr",)] and got == want

@@ -285,6 +285,32 @@ def test_cli_search_lookup_and_analyze_say_the_model_is_a_toy(
     assert "saw only" not in capsys.readouterr().err
 
 
+def test_the_toy_notice_reads_recorded_languages_and_asks_nothing_for_a_real_student(
+    tmp_path: Path, tiny_static_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every CLI lookup and search asks for the notice: for a real student it must not touch
+    the store (counting a million-segment memory's languages took a second)."""
+    from xlsearch.engine.models.cards import update_card
+    from xlsearch.service.local import LocalEngine
+
+    update_card(tiny_static_model, data=[{"path": "demo-train.tsv", "pairs": 3800}])
+    store, _ = _store(tmp_path, tiny_static_model)
+    assert store.recorded_languages("tm") == store.languages("tm")
+    store.close()
+    engine = LocalEngine(model=str(tiny_static_model))
+    line = engine.toy_notice("tm")
+    assert line is not None and "--collection tm --lang en,de " in line
+    assert "--collection tm " in (engine.toy_notice() or "")
+    update_card(tiny_static_model, data=[{"path": "tm.tsv", "pairs": 50_000}])
+    engine = LocalEngine(model=str(tiny_static_model))
+
+    def no_store() -> None:
+        raise AssertionError("the store was opened")
+
+    monkeypatch.setattr(engine, "_store", no_store)
+    assert engine.toy_notice("tm") is None and engine.toy_notice() is None
+
+
 def test_a_toy_model_never_writes_a_semantic_fill_even_when_calibrated(
     tiny_static_model: Path,
 ) -> None:

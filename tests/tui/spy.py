@@ -12,7 +12,8 @@ from xlsearch.service.local import LocalEngine
 
 
 class SpyEngine(LocalEngine):
-    """``calls``: ``search:MODE:QUERY``, ``lookup:SEGMENT`` and ``warm_up``, in order."""
+    """``calls``: ``search:MODE:QUERY``, ``lookup:SEGMENT``, ``warm_up`` and ``collections``, in
+    order."""
 
     def __init__(self, *args: Any, step_delay: float = 0.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -45,6 +46,10 @@ class SpyEngine(LocalEngine):
     def warm_up(self) -> str:
         self.calls.append("warm_up")
         return super().warm_up()
+
+    def collections(self) -> Any:
+        self.calls.append("collections")
+        return super().collections()
 
     def distill(
         self,

@@ -309,6 +309,8 @@ class EngineAPI(Protocol):
 
     def languages(self) -> list[str]: ...
 
+    def collection_names(self) -> list[str]: ...
+
     def import_files(
         self,
         paths: Sequence[str],

@@ -202,7 +202,11 @@ class LocalEngine(JobsMixin):
         from xlsearch.engine.lang.tags import tag_matches
 
         with self._store() as store:
-            have = store.languages(collection)
+            # the counts recorded at import are instant; the segments are counted only when
+            # those lack a language asked for (an old store, an edited one)
+            have = store.recorded_languages(collection)
+            if any(lang and not _has_lang(have, lang) for lang in langs.values()):
+                have = store.languages(collection)
         where = f"collection '{collection}'" if collection else "the store"
         if not have:
             return f"{where} is empty: xlsearch import FILE… --collection NAME"
@@ -295,7 +299,13 @@ class LocalEngine(JobsMixin):
 
     def languages(self) -> list[str]:
         with self._store() as store:
-            return sorted(store.languages())
+            return store.language_tags()
+
+    def collection_names(self) -> list[str]:
+        """Every collection's name, sorted, without the counts ``collections`` makes (those
+        read every segment: seconds on a million-unit memory)."""
+        with self._store() as store:
+            return store.collection_names()
 
     def import_file(
         self,
@@ -659,7 +669,6 @@ class LocalEngine(JobsMixin):
         segment in a language asked for (``src="en"`` finds ``en-GB``; the keyword names the
         option): otherwise a typo gives an empty or target-less result."""
         from xlsearch.engine.errors import ConfigError
-        from xlsearch.engine.lang.tags import primary
 
         with self._store() as store:
             if collection and store.collection_id(collection) is None:
@@ -668,10 +677,14 @@ class LocalEngine(JobsMixin):
                     f"no collection '{collection}' (--collection)",
                     hint=f"collections: {names} (xlsearch collections lists them)",
                 )
-            have = store.languages(collection)
+            # the counts recorded at import are instant; the segments are counted only when
+            # those lack a language asked for (an old store, an edited one)
+            have = store.recorded_languages(collection)
+            if any(lang and not _has_lang(have, lang) for lang in langs.values()):
+                have = store.languages(collection)
         where = f"collection {collection}" if collection else "the memory"
         for option, lang in langs.items():
-            if lang and not any(primary(tag) == primary(lang) for tag in have):
+            if lang and not _has_lang(have, lang):
                 raise ConfigError(
                     f"{where} has no segment in language '{lang}' (--{option})",
                     hint=f"{where} has: {', '.join(sorted(have)) or 'nothing (import a memory)'}",
@@ -719,12 +732,16 @@ class LocalEngine(JobsMixin):
     def toy_notice(self, collection: str | None = None) -> str | None:
         """The one-line notice when the model in use is a toy (fewer than 5,000 training
         pairs) searched beyond the demo collection, with the command for a real one."""
-        from xlsearch.engine.tm.fill_policy import toy_notice
+        from xlsearch.engine.tm.fill_policy import TOY_PAIRS, toy_notice, trained_pairs
 
+        encoder = self.encoder()
+        seen = trained_pairs(getattr(encoder, "card", None) or {})
+        if seen is None or seen >= TOY_PAIRS:
+            return None  # no store query: this runs before every CLI lookup and search
         with self._store() as store:
-            names = [collection] if collection else [str(c["name"]) for c in store.collections()]
-            langs = list(store.languages(collection)) if collection else []
-        return toy_notice(self.encoder(), names, langs)
+            names = [collection] if collection else store.nonempty_collections()
+            langs = list(store.recorded_languages(collection)) if collection else []
+        return toy_notice(encoder, names, langs)
 
     def analyze(
         self,
@@ -781,3 +798,10 @@ class LocalEngine(JobsMixin):
         from xlsearch.engine.runtime.settings import Settings
 
         return device_description(Settings.load().device)
+
+
+def _has_lang(have: dict[str, int], lang: str) -> bool:
+    """Whether ``have`` (tag → count) holds ``lang`` (``en`` finds ``en-GB``)."""
+    from xlsearch.engine.lang.tags import primary
+
+    return any(primary(tag) == primary(lang) for tag in have)

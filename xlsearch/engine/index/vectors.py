@@ -223,8 +223,7 @@ class VectorIndex:
             if exhaustive:
                 nprobe = nlist
             elif allowed is not None and self.ntotal:
-                frac = max(len(allowed) / self.ntotal, 1e-6)
-                nprobe = int(math.ceil(nprobe * min(8.0, 1.0 / frac) ** 0.5))
+                nprobe = self.filtered_nprobe(len(allowed) / self.ntotal, nprobe)
             params = faiss.SearchParametersIVF(sel=sel, nprobe=min(nlist, nprobe))
         elif self.kind == "hnsw":
             ef = int(self.params.get("efSearch", 64))
@@ -234,6 +233,20 @@ class VectorIndex:
             params = faiss.SearchParameters(sel=sel) if sel is not None else None
         scores, labels = self.index.search(q, k, params=params)
         return scores, labels
+
+    def filtered_nprobe(self, share: float, nprobe: int | None = None) -> int:
+        """IVF lists to visit when only ``share`` of the vectors may be returned: more than
+        the tuned ``nprobe`` (fewer of each list's neighbours count), at most 8× as many."""
+        nprobe = int(nprobe or self.params.get("nprobe", 1))
+        return int(math.ceil(nprobe * min(8.0, 1.0 / max(share, 1e-6)) ** 0.5))
+
+    @property
+    def reconstruct_ready(self) -> bool:
+        """Whether ``reconstruct`` is cheap now (an IVF needs a direct map first: a fifth of a
+        second per million vectors, once per process)."""
+        import faiss
+
+        return self.ivf is None or self.index.direct_map.type != faiss.DirectMap.NoMap
 
     def reconstruct(self, ids: np.ndarray) -> np.ndarray:
         """Stored vectors for ``ids`` (flat/HNSW exact; IVF builds a hash direct map first)."""

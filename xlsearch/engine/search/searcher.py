@@ -22,6 +22,8 @@ from xlsearch.engine.store.units import UnitFilter
 MODES = ("semantic", "lexical", "hybrid", "phrase", "regex")
 EXACT_SUBSET = 20_000
 """Filtered searches over at most this many allowed segments are exact (brute force)."""
+POST_FILTER_SHARE = 0.05
+"""A language filter keeping at least this share of a collection ranks first, filters after."""
 RRF_K = 60
 """Reciprocal-rank-fusion constant (Cormack et al. 2009)."""
 
@@ -224,12 +226,51 @@ class Searcher:
         """Top-``k`` ``(segment id, cosine)`` for an embedded query, filters before ranking."""
         found: list[tuple[int, float]] = []
         for name in self._collections(collection):
+            if langs and documents is None and not units:
+                post = self._post_filtered(name, qvec, k, langs)
+                if post is not None:
+                    found.extend(post)
+                    continue
             allowed = self._allowed_ids(name, langs, documents, units)
             if allowed is not None and len(allowed) == 0:
                 continue
             found.extend(_search_one(self.index(name).vi, qvec, k, allowed))
         found.sort(key=lambda t: (-t[1], t[0]))
         return found[:k]
+
+    def _post_filtered(
+        self, name: str, qvec: np.ndarray, k: int, langs: Sequence[str]
+    ) -> list[tuple[int, float]] | None:
+        """Top-``k`` in ``langs`` by ranking first and filtering after, when those languages
+        hold at least ``POST_FILTER_SHARE`` of the collection: then listing their ids (a
+        second per million segments) costs more than the search. The same hits as the
+        filtered search: the index visits as many lists, and when fewer than ``k`` of the
+        deeper ranking pass the filter, None sends the caller to the filtered search."""
+        from xlsearch.engine.lang.tags import matching
+
+        counts = self.store.recorded_languages(name)
+        total = sum(counts.values())
+        keep = set(matching(list(langs), counts))
+        wanted = sum(counts[t] for t in keep)
+        if not total or wanted / total < POST_FILTER_SHARE:
+            return None
+        vi = self.index(name).vi
+        if vi.ntotal == 0:
+            return []
+        share = wanted / total
+        depth = min(vi.ntotal, int(np.ceil(2 * k / share)) + 8)
+        nprobe = vi.filtered_nprobe(share) if vi.ivf is not None else None
+        scores, labels = vi.search(qvec, depth, nprobe=nprobe)
+        ids = [int(i) for i in labels[0] if i >= 0]
+        lang_of = self.store.segment_langs(ids)
+        hits = [
+            (i, float(s))
+            for i, s in zip(labels[0].tolist(), scores[0].tolist(), strict=True)
+            if lang_of.get(i) in keep
+        ]
+        if len(hits) < min(k, wanted) and depth < vi.ntotal:
+            return None
+        return hits[:k]
 
     # -- all modes ---------------------------------------------------------------------------
     def search(

@@ -240,6 +240,10 @@ class Store(SegmentQueries):
         row = self.conn.execute("SELECT id FROM collections WHERE name=?", (name,)).fetchone()
         return int(row[0]) if row else None
 
+    def collection_names(self) -> list[str]:
+        """Every collection's name, sorted (empty ones too), without counting anything."""
+        return [str(r[0]) for r in self.conn.execute("SELECT name FROM collections ORDER BY name")]
+
     def nonempty_collections(self) -> list[str]:
         """Names of the collections that hold segments, sorted: ``collections()`` without
         its counts (those scan every segment: seconds for a million-unit memory)."""

@@ -179,6 +179,43 @@ class SegmentQueries:
             ).fetchall()
         )
 
+    def language_tags(self) -> list[str]:
+        """Every language tag in the store, sorted, without counting (one index seek each)."""
+        from xlsearch.engine.lang.tags import stored_tags
+
+        return stored_tags(self.conn)
+
+    def recorded_languages(self, collection: str | None = None) -> dict[str, int]:
+        """Segment counts per language as each document recorded them at import: instant on
+        millions of segments (``languages`` counts the segments themselves)."""
+        sql = "SELECT d.languages FROM documents d"
+        params: list[Any] = []
+        if collection is not None:
+            sql += " JOIN collections c ON c.id = d.collection_id WHERE c.name = ?"
+            params.append(collection)
+        out: dict[str, int] = {}
+        for (raw,) in self.conn.execute(sql, params):
+            try:
+                counts = json.loads(raw or "{}")
+            except ValueError:
+                continue
+            for lang, n in counts.items() if isinstance(counts, dict) else ():
+                out[str(lang)] = out.get(str(lang), 0) + int(n or 0)
+        return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def segment_langs(self, ids: Sequence[int]) -> dict[int, str]:
+        """The language tag of each segment id (unknown ids are left out)."""
+        out: dict[int, str] = {}
+        wanted = [int(i) for i in ids]
+        for lo in range(0, len(wanted), 500):
+            chunk = wanted[lo : lo + 500]
+            out.update(
+                self.conn.execute(
+                    f"SELECT id, lang FROM segments WHERE id IN ({_placeholders(chunk)})", chunk
+                ).fetchall()
+            )
+        return out
+
     def fts_search(
         self,
         query: str,

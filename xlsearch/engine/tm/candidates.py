@@ -48,6 +48,9 @@ LEXICAL_BUDGET = 3000
 LEXICAL_EXTRA = 40
 """Full-text candidates the vector search did not find that a lookup scores (their cosines
 are read from the vector cache)."""
+FEW_TO_ENCODE = 64
+"""Candidates a cold IVF index leaves to the vector cache (or the encoder) rather than build
+its id map for them (0.2 s at 2M vectors, more than a lookup)."""
 VECTOR_BUDGET = 30_000
 """Vectors one lookup's IVF search may scan: ``nprobe`` is the index's tuned value, capped
 so that a 1M-unit memory costs about what a 100k one does. Measured at 1M units (2M
@@ -282,8 +285,8 @@ class Candidates:
         self, qvec: np.ndarray, cands: dict[int, float | None], rows: dict[int, dict[str, Any]]
     ) -> None:
         """Cosines for lexical-only candidates: their vectors from the collection's index
-        (exact kinds: an in-memory copy, no disk read), else the vector cache, else encoded
-        now."""
+        (exact kinds: an in-memory copy, no disk read; an IVF only once its id map exists),
+        else the vector cache, else encoded now."""
         from xlsearch.engine.index.cache import model_key
 
         todo = [sid for sid, cos in cands.items() if cos is None and sid in rows]
@@ -300,6 +303,8 @@ class Candidates:
             vi = self.searcher.index(name).vi
             if vi.kind not in ("flat", "ivf", "hnsw"):
                 continue  # compressed codes: approximate vectors, use the cache
+            if not vi.reconstruct_ready and len(pos) <= FEW_TO_ENCODE:
+                continue  # a cold IVF: the cache or encoding a few costs less than its id map
             try:
                 vecs[pos] = vi.reconstruct(np.asarray([todo[n] for n in pos], dtype=np.int64))
                 found[pos] = True

@@ -157,7 +157,7 @@ class SearchScreen(EngineScreen):
 
     def _load_filters(self) -> None:
         engine = self.engine
-        self.run_query("filters", lambda: (engine.collections(), engine.languages()))
+        self.run_query("filters", lambda: (engine.collection_names(), engine.languages()))
 
     def on_screen_resume(self) -> None:
         if self._ready:
@@ -291,10 +291,9 @@ class SearchScreen(EngineScreen):
             self._show_preview()
         elif message.job == "filters":
             collections, languages = message.result
-            self.stored = ([c.name for c in collections], list(languages))
+            self.stored = (list(collections), list(languages))
             self._set_options(
-                "#collection",
-                [("all collections", ALL)] + [(c.name, c.name) for c in collections],
+                "#collection", [("all collections", ALL)] + [(c, c) for c in collections]
             )
             self._set_options(
                 "#target", [("transl: auto", ALL)] + [(f"→ {lang}", lang) for lang in languages]
