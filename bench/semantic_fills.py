@@ -137,7 +137,7 @@ def main() -> None:
     p.add_argument("--job-size", type=int, default=600)
     args = p.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="semfill-"))
-    print(f"semantic fills at calibrated precision ≥ 95 %; {machine()}\n")
+    print(f"semantic fills at calibrated precision ≥ 95 % (95 % confidence); {machine()}\n")
     print(
         "| model | pair | threshold (held-out pairs) | unrelated: semantic fills (all wrong) "
         "| paraphrases: right / wrong fills | recall at threshold | translations via a fr "

@@ -62,6 +62,7 @@ def _permissive(threshold: float) -> dict:
         },
         "data": "test",
         "date": "2026-01-01",
+        "method": fill_policy.METHOD,
     }
 
 
@@ -86,6 +87,35 @@ def test_a_model_that_tells_translations_apart_gets_a_threshold_a_random_one_non
     a, _ = _pairs(600, 0.5, seed=1)
     _, b = _pairs(600, 0.5, seed=2)
     assert fill_policy.fit_pair(a, b)["threshold"] is None
+
+
+def test_the_threshold_needs_its_precision_with_95_percent_confidence() -> None:
+    """30 translations all closer than every wrong candidate: a 100 % step, but 30 of 30
+    does not show 95 % with confidence (its bound is 0.905); 600 of 600 does."""
+    few = fill_policy.fit_pair(*_pairs(30, 0.1))
+    assert few["threshold"] is None and fill_policy.probability(0.99, few) == 1.0
+    many = fill_policy.fit_pair(*_pairs(600, 0.1))
+    assert many["threshold"] is not None and many["recall"] == 1.0
+    # a step of 41 right of 42 (0.976) is not enough on its own: its bound is 0.89
+    pred = np.r_[np.zeros(10), np.full(42, 0.976), np.ones(400)]
+    truth = np.r_[np.zeros(10), np.ones(41), np.zeros(1), np.ones(400)]
+    bound = fill_policy._step_bounds(pred, truth)
+    assert bound[20] == pytest.approx(0.891, abs=0.005) and bound[-1] > 0.99
+
+
+def test_a_calibration_from_an_older_rule_writes_nothing_and_says_how_to_redo_it(
+    tiny_static_model: Path,
+) -> None:
+    from xlsearch.engine.models.encoder import load_encoder
+
+    old = _permissive(-1.0)
+    del old["method"]
+    fill_policy.store("x", tiny_static_model, old)
+    pol = fill_policy.policy_for(load_encoder(str(tiny_static_model)), "en", "de")
+    assert pol.threshold is None
+    assert (
+        pol.why == f"calibrated by an older xlsearch: xlsearch eval {tiny_static_model} --calibrate"
+    )
 
 
 def test_fewer_held_out_pairs_than_needed_give_no_calibration() -> None:

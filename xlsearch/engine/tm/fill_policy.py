@@ -8,9 +8,14 @@ target. It is fitted on held-out translation pairs (a student's dev split, or pa
 user names) with scikit-learn's isotonic regression: positives are the true pairs, negatives
 the nearest wrong candidates from the same held-out pool (the best wrong target for each
 source and the best wrong source for each target, ``NEGATIVES`` of each). The pair's fill
-threshold is the lowest cosine whose calibrated probability is at least ``PRECISION``; with
-fewer than ``MIN_PAIRS`` held-out pairs, or when no cosine reaches that probability, the pair
-has no threshold and nothing is written for it: semantic matches stay suggestions. A model
+threshold is the lowest cosine from which the precision is at least ``PRECISION`` *with
+``CONFIDENCE``*: each step of the isotonic fit is a count (k right of n held-out candidates),
+and the threshold starts the lowest step whose exact binomial (Clopper–Pearson) lower bound,
+not its point estimate k/n, reaches ``PRECISION`` (the steps above are at least as precise:
+the fit is monotone). A step of 41 right of 42 (0.976) does not (its bound is 0.89);
+measured, such a step let one wrong fill through on unrelated text.
+With fewer than ``MIN_PAIRS`` held-out pairs, or when no cosine qualifies, the pair has no
+threshold and nothing is written for it: semantic matches stay suggestions. A model
 that saw fewer than ``TOY_PAIRS`` training pairs writes nothing whatever its calibration
 says: a toy's calibration does not carry over to other text (measured).
 
@@ -35,6 +40,10 @@ from xlsearch.engine.errors import DataError
 KEY = "fill_calibration"
 PRECISION = 0.95
 """Calibrated precision a semantic match needs to be written into a file."""
+CONFIDENCE = 0.95
+"""Confidence that the precision is at least ``PRECISION`` (one-sided exact binomial bound)."""
+METHOD = "isotonic; Clopper-Pearson lower bound 0.95"
+"""How thresholds are derived; a stored calibration made another way is not used."""
 MIN_PAIRS = 500
 """Held-out pairs a language pair needs for a calibration."""
 MAX_PAIRS = 2000
@@ -79,8 +88,12 @@ def fit_pair(
     # the fit's own corners: interpolating them is exactly what the fit predicts
     knots = np.asarray(iso.X_thresholds_, np.float64)
     probs = np.maximum.accumulate(np.clip(iso.y_thresholds_, 0.0, 1.0))
-    ok = np.flatnonzero(iso.predict(np.sort(x)) >= precision)
-    threshold = float(np.sort(x)[ok[0]]) if len(ok) else None
+    order = np.argsort(x, kind="stable")
+    xs, ys = x[order], y[order]
+    # the lowest step whose own bound reaches the precision: the steps above it are at least
+    # as precise (the fit is monotone), however few candidates they hold
+    ok = np.flatnonzero(_step_bounds(iso.predict(xs), ys) >= precision)
+    threshold = float(xs[ok[0]]) if len(ok) else None
     out: dict[str, Any] = {
         "x": [round(float(v), 5) for v in knots],
         "y": [round(float(v), 4) for v in probs],
@@ -93,6 +106,19 @@ def fit_pair(
         hit_neg = int((neg >= threshold).sum())
         out["precision"] = round(hit_pos / max(1, hit_pos + hit_neg), 4)
         out["recall"] = round(hit_pos / n, 4)
+    return out
+
+
+def _step_bounds(pred: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Per sorted candidate: the one-sided ``CONFIDENCE`` lower bound of the precision of the
+    isotonic step it falls in (``pred``: the fit's values, constant along a step)."""
+    from scipy.stats import beta
+
+    out = np.zeros(len(pred))
+    starts = np.flatnonzero(np.r_[True, pred[1:] != pred[:-1]])
+    for lo, hi in zip(starts, [*starts[1:], len(pred)], strict=True):
+        k, n = float(truth[lo:hi].sum()), hi - lo
+        out[lo:hi] = beta.ppf(1.0 - CONFIDENCE, k, n - k + 1) if k > 0 else 0.0
     return out
 
 
@@ -122,9 +148,16 @@ def fit(
         tv = np.asarray(encode([b for _, b in uniq]), np.float32)
         cal = fit_pair(sv, tv)
         if cal["threshold"] is None:
-            cal["why"] = f"no cosine reaches {PRECISION:.0%} precision"
+            cal["why"] = (
+                f"no cosine reaches {PRECISION:.0%} precision with {CONFIDENCE:.0%} confidence"
+            )
         pairs[key] = cal
-    return {"pairs": pairs, "data": data, "date": _dt.date.today().isoformat()}
+    return {
+        "pairs": pairs,
+        "data": data,
+        "date": _dt.date.today().isoformat(),
+        "method": METHOD,
+    }
 
 
 def groups_from_parallel(dev: Sequence[Any], teacher_lang: str = "en") -> dict[str, Any]:
@@ -269,7 +302,8 @@ class FillPolicy:
             )
         return (
             f"semantic fills by {self.model}: {self.pair} cosine (segment × stored target) "
-            f"≥ {self.threshold:.3f}, calibrated precision ≥ {PRECISION:.0%}"
+            f"≥ {self.threshold:.3f}, calibrated precision ≥ {PRECISION:.0%} "
+            f"({CONFIDENCE:.0%} confidence)"
         )
 
     def report_lines(self, semantic: Sequence[Any]) -> list[str]:
@@ -305,6 +339,14 @@ def policy_for(encoder: Any, src: str, tgt: str) -> FillPolicy:
     cal = load(model, card)
     if cal is None:
         return FillPolicy(name, key, None, "not calibrated")
+    if cal.get("method") != METHOD:
+        return FillPolicy(
+            name,
+            key,
+            None,
+            "calibrated by an older xlsearch: xlsearch eval "
+            f"{getattr(encoder, 'path', None) or model} --calibrate",
+        )
     pair = cal["pairs"].get(key)
     if not isinstance(pair, dict):
         return FillPolicy(name, key, None, "pair not in its held-out data")
