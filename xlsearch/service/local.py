@@ -202,11 +202,7 @@ class LocalEngine(JobsMixin):
         from xlsearch.engine.lang.tags import tag_matches
 
         with self._store() as store:
-            # the counts recorded at import are instant; the segments are counted only when
-            # those lack a language asked for (an old store, an edited one)
-            have = store.recorded_languages(collection)
-            if any(lang and not _has_lang(have, lang) for lang in langs.values()):
-                have = store.languages(collection)
+            have = store.languages(collection)
         where = f"collection '{collection}'" if collection else "the store"
         if not have:
             return f"{where} is empty: xlsearch import FILE… --collection NAME"
