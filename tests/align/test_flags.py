@@ -127,6 +127,41 @@ def test_a_name_or_number_across_a_boundary_flags_both_beads() -> None:
     ]
 
 
+def test_the_length_baseline_flags_crossing_anchors_too() -> None:
+    from xlsearch.engine.align import align_lengths
+
+    src = ["Wir stiegen nach Zermatt ab.", "Es regnete den ganzen Abend lang.", "Dann Schnee."]
+    tgt = ["Nous sommes descendus.", "À Zermatt, il a plu toute la soirée.", "Puis la neige."]
+    beads = align_lengths(src, tgt)
+    assert [(b.src, b.tgt) for b in beads] == [((k,), (k,)) for k in range(3)]
+    assert [b.flagged for b in beads] == [True, True, False]
+    off = align_lengths(src, tgt, AlignConfig(flag_anchors=False))
+    assert not any(b.flagged for b in off)
+
+
+def test_xlsearch_align_shows_and_writes_the_flags(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from xlsearch.cli import main
+
+    de, fr = tmp_path / "bericht.de.txt", tmp_path / "bericht.fr.txt"
+    de.write_text(
+        "Wir stiegen nach Zermatt ab.\nEs regnete den ganzen Abend lang.\nDann Schnee.\n",
+        encoding="utf-8",
+    )
+    fr.write_text(
+        "Nous sommes descendus.\nÀ Zermatt, il a plu toute la soirée.\nPuis la neige.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "pairs.tmx"
+    argv = ["align", str(de), str(fr), "--presplit", "--lengths", "--out", str(out)]
+    assert main([*argv, "--src-lang", "de", "--tgt-lang", "fr", "--show", "3"]) == 0
+    shown = capsys.readouterr()
+    assert "; 2 flagged" in shown.out
+    marks = [line[:1] for line in shown.out.splitlines() if line[2:3] == "["]
+    assert marks == ["!", "!", " "]
+    assert "2 low-confidence beads" in shown.err
+    assert out.read_text(encoding="utf-8").count("low-confidence") == 2
+
+
 def document(sentences: list[str], lang: str) -> Document:
     return Document.from_sentences(sentences, lang, f"doc.{lang}")
 

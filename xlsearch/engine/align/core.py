@@ -279,9 +279,14 @@ def align_vectors(
             )
         beads = beads_from_path(path, cost, config, margins, alternatives)
     if config.flag_anchors and src_texts is not None and tgt_texts is not None:
-        for bead, crossed in zip(beads, crossing_anchors(beads, src_texts, tgt_texts), strict=True):
-            bead.flagged = bead.flagged or bool(crossed)
+        _flag_anchors(beads, src_texts, tgt_texts)
     return beads
+
+
+def _flag_anchors(beads: list[Bead], src: Sequence[str], tgt: Sequence[str]) -> None:
+    """Flag the beads a number or name crosses into a neighbour (``crossing_anchors``)."""
+    for bead, crossed in zip(beads, crossing_anchors(beads, src, tgt), strict=True):
+        bead.flagged = bead.flagged or bool(crossed)
 
 
 def align_lengths(
@@ -293,7 +298,10 @@ def align_lengths(
         return [Bead((i,), ()) for i in range(len(src))] + [Bead((), (j,)) for j in range(len(tgt))]
     cost = LengthCost([len(s) for s in src], [len(t) for t in tgt])
     with one_blas_thread():
-        return beads_from_path(search(cost, config), cost, config)
+        beads = beads_from_path(search(cost, config), cost, config)
+    if config.flag_anchors:
+        _flag_anchors(beads, src, tgt)
+    return beads
 
 
 def align_documents(
