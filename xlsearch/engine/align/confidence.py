@@ -35,7 +35,8 @@ from xlsearch.engine.align.dp import BLOCK, band_dp
 from xlsearch.engine.align.numbers import numbers_in
 from xlsearch.engine.progress import CancelToken
 
-Path = list[tuple[int, int, int, int, float]]
+BeadPath = list[tuple[int, int, int, int, float]]
+"""A search path: ``(i0, i1, j0, j1, cost)`` per bead."""
 
 
 class _Reversed:
@@ -99,7 +100,7 @@ class _Band:
 
 
 def alternative_margins(
-    path: Path,
+    path: BeadPath,
     cost: Any,
     types: Sequence[tuple[int, int]],
     lo: np.ndarray,
