@@ -1,31 +1,40 @@
-"""How much the aligner's low-confidence flags are worth reading, on Bleualign's de–fr dev.
+"""How much the aligner's low-confidence flags are worth reading: Bleualign's de–fr dev
+document (in-sample: the defaults were calibrated on it) and held-out synthetic de–fr news
+documents.
 
     python bench/align_flags.py --model PATH [--model bundled:teacher] [--cache DIR]
 
-For each model: the beads of ``align_vectors`` with the default ``AlignConfig``, each marked
-wrong when it is not a gold bead (strict, Vecalign's scoring); then the precision (share of
-flagged beads that are wrong) and recall (share of wrong beads that are flagged) of
+Precision: share of flagged beads that are wrong; recall: share of wrong beads that are
+flagged; a predicted bead is wrong when it is not exactly a gold bead (strict, Vecalign's
+scoring). Per model:
 
-* the default flags, and of each of their parts (deletions/insertions, meaning cost above
-  the flag cost, near-ties, swallowed edge sentences);
-* flag rules calibrated on the document itself, two-fold: a threshold fitted on one half of
-  the beads (the most precise rule that still flags half of that half's wrong beads) and
-  measured on the other half, both ways — the figures a new document can expect:
+* **Bleualign dev** (468 + 554 sentences, gold beads): the default flags, each of their
+  parts alone (``AlignConfig.flag_alternative``: another pairing nearly as cheap;
+  ``flag_anchors``: a number or name across a bead boundary; ``flag_gain``: a swallowed
+  edge sentence; each with the cost flag, a bead costing more than 80 % of random pairs,
+  which is always on), the flags before this calibration, and a grid of settings
+  ``(flag_alternative, flag_gain, flag_anchors)``;
+* **two-fold** on the dev document: the grid point with the best precision that still flags
+  half of one half's wrong beads, measured on the other half, both ways;
+* **held-out synthetic documents**: WMT newstest German and French sentences that
+  translate the same English sentence (``train/en-de.tsv.gz`` joined with
+  ``train/en-fr.tsv.gz``, in document order), cut into documents of ``SIZE`` German
+  sentences, with edits a translator makes: two sentences joined on either side (2–1,
+  1–2), a clause moved into the previous sentence (a 2–2 bead whose boundary is not the
+  original one), a sentence left out, an unrelated sentence added. Nothing here was used
+  to choose the defaults;
+* **shuffled synthetic document** (``bench/align.py``'s ``scale`` pairs: ``SHUFFLED``
+  random en–de pairs in random order, 3 % deleted, 3 % unrelated sentences inserted, 5 %
+  joined into 2–1 beads): also held out.
 
-  - ``near-tie``: the search's margin at the bead's end cell, or at a neighbour's, below
-    ``t × flag_cost`` (the model's own cost scale);
-  - ``logistic``: scikit-learn's logistic regression on the bead's margin, its
-    neighbours', its meaning cost over the flag cost, its size, whether it or a neighbour
-    is a deletion, its edge gain and cosine; flagged at a fitted probability.
-
-Settings are ``(flag_quantile, flag_margin, tie_floor, flag_deletions)`` of ``AlignConfig``
-(the first of ``SHOWN``: the defaults; the second: the defaults before calibration).
-Embeddings are cached per model (``--cache``), as in ``bench/align_tune.py``.
+Embeddings are cached per model and text (``--cache``), as in ``bench/align_tune.py``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import random
 import sys
 import tempfile
 from pathlib import Path
@@ -40,115 +49,62 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _data import data_dir, machine  # noqa: E402
 from align_tune import sentence_vectors  # noqa: E402
 
-CAP = 2.0  # margins outside the search band are infinite: capped for the features
-QUANTILES = (0.05, 0.2, 0.5, 0.8, 0.95, 0.99)
-MARGINS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5)
-FLOORS = (0.0, 0.3, 0.6)
-SHOWN = [
-    (0.8, 0.1, 0.3, False),
-    (0.05, 0.1, 0.3, True),
-    (0.05, 0.1, 0.3, False),
-    (0.8, 0.1, 0.0, True),
-    (0.8, 0.1, 0.0, False),
-    (0.8, 0.1, 0.6, False),
-    (0.8, 0.2, 0.0, False),
-    (0.95, 0.1, 0.0, False),
-    (0.99, 0.1, 0.0, False),
+OFF = -np.inf  # flag_gain that never flags
+PARTS: list[tuple[str, dict[str, Any]]] = [
+    ("defaults", {}),
+    ("… alternative margins", {"flag_anchors": False, "flag_gain": OFF}),
+    ("… crossing anchors", {"flag_alternative": None, "flag_gain": OFF}),
+    ("… swallowed edge sentences", {"flag_alternative": None, "flag_anchors": False}),
+    (
+        "before (near-tie 0.1, floor 0.3, gain 0)",
+        {"flag_alternative": None, "flag_anchors": False, "flag_gain": 0.0, "flag_margin": 0.1},
+    ),
 ]
-"""Settings printed for every model (the first: the defaults)."""
+ALTERNATIVES = (0.05, 0.075, 0.1, 0.125, 0.15, 0.2)
+GAINS = (-0.1, OFF)
+SIZE, DOCS = 400, 3
+"""German sentences per synthetic document, and how many documents."""
+SHUFFLED = 3000
+"""Source sentences of the shuffled synthetic document."""
 
 
-def bead_table(spec: str, cache: Path) -> dict[str, Any]:
-    """Per-bead features and labels of one model's alignment of the dev document."""
-    from xlsearch.engine.align import AlignConfig, core, read_beads
+def grid() -> dict[tuple, dict[str, Any]]:
+    """``(flag_alternative, flag_gain, flag_anchors)`` → ``AlignConfig`` settings."""
+    return {
+        (t, g, anchors): {"flag_alternative": t, "flag_gain": g, "flag_anchors": anchors}
+        for t in ALTERNATIVES
+        for g in GAINS
+        for anchors in (True, False)
+    }
+
+
+def flags(
+    spec: str, src: list[str], tgt: list[str], gold: set, cache: Path, settings: dict[str, dict]
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Which beads are wrong, and which each setting flags (the search is the same)."""
+    from xlsearch.engine.align import AlignConfig
+    from xlsearch.engine.align.core import align_vectors
     from xlsearch.engine.align.cost import run_vectors
-    from xlsearch.engine.importers.document import read_document
 
-    folder = data_dir() / "dev" / "bleualign"
-    src = read_document(folder / "dev.de", "de", presplit=True)
-    tgt = read_document(folder / "dev.fr", "fr", presplit=True)
-    gold = {(b.src, b.tgt) for b in read_beads(folder / "dev.defr")}
-    v = sentence_vectors(spec, [*src.sentences, *tgt.sentences], cache)
-    config = AlignConfig()
-    seen: dict[str, Any] = {}
-    original = core.beads_from_path
-
-    def spy(path: Any, cost: Any, cfg: Any, margins: Any = None) -> Any:
-        seen.update(path=path, cost=cost, margins=margins)
-        return original(path, cost, cfg, margins)
-
-    core.beads_from_path = spy
-    try:
-        beads = core.align_vectors(
+    v = sentence_vectors(spec, [*src, *tgt], cache)
+    out, wrong = {}, None
+    for name, kw in settings.items():
+        config = AlignConfig(**kw)
+        beads = align_vectors(
             run_vectors(v[: len(src)], config.max_side),
             run_vectors(v[len(src) :], config.max_side),
             config,
-            src_lengths=[len(s) for s in src.sentences],
-            tgt_lengths=[len(t) for t in tgt.sentences],
-            src_texts=src.sentences,
-            tgt_texts=tgt.sentences,
+            src_lengths=[len(s) for s in src],
+            tgt_lengths=[len(t) for t in tgt],
+            src_texts=src,
+            tgt_texts=tgt,
         )
-    finally:
-        core.beads_from_path = original
-    cost, margins = seen["cost"], seen["margins"]
-    random_costs = cost._random_costs()
-    variants = {}
-    for q in QUANTILES:  # the flags only: the path stays the default search's
-        cost.flag_cost = float(np.quantile(random_costs, q))
-        for fm in MARGINS:
-            for floor in FLOORS:
-                for dels in (True, False):
-                    cfg = AlignConfig(
-                        flag_margin=fm, tie_floor=floor, flag_quantile=q, flag_deletions=dels
-                    )
-                    got = original(seen["path"], cost, cfg, margins)
-                    variants[(q, fm, floor, dels)] = np.array([b.flagged for b in got], bool)
-    cost.flag_cost = float(np.quantile(random_costs, config.flag_quantile))
-    rows = []
-    for b, (_i0, i1, _j0, j1, _c) in zip(beads, seen["path"], strict=True):
-        a, n = len(b.src), len(b.tgt)
-        both = bool(a and n)
-        unit = cost.meaning_cost(a, n, i1, j1) if both else 0.0
-        gain = cost.edge_gain(a, n, i1, j1) if both and a + n > 2 else 1.0
-        rows.append(
-            {
-                "deletion": not both,
-                "size": a + n,
-                "rel": unit / cost.flag_cost,
-                "margin": min(core.cell_margin(margins, i1, j1), CAP),
-                "gain": min(gain, 1.0),
-                "score": b.score,
-                "flagged": b.flagged,
-                "over_cost": both and unit > cost.flag_cost,
-                "wrong": (b.src, b.tgt) not in gold,
-            }
-        )
-    n = len(rows)
-    mg = np.array([r["margin"] for r in rows])
-    near = np.array([min(mg[max(i - 1, 0) : i + 2]) for i in range(n)])
-    dele = np.array([r["deletion"] for r in rows])
-    nb_del = np.array([dele[max(i - 1, 0) : i + 2].any() for i in range(n)])
-    return {
-        "flag_cost": float(cost.flag_cost),
-        "wrong": np.array([r["wrong"] for r in rows]),
-        "flagged": np.array([r["flagged"] for r in rows]),
-        "deletion": dele,
-        "over_cost": np.array([r["over_cost"] for r in rows]),
-        "near_tie": near / cost.flag_cost,
-        "variants": variants,
-        "features": np.column_stack(
-            [
-                mg / cost.flag_cost,
-                near / cost.flag_cost,
-                [r["rel"] for r in rows],
-                [r["size"] for r in rows],
-                dele,
-                nb_del,
-                [r["gain"] for r in rows],
-                [r["score"] for r in rows],
-            ]
-        ).astype(float),
-    }
+        found = np.array([(b.src, b.tgt) not in gold for b in beads])
+        assert wrong is None or (found == wrong).all(), "flag settings changed the beads"
+        wrong = found
+        out[name] = np.array([b.flagged for b in beads])
+    assert wrong is not None
+    return wrong, out
 
 
 def pr(flag: np.ndarray, wrong: np.ndarray) -> tuple[int, float, float]:
@@ -156,104 +112,156 @@ def pr(flag: np.ndarray, wrong: np.ndarray) -> tuple[int, float, float]:
     return int(flag.sum()), hit / max(int(flag.sum()), 1), hit / max(int(wrong.sum()), 1)
 
 
-def fit_threshold(score: np.ndarray, wrong: np.ndarray, min_recall: float = 0.5) -> float:
-    """The threshold (flag where ``score ≥ t``) with the best precision among those that
-    flag at least ``min_recall`` of the wrong beads."""
-    best, best_p = float(np.max(score)) + 1, -1.0
-    for t in np.unique(score):
-        _, p, r = pr(score >= t, wrong)
-        if r >= min_recall and p > best_p:
-            best, best_p = float(t), p
-    return best
+def best_setting(variants: dict, wrong: np.ndarray, on: np.ndarray) -> Any:
+    """The setting with the best precision that flags ≥ half the wrong beads among ``on``
+    (the most recall when none does)."""
+
+    def score(key: Any) -> tuple:
+        _, p, r = pr(variants[key][on], wrong[on])
+        return (r >= 0.5, p if r >= 0.5 else r)
+
+    return max(variants, key=score)
 
 
-def two_fold(score_fn: Any, t: dict[str, Any]) -> tuple[int, float, float]:
-    """Flags of a rule fitted on one half of the beads and applied to the other, both ways."""
-    n = len(t["wrong"])
+def two_fold(variants: dict, wrong: np.ndarray) -> tuple[int, float, float, list]:
+    n = len(wrong)
     halves = [np.arange(n) < n // 2, np.arange(n) >= n // 2]
     flag = np.zeros(n, bool)
+    chosen = []
     for fit_on, apply_to in (halves, halves[::-1]):
-        score = score_fn(fit_on, apply_to)
-        thr = fit_threshold(score[fit_on], t["wrong"][fit_on])
-        flag[apply_to] = score[apply_to] >= thr
-    return pr(flag, t["wrong"])
+        key = best_setting(variants, wrong, fit_on)
+        chosen.append(key)
+        flag[apply_to] = variants[key][apply_to]
+    return (*pr(flag, wrong), chosen)
+
+
+def news_triples() -> list[tuple[str, str]]:
+    """(German, French) sentences translating the same English one, in the German file's
+    (document) order."""
+
+    def read(lang: str) -> list[tuple[str, str]]:
+        rows = []
+        with gzip.open(data_dir() / "train" / f"en-{lang}.tsv.gz", "rt", encoding="utf-8") as fh:
+            for line in fh:
+                cells = line.rstrip("\n").split("\t")
+                if len(cells) >= 2 and cells[0].strip() and cells[1].strip():
+                    rows.append((cells[0], " ".join(cells[1].split())))
+        return rows
+
+    french = dict(reversed(read("fr")))  # the first French translation of each English one
+    return [(de, french[en]) for en, de in read("de") if en in french]
+
+
+def synthetic_documents(
+    seed: int = 0,
+) -> list[tuple[list[str], list[str], set[tuple[tuple, tuple]]]]:
+    """``DOCS`` document pairs with a translator's edits, and their gold beads."""
+    pairs = news_triples()
+    rng = random.Random(seed)
+    docs = []
+    for d in range(DOCS):
+        start = (d + 1) * len(pairs) // (DOCS + 1)
+        docs.append(translated(pairs[start : start + SIZE], pairs, rng))
+    return docs
+
+
+def translated(
+    body: list[tuple[str, str]], pairs: list[tuple[str, str]], rng: random.Random
+) -> tuple[list[str], list[str], set[tuple[tuple, tuple]]]:
+    """One document pair from consecutive (German, French) sentences with a translator's
+    edits, and its gold beads."""
+    src: list[str] = []
+    tgt: list[str] = []
+    gold: set[tuple[tuple, tuple]] = set()
+
+    def bead(s: list[str], t: list[str]) -> None:
+        gold.add(
+            (tuple(range(len(src), len(src) + len(s))), tuple(range(len(tgt), len(tgt) + len(t))))
+        )
+        src.extend(s)
+        tgt.extend(t)
+
+    k = 0
+    while k < len(body):
+        (de, fr), r = body[k], rng.random()
+        nxt = body[k + 1] if k + 1 < len(body) else None
+        comma = nxt[1].find(", ") if nxt else -1
+        if r < 0.06 and nxt:  # two French sentences joined into one
+            bead([de, nxt[0]], [f"{fr} {nxt[1]}"])
+            k += 2
+        elif 0.06 <= r < 0.12 and nxt:  # two German sentences joined into one
+            bead([f"{de} {nxt[0]}"], [fr, nxt[1]])
+            k += 2
+        elif 0.12 <= r < 0.16 and nxt and comma > 0:
+            # the next sentence's first clause moved to the end of this one
+            clause, rest = nxt[1][:comma], nxt[1][comma + 2 :]
+            bead([de, nxt[0]], [f"{fr.rstrip('.!?')}, {clause}.", rest[:1].upper() + rest[1:]])
+            k += 2
+        elif 0.16 <= r < 0.18:  # left out of the translation
+            bead([de], [])
+            k += 1
+        elif 0.18 <= r < 0.20:  # added by the translator: a sentence from elsewhere
+            bead([], [pairs[rng.randrange(len(pairs))][1]])
+        else:
+            bead([de], [fr])
+            k += 1
+    return src, tgt, gold
 
 
 def main() -> None:
-    from sklearn.linear_model import LogisticRegression
+    from xlsearch.engine.align import read_beads
+    from xlsearch.engine.importers.document import read_document
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", action="append", required=True, help="model (repeatable)")
     p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "align-tune")
     args = p.parse_args()
-    print(f"Bleualign dev de-fr, strict gold beads; {machine()}\n")
-    print("| model | rule | flagged | precision | recall |")
-    print("|---|---|---:|---:|---:|")
+    folder = data_dir() / "dev" / "bleualign"
+    src = read_document(folder / "dev.de", "de", presplit=True).sentences
+    tgt = read_document(folder / "dev.fr", "fr", presplit=True).sentences
+    gold = {(b.src, b.tgt) for b in read_beads(folder / "dev.defr")}
+    settings = {name: kw for name, kw in PARTS} | {str(k): kw for k, kw in grid().items()}
+    docs = synthetic_documents()
+    print(f"Bleualign dev de-fr and {DOCS} synthetic de-fr news documents; {machine()}\n")
+    print("| model | document | rule | flagged | precision | recall |")
+    print("|---|---|---|---:|---:|---:|")
     for spec in args.model:
-        t = bead_table(spec, args.cache)
         name = Path(spec).name
-        w = t["wrong"]
-        print(f"| {name} | all beads ({int(w.sum())} of {len(w)} wrong) | {len(w)} | "
-              f"{w.mean():.2f} | 1.00 |")  # fmt: skip
-        parts = [
-            ("default flags", t["flagged"]),
-            ("… deletions/insertions", t["deletion"]),
-            ("… meaning cost > flag cost", t["over_cost"]),
-            ("… flagged, neither of those", t["flagged"] & ~t["deletion"] & ~t["over_cost"]),
-        ]
-        for rule, flag in parts:
-            n, prec, rec = pr(flag, w)
-            print(f"| {name} | {rule} | {n} | {prec:.2f} | {rec:.2f} |")
-        n, prec, rec = two_fold(lambda _f, _a, t=t: -t["near_tie"], t)
-        print(f"| {name} | near-tie, calibrated (2-fold) | {n} | {prec:.2f} | {rec:.2f} |")
-        x = t["features"]
+        wrong, got = flags(spec, src, tgt, gold, args.cache, settings)
+        print(f"| {name} | dev | all beads ({int(wrong.sum())} wrong) | {len(wrong)} | "
+              f"{wrong.mean():.2f} | 1.00 |")  # fmt: skip
+        for rule, _ in PARTS:
+            print(f"| {name} | dev | {rule} | " + " | ".join(_fmt(pr(got[rule], wrong))) + " |")
+        variants = {k: got[str(k)] for k in grid()}
+        for key, flag in variants.items():
+            print(f"| {name} | dev | settings {key} | " + " | ".join(_fmt(pr(flag, wrong))) + " |")
+        n, prec, rec, chosen = two_fold(variants, wrong)
+        print(f"| {name} | dev, two-fold | chosen {chosen} | {n} | {prec:.2f} | {rec:.2f} |")
+        from align import synthetic
 
-        def logistic(
-            fit_on: np.ndarray, _apply: np.ndarray, x: np.ndarray = x, w: np.ndarray = w
-        ) -> np.ndarray:
-            clf = LogisticRegression(max_iter=5000).fit(x[fit_on], w[fit_on])
-            return clf.predict_proba(x)[:, 1]
-
-        n, prec, rec = two_fold(logistic, t)
-        print(f"| {name} | logistic, calibrated (2-fold) | {n} | {prec:.2f} | {rec:.2f} |")
-        n, prec, rec, chosen = settings_two_fold(t)
-        print(
-            f"| {name} | AlignConfig flag settings, calibrated (2-fold; chosen {chosen}) | "
-            f"{n} | {prec:.2f} | {rec:.2f} |"
-        )
-        for key in SHOWN:
-            n, prec, rec = pr(t["variants"][key], w)
-            print(f"| {name} | settings {key} | {n} | {prec:.2f} | {rec:.2f} |")
-        key, (n, prec, rec) = best_setting(t, np.ones(len(w), bool))
-        print(
-            f"| {name} | AlignConfig flag settings, best on the whole document "
-            f"{key} | {n} | {prec:.2f} | {rec:.2f} |"
-        )
+        shuffled = synthetic(SHUFFLED, seed=1)
+        for label, sets in (
+            ("synthetic", docs),
+            ("shuffled", [(shuffled[0], shuffled[1], set(shuffled[2]))]),
+        ):
+            held: dict[str, list] = {rule: [] for rule, _ in PARTS}
+            all_wrong = []
+            for s, t, g in sets:
+                w, f = flags(spec, s, t, g, args.cache, dict(PARTS))
+                all_wrong.append(w)
+                for rule in held:
+                    held[rule].append(f[rule])
+            w = np.concatenate(all_wrong)
+            print(f"| {name} | {label} | all beads ({int(w.sum())} wrong) | {len(w)} | "
+                  f"{w.mean():.2f} | 1.00 |")  # fmt: skip
+            for rule, flag in held.items():
+                row = " | ".join(_fmt(pr(np.concatenate(flag), w)))
+                print(f"| {name} | {label} | {rule} | {row} |")
 
 
-def best_setting(
-    t: dict[str, Any], on: np.ndarray, min_recall: float = 0.5
-) -> tuple[tuple, tuple[int, float, float]]:
-    """The engine flag settings with the best precision that flag ≥ ``min_recall`` of the
-    wrong beads among ``on`` (the most recall when none does)."""
-    scored = []
-    for key, flag in t["variants"].items():
-        n, p, r = pr(flag[on], t["wrong"][on])
-        scored.append(((r >= min_recall, p if r >= min_recall else r), key, (n, p, r)))
-    scored.sort(key=lambda x: x[0], reverse=True)
-    return scored[0][1], scored[0][2]
-
-
-def settings_two_fold(t: dict[str, Any]) -> tuple[int, float, float, list[tuple]]:
-    n = len(t["wrong"])
-    halves = [np.arange(n) < n // 2, np.arange(n) >= n // 2]
-    flag = np.zeros(n, bool)
-    chosen = []
-    for fit_on, apply_to in (halves, halves[::-1]):
-        key, _ = best_setting(t, fit_on)
-        chosen.append(key)
-        flag[apply_to] = t["variants"][key][apply_to]
-    return (*pr(flag, t["wrong"]), chosen)
+def _fmt(result: tuple[int, float, float]) -> list[str]:
+    n, p, r = result
+    return [str(n), f"{p:.2f}", f"{r:.2f}"]
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from xlsearch.engine.align.beads import Bead
+from xlsearch.engine.align.confidence import alternative_margins, crossing_anchors
 from xlsearch.engine.align.cost import (
     AlignConfig,
     EmbeddingCost,
@@ -168,9 +169,13 @@ def search(
     cancel: CancelToken | None = None,
     coarse_level: bool = False,
     margins: list[Any] | None = None,
+    totals: list[Any] | None = None,
+    band: list[Any] | None = None,
 ) -> list[Any]:
     """The bead path for ``cost`` (an ``EmbeddingCost``/``LengthCost``): exact DP for short
-    documents, else coarse-to-fine within a band (linear time and memory)."""
+    documents, else coarse-to-fine within a band (linear time and memory). ``totals``:
+    ``band_dp``'s cheapest cost into each cell; ``band``: receives the band's ``lo``, ``hi``
+    and bead types."""
     n, m = cost.n, cost.m
     types = bead_types(config.max_side, config.max_total)
     if coarse_level:  # the coarse path only places the band: small beads suffice
@@ -186,13 +191,20 @@ def search(
             coarse_path, n, m, (n / max(coarse.n, 1), m / max(coarse.m, 1)), config.width
         )
     ext = getattr(cost, "ext_cost", None)
-    return band_dp(n, m, types, cost, del_cost, lo, hi, cancel, ext, margins)
+    if band is not None:
+        band += [lo, hi, types]
+    return band_dp(n, m, types, cost, del_cost, lo, hi, cancel, ext, margins, totals)
 
 
 def beads_from_path(
-    path: list[Any], cost: Any, config: AlignConfig, margins: list[Any] | None = None
+    path: list[Any],
+    cost: Any,
+    config: AlignConfig,
+    margins: list[Any] | None = None,
+    alternatives: np.ndarray | None = None,
 ) -> list[Bead]:
-    """Beads with cost, cosine score and the low-confidence flag."""
+    """Beads with cost, cosine score and the low-confidence flag (``alternatives``: each
+    bead's ``alternative_margins``)."""
     beads = []
     tie = [False] * len(path)
     if margins and config.flag_margin is not None:  # a near-tie where paths rejoin: both beads
@@ -211,6 +223,8 @@ def beads_from_path(
         # a near-tie counts for beads that are not near-certain on their own (two perfect
         # 1-1 beads and their merge into a 2-2 cost the same: no doubt worth a flag)
         doubt = tie[k] and unit > config.tie_floor * cost.flag_cost
+        if alternatives is not None and config.flag_alternative is not None:
+            doubt = doubt or bool(alternatives[k] < config.flag_alternative)
         if a and b:
             flagged = unit > cost.flag_cost or swallowed or doubt
         else:  # a sentence left unaligned: flagged when asked, or in a near-tie
@@ -254,9 +268,25 @@ def align_vectors(
         *numbers,
     )
     margins: list[Any] | None = [] if config.flag_margin is not None else None  # near-ties
+    totals: list[Any] | None = [] if config.flag_alternative is not None else None
+    band: list[Any] = []
     with one_blas_thread():
-        path = search(cost, config, cancel, margins=margins)
-        return beads_from_path(path, cost, config, margins)
+        path = search(cost, config, cancel, margins=margins, totals=totals, band=band)
+        alternatives = None
+        if totals is not None and config.flag_alternative is not None:
+            alternatives = alternative_margins(
+                path, cost, band[2], band[0], band[1], totals, config.flag_alternative, cancel
+            )
+        beads = beads_from_path(path, cost, config, margins, alternatives)
+    if config.flag_anchors and src_texts is not None and tgt_texts is not None:
+        _flag_anchors(beads, src_texts, tgt_texts)
+    return beads
+
+
+def _flag_anchors(beads: list[Bead], src: Sequence[str], tgt: Sequence[str]) -> None:
+    """Flag the beads a number or name crosses into a neighbour (``crossing_anchors``)."""
+    for bead, crossed in zip(beads, crossing_anchors(beads, src, tgt), strict=True):
+        bead.flagged = bead.flagged or bool(crossed)
 
 
 def align_lengths(
@@ -268,7 +298,10 @@ def align_lengths(
         return [Bead((i,), ()) for i in range(len(src))] + [Bead((), (j,)) for j in range(len(tgt))]
     cost = LengthCost([len(s) for s in src], [len(t) for t in tgt])
     with one_blas_thread():
-        return beads_from_path(search(cost, config), cost, config)
+        beads = beads_from_path(search(cost, config), cost, config)
+    if config.flag_anchors:
+        _flag_anchors(beads, src, tgt)
+    return beads
 
 
 def align_documents(

@@ -22,8 +22,9 @@ deletion knob) plus the weighted Gale–Church deletion cost, so it adapts to th
 deletion/insertion that continues a run of them costs ``gap_extend`` times that (affine
 gaps: a block of captions the other document lacks is one run, not a string of separate
 deletions each dearer than being swallowed by a neighbour).
-Beads whose meaning cost per sentence pair is above another quantile of random pairs, and
-beads with an edge sentence that adds nothing to their cosine, are flagged.
+Beads whose meaning cost per sentence pair is above another quantile of random pairs,
+beads with an edge sentence that lowers their cosine, beads that another pairing nearly
+ties with and beads a number or name crosses into are flagged (``confidence.py``).
 ``agree`` is the overlap of the numbers in the two runs (``numbers.py``; 0 without numbers).
 Paragraphs, where both documents have them, add ``para_penalty`` to a bead that ends a
 paragraph on one side only or spans a boundary on either side.
@@ -86,7 +87,20 @@ class AlignConfig:
     flag_deletions: bool = False
     """Flag every sentence left unaligned (a deletion or insertion); False (calibrated: on
     Bleualign dev 83–88 % of them were right): only those in a near-tie (``flag_margin``)."""
-    flag_margin: float | None = 0.1
+    flag_alternative: float | None = 0.1
+    """A bead is flagged when the cheapest alignment without it that pairs some sentence
+    differently (a shifted boundary, a sentence given to the other neighbour or to a
+    sentence left unaligned; not a mere merge of neighbouring beads) costs less than this
+    much more than the chosen one (``confidence.alternative_margins``; in the cost's units:
+    about 1 for a random pair). Calibrated with ``flag_anchors`` and ``flag_gain`` on
+    Bleualign dev (``bench/align_flags.py``): flags were right at least half the time and
+    found most wrong beads from 0.05 to 0.15 with three models; None: off."""
+    flag_anchors: bool = True
+    """Flag both beads of a boundary that a number or name crosses (on one side of a bead,
+    missing from its other side, and unexplained on the neighbour's other side;
+    ``confidence.crossing_anchors``; needs the sentences). On Bleualign dev 77–82 % of
+    these beads were wrong."""
+    flag_margin: float | None = None
     """Beads are flagged where the search's best and second-best ways to reach the cell
     where they end differ by less than this (a near-tie: a merge or a shifted boundary
     nearly as cheap); None: off. The flag that carries the most information: on Bleualign
@@ -96,9 +110,12 @@ class AlignConfig:
     threshold (a near-certain bead ties with its merge into a neighbour: two perfect 1–1
     beads and their 2–2 merge cost the same). On Bleualign dev 0 would flag 3–4 more
     wrong beads and 1–2 right ones per model; kept so a perfect alignment has no flags."""
-    flag_gain: float = 0.0
+    flag_gain: float = -0.1
     """A bead of three or more sentences is flagged when dropping its first or last
-    sentence on one side would lose less than this much cosine (``EmbeddingCost.edge_gain``)."""
+    sentence on one side would lose less than this much cosine (``EmbeddingCost.edge_gain``;
+    below 0: the bead's cosine rises without it — a swallowed unrelated sentence).
+    Calibrated on Bleualign dev with ``flag_alternative``: at 0 only a sixth to a quarter
+    of these flags were wrong beads."""
     number_weight: float = 0.15
     """Numbers as evidence (given the sentences): a bead whose two sides hold the same
     numbers costs this much less, one whose numbers differ (or appear on one side only) this

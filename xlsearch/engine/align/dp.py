@@ -60,6 +60,7 @@ def band_dp(
     cancel: CancelToken | None = None,
     extend: float | tuple[np.ndarray, np.ndarray] | None = None,
     margins: list[tuple[int, np.ndarray]] | None = None,
+    totals: list[tuple[int, np.ndarray]] | None = None,
 ) -> list[tuple[int, int, int, int, float]]:
     """The cheapest bead path inside the band: ``[(i0, i1, j0, j1, cost), …]`` in order
     (source ``[i0, i1)`` aligned with target ``[j0, j1)``). ``del_cost``: one cost for every
@@ -80,7 +81,8 @@ def band_dp(
     ``margins``: a list that receives, per block of rows, ``(first column, margin table)``:
     at every cell, how much more than the best the second-best way to reach it costs (another
     last bead, or a gap instead of a bead) — small where two paths nearly tie
-    (``cell_margin``)."""
+    (``cell_margin``). ``totals``: a list that receives, per block of rows, ``(first column,
+    table)``: the cost of the cheapest way to reach each cell (``inf`` outside the band)."""
     del_src, del_tgt = _per_sentence(del_cost, n, m)
     ext_src, ext_tgt = (del_src, del_tgt) if extend is None else _per_sentence(extend, n, m)
     # ext_csum[j]: cost of extending an insertion run over target sentences 0..j-1
@@ -185,6 +187,8 @@ def band_dp(
         backs.append((c0, state, back, how_x, how_y, paid))
         if margins is not None:
             margins.append((c0, margin))
+        if totals is not None:
+            totals.append((c0, table[pad_r:, pad_c:].copy()))
         tail, tail_c0 = table[-pad_r:].copy(), left
         above_c0, above_open, above_from_y, above_x = c0, above[0], from_y, above[1]
         if r1 == n + 1:

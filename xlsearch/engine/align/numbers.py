@@ -43,6 +43,11 @@ def _canonical(whole: str, decimals: str) -> str:
     return f"{text}.{decimals}" if decimals else text
 
 
+def numbers_in(text: str) -> set[str]:
+    """The numbers of one text, each as ``_canonical`` writes it (``8 848`` -> ``8848``)."""
+    return {_canonical(whole, decimals) for whole, decimals in _NUMBER.findall(text)}
+
+
 def number_masks(*documents: Sequence[str]) -> list[np.ndarray]:
     """``(len(document), WORDS)`` ``uint64`` masks of each sentence's numbers, one array per
     document, with one numbering of the numbers for all of them."""
