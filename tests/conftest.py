@@ -55,6 +55,20 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", guarded)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _shared_langid_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One unpacked language-identifier model for the whole run (68 MB; each test has its
+    own XLSEARCH_HOME, and subprocesses inherit this)."""
+    folder = tmp_path_factory.mktemp("langid")
+    old = os.environ.get("XLSEARCH_LANGID_CACHE")
+    os.environ["XLSEARCH_LANGID_CACHE"] = str(folder)
+    yield folder
+    if old is None:
+        os.environ.pop("XLSEARCH_LANGID_CACHE", None)
+    else:
+        os.environ["XLSEARCH_LANGID_CACHE"] = old
+
+
 @pytest.fixture(autouse=True)
 def _tmp_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own XLSEARCH_HOME (never the user's real data)."""

@@ -96,6 +96,7 @@ class XLSearchApp(App[None]):
 
     def on_mount(self) -> None:
         self.fit_footer(self.size.width)
+        self.warm_up()  # while the first screen is built: the model is ready sooner
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver, taking the stop signals over once it has set its own up."""
@@ -179,9 +180,9 @@ class XLSearchApp(App[None]):
             save_theme(self.theme)
 
     def screen_ready(self) -> None:
-        """Called by the first screen once it can take input: start loading the active model
-        in the background (the first semantic search then finds it loaded); also the
-        start-up benchmark hook."""
+        """Called by the first screen once it can take input: the start-up benchmark hook.
+        (The active model loads in the background from ``on_mount``, so the first semantic
+        search finds it loaded.)"""
         target = os.environ.get(READY_ENV)
         if target:
             import json
@@ -191,8 +192,6 @@ class XLSearchApp(App[None]):
             with open(target, "w", encoding="utf-8") as fh:
                 json.dump({"time": time.time(), "loaded": heavy}, fh)
             self.exit()
-            return
-        self.warm_up()
 
     def warm_up(self) -> None:
         """Load the active model (and open its indexes) in a thread worker."""

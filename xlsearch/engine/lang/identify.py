@@ -34,14 +34,100 @@ _LOCK = threading.Lock()
 _IDENTIFIER: Any = None
 
 
+CACHE_ENV = "XLSEARCH_LANGID_CACHE"
+"""Folder for the identifier's unpacked model (default: ``<cache>/langid``)."""
+_ARRAYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_feat")
+
+
 def _identifier() -> Any:
     global _IDENTIFIER
     with _LOCK:
         if _IDENTIFIER is None:
             from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-            _IDENTIFIER = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+            _IDENTIFIER = _from_unpacked() or LanguageIdentifier.from_model_file(
+                MODEL_FILE, norm_probs=True
+            )
     return _IDENTIFIER
+
+
+def _from_unpacked() -> Any:
+    """The identifier from its model unpacked once into the cache folder: memory-mapped
+    arrays load in a few milliseconds, where the wheel's LZMA file takes half a second of
+    CPU in every process (next to the app's first search, or each CLI import). None when
+    the folder cannot be used: the caller loads the packed model."""
+    import logging
+
+    try:
+        return _load_unpacked(_unpacked_folder())
+    except Exception:  # noqa: BLE001 - a cache: any problem means the packed model
+        logging.getLogger("xlsearch").debug("unpacked language model unusable", exc_info=True)
+        return None
+
+
+def _unpacked_folder() -> Any:
+    """The unpacked model's folder, made on first use (named after the packed file's size
+    and time, so a new py3langid unpacks again)."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from py3langid.langid import MODEL_DIR, MODEL_FILE
+
+    packed = Path(MODEL_FILE) if Path(MODEL_FILE).is_absolute() else MODEL_DIR / MODEL_FILE
+    st = packed.stat()
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        root = Path(env)
+    else:
+        from xlsearch.engine.runtime.locations import cache_dir
+
+        root = cache_dir() / "langid"
+    folder = root / f"model-{st.st_size}-{st.st_mtime_ns}"
+    if (folder / "ok").is_file():
+        return folder
+    import lzma
+
+    import numpy as np
+
+    root.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".unpack-", dir=root))
+    try:
+        with lzma.open(packed) as src, tempfile.TemporaryFile(dir=work) as npz:
+            shutil.copyfileobj(src, npz, length=1 << 20)
+            npz.seek(0)
+            with np.load(npz, allow_pickle=False) as data:
+                for name in _ARRAYS:
+                    np.save(work / f"{name}.npy", data[name], allow_pickle=False)
+        (work / "ok").write_text("1", encoding="utf-8")
+        try:
+            work.rename(folder)  # atomic; another process may have won the race
+        except OSError:
+            if not (folder / "ok").is_file():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return folder
+
+
+def _load_unpacked(folder: Any) -> Any:
+    import numpy as np
+    from py3langid.langid import LanguageIdentifier
+    from py3langid.modelio import _to_array
+
+    arr = {
+        name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in _ARRAYS
+    }
+    return LanguageIdentifier(
+        arr["ptc"],
+        np.asarray(arr["pc"]),
+        arr["classes"].tolist(),
+        _to_array(arr["nextmove"]),
+        arr["out_feat"].tolist(),
+        norm_probs=True,
+        tk_row=_to_array(arr["nextmove_row"]),
+    )
 
 
 def classify(text: str) -> tuple[str, float]:

@@ -275,8 +275,8 @@ class SearchScreen(EngineScreen):
             )
             if not hits:
                 self.query_one("#preview", Static).update("No matches." + self._why_none(args))
-            else:
-                self._detect_query_language(args["query"])
+            else:  # after the hits are on screen: its first load is CPU-heavy
+                self.call_after_refresh(self._detect_query_language, args["query"])
         elif message.job == "query-language":
             query, lang = message.result
             if query == self.last_query and lang != self.query_lang:
