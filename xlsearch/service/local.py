@@ -719,12 +719,17 @@ class LocalEngine(JobsMixin):
     def toy_notice(self, collection: str | None = None) -> str | None:
         """The one-line notice when the model in use is a toy (fewer than 5,000 training
         pairs) searched beyond the demo collection, with the command for a real one."""
+        from xlsearch.engine.models.catalog import DEMO_COLLECTION
         from xlsearch.engine.tm.fill_policy import toy_notice
 
         with self._store() as store:
             names = [collection] if collection else [str(c["name"]) for c in store.collections()]
-            langs = list(store.languages(collection)) if collection else []
-        return toy_notice(self.encoder(), names, langs)
+            counts: dict[str, int] = {}
+            for name in names:  # the memory's languages, most segments first
+                if name != DEMO_COLLECTION:
+                    for lang, n in store.languages(name).items():
+                        counts[lang] = counts.get(lang, 0) + n
+        return toy_notice(self.encoder(), names, sorted(counts, key=lambda x: -counts[x]))
 
     def analyze(
         self,
