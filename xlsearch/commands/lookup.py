@@ -235,6 +235,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             f"{args.report}: the report is written as Markdown or JSON",
             hint="name it report.md or report.json",
         )
+    from xlsearch.service.shared import require_output
+
+    for out, example in ((args.out, "job.xlf"), (args.report, "report.md")):
+        if out:
+            require_output(out, example)  # a folder or a read-only place: now, not after
     engine = LocalEngine(model=args.model)
     doc = engine.open_document(
         args.document, args.src or "", args.tgt or "", args.format or "", args.segment

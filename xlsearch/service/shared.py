@@ -115,7 +115,8 @@ def toy_notice(card: dict[str, Any], collections: Sequence[str] | None) -> str |
 
 
 def require_output(path: Path | str, example: str) -> None:
-    """A one-line error, before any work, when the output file the user named is a folder."""
+    """A one-line error, before any work, when the output file the user named is a folder
+    or lies in a folder that cannot be written."""
     from xlsearch.engine.runtime.pathcheck import require_output as check
 
     check(Path(path), example)
