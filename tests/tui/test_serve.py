@@ -364,3 +364,28 @@ def test_stopping_serve_ends_every_app_it_started(tmp_path: Path, sig: int) -> N
         stop_serve(server.proc)
     log = server.log.read_text()
     assert "Traceback" not in log, log
+
+
+@pytest.mark.parametrize(
+    ("sig", "line"),
+    [
+        (signal.SIGTERM, "stopped (SIGTERM)"),
+        (signal.SIGHUP, "stopped (SIGHUP)"),
+        (signal.SIGINT, "interrupted"),
+    ],
+)
+def test_stopped_serve_says_so_and_exits_128_plus_the_signal(
+    tmp_path: Path, sig: int, line: str
+) -> None:
+    """As every command: ``kill`` (SIGTERM), a closed terminal (SIGHUP) or Ctrl+C ends
+    ``serve`` with one line and exit status 128 + the signal (it ended silently with 0, so a
+    service manager or script could not tell a stop from a clean finish)."""
+    server = start_serve(tmp_path)
+    try:
+        server.proc.send_signal(sig)
+        assert server.proc.wait(timeout=10) == 128 + sig
+    finally:
+        stop_serve(server.proc)
+    log = server.log.read_text()
+    assert "Traceback" not in log, log
+    assert log.strip().splitlines()[-1] == line, log

@@ -159,6 +159,7 @@ def make_server(
             self.processes: set[asyncio.subprocess.Process] = set()
             self.termed: set[int] = set()  # app process groups sent SIGTERM
             self.sockets: set[web.WebSocketResponse] = set()
+            self.stopped_by = 0  # the signal that stopped the server (0: none yet)
 
         @property
         def private_url(self) -> str:
@@ -256,6 +257,11 @@ def make_server(
             self.term_apps()
             super().request_exit()
 
+        def on_signal(self, signum: int) -> None:
+            """A stop signal: remember the first (the exit status says it), then stop."""
+            self.stopped_by = self.stopped_by or signum
+            self.request_exit()
+
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             """textual-serve's handler, with the app in a process group and the socket
             tracked (closed on shutdown)."""
@@ -299,7 +305,7 @@ def make_server(
             loop = asyncio.new_event_loop()
             asyncio.set_event_loop(loop)
             for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                loop.add_signal_handler(sig, self.request_exit)
+                loop.add_signal_handler(sig, self.on_signal, sig)
             try:
                 web.run_app(
                     self._make_app(),
@@ -391,6 +397,12 @@ def serve(
     server.serve()
     from xlsearch.service import shutdown
 
+    # as every command: one line and 128 + the signal (Ctrl+C: 130)
+    sig = server.stopped_by
+    if sig == signal.SIGINT:
+        print("\ninterrupted", file=sys.stderr)
+    elif sig:
+        print(f"\n{shutdown.stopped_line(sig)}", file=sys.stderr)
     # every app process is reaped; skip the teardown that would collect their asyncio
     # transports after the loop closed ("Exception ignored … BaseSubprocessTransport")
-    shutdown.exit_now(0)
+    shutdown.exit_now(128 + sig if sig else 0)
