@@ -566,6 +566,33 @@ def test_a_latin1_po_is_written_back_readable(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32"])
+def test_a_utf16_po_opens_as_import_reads_it(tmp_path: Path, encoding: str) -> None:
+    """A catalogue saved as UTF-16 (with a byte-order mark, or little-endian without one,
+    as Windows tools write it): ``xlsearch import`` read it, analyze and the Translate screen
+    said "not a readable PO file: 'utf-8' codec can't decode byte 0xff". It opens, and is
+    written back as UTF-8 that says so."""
+    import polib
+
+    path = tmp_path / "app.de.po"
+    path.write_bytes(
+        'msgid ""\nmsgstr ""\n"Language: de\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"'
+        '\n\n#, python-format\nmsgid "Your order %s has been shipped."\nmsgstr ""\n\n'
+        'msgctxt "menu"\nmsgid "Start"\nmsgstr "Start"\n'.encode(encoding)
+    )
+    doc = open_document(path)
+    assert [s.source for s in doc.segments] == ["Your order %s has been shipped.", "Start"]
+    assert (doc.src, doc.tgt) == ("en", "de")
+    doc.set_target(0, "Ihre Bestellung %s wurde versandt.", quality=100, origin="fuzzy")
+    again = polib.pofile(str(doc.save(tmp_path / "out.po")))
+    assert [(e.msgctxt, e.msgid, e.msgstr) for e in again] == [
+        (None, "Your order %s has been shipped.", "Ihre Bestellung %s wurde versandt."),
+        ("menu", "Start", "Start"),
+    ]
+    written = (tmp_path / "out.po").read_bytes()
+    assert b"\x00" not in written and "charset=UTF-8" in written.decode("utf-8")
+
+
 def test_a_po_in_an_undeclared_encoding_names_the_fix(tmp_path: Path) -> None:
     path = tmp_path / "de.po"
     path.write_bytes('msgid "Prüfen"\nmsgstr ""\n'.encode("cp1252"))
