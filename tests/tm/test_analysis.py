@@ -286,3 +286,46 @@ def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(
     alts = [a.get("match-quality") for a in root.findall(".//x:alt-trans", ns)]
     assert (quals, alts) == (["fuzzy-match", "exact-match"], ["99", "100"])
     store.close()
+
+
+def test_report_lists_written_matches_whose_numbers_or_tags_differ(
+    tmp_path: Path, tiny_static_model: Path, capsys
+) -> None:
+    """A fuzzy match is written as it stands: "every 6 months" got "alle 3 Monate". The
+    lookup flags it (numbers: new 6 · stored 3) and the JSON report had it, but the Markdown
+    report a translator reads listed only placeholder problems. It now lists the matches to
+    check; a match without a difference is not listed."""
+    from xlsearch.cli import main
+    from xlsearch.engine.store import Store
+
+    store = Store()
+    memory = [
+        ("descale the machine every 3 months", "entkalken sie die maschine alle 3 monate"),
+        ("the grinder has 12 levels and a timer", "das mahlwerk hat 12 stufen und einen timer"),
+        ("use only fresh cold water", "verwenden sie nur frisches kaltes wasser"),
+    ]
+    store.import_file(write_tmx(tmp_path / "tm.tmx", memory), "tm")
+    store.close()
+    job = write_xliff(
+        tmp_path / "job.xlf",
+        [
+            "descale the machine every 6 months",
+            "the grinder has 15 levels and a timer",
+            "use only fresh cold water",
+            "use only fresh warm water",
+        ],
+    )
+    report, out = tmp_path / "job.md", tmp_path / "job.de.xlf"
+    argv = ["analyze", str(job), "-c", "tm", "--fuzzy-only", "--report", str(report)]
+    assert main([*argv, "--out", str(out), "-q"]) == 0
+    capsys.readouterr()
+    text = report.read_text("utf-8")
+    assert "## Matches whose numbers or tags differ (check their targets)" in text
+    section = text.split("## Matches whose numbers or tags differ")[1].split("\n## ")[0]
+    assert "- **descale the machine every 6 months** (83 %): numbers: new 6 · stored 3" in section
+    assert "the grinder has 15 levels and a timer" in section and "stored 12" in section
+    assert "fresh" not in section  # no difference in numbers or tags: nothing to list
+    targets = (
+        etree.parse(str(out)).getroot().findall(".//{urn:oasis:names:tc:xliff:document:1.2}target")
+    )
+    assert "entkalken sie die maschine alle 3 monate" in [t.text for t in targets]  # written

@@ -173,6 +173,20 @@ class Analysis:
                 assert s.best is not None
                 flag = next(f for f in s.best.flags if f.startswith(PLACEHOLDER_FLAG))
                 lines.append(f"- **{s.source}** ({s.best.fuzzy} %): {flag}")
+        check = [
+            (s, flag)
+            for s in self.segments
+            if s.best is not None and s.fuzzy >= CAT_MIN_FUZZY and not _placeholder_flag(s.best)
+            for flag in [next((f for f in s.best.flags if f.startswith(CHECK_FLAGS)), "")]
+            if flag
+        ]
+        if check:  # a fuzzy match's target is written as it stands: its numbers, its codes
+            lines += ["", "## Matches whose numbers or tags differ (check their targets)", ""]
+            for s, flag in check[:examples]:
+                assert s.best is not None
+                lines.append(f"- **{s.source}** ({s.best.fuzzy} %): {flag}")
+            if len(check) > examples:
+                lines.append(f"- … and {len(check) - examples} more (the JSON report lists all)")
         sem = self.semantic_segments()[:examples]
         if sem:
             lines += ["", "## Semantic matches fuzzy matching misses", ""]
@@ -234,6 +248,12 @@ def check_placeholders(res: SegmentResult) -> None:
             m.flags.append(problem)
     if res.fill and res.semantic is not None and _placeholder_flag(res.semantic):
         res.fill = False
+
+
+CAT_MIN_FUZZY = 75
+"""The lowest fuzzy % a CAT tool (and ``analyze --out``, by default) fills in."""
+CHECK_FLAGS = ("numbers:", "tags:")
+"""The flags of a fuzzy match whose target needs a look before it stands."""
 
 
 def _placeholder_flag(m: Match) -> bool:
@@ -354,7 +374,7 @@ def pretranslate(
     doc: Any,
     analysis: Analysis,
     *,
-    min_fuzzy: int = 75,
+    min_fuzzy: int = CAT_MIN_FUZZY,
     semantic: bool = True,
     overwrite: bool = False,
 ) -> int:
