@@ -288,13 +288,14 @@ def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(
     store.close()
 
 
-def test_report_lists_written_matches_whose_numbers_or_tags_differ(
+def test_report_lists_written_matches_to_check_numbers_tags_other_translations(
     tmp_path: Path, tiny_static_model: Path, capsys
 ) -> None:
     """A fuzzy match is written as it stands: "every 6 months" got "alle 3 Monate". The
     lookup flags it (numbers: new 6 · stored 3) and the JSON report had it, but the Markdown
     report a translator reads listed only placeholder problems. It now lists the matches to
-    check; a match without a difference is not listed."""
+    check — and a 100 % match whose source the memory also translates otherwise (a CAT
+    tool's ambiguous exact match); a match without a difference is not listed."""
     from xlsearch.cli import main
     from xlsearch.engine.store import Store
 
@@ -303,6 +304,9 @@ def test_report_lists_written_matches_whose_numbers_or_tags_differ(
         ("descale the machine every 3 months", "entkalken sie die maschine alle 3 monate"),
         ("the grinder has 12 levels and a timer", "das mahlwerk hat 12 stufen und einen timer"),
         ("use only fresh cold water", "verwenden sie nur frisches kaltes wasser"),
+        ("use only fresh cold water", "verwenden sie nur frisches kaltes wasser"),
+        ("use only fresh cold water", "nur frisches kaltes wasser verwenden"),
+        ("press start to begin", "drücken sie start, um zu beginnen"),
     ]
     store.import_file(write_tmx(tmp_path / "tm.tmx", memory), "tm")
     store.close()
@@ -313,6 +317,7 @@ def test_report_lists_written_matches_whose_numbers_or_tags_differ(
             "the grinder has 15 levels and a timer",
             "use only fresh cold water",
             "use only fresh warm water",
+            "press start to begin",
         ],
     )
     report, out = tmp_path / "job.md", tmp_path / "job.de.xlf"
@@ -320,11 +325,16 @@ def test_report_lists_written_matches_whose_numbers_or_tags_differ(
     assert main([*argv, "--out", str(out), "-q"]) == 0
     capsys.readouterr()
     text = report.read_text("utf-8")
-    assert "## Matches whose numbers or tags differ (check their targets)" in text
-    section = text.split("## Matches whose numbers or tags differ")[1].split("\n## ")[0]
+    title = "## Matches whose numbers or tags differ, or with other translations (check their"
+    assert title in text
+    section = text.split(title)[1].split("\n## ")[0]
     assert "- **descale the machine every 6 months** (83 %): numbers: new 6 · stored 3" in section
     assert "the grinder has 15 levels and a timer" in section and "stored 12" in section
-    assert "fresh" not in section  # no difference in numbers or tags: nothing to list
+    assert (
+        "- **use only fresh cold water** (100 %): other 100 % translations in the memory: 1"
+        in section
+    )
+    assert "warm" not in section and "press" not in section  # nothing to check there
     targets = (
         etree.parse(str(out)).getroot().findall(".//{urn:oasis:names:tc:xliff:document:1.2}target")
     )
