@@ -145,6 +145,21 @@ def test_a_unit_imported_twice_is_listed_once_with_its_copies(memory, tmp_path: 
         assert by_pair[("the big dog sleeps", "der große hund schläft")].copies == 2
 
 
+def test_a_typographic_apostrophe_is_the_same_word_99_not_75() -> None:
+    """A memory from Word (``d’eau``, ``don’t``) and a job from a CMS (``d'eau``): the
+    French segment differing only in its two apostrophes was a 75 % match (two words
+    changed); it is 99 % (the text differs, so never 100), in the batched path too, and the
+    diff shows no change of words."""
+    new = "Remplissez le réservoir d'eau jusqu'au repère MAX."
+    stored = "Remplissez le réservoir d’eau jusqu’au repère MAX."
+    assert fz.fuzzy(new, stored) == 99
+    assert fz.fuzzy_many(new, [stored, new]) == [99, 100]
+    assert fz.fuzzy("Don’t unplug the machine.", "Don't unplug it.") == fz.fuzzy(
+        "Don't unplug the machine.", "Don't unplug it."
+    )
+    assert fz.fuzzy("l’eau", "l eau") < 99  # an apostrophe is not a space
+
+
 def test_fuzzy_only_lookup_needs_no_model_and_ranks_like_a_cat_tool(memory) -> None:
     store, _enc = memory
     lk = Lookup(store, None, collection="tm", semantic=False)
