@@ -126,8 +126,11 @@ def register(sub: Any) -> None:
 
 def cmd_lookup(args: argparse.Namespace) -> int:
     """Print the matches of one segment (or of each line of stdin with ``--stdin``)."""
+    from types import SimpleNamespace
+
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.errors import ConfigError
+    from xlsearch.engine.tm.fuzzy import split_tags
     from xlsearch.service.hits import empty_lookup
     from xlsearch.service.local import LocalEngine
     from xlsearch.service.options import normalize_lang
@@ -153,8 +156,9 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         if args.stdin and not segment.strip():  # one answer per line, blank ones too
             res = empty_lookup(segment, src, tgt)
         else:
+            plain, tags = split_tags(segment)  # inline tags: compared as the memory's codes
             res = engine.lookup(
-                segment,
+                plain,
                 src,
                 tgt,
                 args.collection,
@@ -163,6 +167,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
                 min_fuzzy=args.min_fuzzy,
                 semantic=not args.fuzzy_only,
                 on_progress=bar,
+                doc_segment=SimpleNamespace(tags=len(tags or ()), source_tags=tags),
             )
         if args.stdin and args.json:
             print(json.dumps(res.to_dict(), ensure_ascii=False))

@@ -703,7 +703,9 @@ class LocalEngine(JobsMixin):
             found = lk.lookup(
                 segment, src, tgt, k, cross, min_fuzzy=min_fuzzy, require_target=bool(tgt)
             )
-        if doc_segment is not None and doc_segment.tags:  # 100 % only with the same tags
+        if doc_segment is not None and (
+            doc_segment.tags or any(m.source_tags for m in found.matches)
+        ):  # 100 % only with the same tags, on either side (as an analysis)
             tag_penalty(found.matches, doc_segment)
         return found
 

@@ -112,6 +112,38 @@ def word_keys(text: str) -> list[str]:
     return [k for k in _keys(text) if k[:1].isalnum()]
 
 
+_TAG_RE = re.compile(_TAG)
+
+
+def split_tags(text: str) -> tuple[str, list[list[object]] | None]:
+    """A segment typed or pasted with inline tags (``Press <b>Start</b> now.``) as the
+    memory stores one: the text without them, and where they stood (``[[offset, kind, id,
+    spaced], …]``, kind ``open``/``close``/``ph``; None without tags) — so ``tag_penalty``
+    makes it 100 % against a memory unit with the same tags in the same places (it was 75 %:
+    each tag counted as an inserted word)."""
+    from xlsearch.engine.importers.base import normalize
+    from xlsearch.engine.importers.inline import MARK, tag_anchors
+
+    if "<" not in text or MARK in text:
+        return text, None
+    kinds: list[str] = []
+
+    def mark(m: re.Match[str]) -> str:
+        tag = m.group()
+        kinds.append("close" if tag.startswith("</") else "ph" if tag.endswith("/>") else "open")
+        return MARK
+
+    raw = _TAG_RE.sub(mark, text)
+    if not kinds:
+        return text, None
+    plain, offsets, spaced = tag_anchors(normalize(raw))
+    tags: list[list[object]] = [
+        [o, kind, f"t{i}", int(sp)]
+        for i, (o, kind, sp) in enumerate(zip(offsets, kinds, spaced, strict=True))
+    ]
+    return plain, tags
+
+
 def words(text: str) -> int:
     """Word count as CAT tools count it: words and numbers, each CJK/Thai character one."""
     return sum(1 for t in tokenize(text) if t.kind in ("word", "num", "cjk"))
