@@ -339,3 +339,28 @@ def test_report_lists_written_matches_to_check_numbers_tags_other_translations(
         etree.parse(str(out)).getroot().findall(".//{urn:oasis:names:tc:xliff:document:1.2}target")
     )
     assert "entkalken sie die maschine alle 3 monate" in [t.text for t in targets]  # written
+
+
+def test_a_pre_translated_text_or_word_file_says_it_carries_no_review_mark(
+    tmp_path: Path, capsys
+) -> None:
+    """``analyze doc.en.docx --out doc.de.docx`` wrote German sentences among the English
+    ones with nothing to tell a reviewer which were filled from the memory (XLIFF and PO
+    mark each one). It says so and names the XLIFF output that keeps the marks; an XLIFF
+    output says nothing."""
+    from xlsearch.cli import main
+    from xlsearch.engine.store import Store
+
+    with Store() as store:
+        store.import_file(write_tmx(tmp_path / "tm.tmx", MEMORY), "tm")
+    doc = tmp_path / "notes.en.txt"
+    doc.write_text("the cat runs\n\nthe weather is nice today\n", encoding="utf-8")
+    argv = ["analyze", str(doc), "-c", "tm", "--fuzzy-only", "--tgt", "de", "-q", "--out"]
+    assert main([*argv, str(tmp_path / "notes.de.txt")]) == 0
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("notice:")]
+    assert "its 1 pre-translated segments carry no review mark" in line
+    assert "the other 1 stay in the source language" in line and "--out notes.de.xlf" in line
+    assert (tmp_path / "notes.de.txt").read_text("utf-8").startswith("die katze läuft")
+    assert main([*argv, str(tmp_path / "notes.de.xlf")]) == 0
+    assert "notice:" not in capsys.readouterr().err

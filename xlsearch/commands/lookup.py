@@ -124,6 +124,9 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_serve)
 
 
+XLIFF_SUFFIXES = (".xlf", ".xliff")
+
+
 def cmd_lookup(args: argparse.Namespace) -> int:
     """Print the matches of one segment (or of each line of stdin with ``--stdin``)."""
     from types import SimpleNamespace
@@ -294,6 +297,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         )
         out = engine.save_document(doc, args.out)
         print(f"pre-translated {n} of {len(doc.segments)} segments → {out}", file=sys.stderr)
+        if n and doc.fmt in ("text", "docx") and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
+            left = len(doc.segments) - n
+            rest = f", and the other {left} stay in the source language" if left else ""
+            print(  # a text or Word file has no place to mark a target for review
+                f"notice: {out}: its {n} pre-translated segments carry no review mark (a text "
+                f"or Word file has none){rest}; for your CAT tool, write XLIFF instead: "
+                f"--out {Path(out).stem}.xlf",
+                file=sys.stderr,
+            )
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
     else:
