@@ -879,3 +879,35 @@ def test_an_xliff20_paragraph_segment_is_split_into_sentences(tmp_path: Path) ->
     again = open_document(tmp_path / "page.pre.xlf")
     assert [s.key for s in again.segments][:2] == ["u1/xls1", "u1/xls2"]
     assert again.segments[1].target == "Öffnen Sie das Menü Settings."
+
+
+def test_a_target_language_other_than_the_job_s_is_refused(tmp_path: Path) -> None:
+    """``analyze job.xlf --tgt fr`` on a job into de-DE wrote French targets into the German
+    job (target-language still de-DE, beside its German targets). A --tgt of another
+    language is one line naming the file's; the same language (another region) is taken."""
+    path = tmp_path / "job.xlf"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<xliff version="1.2" '
+        'xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="a.html" '
+        'source-language="en-US" target-language="de-DE" datatype="html"><body>'
+        '<trans-unit id="1"><source>Use only fresh, cold water.</source>'
+        '<target state="final">Nur frisches, kaltes Wasser verwenden.</target></trans-unit>'
+        '<trans-unit id="2"><source>Press Start.</source></trans-unit></body></file></xliff>\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(DataError, match=r"job\.xlf: the file is a job into de-DE, not fr") as err:
+        open_document(path, tgt="fr")
+    assert "leave out --tgt" in str(err.value.hint)
+    assert open_document(path, tgt="de-AT").tgt == "de-AT"
+    assert open_document(path).tgt == "de-DE"
+    po = tmp_path / "app.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Language: de\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "Press Start."\nmsgstr ""\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(DataError, match="a job into de, not fr"):
+        open_document(po, tgt="fr")
+    text = tmp_path / "notes.txt"
+    text.write_text("Press Start.\n", encoding="utf-8")
+    assert open_document(text, src="en", tgt="fr").tgt == "fr"  # a text names no target
