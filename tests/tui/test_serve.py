@@ -389,3 +389,17 @@ def test_stopped_serve_says_so_and_exits_128_plus_the_signal(
     log = server.log.read_text()
     assert "Traceback" not in log, log
     assert log.strip().splitlines()[-1] == line, log
+
+
+def test_the_key_is_printed_once_not_logged_with_every_request(tmp_path: Path) -> None:
+    """Each request was logged with its ``?token=…`` (a terminal's scrollback, a service
+    manager's journal): the access log names the path without the query string."""
+    server = start_serve(tmp_path)
+    try:
+        assert _http_status(server.url) == 200
+        assert _http_status(f"http://127.0.0.1:{server.port}/?token=wrong") == 403
+    finally:
+        stop_serve(server.proc)
+    log = server.log.read_text()
+    assert log.count(server.token) == 1, log  # the address printed at start
+    assert "wrong" not in log and '"GET /"' in log.replace("\n", " ").replace("  ", " ")

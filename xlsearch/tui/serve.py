@@ -315,12 +315,34 @@ def make_server(
                     loop=loop,
                     shutdown_timeout=GRACE_S,
                     print=lambda *args: None,
+                    access_log_class=_keyless_access_log(),
                 )
             finally:
                 self.stop_apps()
 
     server = GuardedServer()
     return server
+
+
+def _keyless_access_log() -> type:
+    """An access log line per request without its query string (the ``?token=…``): the key
+    is printed once, when the server starts, not again with each request."""
+    from aiohttp.abc import AbstractAccessLogger
+
+    class KeylessAccessLogger(AbstractAccessLogger):
+        def log(self, request: Any, response: Any, time: float) -> None:
+            if request is None:
+                return
+            self.logger.info(
+                '%s "%s %s" %s %s',
+                request.remote,
+                request.method,
+                request.path,
+                response.status,
+                response.body_length,
+            )
+
+    return KeylessAccessLogger
 
 
 async def _reap(process: asyncio.subprocess.Process) -> None:
