@@ -133,10 +133,10 @@ def cmd_lookup(args: argparse.Namespace) -> int:
 
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.errors import ConfigError
-    from xlsearch.engine.tm.fuzzy import split_tags
     from xlsearch.service.hits import empty_lookup
     from xlsearch.service.local import LocalEngine
     from xlsearch.service.options import normalize_lang
+    from xlsearch.service.shared import split_tags
 
     if args.stdin == (args.segment is not None):
         raise ConfigError(

@@ -133,3 +133,11 @@ def matches_worth_showing(result: Any, min_fuzzy: float) -> list[Any]:
         if (not m.cross_language and m.fuzzy >= min_fuzzy)
         or (m.semantic or 0.0) >= SEMANTIC_THRESHOLD
     ]
+
+
+def split_tags(text: str) -> tuple[str, list[list[Any]] | None]:
+    """A segment typed with inline tags as the memory stores one: the text without them and
+    where they stood (``tm.fuzzy.split_tags``)."""
+    from xlsearch.engine.tm.fuzzy import split_tags as split
+
+    return split(text)
