@@ -106,12 +106,15 @@ def unwritable_hint(exc: OSError) -> str:
     return " (hint: choose a path in a writable folder, or make that folder writable)"
 
 
-def toy_notice(card: dict[str, Any], collections: Sequence[str] | None) -> str | None:
+def toy_notice(
+    card: dict[str, Any], collections: Sequence[str] | None, languages: Sequence[str] = ()
+) -> str | None:
     """The one-line notice for a toy model (the demo student, or any model that saw fewer
-    than 5,000 pairs) used beyond the demo collection, with the command for a real one."""
+    than 5,000 pairs) used beyond the demo collection, with the command for a real one
+    (exporting ``languages``, the memory's, most segments first)."""
     from xlsearch.engine.tm.fill_policy import toy_notice as notice
 
-    return notice(card, collections)
+    return notice(card, collections, languages)
 
 
 def require_output(path: Path | str, example: str) -> None:

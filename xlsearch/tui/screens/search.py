@@ -470,4 +470,14 @@ def _toy_notice(engine: Any, args: dict[str, Any], stored: list[str] | None) -> 
         card = engine.model_card(engine.active_model())
     except Exception:  # a model that cannot be read says so where it is used
         return None
-    return toy_notice(card, [args["collection"]] if args.get("collection") else stored)
+    names = [args["collection"]] if args.get("collection") else stored
+    try:  # the memory's languages, for the export command it names
+        langs = [
+            lang
+            for c in engine.collections()
+            if c.name in (names or []) and c.name != "demo"
+            for lang in c.languages
+        ]
+    except Exception:  # noqa: BLE001 - the notice goes without them (the model's, then)
+        langs = []
+    return toy_notice(card, names, langs)
