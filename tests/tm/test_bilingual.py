@@ -897,7 +897,7 @@ def test_a_target_language_other_than_the_job_s_is_refused(tmp_path: Path) -> No
     )
     with pytest.raises(DataError, match=r"job\.xlf: the file is a job into de-DE, not fr") as err:
         open_document(path, tgt="fr")
-    assert "leave out --tgt" in str(err.value.hint)
+    assert "leave the target language (--tgt) out" in str(err.value.hint)
     assert open_document(path, tgt="de-AT").tgt == "de-AT"
     assert open_document(path).tgt == "de-DE"
     po = tmp_path / "app.po"

@@ -44,9 +44,9 @@ def open_document(
     asked = normalize_lang(tgt)
     if asked and doc.tgt and primary(asked) != primary(doc.tgt):  # not a file's other language
         raise DataError(
-            f"{p}: the file is a job into {doc.tgt}, not {asked} (--tgt)",
-            hint=f"leave out --tgt (the file's {doc.tgt} is used), or get a job file for "
-            f"{asked} from your CAT tool",
+            f"{p}: the file is a job into {doc.tgt}, not {asked}",
+            hint=f"leave the target language (--tgt) out: the file's {doc.tgt} is used; or get "
+            f"a job file for {asked} from your CAT tool",
         )
     doc.src = normalize_lang(src) or doc.src
     doc.tgt = asked or doc.tgt
