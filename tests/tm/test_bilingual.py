@@ -911,3 +911,17 @@ def test_a_target_language_other_than_the_job_s_is_refused(tmp_path: Path) -> No
     text = tmp_path / "notes.txt"
     text.write_text("Press Start.\n", encoding="utf-8")
     assert open_document(text, src="en", tgt="fr").tgt == "fr"  # a text names no target
+
+
+def test_a_po_job_cut_in_a_string_is_refused_not_read_cut(tmp_path: Path) -> None:
+    """analyze and the Translate screen read "Your order %s ha" from a catalogue cut inside
+    a string (and would have written it back so): one line naming the line instead."""
+    path = tmp_path / "app.po"
+    path.write_text(
+        'msgid ""\nmsgstr ""\n"Language: de\\n"\n\n#, python-format\nmsgid "Your order %s has ',
+        encoding="utf-8",
+    )
+    with pytest.raises(DataError, match=r"app\.po:6: a string is not closed"):
+        open_document(path)
+    path.write_text('msgid ""\nmsgstr ""\n"Language: de\\n"\n\nmsgid "Ok"\nmsgstr ""\n')
+    assert [s.source for s in open_document(path).segments] == ["Ok"]

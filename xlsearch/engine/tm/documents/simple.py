@@ -32,6 +32,7 @@ def load_po(path: Path) -> Any:
     from xlsearch.engine.importers.base import normalize_lang
     from xlsearch.engine.tm.documents.document import DocSegment, Document
 
+    _check_strings(path)
     try:
         po = polib.pofile(_wide_po_text(path) or str(path), wrapwidth=78)
     except UnicodeDecodeError as exc:
@@ -63,6 +64,20 @@ def load_po(path: Path) -> Any:
     lang = normalize_lang(po.metadata.get("Language", "")) or ""
     src = normalize_lang(po.metadata.get("X-Source-Language", "")) or _msgid_lang(segs)
     return Document(path, "po", src, lang, segs, po)
+
+
+def _check_strings(path: Path) -> None:
+    """A ``DataError`` naming the line where a string is not closed (a catalogue cut short:
+    polib would read the text cut, its last character dropped)."""
+    from xlsearch.engine.importers.po import UNCLOSED_HINT, catalogue_text, unclosed_string
+
+    try:
+        text = catalogue_text(path.read_bytes())
+    except OSError:
+        return  # polib says what is wrong with it
+    line = unclosed_string(text) if text is not None else None
+    if line is not None:
+        raise DataError(f"{path}:{line}: a string is not closed", hint=UNCLOSED_HINT)
 
 
 def _wide_po_text(path: Path) -> str | None:
