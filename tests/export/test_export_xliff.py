@@ -90,6 +90,21 @@ def test_tmx_store_tmx_round_trip_is_exact(tm: Path) -> None:
     assert units_of(again, "tmx") == EXPECTED
 
 
+def test_tmx_export_writes_back_the_codes_that_stood_for_whitespace(tm: Path) -> None:
+    """A ``<ph>&lt;br/&gt;</ph>`` (or a tab code) between two sentences is a space of the
+    text, so words never glue together; the export wrote that space, so the memory came
+    back without the codes the CAT tool had written (while ``bpt``/``ept`` came back).
+    They are written back where they stood."""
+    out = tm / "out.tmx"
+    assert main(["export", str(out), "-c", "tm"]) == 0
+    xml = out.read_text("utf-8")
+    assert "<seg>Close this<ph>&lt;br&gt;</ph>dialog box.</seg>" in xml
+    assert "<seg>Schließen Sie<ph>&lt;br/&gt;</ph>dieses Fenster.</seg>" in xml
+    assert "<seg>Fermez cette<ph>\t</ph>fenêtre.</seg>" in xml
+    assert '<bpt i="1">&lt;b&gt;</bpt>Enter<ept i="1">&lt;/b&gt;</ept>' in xml
+    assert units_of(out, "tmx") == EXPECTED  # the text as before
+
+
 @pytest.mark.parametrize("version", ["1.2", "2.0"])
 def test_collection_to_xliff_is_valid_and_exact(
     tm: Path, version: str, capsys: pytest.CaptureFixture[str]

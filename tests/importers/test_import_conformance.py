@@ -290,7 +290,10 @@ def test_po_entries_plurals_context_fuzzy_obsolete(tmp_path: Path) -> None:
 
 def test_po_broken_and_unknown_formats(tmp_path: Path) -> None:
     bad = write(tmp_path, "b.po", 'msgid "a"\nmsgstr "b\ngarbage here\n')
-    with pytest.raises(DataError, match=r"b\.po:3: not a valid PO file"):
+    with pytest.raises(DataError, match=r"b\.po:2: a string is not closed"):  # opened there
+        read(bad)
+    bad = write(tmp_path, "c.po", 'msgid "a"\nmsgstr "b"\ngarbage here\n')
+    with pytest.raises(DataError, match=r"c\.po:3: not a valid PO file"):
         read(bad)
     with pytest.raises(DataError) as info:
         detect_format(Path("memory.pdf"))

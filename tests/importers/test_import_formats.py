@@ -345,3 +345,28 @@ def test_xml_streaming_memory_is_flat(tmp_path: Path, fmt: str) -> None:
         tracemalloc.stop()
         assert count == n
     assert peaks[1] < 1.3 * peaks[0] + 256 * 1024, peaks  # 15× the units, ~same memory
+
+
+PO_CUT = (
+    'msgid ""\nmsgstr ""\n"Language: de\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+    'msgid "Use only fresh, cold water."\nmsgstr "Nur frisches, kaltes Wasser verwenden."\n\n'
+    '#, python-format\nmsgid "Your order %s has '
+)
+
+
+def test_a_po_cut_in_the_middle_of_a_string_is_one_line_naming_it(tmp_path: Path) -> None:
+    """A catalogue cut short inside a string (an interrupted copy) was imported with the
+    text cut and its last character dropped ("Your order %s ha"): msgfmt says "end-of-file
+    within string". One line naming the line and the fix; nothing imported."""
+    from xlsearch.engine.errors import DataError
+    from xlsearch.engine.importers import ReadContext, read_records
+    from xlsearch.engine.importers.po import unclosed_string
+
+    path = tmp_path / "app.de.po"
+    path.write_text(PO_CUT, encoding="utf-8")
+    with pytest.raises(DataError, match=r"app\.de\.po:10: a string is not closed") as err:
+        list(read_records(ReadContext(path), "po"))
+    assert "cut short" in str(err.value.hint)
+    assert unclosed_string('msgid "a \\\\"\nmsgstr "b \\" c"\n"d"\n#. a "note\n') is None
+    assert unclosed_string('msgid "a \\"\n') == 1  # the quote is escaped: still open
+    assert unclosed_string('#~ msgid "old\n') == 1

@@ -59,3 +59,29 @@ def test_models_lists_a_students_teacher_language_too(tiny_static_model: Path, c
     assert "langs en,de,fr" in out  # was "langs de,fr": as if it knew no English
     [entry] = [m for m in LocalEngine().list_models() if m.name == "de-fr"]
     assert entry.languages == ["en", "de", "fr"]
+
+
+def test_a_model_used_from_its_own_folder_answers_to_the_name_models_lists(
+    tiny_static_model: Path, tmp_path: Path, capsys
+) -> None:
+    """``models --use /elsewhere/full-static`` lists it as ``full-static``, and that name
+    works for --use, --model and eval (it was 'model folder not found: full-static')."""
+    import pytest
+
+    from xlsearch.cli import main
+    from xlsearch.engine.errors import ModelError
+    from xlsearch.engine.models.cards import resolve_model_path
+
+    mine = Path(shutil.copytree(tiny_static_model, tmp_path / "copies" / "full-static"))
+    with pytest.raises(ModelError, match="model folder not found: full-static"):
+        resolve_model_path("full-static")  # not active yet: a name is looked up as before
+    assert main(["models", "--use", str(mine)]) == 0
+    capsys.readouterr()
+    assert main(["models"]) == 0
+    assert "* full-static" in capsys.readouterr().out
+    assert resolve_model_path("full-static") == mine.resolve()
+    assert main(["models", "--use", "full-static"]) == 0
+    assert main(["encode", "hello", "--model", "full-static"]) == 0
+    assert "not found" not in capsys.readouterr().err
+    with pytest.raises(ModelError):
+        resolve_model_path("other-name")

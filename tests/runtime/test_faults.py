@@ -270,6 +270,54 @@ def test_read_only_home_every_command(
         small_disk.writable()
 
 
+def test_output_on_a_read_only_disk_names_the_user_s_file(
+    small_disk: SmallDisk, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An output file on a read-only disk (a new one, or one that exists): one line naming
+    that file and the fix, not the hidden temp file beside it (``.out.xlf.x1y2.tmp``), and the
+    existing file unchanged."""
+    assert run(capsys, "import", str(write_tsv(tmp_path / "a.tsv", 20)), "-c", "tm", "-q")[0] == 0
+    job = tmp_path / "job.xlf"
+    job.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<xliff version="1.2" '
+        'xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="a.txt" '
+        'source-language="en" target-language="de" datatype="plaintext"><body>'
+        '<trans-unit id="1"><source>the dog 3 sleeps in the red house</source></trans-unit>'
+        "</body></file></xliff>\n",
+        encoding="utf-8",
+    )
+    out = small_disk.root / "out"
+    out.mkdir()
+    kept = out / "kept.tmx"
+    kept.write_text("<tmx/>", encoding="utf-8")
+    small_disk.read_only()
+    try:
+        for target, args in (
+            (out / "job.de.xlf", ("analyze", str(job), "-c", "tm", "--fuzzy-only", "--out")),
+            (out / "job.md", ("analyze", str(job), "-c", "tm", "--fuzzy-only", "--report")),
+            (out / "tm.tmx", ("export", "-c", "tm")),
+            (kept, ("export", "-c", "tm")),
+            (out / "hits.tsv", ("search", "dog", "--mode", "lexical", "--out")),
+        ):
+            rc, _, err = run(capsys, *args, str(target))
+            assert rc == 2, (args, err)
+            line = one_error_line(err, f" {target}:", "hint:", "writable folder")
+            assert ".tmp" not in line, line
+        # found before the work: the documents are never aligned, the memory never mined
+        doc = tmp_path / "a.en.txt"
+        doc.write_text("The dog sleeps. The cat runs.\n", encoding="utf-8")
+        rc, printed, err = run(
+            capsys, "align", str(doc), str(doc), "--lengths", "--out", str(out / "a.tmx")
+        )
+        assert rc == 2 and not printed, err
+        assert "beads" not in err  # no alignment was made
+        one_error_line(err, f"{out / 'a.tmx'}: cannot write there", "read-only")
+    finally:
+        small_disk.writable()
+    assert kept.read_text("utf-8") == "<tmx/>"
+    assert sorted(p.name for p in out.iterdir()) == ["kept.tmx"]
+
+
 @pytest.mark.anyio
 async def test_read_only_home_in_the_app(
     small_disk: SmallDisk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -99,8 +99,9 @@ def test_regex_concordance(store: Store) -> None:
         "Waterproof watches are popular."
     ]
     assert texts(store, store.fts_search("喝水", mode="regex")) == ["我喜欢喝水。"]
-    with pytest.raises(ConfigError, match="invalid regular expression"):
+    with pytest.raises(ConfigError, match="invalid regular expression") as err:
         store.fts_search("(unclosed", mode="regex")
+    assert "--mode phrase" in str(err.value.hint) and r"\(" in str(err.value.hint)  # the fix
     with pytest.raises(ConfigError):
         store.fts_search("x", mode="fuzzy")
 

@@ -286,3 +286,81 @@ def test_a_tagged_segment_is_never_an_exact_match_of_untagged_memory_text(
     alts = [a.get("match-quality") for a in root.findall(".//x:alt-trans", ns)]
     assert (quals, alts) == (["fuzzy-match", "exact-match"], ["99", "100"])
     store.close()
+
+
+def test_report_lists_written_matches_to_check_numbers_tags_other_translations(
+    tmp_path: Path, tiny_static_model: Path, capsys
+) -> None:
+    """A fuzzy match is written as it stands: "every 6 months" got "alle 3 Monate". The
+    lookup flags it (numbers: new 6 · stored 3) and the JSON report had it, but the Markdown
+    report a translator reads listed only placeholder problems. It now lists the matches to
+    check — and a 100 % match whose source the memory also translates otherwise (a CAT
+    tool's ambiguous exact match); a match without a difference is not listed."""
+    from xlsearch.cli import main
+    from xlsearch.engine.store import Store
+
+    store = Store()
+    memory = [
+        ("descale the machine every 3 months", "entkalken sie die maschine alle 3 monate"),
+        ("the grinder has 12 levels and a timer", "das mahlwerk hat 12 stufen und einen timer"),
+        ("use only fresh cold water", "verwenden sie nur frisches kaltes wasser"),
+        ("use only fresh cold water", "verwenden sie nur frisches kaltes wasser"),
+        ("use only fresh cold water", "nur frisches kaltes wasser verwenden"),
+        ("press start to begin", "drücken sie start, um zu beginnen"),
+    ]
+    store.import_file(write_tmx(tmp_path / "tm.tmx", memory), "tm")
+    store.close()
+    job = write_xliff(
+        tmp_path / "job.xlf",
+        [
+            "descale the machine every 6 months",
+            "the grinder has 15 levels and a timer",
+            "use only fresh cold water",
+            "use only fresh warm water",
+            "press start to begin",
+        ],
+    )
+    report, out = tmp_path / "job.md", tmp_path / "job.de.xlf"
+    argv = ["analyze", str(job), "-c", "tm", "--fuzzy-only", "--report", str(report)]
+    assert main([*argv, "--out", str(out), "-q"]) == 0
+    capsys.readouterr()
+    text = report.read_text("utf-8")
+    title = "## Matches whose numbers or tags differ, or with other translations (check their"
+    assert title in text
+    section = text.split(title)[1].split("\n## ")[0]
+    assert "- **descale the machine every 6 months** (83 %): numbers: new 6 · stored 3" in section
+    assert "the grinder has 15 levels and a timer" in section and "stored 12" in section
+    assert (
+        "- **use only fresh cold water** (100 %): other 100 % translations in the memory: 1"
+        in section
+    )
+    assert "warm" not in section and "press" not in section  # nothing to check there
+    targets = (
+        etree.parse(str(out)).getroot().findall(".//{urn:oasis:names:tc:xliff:document:1.2}target")
+    )
+    assert "entkalken sie die maschine alle 3 monate" in [t.text for t in targets]  # written
+
+
+def test_a_pre_translated_text_or_word_file_says_it_carries_no_review_mark(
+    tmp_path: Path, capsys
+) -> None:
+    """``analyze doc.en.docx --out doc.de.docx`` wrote German sentences among the English
+    ones with nothing to tell a reviewer which were filled from the memory (XLIFF and PO
+    mark each one). It says so and names the XLIFF output that keeps the marks; an XLIFF
+    output says nothing."""
+    from xlsearch.cli import main
+    from xlsearch.engine.store import Store
+
+    with Store() as store:
+        store.import_file(write_tmx(tmp_path / "tm.tmx", MEMORY), "tm")
+    doc = tmp_path / "notes.en.txt"
+    doc.write_text("the cat runs\n\nthe weather is nice today\n", encoding="utf-8")
+    argv = ["analyze", str(doc), "-c", "tm", "--fuzzy-only", "--tgt", "de", "-q", "--out"]
+    assert main([*argv, str(tmp_path / "notes.de.txt")]) == 0
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("notice:")]
+    assert "its 1 pre-translated segments carry no review mark" in line
+    assert "the other 1 stay in the source language" in line and "--out notes.de.xlf" in line
+    assert (tmp_path / "notes.de.txt").read_text("utf-8").startswith("die katze läuft")
+    assert main([*argv, str(tmp_path / "notes.de.xlf")]) == 0
+    assert "notice:" not in capsys.readouterr().err

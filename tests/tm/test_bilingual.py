@@ -566,6 +566,33 @@ def test_a_latin1_po_is_written_back_readable(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32"])
+def test_a_utf16_po_opens_as_import_reads_it(tmp_path: Path, encoding: str) -> None:
+    """A catalogue saved as UTF-16 (with a byte-order mark, or little-endian without one,
+    as Windows tools write it): ``xlsearch import`` read it, analyze and the Translate screen
+    said "not a readable PO file: 'utf-8' codec can't decode byte 0xff". It opens, and is
+    written back as UTF-8 that says so."""
+    import polib
+
+    path = tmp_path / "app.de.po"
+    path.write_bytes(
+        'msgid ""\nmsgstr ""\n"Language: de\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"'
+        '\n\n#, python-format\nmsgid "Your order %s has been shipped."\nmsgstr ""\n\n'
+        'msgctxt "menu"\nmsgid "Start"\nmsgstr "Start"\n'.encode(encoding)
+    )
+    doc = open_document(path)
+    assert [s.source for s in doc.segments] == ["Your order %s has been shipped.", "Start"]
+    assert (doc.src, doc.tgt) == ("en", "de")
+    doc.set_target(0, "Ihre Bestellung %s wurde versandt.", quality=100, origin="fuzzy")
+    again = polib.pofile(str(doc.save(tmp_path / "out.po")))
+    assert [(e.msgctxt, e.msgid, e.msgstr) for e in again] == [
+        (None, "Your order %s has been shipped.", "Ihre Bestellung %s wurde versandt."),
+        ("menu", "Start", "Start"),
+    ]
+    written = (tmp_path / "out.po").read_bytes()
+    assert b"\x00" not in written and "charset=UTF-8" in written.decode("utf-8")
+
+
 def test_a_po_in_an_undeclared_encoding_names_the_fix(tmp_path: Path) -> None:
     path = tmp_path / "de.po"
     path.write_bytes('msgid "Prüfen"\nmsgstr ""\n'.encode("cp1252"))
@@ -852,3 +879,49 @@ def test_an_xliff20_paragraph_segment_is_split_into_sentences(tmp_path: Path) ->
     again = open_document(tmp_path / "page.pre.xlf")
     assert [s.key for s in again.segments][:2] == ["u1/xls1", "u1/xls2"]
     assert again.segments[1].target == "Öffnen Sie das Menü Settings."
+
+
+def test_a_target_language_other_than_the_job_s_is_refused(tmp_path: Path) -> None:
+    """``analyze job.xlf --tgt fr`` on a job into de-DE wrote French targets into the German
+    job (target-language still de-DE, beside its German targets). A --tgt of another
+    language is one line naming the file's; the same language (another region) is taken."""
+    path = tmp_path / "job.xlf"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<xliff version="1.2" '
+        'xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="a.html" '
+        'source-language="en-US" target-language="de-DE" datatype="html"><body>'
+        '<trans-unit id="1"><source>Use only fresh, cold water.</source>'
+        '<target state="final">Nur frisches, kaltes Wasser verwenden.</target></trans-unit>'
+        '<trans-unit id="2"><source>Press Start.</source></trans-unit></body></file></xliff>\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(DataError, match=r"job\.xlf: the file is a job into de-DE, not fr") as err:
+        open_document(path, tgt="fr")
+    assert "leave the target language (--tgt) out" in str(err.value.hint)
+    assert open_document(path, tgt="de-AT").tgt == "de-AT"
+    assert open_document(path).tgt == "de-DE"
+    po = tmp_path / "app.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Language: de\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "Press Start."\nmsgstr ""\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(DataError, match="a job into de, not fr"):
+        open_document(po, tgt="fr")
+    text = tmp_path / "notes.txt"
+    text.write_text("Press Start.\n", encoding="utf-8")
+    assert open_document(text, src="en", tgt="fr").tgt == "fr"  # a text names no target
+
+
+def test_a_po_job_cut_in_a_string_is_refused_not_read_cut(tmp_path: Path) -> None:
+    """analyze and the Translate screen read "Your order %s ha" from a catalogue cut inside
+    a string (and would have written it back so): one line naming the line instead."""
+    path = tmp_path / "app.po"
+    path.write_text(
+        'msgid ""\nmsgstr ""\n"Language: de\\n"\n\n#, python-format\nmsgid "Your order %s has ',
+        encoding="utf-8",
+    )
+    with pytest.raises(DataError, match=r"app\.po:6: a string is not closed"):
+        open_document(path)
+    path.write_text('msgid ""\nmsgstr ""\n"Language: de\\n"\n\nmsgid "Ok"\nmsgstr ""\n')
+    assert [s.source for s in open_document(path).segments] == ["Ok"]

@@ -341,6 +341,58 @@ def test_the_toy_notice_reads_recorded_languages_and_asks_nothing_for_a_real_stu
     assert engine.toy_notice("tm") is None and engine.toy_notice() is None
 
 
+REGIONAL_TMX = """<?xml version="1.0" encoding="UTF-8"?>
+<tmx version="1.4"><header creationtool="memoQ" creationtoolversion="10.2" segtype="sentence"
+ o-tmf="memoQTM" adminlang="en-us" srclang="en-us" datatype="plaintext"/><body>
+<tu tuid="1"><tuv xml:lang="en-US"><seg>the big dog sleeps</seg></tuv>
+ <tuv xml:lang="de-DE"><seg>der große hund schläft</seg></tuv>
+ <tuv xml:lang="fr-FR"><seg>le grand chien dort</seg></tuv></tu>
+<tu tuid="2"><tuv xml:lang="en-US"><seg>the cat runs</seg></tuv>
+ <tuv xml:lang="de-DE"><seg>die katze läuft</seg></tuv>
+ <tuv xml:lang="fr-FR"><seg>le chat court</seg></tuv>
+ <tuv xml:lang="es-ES"><seg>el gato corre</seg></tuv></tu>
+<tu tuid="3"><tuv xml:lang="en"><seg>good morning world</seg></tuv>
+ <tuv xml:lang="de"><seg>guten morgen welt</seg></tuv></tu>
+</body></tmx>
+"""
+
+
+def test_toy_notice_exports_the_memory_s_languages_once_each(
+    tmp_path: Path, tiny_static_model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A memory of en-US/de-DE/fr-FR/es-ES units (and en/de ones): the notice's export
+    command asks for English once, then the memory's languages by their primary subtag
+    (prefixes: ``de`` exports de-DE and de) — not ``en,de-DE,en-US`` (English twice, a
+    column of English "translations") nor the model's languages (analyze said ``en,ar``)."""
+    from xlsearch.cli import main
+    from xlsearch.engine.models.cards import update_card
+    from xlsearch.engine.models.catalog import set_active_model
+
+    update_card(
+        tiny_static_model,
+        data=[{"path": "demo-train.tsv", "pairs": 3800}],
+        languages=["ar", "de", "ja"],
+    )
+    (tmp_path / "tm.tmx").write_text(REGIONAL_TMX, encoding="utf-8")
+    assert main(["import", str(tmp_path / "tm.tmx"), "--collection", "tm"]) == 0
+    set_active_model(str(tiny_static_model))
+    want = "xlsearch export --collection tm --lang en,de,fr,es tm.tsv"
+    assert main(["lookup", "the big dog", "--src", "en", "--tgt", "de", "-c", "tm"]) == 0
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if "saw only" in x]
+    assert want in line, line
+    job = write_memoq_xliff(tmp_path / "job.mqxliff", ["the big dog sleeps"])
+    report = tmp_path / "report.md"
+    assert main(["analyze", str(job), "-c", "tm", "--report", str(report), "-q"]) == 0
+    (line,) = [x for x in report.read_text("utf-8").splitlines() if "saw only" in x]
+    assert want in line, line
+    assert (
+        main(["export", "--collection", "tm", "--lang", "en,de,fr,es", str(tmp_path / "t.tsv")])
+        == 0
+    )
+    rows = (tmp_path / "t.tsv").read_text("utf-8").splitlines()
+    assert len(rows) == 3 and all(not r.split("\t")[0].startswith(("der", "die")) for r in rows)
+
+
 def test_a_toy_model_never_writes_a_semantic_fill_even_when_calibrated(
     tiny_static_model: Path,
 ) -> None:

@@ -145,6 +145,21 @@ def test_a_unit_imported_twice_is_listed_once_with_its_copies(memory, tmp_path: 
         assert by_pair[("the big dog sleeps", "der große hund schläft")].copies == 2
 
 
+def test_a_typographic_apostrophe_is_the_same_word_99_not_75() -> None:
+    """A memory from Word (``d’eau``, ``don’t``) and a job from a CMS (``d'eau``): the
+    French segment differing only in its two apostrophes was a 75 % match (two words
+    changed); it is 99 % (the text differs, so never 100), in the batched path too, and the
+    diff shows no change of words."""
+    new = "Remplissez le réservoir d'eau jusqu'au repère MAX."
+    stored = "Remplissez le réservoir d’eau jusqu’au repère MAX."
+    assert fz.fuzzy(new, stored) == 99
+    assert fz.fuzzy_many(new, [stored, new]) == [99, 100]
+    assert fz.fuzzy("Don’t unplug the machine.", "Don't unplug it.") == fz.fuzzy(
+        "Don't unplug the machine.", "Don't unplug it."
+    )
+    assert fz.fuzzy("l’eau", "l eau") < 99  # an apostrophe is not a space
+
+
 def test_fuzzy_only_lookup_needs_no_model_and_ranks_like_a_cat_tool(memory) -> None:
     store, _enc = memory
     lk = Lookup(store, None, collection="tm", semantic=False)
@@ -379,3 +394,47 @@ def test_cli_lookup_labels_a_target_with_its_stored_regional_tag(
     argv = ["lookup", "die Farbe ist rot", "--src", "de", "--tgt", "en-US", "--fuzzy-only"]
     assert main([*argv, "-c", "gb"]) == 0
     assert "   en-GB: the colour is red" in capsys.readouterr().out
+
+
+TAGGED_TMX = """<?xml version="1.0" encoding="UTF-8"?>
+<tmx version="1.4"><header creationtool="memoQ" creationtoolversion="10.2" segtype="sentence"
+ o-tmf="memoQTM" adminlang="en-us" srclang="en-us" datatype="html"/><body>
+<tu tuid="1"><tuv xml:lang="en-US"><seg>Press <bpt i="1" x="1" type="bold">&lt;b&gt;</bpt>Start<ept
+ i="1">&lt;/b&gt;</ept> to begin brewing.</seg></tuv><tuv xml:lang="de-DE"><seg>Drücken Sie
+ <bpt i="1" x="1" type="bold">&lt;b&gt;</bpt>Start<ept i="1">&lt;/b&gt;</ept>, um zu beginnen.</seg>
+</tuv></tu>
+<tu tuid="2"><tuv xml:lang="en-US"><seg>Use only fresh, cold water.</seg></tuv>
+<tuv xml:lang="de-DE"><seg>Verwenden Sie nur frisches, kaltes Wasser.</seg></tuv></tu>
+</body></tmx>
+"""
+
+
+def test_a_segment_typed_with_inline_tags_matches_the_memory_s_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``lookup "Press <b>Start</b> to begin brewing."`` against a TMX unit holding those
+    very codes (bpt/ept) was 75 % ("tags: new </b>, <b> · stored —"): the typed tags counted
+    as inserted words while the memory keeps its codes apart. They are compared as a CAT tool
+    compares codes: the same codes at the same places 100 %, elsewhere or none stored 99 %,
+    and a plain segment against a unit with codes 99 % (as analyze and the Translate screen)."""
+    from xlsearch.cli import main
+
+    (tmp_path / "tm.tmx").write_text(TAGGED_TMX, encoding="utf-8")
+    assert main(["import", str(tmp_path / "tm.tmx"), "-c", "tm"]) == 0
+
+    def best(segment: str) -> dict:
+        capsys.readouterr()
+        argv = ["lookup", segment, "--src", "en", "--tgt", "de", "-c", "tm", "--fuzzy-only"]
+        assert main([*argv, "--json"]) == 0
+        return json.loads(capsys.readouterr().out)["matches"][0]
+
+    same = best("Press <b>Start</b> to begin brewing.")
+    assert (same["fuzzy"], same["flags"]) == (100, [])
+    assert same["target"] == "Drücken Sie Start, um zu beginnen."
+    moved = best("<b>Press Start</b> to begin brewing.")
+    assert moved["fuzzy"] == 99 and "tags: new 2 · stored 2" in moved["flags"]
+    untagged_memory = best("Use only <b>fresh</b>, cold water.")
+    assert untagged_memory["fuzzy"] == 99 and untagged_memory["flags"] == ["tags: new 2 · stored —"]
+    assert best("Press Start to begin brewing.")["fuzzy"] == 99  # the memory's has codes
+    assert fz.split_tags("if a < b then") == ("if a < b then", None)
+    assert fz.split_tags("Line one<br/>two") == ("Line onetwo", [[8, "ph", "t0", 0]])

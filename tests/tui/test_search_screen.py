@@ -220,6 +220,7 @@ async def test_a_toy_model_says_so_once_outside_the_demo_collection(
             await settle(pilot)
         (line,) = [s for s in seen if "saw only" in s]  # once, not per search
         assert "3,830 translation pairs" in line and "xlsearch distill --train tm.tsv" in line
+        assert "--lang en,de tm.tsv" in line  # the memory's languages (not the model's de,fr)
 
 
 async def test_hits_show_before_the_query_language_is_known(seeded_model, settle):

@@ -364,3 +364,42 @@ def test_stopping_serve_ends_every_app_it_started(tmp_path: Path, sig: int) -> N
         stop_serve(server.proc)
     log = server.log.read_text()
     assert "Traceback" not in log, log
+
+
+@pytest.mark.parametrize(
+    ("sig", "line"),
+    [
+        (signal.SIGTERM, "stopped (SIGTERM)"),
+        (signal.SIGHUP, "stopped (SIGHUP)"),
+        (signal.SIGINT, "interrupted"),
+    ],
+)
+def test_stopped_serve_says_so_and_exits_128_plus_the_signal(
+    tmp_path: Path, sig: int, line: str
+) -> None:
+    """As every command: ``kill`` (SIGTERM), a closed terminal (SIGHUP) or Ctrl+C ends
+    ``serve`` with one line and exit status 128 + the signal (it ended silently with 0, so a
+    service manager or script could not tell a stop from a clean finish)."""
+    server = start_serve(tmp_path)
+    try:
+        server.proc.send_signal(sig)
+        assert server.proc.wait(timeout=10) == 128 + sig
+    finally:
+        stop_serve(server.proc)
+    log = server.log.read_text()
+    assert "Traceback" not in log, log
+    assert log.strip().splitlines()[-1] == line, log
+
+
+def test_the_key_is_printed_once_not_logged_with_every_request(tmp_path: Path) -> None:
+    """Each request was logged with its ``?token=…`` (a terminal's scrollback, a service
+    manager's journal): the access log names the path without the query string."""
+    server = start_serve(tmp_path)
+    try:
+        assert _http_status(server.url) == 200
+        assert _http_status(f"http://127.0.0.1:{server.port}/?token=wrong") == 403
+    finally:
+        stop_serve(server.proc)
+    log = server.log.read_text()
+    assert log.count(server.token) == 1, log  # the address printed at start
+    assert "wrong" not in log and '"GET /"' in log.replace("\n", " ").replace("  ", " ")

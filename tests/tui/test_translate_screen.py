@@ -161,6 +161,32 @@ async def test_a_file_without_target_language_asks_for_one_and_uses_the_one_type
         assert screen.doc.tgt == "de" and screen.analysis.tgt == "de"
 
 
+async def test_opening_a_job_into_another_language_after_one_is_open(
+    tmp_path: Path, engine
+) -> None:  # type: ignore[no-untyped-def]
+    """The tgt field shows the open job's language; opening a French job after a German one
+    takes the French job's language (the field's "de" is not a choice the translator made),
+    while a language typed for a file that names none is still used."""
+    from test_analysis import write_xliff
+
+    german = write_xliff(tmp_path / "de.xlf", ["the dog sleeps"])
+    french = tmp_path / "fr.xlf"
+    french.write_text(german.read_text().replace('target-language="de"', 'target-language="fr"'))
+    app = make_app(engine=engine, theme="textual-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f9")
+        await _settle(pilot)
+        screen = app.screen
+        screen.open_document(str(german))
+        await _settle(pilot)
+        assert screen.doc.tgt == "de"
+        screen.open_document(str(french))
+        await _settle(pilot)
+        assert not [n.message for n in app._notifications if n.severity == "error"]
+        assert screen.doc.path == french and screen.doc.tgt == "fr"
+        assert screen.query_one("#tr-tgt", Input).value == "fr"
+
+
 async def test_a_locked_segment_cannot_be_changed_in_the_app(tmp_path: Path, engine) -> None:  # type: ignore[no-untyped-def]
     """A segment locked in Trados took an inserted match or an edit like any other."""
     path = tmp_path / "job.sdlxliff"

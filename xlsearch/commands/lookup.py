@@ -124,13 +124,19 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_serve)
 
 
+XLIFF_SUFFIXES = (".xlf", ".xliff")
+
+
 def cmd_lookup(args: argparse.Namespace) -> int:
     """Print the matches of one segment (or of each line of stdin with ``--stdin``)."""
+    from types import SimpleNamespace
+
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.errors import ConfigError
     from xlsearch.service.hits import empty_lookup
     from xlsearch.service.local import LocalEngine
     from xlsearch.service.options import normalize_lang
+    from xlsearch.service.shared import split_tags
 
     if args.stdin == (args.segment is not None):
         raise ConfigError(
@@ -153,8 +159,9 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         if args.stdin and not segment.strip():  # one answer per line, blank ones too
             res = empty_lookup(segment, src, tgt)
         else:
+            plain, tags = split_tags(segment)  # inline tags: compared as the memory's codes
             res = engine.lookup(
-                segment,
+                plain,
                 src,
                 tgt,
                 args.collection,
@@ -163,6 +170,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
                 min_fuzzy=args.min_fuzzy,
                 semantic=not args.fuzzy_only,
                 on_progress=bar,
+                doc_segment=SimpleNamespace(tags=len(tags or ()), source_tags=tags),
             )
         if args.stdin and args.json:
             print(json.dumps(res.to_dict(), ensure_ascii=False))
@@ -235,6 +243,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             f"{args.report}: the report is written as Markdown or JSON",
             hint="name it report.md or report.json",
         )
+    from xlsearch.service.shared import require_output
+
+    for out, example in ((args.out, "job.xlf"), (args.report, "report.md")):
+        if out:
+            require_output(out, example)  # a folder or a read-only place: now, not after
     engine = LocalEngine(model=args.model)
     doc = engine.open_document(
         args.document, args.src or "", args.tgt or "", args.format or "", args.segment
@@ -284,6 +297,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         )
         out = engine.save_document(doc, args.out)
         print(f"pre-translated {n} of {len(doc.segments)} segments → {out}", file=sys.stderr)
+        if n and doc.fmt in ("text", "docx") and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
+            left = len(doc.segments) - n
+            rest = f", and the other {left} stay in the source language" if left else ""
+            print(  # a text or Word file has no place to mark a target for review
+                f"notice: {out}: its {n} pre-translated segments carry no review mark (a text "
+                f"or Word file has none){rest}; for your CAT tool, write XLIFF instead: "
+                f"--out {Path(out).stem}.xlf",
+                file=sys.stderr,
+            )
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
     else:

@@ -243,6 +243,10 @@ def cmd_mine(args: argparse.Namespace) -> int:
     """Mine pairs and print or export them."""
     from xlsearch.commands.progress import progress_display
 
+    if args.out:
+        from xlsearch.service.shared import require_output
+
+        require_output(args.out, "pairs.tmx")  # a folder or a read-only place: before mining
     engine = _engine(args.model)
     engine.encoder()
     with progress_display() as bar:

@@ -311,6 +311,8 @@ class EngineAPI(Protocol):
 
     def collection_names(self) -> list[str]: ...
 
+    def toy_notice(self, collection: str | None = None) -> str | None: ...
+
     def import_files(
         self,
         paths: Sequence[str],

@@ -604,9 +604,9 @@ class LocalEngine(JobsMixin):
     def warm_up(self) -> str:
         """Load the active model, embed one text and open the fresh indexes (never raises).
 
-        Not the language identifier: its first load (a 68 MB LZMA model, over a second of
-        CPU) would compete with the first search, which does not need it; the search screen
-        loads it after the first results show."""
+        Not the language identifier: the first search does not need it, and its very first
+        load unpacks a 68 MB model (then cached); the search screen loads it after the first
+        results show."""
         import logging
 
         from xlsearch.engine.index.manager import index_status
@@ -712,7 +712,9 @@ class LocalEngine(JobsMixin):
             found = lk.lookup(
                 segment, src, tgt, k, cross, min_fuzzy=min_fuzzy, require_target=bool(tgt)
             )
-        if doc_segment is not None and doc_segment.tags:  # 100 % only with the same tags
+        if doc_segment is not None and (
+            doc_segment.tags or any(m.source_tags for m in found.matches)
+        ):  # 100 % only with the same tags, on either side (as an analysis)
             tag_penalty(found.matches, doc_segment)
         return found
 
@@ -728,16 +730,21 @@ class LocalEngine(JobsMixin):
     def toy_notice(self, collection: str | None = None) -> str | None:
         """The one-line notice when the model in use is a toy (fewer than 5,000 training
         pairs) searched beyond the demo collection, with the command for a real one."""
+        from xlsearch.engine.models.catalog import DEMO_COLLECTION
         from xlsearch.engine.tm.fill_policy import TOY_PAIRS, toy_notice, trained_pairs
 
-        encoder = self.encoder()
-        seen = trained_pairs(getattr(encoder, "card", None) or {})
+        card = self.model_card(self.active_model())
+        seen = trained_pairs(card)
         if seen is None or seen >= TOY_PAIRS:
             return None  # no store query: this runs before every CLI lookup and search
         with self._store() as store:
             names = [collection] if collection else store.nonempty_collections()
-            langs = list(store.recorded_languages(collection)) if collection else []
-        return toy_notice(encoder, names, langs)
+            counts: dict[str, int] = {}
+            for name in names:  # the memory's languages, most segments first (as recorded)
+                if name != DEMO_COLLECTION:
+                    for lang, n in store.recorded_languages(name).items():
+                        counts[lang] = counts.get(lang, 0) + n
+        return toy_notice(card, names, sorted(counts, key=lambda x: -counts[x]))
 
     def analyze(
         self,

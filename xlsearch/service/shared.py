@@ -106,16 +106,20 @@ def unwritable_hint(exc: OSError) -> str:
     return " (hint: choose a path in a writable folder, or make that folder writable)"
 
 
-def toy_notice(card: dict[str, Any], collections: Sequence[str] | None) -> str | None:
+def toy_notice(
+    card: dict[str, Any], collections: Sequence[str] | None, languages: Sequence[str] = ()
+) -> str | None:
     """The one-line notice for a toy model (the demo student, or any model that saw fewer
-    than 5,000 pairs) used beyond the demo collection, with the command for a real one."""
+    than 5,000 pairs) used beyond the demo collection, with the command for a real one
+    (exporting ``languages``, the memory's, most segments first)."""
     from xlsearch.engine.tm.fill_policy import toy_notice as notice
 
-    return notice(card, collections)
+    return notice(card, collections, languages)
 
 
 def require_output(path: Path | str, example: str) -> None:
-    """A one-line error, before any work, when the output file the user named is a folder."""
+    """A one-line error, before any work, when the output file the user named is a folder
+    or lies in a folder that cannot be written."""
     from xlsearch.engine.runtime.pathcheck import require_output as check
 
     check(Path(path), example)
@@ -132,3 +136,11 @@ def matches_worth_showing(result: Any, min_fuzzy: float) -> list[Any]:
         if (not m.cross_language and m.fuzzy >= min_fuzzy)
         or (m.semantic or 0.0) >= SEMANTIC_THRESHOLD
     ]
+
+
+def split_tags(text: str) -> tuple[str, list[list[Any]] | None]:
+    """A segment typed with inline tags as the memory stores one: the text without them and
+    where they stood (``tm.fuzzy.split_tags``)."""
+    from xlsearch.engine.tm.fuzzy import split_tags as split
+
+    return split(text)

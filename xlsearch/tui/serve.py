@@ -159,6 +159,7 @@ def make_server(
             self.processes: set[asyncio.subprocess.Process] = set()
             self.termed: set[int] = set()  # app process groups sent SIGTERM
             self.sockets: set[web.WebSocketResponse] = set()
+            self.stopped_by = 0  # the signal that stopped the server (0: none yet)
 
         @property
         def private_url(self) -> str:
@@ -256,6 +257,11 @@ def make_server(
             self.term_apps()
             super().request_exit()
 
+        def on_signal(self, signum: int) -> None:
+            """A stop signal: remember the first (the exit status says it), then stop."""
+            self.stopped_by = self.stopped_by or signum
+            self.request_exit()
+
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             """textual-serve's handler, with the app in a process group and the socket
             tracked (closed on shutdown)."""
@@ -299,7 +305,7 @@ def make_server(
             loop = asyncio.new_event_loop()
             asyncio.set_event_loop(loop)
             for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                loop.add_signal_handler(sig, self.request_exit)
+                loop.add_signal_handler(sig, self.on_signal, sig)
             try:
                 web.run_app(
                     self._make_app(),
@@ -309,12 +315,34 @@ def make_server(
                     loop=loop,
                     shutdown_timeout=GRACE_S,
                     print=lambda *args: None,
+                    access_log_class=_keyless_access_log(),
                 )
             finally:
                 self.stop_apps()
 
     server = GuardedServer()
     return server
+
+
+def _keyless_access_log() -> type:
+    """An access log line per request without its query string (the ``?token=…``): the key
+    is printed once, when the server starts, not again with each request."""
+    from aiohttp.abc import AbstractAccessLogger
+
+    class KeylessAccessLogger(AbstractAccessLogger):
+        def log(self, request: Any, response: Any, time: float) -> None:
+            if request is None:
+                return
+            self.logger.info(
+                '%s "%s %s" %s %s',
+                request.remote,
+                request.method,
+                request.path,
+                response.status,
+                response.body_length,
+            )
+
+    return KeylessAccessLogger
 
 
 async def _reap(process: asyncio.subprocess.Process) -> None:
@@ -391,6 +419,12 @@ def serve(
     server.serve()
     from xlsearch.service import shutdown
 
+    # as every command: one line and 128 + the signal (Ctrl+C: 130)
+    sig = server.stopped_by
+    if sig == signal.SIGINT:
+        print("\ninterrupted", file=sys.stderr)
+    elif sig:
+        print(f"\n{shutdown.stopped_line(sig)}", file=sys.stderr)
     # every app process is reaped; skip the teardown that would collect their asyncio
     # transports after the loop closed ("Exception ignored … BaseSubprocessTransport")
-    shutdown.exit_now(0)
+    shutdown.exit_now(128 + sig if sig else 0)

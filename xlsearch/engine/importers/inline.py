@@ -105,8 +105,10 @@ PAIRED_TEXT = frozenset({"g", "pc"})
 
 
 TEXT_CODE = "text"
-"""The kind of a code that stands for a placeholder: its id is the placeholder's text, which
-the segment's text holds from its offset on (``segment_text_tags`` with ``keep_xml``)."""
+"""The kind of a code that stands for text: a placeholder (its id is the placeholder's text,
+which the segment's text holds from its offset on) or whitespace (its id ``" "``: a line
+break ``<ph>&lt;br/&gt;</ph>`` is a space of the text) — kept only with ``keep_xml``, for
+an export to write the code back in its place (``segment_text_tags``)."""
 
 
 def _kind(tag: str) -> str:
@@ -201,6 +203,9 @@ def inline_text(
             if tags is not None and not space:
                 tags.append([_kind(tag), _tag_id(node, len(tags)), _xml(node)])
                 space = MARK
+            elif tags is not None:  # whitespace of the text, as written (for an export)
+                tags.append([TEXT_CODE, " ", _xml(node)])
+                parts.append(MARK)
             parts.append(space)
             if subs is not None and _depth < _MAX_SUB_DEPTH:
                 subs.extend(inline_text(c, subs, _depth + 1) for c in node if c.tag == "sub")

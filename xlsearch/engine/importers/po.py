@@ -18,6 +18,45 @@ from xlsearch.engine.importers.base import (
 from xlsearch.engine.importers.encoding import codec_name, decode_error
 
 _CHARSET = re.compile(rb"charset\s*=\s*([A-Za-z0-9_.:\-]+)")
+_STRING_LINE = re.compile(
+    r'^\s*(?:#[~|]\s*)?(?:(?:msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?)\s+)?"(.*)$'
+)
+UNCLOSED_HINT = (
+    "the file is cut short or damaged (msgfmt --check shows the same): export it again, or "
+    "close the string"
+)
+
+
+def catalogue_text(raw: bytes) -> str | None:
+    """A catalogue's bytes as text: by its byte-order mark, UTF-16 without one, else the
+    header's charset (UTF-8 when none); None when that does not decode it."""
+    from xlsearch.engine.importers.encoding import from_bom, utf16_without_bom
+
+    encoding = from_bom(raw[:4]) or utf16_without_bom(raw[:4096])
+    if not encoding:
+        m = _CHARSET.search(raw[:8192])
+        name = m.group(1).decode("ascii") if m else "utf-8"
+        encoding = "utf-8" if name.upper() == "CHARSET" else name
+    try:
+        return raw.decode(encoding)
+    except (LookupError, UnicodeDecodeError):
+        return None
+
+
+def unclosed_string(text: str) -> int | None:
+    """The first line whose quoted string does not end (a file cut short in the middle of a
+    string: polib would store the text cut, its last character dropped), else None."""
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _STRING_LINE.match(line)
+        if m is None:
+            continue
+        rest = m.group(1).rstrip()
+        body = rest[:-1]
+        if not rest.endswith('"') or (len(body) - len(body.rstrip("\\"))) % 2:
+            return number
+    return None
+
+
 _SYNTAX_LINE = re.compile(r"\(line (\d+)\)")
 MAX_PO_BYTES = 1 << 30
 
@@ -57,6 +96,9 @@ def read_po(ctx: ReadContext) -> Iterator[Record]:
     import polib
 
     text = _decode(ctx)
+    unclosed = unclosed_string(text)
+    if unclosed is not None:
+        raise ctx.error("a string is not closed", line=unclosed, hint=UNCLOSED_HINT)
     try:
         catalogue = polib.pofile(text)
     except (OSError, ValueError) as exc:

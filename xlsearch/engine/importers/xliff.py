@@ -13,8 +13,27 @@ from xlsearch.engine.importers.xmlutil import OVER, child, iter_xml
 _STARTS = frozenset({"xliff", "file", "group"})
 # target states meaning "not translated yet" (1.2 state attribute, 2.x segment state)
 UNTRANSLATED_STATES = frozenset({"new", "needs-translation", "initial"})
-MEMOQ_UNFINISHED = frozenset({"NotStarted", "PartiallyEdited"})
-"""memoQ ``mq:status`` values of a target that is not a translation (yet)."""
+MEMOQ_UNFINISHED = frozenset({"NotStarted", "PartiallyEdited", "Pretranslated"})
+"""memoQ ``mq:status`` values of a target that is not a translation (yet): a pre-translated
+row is a suggestion until the translator confirms it (memoQ stores confirmed rows only)."""
+LEVERAGED = frozenset(
+    {
+        "exact-match",
+        "fuzzy-match",
+        "id-match",
+        "leveraged-glossary",
+        "leveraged-inherited",
+        "leveraged-mt",
+        "leveraged-repository",
+        "leveraged-tm",
+        "mt-suggestion",
+        "tm-suggestion",
+    }
+)
+"""XLIFF 1.2 ``state-qualifier`` values of a target a tool put there (a memory or MT match):
+with a ``needs-review-*`` state it is a pre-translation nobody has reviewed yet."""
+DRAFT = "draft: "
+"""How ``_pairs`` marks the state of a target that is an unconfirmed pre-translation."""
 _ENDS = frozenset({"trans-unit", "unit", "group", "file"})
 _CAPPED = frozenset({"source", "target", "seg-source", "note"})
 
@@ -25,8 +44,11 @@ def read_xliff(ctx: ReadContext) -> Iterator[Record]:
     ``seg-source``. Languages: ``file@source-language/target-language`` (1.2),
     ``xliff@srcLang/trgLang`` (2.x), or ``xml:lang`` on source/target. ``alt-trans``
     suggestions are not imported; missing targets are not an error; empty and untranslated
-    (``state`` new/needs-translation/initial; memoQ ``mq:status`` NotStarted or
-    PartiallyEdited) targets are skipped with a warning; units
+    (``state`` new/needs-translation/initial; memoQ ``mq:status`` NotStarted,
+    PartiallyEdited or Pretranslated) targets are skipped with a warning, and so are
+    unconfirmed pre-translations (1.2 ``needs-review-*`` with a match ``state-qualifier``,
+    SDLXLIFF ``conf="Draft"`` from a memory or MT, 2.x xlsearch's ``subState``): a memory
+    holds translations, not suggestions a tool wrote (nor xlsearch's own); units
     marked ``translate="no"`` (on the unit, its group or file) are not imported (counted)."""
     src = trg = root_src = root_trg = None
     tu_no = 0
@@ -100,23 +122,52 @@ def _pairs(
             source = child(seg, "source")
             if source is not None and _all_protected(source):
                 continue
+            state = seg.get("state")
+            if (seg.get("subState") or "").startswith("xlsearch:"):  # its unconfirmed fill
+                state = f"{DRAFT}state={state}, subState={seg.get('subState')}"
             yield (
                 f"segment {seg.get('id') or n}",
                 child(seg, "source"),
                 child(seg, "target"),
-                (seg.get("state")),
+                state,
             )
         return
     target = child(unit, "target")
-    state = target.get("state") if target is not None else None
+    raw = target.get("state") if target is not None else None
+    qualifier = target.get("state-qualifier") if target is not None else None
+    state = raw
+    if raw and raw.startswith("needs-review") and qualifier in LEVERAGED:
+        state = f"{DRAFT}state={raw}, {qualifier}"  # a pre-translation not reviewed yet
     seg_source = child(unit, "seg-source")
     marks = _seg_marks(seg_source) if seg_source is not None else []
     if not marks:
         yield "", child(unit, "source"), target, state
         return
     targets = {m.get("mid"): m for m in _seg_marks(target)} if target is not None else {}
+    sdl = _sdl_segs(unit)
     for mark in marks:
-        yield f"mrk {mark.get('mid')}", mark, targets.get(mark.get("mid")), state
+        mid = mark.get("mid")
+        own = state
+        if mid in sdl:  # SDLXLIFF: each sentence's own status says, not the unit's state
+            conf, origin = sdl[mid]
+            draft = conf == "Draft" and origin in SDL_TOOL_ORIGINS
+            own = f"{DRAFT}Trados status Draft, origin {origin}" if draft else raw
+        yield f"mrk {mid}", mark, targets.get(mid), own
+
+
+SDL_TOOL_ORIGINS = frozenset(
+    {"tm", "mt", "nmt", "adaptive-mt", "auto-propagated", "document-match", "automated-alignment"}
+)
+"""SDLXLIFF ``sdl:seg origin`` values of a target a tool put there (not the translator): with
+status ``Draft`` a pre-translation nobody confirmed (a translator's own draft is kept)."""
+
+
+def _sdl_segs(unit: ET.Element) -> dict[str | None, tuple[str, str]]:
+    """SDLXLIFF ``sdl:seg`` status and origin of each sentence (``mid``) of a unit."""
+    defs = child(unit, "seg-defs")
+    if defs is None:
+        return {}
+    return {seg.get("id"): (seg.get("conf") or "", seg.get("origin") or "") for seg in defs}
 
 
 def _seg_marks(container: ET.Element) -> list[ET.Element]:
@@ -154,6 +205,10 @@ def _unit(
                 continue
             if part == "target" and state in UNTRANSLATED_STATES:
                 ctx.warn(f"untranslated target (state={state}) skipped", element=where)
+                continue
+            if part == "target" and state and state.startswith(DRAFT):
+                what = state.removeprefix(DRAFT)
+                ctx.warn(f"unconfirmed pre-translation ({what}) skipped", element=where)
                 continue
             if part == "target" and elem.get("status") in MEMOQ_UNFINISHED:
                 status = elem.get("status")

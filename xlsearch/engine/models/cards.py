@@ -74,6 +74,9 @@ def resolve_model_path(spec: str | os.PathLike[str]) -> Path:
             if path.is_dir():
                 _check_model_folder(path)
                 return path.resolve()
+        active = _active_named(text)  # listed by `xlsearch models` under this name
+        if active is not None:
+            return active
     raise ModelError(
         f"model folder not found: {text}",
         hint="looked in "
@@ -81,6 +84,26 @@ def resolve_model_path(spec: str | os.PathLike[str]) -> Path:
         + "; models are local folders (sentence-transformers or Hugging Face format), "
         "nothing is downloaded",
     )
+
+
+def _active_named(name: str) -> Path | None:
+    """The active model's folder when it lies outside the model folders and is called
+    ``name`` (``xlsearch models --use /some/folder/NAME``; ``xlsearch models`` lists it
+    as NAME), else None."""
+    from xlsearch.engine.errors import XLSearchError
+    from xlsearch.engine.runtime.settings import Settings
+
+    try:
+        spec = Settings.load().active_model
+    except XLSearchError:  # unreadable settings: no active model to offer
+        return None
+    if not spec or spec.startswith("bundled:"):
+        return None
+    path = Path(spec).expanduser()
+    if path.name != name or not path.is_dir():
+        return None
+    _check_model_folder(path)
+    return path.resolve()
 
 
 def _check_model_folder(path: Path) -> None:

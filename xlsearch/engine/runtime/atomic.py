@@ -44,7 +44,10 @@ def atomic_write(
 
         require_output(path, "out" + path.suffix)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # a read-only folder: the error names the user's path, not ours
+        raise _as_user_path(exc, path) from exc
     umask = os.umask(0)
     os.umask(umask)
     try:
@@ -56,12 +59,20 @@ def atomic_write(
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:  # a read-only or immutable file in the way
+            raise _as_user_path(exc, path) from exc
     except BaseException:
         with contextlib.suppress(OSError):  # on a read-only disk even this can fail
             Path(tmp).unlink(missing_ok=True)
         raise
     fsync_dir(path.parent)
+
+
+def _as_user_path(exc: OSError, path: Path) -> OSError:
+    """``exc`` about ``path`` (the file the user named) instead of the temp file beside it."""
+    return OSError(exc.errno, exc.strerror, str(path))
 
 
 def write_text(path: Path | str, text: str) -> Path:

@@ -21,13 +21,25 @@ def require_file(path: Path, hint: str | None = None) -> None:
 
 
 def require_output(path: Path, example: str) -> None:
-    """A ``ConfigError`` when the file to write, ``path``, is an existing folder (found before
-    the work, not after it)."""
+    """A ``ConfigError`` when the file to write, ``path``, is an existing folder, or its
+    folder (the nearest one that exists) cannot be written: found before the work, not
+    after it."""
+    import os
+
     from xlsearch.engine.errors import ConfigError
 
+    path = Path(path).expanduser()
     if path.is_dir():
         raise ConfigError(
             f"{path}: is a folder; name the file to write", hint=f"e.g. {path / example}"
+        )
+    folder = path.absolute().parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"{path}: cannot write there (the folder {folder} is read-only)",
+            hint="choose a path in a writable folder, or make that folder writable",
         )
 
 

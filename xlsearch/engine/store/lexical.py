@@ -54,7 +54,11 @@ def fts_search(
         try:
             pattern = re.compile(query, 0 if case_sensitive else re.IGNORECASE)
         except re.error as exc:
-            raise ConfigError(f"invalid regular expression {query!r}: {exc}") from exc
+            raise ConfigError(
+                f"invalid regular expression {query!r}: {exc}",
+                hint=r"escape the characters meant literally (\[ \( \. \? \*), or search "
+                "the words with --mode phrase",
+            ) from exc
         return _regex(store, pattern, k, where, params)
     words = _WORD.findall(query)
     if not words:

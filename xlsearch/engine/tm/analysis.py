@@ -173,6 +173,25 @@ class Analysis:
                 assert s.best is not None
                 flag = next(f for f in s.best.flags if f.startswith(PLACEHOLDER_FLAG))
                 lines.append(f"- **{s.source}** ({s.best.fuzzy} %): {flag}")
+        check = [
+            (s, flag)
+            for s in self.segments
+            if s.best is not None and s.fuzzy >= CAT_MIN_FUZZY and not _placeholder_flag(s.best)
+            for flag in [next((f for f in s.best.flags if f.startswith(CHECK_FLAGS)), "")]
+            if flag
+        ]
+        if check:  # a fuzzy match's target is written as it stands: its numbers, its codes
+            lines += [
+                "",
+                "## Matches whose numbers or tags differ, or with other translations (check "
+                "their targets)",
+                "",
+            ]
+            for s, flag in check[:examples]:
+                assert s.best is not None
+                lines.append(f"- **{s.source}** ({s.best.fuzzy} %): {flag}")
+            if len(check) > examples:
+                lines.append(f"- … and {len(check) - examples} more (the JSON report lists all)")
         sem = self.semantic_segments()[:examples]
         if sem:
             lines += ["", "## Semantic matches fuzzy matching misses", ""]
@@ -234,6 +253,30 @@ def check_placeholders(res: SegmentResult) -> None:
             m.flags.append(problem)
     if res.fill and res.semantic is not None and _placeholder_flag(res.semantic):
         res.fill = False
+
+
+CAT_MIN_FUZZY = 75
+"""The lowest fuzzy % a CAT tool (and ``analyze --out``, by default) fills in."""
+OTHER_TRANSLATIONS = "other 100 % translations in the memory:"
+CHECK_FLAGS = ("numbers:", "tags:", OTHER_TRANSLATIONS)
+"""The flags of a fuzzy match whose target needs a look before it stands."""
+
+
+def _flag_other_translations(best: Match, matches: list[Match]) -> None:
+    """A 100 % match whose source the memory also translates otherwise (two translators, a
+    revised unit): flagged with how many other translations there are, as a CAT tool marks
+    an ambiguous exact match; the best ranked one is the one written."""
+    if best.fuzzy < 100 or not best.target:
+        return
+    mine = " ".join(best.target.split())
+    others = {
+        " ".join(m.target.split())
+        for m in matches
+        if m is not best and m.fuzzy >= 100 and m.target and not m.cross_language
+    } - {mine}
+    flag = f"{OTHER_TRANSLATIONS} {len(others)}"
+    if others and flag not in best.flags:
+        best.flags.append(flag)
 
 
 def _placeholder_flag(m: Match) -> bool:
@@ -318,6 +361,7 @@ def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]
         if lr.matches:
             res.best = lr.matches[0]
             res.fuzzy = max(m.fuzzy for m in lr.matches)
+            _flag_other_translations(res.best, lr.matches)
         res.band = band_of(res.fuzzy)
         pool = [m for m in [*lr.matches, *lr.cross] if m.semantic is not None]
         pool = same_shape(pool, res.source, doc.src)  # a sentence for a sentence
@@ -354,7 +398,7 @@ def pretranslate(
     doc: Any,
     analysis: Analysis,
     *,
-    min_fuzzy: int = 75,
+    min_fuzzy: int = CAT_MIN_FUZZY,
     semantic: bool = True,
     overwrite: bool = False,
 ) -> int:

@@ -389,25 +389,26 @@ def apply_to_analysis(results: Sequence[Any], lookup: Any, src: str, tgt: str) -
     )
     for r, (_cos, p, ok) in zip(todo, verdicts, strict=True):
         r.fill, r.fill_probability = ok, p
-    policy.notice = toy_notice(encoder, searched_collections(lookup))
+    seen = trained_pairs(getattr(encoder, "card", None) or {})
+    if seen is not None and seen < TOY_PAIRS:  # the store is asked only for a toy
+        names = searched_collections(lookup)
+        policy.notice = toy_notice(encoder, names, _memory_languages(lookup, names, src, tgt))
     return policy
 
 
-def print_toy_notice(encoder: Any, store: Any, collection: str | list[str] | None) -> None:
-    """Print the toy-model notice (``notice: …`` on stderr) for a CLI command."""
-    import sys
+def _memory_languages(lookup: Any, names: Sequence[str], src: str, tgt: str) -> list[str]:
+    """The job's languages, then the searched memory's (most segments first)."""
+    from xlsearch.engine.models.catalog import DEMO_COLLECTION
 
-    if encoder is None:
-        return
-    if isinstance(collection, str):
-        names = [collection]
-    elif collection:
-        names = list(collection)
-    else:
-        names = [str(c["name"]) for c in store.collections()]
-    line = toy_notice(encoder, names)
-    if line:
-        print(f"notice: {line}", file=sys.stderr)
+    counts: dict[str, int] = {}
+    try:
+        for name in names:
+            if name != DEMO_COLLECTION:
+                for lang, n in lookup.store.recorded_languages(name).items():
+                    counts[lang] = counts.get(lang, 0) + n
+    except (AttributeError, TypeError):  # a lookup without a store
+        pass
+    return [x for x in (tgt, src) if x] + sorted(counts, key=lambda x: -counts[x])
 
 
 def searched_collections(lookup: Any) -> list[str]:
@@ -415,7 +416,7 @@ def searched_collections(lookup: Any) -> list[str]:
     if getattr(lookup, "collection", None):
         return [lookup.collection]
     try:
-        return [str(c["name"]) for c in lookup.store.collections()]
+        return list(lookup.store.nonempty_collections())
     except (AttributeError, KeyError, TypeError):
         return []
 
@@ -427,6 +428,20 @@ def trained_pairs(card: dict[str, Any]) -> int | None:
     if not isinstance(data, list) or not data:
         return None
     return sum(int(d.get("pairs", 0) or 0) for d in data if not d.get("mono"))
+
+
+def _export_langs(langs: Sequence[str]) -> str:
+    """``--lang`` for exporting distillation data: English first, then up to three other
+    languages (most frequent first), each once by its primary subtag (a prefix: ``de``
+    exports ``de-DE`` and ``de-AT`` too); ``en,de`` when there are none."""
+    from xlsearch.engine.lang.tags import primary
+
+    others: list[str] = []
+    for tag in langs:
+        lang = primary(tag)
+        if lang and lang != "en" and lang not in others:
+            others.append(lang)
+    return ",".join(["en", *(others[:3] or ["de"])])
 
 
 def toy_notice(
@@ -449,10 +464,8 @@ def toy_notice(
         return None
     if collections is not None and list(collections) and set(collections) <= {DEMO}:
         return None
-    langs = (
-        list(languages)[:3] or [x for x in card.get("languages", []) if isinstance(x, str)][:3]
-    )  # the memory's own languages, else the model's
-    lang_arg = ",".join(["en", *[x for x in langs if x != "en"]]) if langs else "en,de"
+    langs = list(languages) or [x for x in card.get("languages", []) if isinstance(x, str)]
+    lang_arg = _export_langs(langs)  # the memory's own languages, else the model's
     own = [c for c in collections or [] if c != DEMO]
     name = own[0] if len(own) == 1 else "YOUR-MEMORY"
     return (

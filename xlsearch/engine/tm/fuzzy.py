@@ -9,8 +9,9 @@ where A and B are the token sequences of the two segments and d counts token ins
 deletions and substitutions (each costs 1). Tokens are words, numbers, single punctuation
 marks, and each inline tag or placeholder (``<b>``, ``{0}``, ``%s``…) as one token; scripts
 written without spaces (Chinese, Japanese, Thai) count one token per character. Whitespace
-is normalised away and words compare case-insensitively; a segment that then equals the
-stored one but differs in case, spacing or tags gets 99, not 100 (CAT tools' penalty), so
+is normalised away and words compare case-insensitively (a typographic apostrophe as a
+straight one); a segment that then equals the stored one but differs in case, spacing,
+apostrophes or tags gets 99, not 100 (CAT tools' penalty), so
 100 % always means "identical text". One changed word in a 20-word segment gives 95 %.
 The distance is rapidfuzz's (C++, ``Levenshtein.normalized_similarity``).
 """
@@ -59,7 +60,7 @@ class Token:
         """What the distance compares: words lower-cased, tags by name only."""
         if self.kind == "tag":
             return "<" + re.sub(r"[\s/>].*", "", self.text.lstrip("</")) + ">"
-        return self.text.lower() if self.kind == "word" else self.text
+        return _apostrophes(self.text.lower()) if self.kind == "word" else self.text
 
 
 def tokenize(text: str) -> list[Token]:
@@ -77,9 +78,16 @@ _PLAIN = re.compile(rf"{_NUMBER}|[^\W\d_]+(?:['’][^\W\d_]+)*|\S", re.UNICODE)
 """``_TOKEN`` for text without tags, placeholders and no-space scripts (most segments)."""
 
 
+def _apostrophes(word: str) -> str:
+    """A word with a typographic apostrophe (``d’eau``, ``don’t``) as with a straight one:
+    Word writes the one, a CMS the other — the same word (the text differs: 99 %, not 100)."""
+    return word.replace("’", "'") if "’" in word else word
+
+
 @lru_cache(maxsize=65536)
 def _keys(text: str) -> tuple[str, ...]:
     """``Token.key`` of each token, without building ``Token``s (the lookup's hot path)."""
+    text = _apostrophes(text)
     if not _SPECIAL.search(text):
         return tuple(t.lower() for t in _PLAIN.findall(text))
     out = []
@@ -102,6 +110,38 @@ def token_keys(text: str) -> tuple[str, ...]:
 def word_keys(text: str) -> list[str]:
     """The lower-cased words and numbers of ``text`` (the fuzzy tokens that are words)."""
     return [k for k in _keys(text) if k[:1].isalnum()]
+
+
+_TAG_RE = re.compile(_TAG)
+
+
+def split_tags(text: str) -> tuple[str, list[list[object]] | None]:
+    """A segment typed or pasted with inline tags (``Press <b>Start</b> now.``) as the
+    memory stores one: the text without them, and where they stood (``[[offset, kind, id,
+    spaced], …]``, kind ``open``/``close``/``ph``; None without tags) — so ``tag_penalty``
+    makes it 100 % against a memory unit with the same tags in the same places (it was 75 %:
+    each tag counted as an inserted word)."""
+    from xlsearch.engine.importers.base import normalize
+    from xlsearch.engine.importers.inline import MARK, tag_anchors
+
+    if "<" not in text or MARK in text:
+        return text, None
+    kinds: list[str] = []
+
+    def mark(m: re.Match[str]) -> str:
+        tag = m.group()
+        kinds.append("close" if tag.startswith("</") else "ph" if tag.endswith("/>") else "open")
+        return MARK
+
+    raw = _TAG_RE.sub(mark, text)
+    if not kinds:
+        return text, None
+    plain, offsets, spaced = tag_anchors(normalize(raw))
+    tags: list[list[object]] = [
+        [o, kind, f"t{i}", int(sp)]
+        for i, (o, kind, sp) in enumerate(zip(offsets, kinds, spaced, strict=True))
+    ]
+    return plain, tags
 
 
 def words(text: str) -> int:

@@ -460,13 +460,11 @@ class SearchScreen(EngineScreen):
 
 
 def _toy_notice(engine: Any, args: dict[str, Any], stored: list[str] | None) -> str | None:
-    """The toy-model notice for a search with the active model (``fill_policy``)."""
-    if args.get("mode") not in ("semantic", "hybrid"):
+    """The toy-model notice for a search with the active model (``fill_policy``); it asks
+    the store nothing unless the model is a toy."""
+    if args.get("mode") not in ("semantic", "hybrid") or stored == []:
         return None
-    from xlsearch.service.shared import toy_notice
-
     try:
-        card = engine.model_card(engine.active_model())
-    except Exception:  # a model that cannot be read says so where it is used
+        return engine.toy_notice(args.get("collection"))
+    except Exception:  # noqa: BLE001 - a model that cannot be read says so where it is used
         return None
-    return toy_notice(card, [args["collection"]] if args.get("collection") else stored)

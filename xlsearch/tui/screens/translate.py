@@ -145,6 +145,9 @@ class TranslateScreen(EngineScreen):
         """Read ``path`` (in a worker) and show its segments."""
         src = self.query_one("#tr-src", Input).value.strip()
         tgt = self.query_one("#tr-tgt", Input).value.strip()
+        if self.doc is not None:  # the fields show the open document's languages: not a choice
+            src = "" if src == self.doc.src else src
+            tgt = "" if tgt == self.doc.tgt else tgt
         engine = self.engine
         self._status(f"opening {path}…")
         self.run_job("open", lambda _p, _c: engine.open_document(path, src, tgt))

@@ -39,9 +39,17 @@ def open_document(
     kind = detect(p, fmt)
     doc = formats.load(kind, p, src)
     from xlsearch.engine.importers.base import normalize_lang
+    from xlsearch.engine.lang.tags import primary
 
+    asked = normalize_lang(tgt)
+    if asked and doc.tgt and primary(asked) != primary(doc.tgt):  # not a file's other language
+        raise DataError(
+            f"{p}: the file is a job into {doc.tgt}, not {asked}",
+            hint=f"leave the target language (--tgt) out: the file's {doc.tgt} is used; or get "
+            f"a job file for {asked} from your CAT tool",
+        )
     doc.src = normalize_lang(src) or doc.src
-    doc.tgt = normalize_lang(tgt) or doc.tgt
+    doc.tgt = asked or doc.tgt
     if not doc.segments:  # first: an empty file says no language either
         raise DataError(f"{p}: no segments to translate")
     if not doc.src:

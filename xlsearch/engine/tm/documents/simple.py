@@ -32,8 +32,9 @@ def load_po(path: Path) -> Any:
     from xlsearch.engine.importers.base import normalize_lang
     from xlsearch.engine.tm.documents.document import DocSegment, Document
 
+    _check_strings(path)
     try:
-        po = polib.pofile(str(path), wrapwidth=78)
+        po = polib.pofile(_wide_po_text(path) or str(path), wrapwidth=78)
     except UnicodeDecodeError as exc:
         raise DataError(
             f"{path}: not a readable PO file: {exc}",
@@ -63,6 +64,37 @@ def load_po(path: Path) -> Any:
     lang = normalize_lang(po.metadata.get("Language", "")) or ""
     src = normalize_lang(po.metadata.get("X-Source-Language", "")) or _msgid_lang(segs)
     return Document(path, "po", src, lang, segs, po)
+
+
+def _check_strings(path: Path) -> None:
+    """A ``DataError`` naming the line where a string is not closed (a catalogue cut short:
+    polib would read the text cut, its last character dropped)."""
+    from xlsearch.engine.importers.po import UNCLOSED_HINT, catalogue_text, unclosed_string
+
+    try:
+        text = catalogue_text(path.read_bytes())
+    except OSError:
+        return  # polib says what is wrong with it
+    line = unclosed_string(text) if text is not None else None
+    if line is not None:
+        raise DataError(f"{path}:{line}: a string is not closed", hint=UNCLOSED_HINT)
+
+
+def _wide_po_text(path: Path) -> str | None:
+    """A UTF-16/32 catalogue (a byte-order mark, or the NUL bytes of UTF-16 without one, as
+    Windows tools save it) as text, as ``xlsearch import`` reads it; None for the byte
+    encodings, which polib reads from the header's charset."""
+    from xlsearch.engine.importers.encoding import from_bom, is_wide, utf16_without_bom
+
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4096)
+        encoding = from_bom(head) or utf16_without_bom(head)
+        if not encoding or not is_wide(encoding):
+            return None
+        return path.read_bytes().decode(encoding)
+    except (OSError, UnicodeDecodeError):
+        return None  # polib says what is wrong with it
 
 
 def _msgid_lang(segs: list[Any]) -> str:
