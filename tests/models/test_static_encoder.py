@@ -127,6 +127,33 @@ def test_a_damaged_weights_file_is_a_one_line_model_error(tiny_static_model: Pat
         load_encoder(str(tiny_static_model))
 
 
+def test_the_embedding_table_is_mapped_not_read_and_gives_the_same_vectors(
+    tiny_static_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lookup touches a few rows of the table: the file is memory-mapped (reading a 200 MB
+    table cost 0.1 s a process); the vectors are those of safetensors' own reader (which
+    still reads what cannot be mapped, and names a damaged file: the test above)."""
+    from safetensors.numpy import load_file, save_file
+
+    from xlsearch.engine.models import static_encoder
+    from xlsearch.engine.models.encoder import load_encoder
+
+    enc = load_encoder(str(tiny_static_model))
+    assert isinstance(enc.table.base, np.memmap) or isinstance(enc.table, np.memmap)
+    mapped = enc.encode(TEXTS)
+    monkeypatch.setattr(static_encoder, "_mapped", lambda path: None)
+    assert np.array_equal(load_encoder(str(tiny_static_model)).encode(TEXTS), mapped)
+    monkeypatch.undo()
+    weights = tiny_static_model / "0_StaticEmbedding" / "model.safetensors"
+    table = load_file(str(weights))["embedding.weight"]
+    assert static_encoder._mapped(weights) is not None
+    half = {"embedding.weight": table.astype(np.float16)}
+    save_file(half, str(weights))
+    enc16 = load_encoder(str(tiny_static_model))  # F16 maps too, then widens to float32
+    assert enc16.table.dtype == np.float32
+    assert np.abs(enc16.encode(TEXTS) - mapped).max() < 1e-2
+
+
 def test_an_explicit_gpu_device_keeps_the_torch_path(tiny_static_model: Path) -> None:
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.models.encoder import load_encoder

@@ -84,6 +84,43 @@ def is_static(folder: str | os.PathLike[str]) -> bool:
     return True
 
 
+_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.int64}
+
+
+def _mapped(path: Path) -> dict[str, np.ndarray] | None:
+    """The tensors of a safetensors file memory-mapped, not read: a lookup touches a few
+    rows of a 200 MB embedding table, and reading all of it cost 0.1 s a process. The
+    format is an 8-byte little-endian header length, a JSON header (dtype, shape and byte
+    range of each tensor) and the raw bytes. None when a tensor needs a conversion numpy
+    cannot map (bf16) or the header does not fit the file: ``load_file`` then reads it (and
+    names the problem)."""
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+        if len(head) != 8:
+            return None
+        n = int.from_bytes(head, "little")
+        if n <= 0 or 8 + n > size:
+            return None
+        header = json.loads(fh.read(n))
+    base = 8 + n
+    out: dict[str, np.ndarray] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _DTYPES.get(info.get("dtype"))
+        start, end = (int(x) for x in info["data_offsets"])
+        shape = tuple(int(x) for x in info["shape"])
+        count = int(np.prod(shape)) if shape else 1
+        if dtype is None or base + end > size or end - start != count * np.dtype(dtype).itemsize:
+            return None
+        if count == 0:
+            out[name] = np.zeros(shape, dtype=dtype)
+            continue
+        out[name] = np.memmap(path, dtype=dtype, mode="r", offset=base + start, shape=shape)
+    return out
+
+
 def _load(path: Path) -> dict[str, np.ndarray]:
     from safetensors.numpy import load_file
 
@@ -92,6 +129,12 @@ def _load(path: Path) -> dict[str, np.ndarray]:
     hint = f"make the model's files readable: chmod -R a+rX {path.parent.parent}"
     if not os.access(path, os.R_OK):
         raise ModelError(f"{path}: permission denied, the weights cannot be read", hint=hint)
+    try:
+        mapped = _mapped(path)
+    except (OSError, ValueError, KeyError, TypeError):
+        mapped = None  # load_file below says what is wrong
+    if mapped is not None:
+        return mapped
     try:
         return load_file(str(path))
     except OSError as exc:
