@@ -41,3 +41,31 @@ def split_sentences(text: str, lang: str = "en") -> list[str]:
                 continue
         out.append(piece)
     return out
+
+
+_NO_SPACE = frozenset({"ja", "zh", "yue"})
+"""Languages whose sentences follow each other without a space (after 。！？)."""
+
+
+def join_sentences(pieces: list[str], lang: str = "", between: list[str] | None = None) -> str:
+    """Sentences as one text in language ``lang``: ``between[i]`` (default a space) after
+    ``pieces[i]``, as the source had it between its sentences — except that a space after
+    a sentence of a language written without spaces (Chinese, Japanese: one ending in a
+    full-width character such as 。) is left out. A line break stays."""
+    import unicodedata
+
+    gaps = list(between) if between is not None else [" "] * max(len(pieces) - 1, 0)
+    out: list[str] = []
+    for i, piece in enumerate(pieces):
+        out.append(piece)
+        if i < len(gaps):
+            gap = gaps[i]
+            if (
+                _primary(lang) in _NO_SPACE
+                and gap.strip(" \t\u3000") == ""
+                and piece
+                and unicodedata.east_asian_width(piece[-1]) in ("W", "F")
+            ):
+                gap = ""
+            out.append(gap)
+    return "".join(out)

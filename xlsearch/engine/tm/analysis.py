@@ -406,7 +406,13 @@ def pretranslate(
     match when ``semantic`` and ``fill``); repetitions take their first occurrence's target.
     A match whose target gets the segment's placeholders wrong is never written.
     Segments that already have a target are kept unless ``overwrite`` (a target in an untranslated
-    state is none); locked and confirmed ones always. Returns segments filled."""
+    state is none); locked and confirmed ones always. The sentences of a PO entry
+    (``Document.written_whole``) are filled all or none: the entry has one msgstr.
+    Returns segments filled."""
+    import copy
+
+    together = doc.written_whole() if hasattr(doc, "written_whole") else []
+    before = {i: copy.copy(doc.segments[i]) for a, b in together for i in range(a, b + 1)}
     filled = 0
     for res in analysis.segments:
         seg = doc.segments[res.index]
@@ -461,6 +467,14 @@ def pretranslate(
         else:
             continue
         filled += 1
+    for first, last in together:
+        segs = doc.segments[first : last + 1]
+        if all(s.target.strip() for s in segs):
+            continue
+        for seg in segs:  # a sentence without a match: the entry stays as it was
+            if seg.changed and not before[seg.index].changed:
+                filled -= 1
+            seg.__dict__.update(before[seg.index].__dict__)
     return filled
 
 

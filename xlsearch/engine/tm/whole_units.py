@@ -78,8 +78,12 @@ def _copy(result: Any) -> Any:
 
 
 def sentences_of(doc: Any, seg: Any) -> list[str]:
-    """The sentences ``doc.split`` would make of ``seg`` (an untranslated XLIFF unit kept
-    whole), or ``[]`` when it is one sentence or cannot be split."""
+    """The sentences ``doc.split`` would make of ``seg`` (an untranslated XLIFF unit or PO
+    entry kept whole), or ``[]`` when it is one sentence or cannot be split."""
+    if doc.fmt == "po":
+        from xlsearch.engine.tm.documents.simple import po_sentences
+
+        return po_sentences(doc, seg)
     if doc.fmt != "xliff" or seg.target.strip() or seg.locked:
         return []
     from xlsearch.engine.tm.documents.tags import _local

@@ -89,9 +89,9 @@ def write_memoq_status(tu: Any, seg: Any) -> None:
 
 
 def unconfirm_po(entry: Any) -> None:
-    """Mark a PO entry for review (``fuzzy``)."""
+    """Mark a PO entry for review (``fuzzy``, first of its flags, as gettext writes it)."""
     if "fuzzy" not in entry.flags:
-        entry.flags.append("fuzzy")
+        entry.flags.insert(0, "fuzzy")
 
 
 def confirm_po(entry: Any) -> None:

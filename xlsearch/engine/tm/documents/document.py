@@ -32,11 +32,12 @@ def _format_of(path: Path) -> str | None:
 
 
 SEGMENT_MODES = ("auto", "never", "always")
-"""How units of several sentences (an XLIFF paragraph unit, a paragraph of a text or DOCX)
-are segmented: ``auto`` looks them up whole first and an analysis segments them into
-sentences only where the whole unit has no good match (an XLIFF unit is opened whole and
-split then; a text paragraph is opened as sentences and made whole again); ``never`` keeps
-every unit whole; ``always`` splits every one on opening, as a CAT tool does on import."""
+"""How units of several sentences (an XLIFF paragraph unit, a PO entry, a paragraph of a
+text or DOCX) are segmented: ``auto`` looks them up whole first and an analysis segments
+them into sentences only where the whole unit has no good match (an XLIFF unit or a PO
+entry is opened whole and split then; a text paragraph is opened as sentences and made
+whole again); ``never`` keeps every unit whole; ``always`` splits every one on opening, as
+a CAT tool does on import. A PO plural entry stays whole."""
 
 
 _A_FORMAT = {"xliff": "an XLIFF", "po": "a PO", "text": "a text", "docx": "a DOCX"}
@@ -101,10 +102,10 @@ class Document:
 
     def split(self, index: int, renumber: bool = True) -> int:
         """Split segment ``index`` — a whole unit of several sentences with no target — into
-        one segment a sentence (XLIFF; see ``SEGMENT_MODES``); the segments after it are
+        one segment a sentence (XLIFF, PO; see ``SEGMENT_MODES``); the segments after it are
         renumbered (``renumber=False``: the caller calls :meth:`renumber` after several
         splits from the end). Returns how many segments it became (0: it stays whole)."""
-        if self.fmt != "xliff":
+        if self.fmt not in ("xliff", "po"):
             return 0
         news = self.codec.split_segment(self, index)
         if not news:
@@ -138,14 +139,25 @@ class Document:
         Markdown, DOCX); ``[]`` for other formats."""
         if self.fmt not in ("text", "docx"):
             return []
+        return self._runs(lambda a, b: a.ref == b.ref)
+
+    def _runs(self, same: Any) -> list[tuple[int, int]]:
+        """``(first, last)`` of each run of several segments where ``same(first, next)``."""
         out: list[tuple[int, int]] = []
         start = 0
         for i in range(1, len(self.segments) + 1):
-            if i == len(self.segments) or self.segments[i].ref != self.segments[start].ref:
+            if i == len(self.segments) or not same(self.segments[start], self.segments[i]):
                 if i - start > 1:
                     out.append((start, i - 1))
                 start = i
         return out
+
+    def written_whole(self) -> list[tuple[int, int]]:
+        """``(first, last)`` segment of each PO entry split into sentences: the file holds
+        one msgstr for all of them, so pre-translation fills all of them or none."""
+        if self.fmt != "po":
+            return []
+        return self._runs(lambda a, b: a.ref is b.ref)
 
     def merge_all(self) -> int:
         """Make every paragraph one segment (``segment="never"`` for text and DOCX);

@@ -38,7 +38,9 @@ def dump(doc: Any, as_xliff: bool) -> bytes:
 
 
 def split_segment(doc: Any, index: int) -> Any:
-    """An XLIFF unit of several sentences as one segment a sentence (``xliff``)."""
+    """An XLIFF unit or a PO entry of several sentences as one segment a sentence."""
+    if doc.fmt == "po":
+        return simple.split_po(doc, index)
     return xliff.split_segment(doc, index)
 
 

@@ -3,7 +3,10 @@
 PO: one segment per entry (obsolete entries and the header skipped), the source language
 from ``X-Source-Language`` or identified from the msgids (English when unclear); a target set by
 xlsearch is written with the ``fuzzy`` flag, ``#| msgid`` = the memory's source (gettext's
-own way to show what changed) and a translator comment with the match quality. Text and
+own way to show what changed) and a translator comment with the match quality. An
+untranslated entry of several sentences can be split into one segment a sentence
+(``split_po``, as Trados and memoQ segment PO entries; plural entries stay whole): its
+msgstr is then the sentences' targets joined as the msgid joins its sentences. Text and
 DOCX: every paragraph split into sentences; saving writes the paragraph with each sentence
 replaced by its target (sentences without one stay in the source language).
 """
@@ -106,13 +109,114 @@ def _msgid_lang(segs: list[Any]) -> str:
     return lang if prob >= 0.9 else "en"
 
 
+def po_sentences(doc: Any, seg: Any) -> list[str]:
+    """The sentences a whole, untranslated PO entry splits into (``split_po``), or ``[]``
+    when it stays one segment: one sentence, a plural entry (its forms are written whole),
+    a target, or a msgid whose sentences the splitter does not give back word for word."""
+    entry = seg.ref
+    if (
+        entry is None
+        or entry.msgid_plural
+        or seg.source != entry.msgid
+        or seg.target.strip()
+        or seg.locked
+    ):
+        return []
+    from xlsearch.engine.lang.sentences import split_sentences
+    from xlsearch.engine.tm.documents.xliff_segment import _spans
+
+    found = split_sentences(entry.msgid, doc.src or "en")
+    if len(found) < 2 or _spans(entry.msgid, found) is None:
+        return []
+    return found
+
+
+def split_po(doc: Any, index: int) -> list[Any] | None:
+    """Segment ``index`` of a PO document (a whole entry of several sentences, no target) as
+    one segment a sentence, keyed ``<entry>/1``, ``<entry>/2`` …, each with the entry as its
+    ``ref``; None when it stays whole (``po_sentences``)."""
+    from xlsearch.engine.tm.documents.document import DocSegment
+
+    seg = doc.segments[index]
+    found = po_sentences(doc, seg)
+    if not found:
+        return None
+    return [
+        DocSegment(index + k, f"{seg.key}/{k + 1}", text, note=seg.note, ref=seg.ref)
+        for k, text in enumerate(found)
+    ]
+
+
+def _po_groups(doc: Any) -> list[list[Any]]:
+    """The segments of each entry, in order: one for a whole entry, its sentences for a
+    split one."""
+    groups: list[list[Any]] = []
+    for seg in doc.segments:
+        if groups and groups[-1][0].ref is seg.ref:
+            groups[-1].append(seg)
+        else:
+            groups.append([seg])
+    return groups
+
+
+def _join_po(doc: Any, entry: Any, segs: list[Any], texts: list[str]) -> str:
+    """``texts`` (one per sentence of ``entry``) as one msgstr: what lies between and around
+    the msgid's sentences (a space, a line break) between and around them
+    (``join_sentences``: no space after a Chinese or Japanese sentence)."""
+    from xlsearch.engine.lang.sentences import join_sentences
+    from xlsearch.engine.tm.documents.xliff_segment import _spans
+
+    spans = _spans(entry.msgid, [s.source for s in segs])
+    if spans is None:  # cannot happen for a split made by ``split_po``
+        return join_sentences(texts, doc.tgt)
+    raw = entry.msgid
+    between = [raw[a[1] : b[0]] for a, b in zip(spans, spans[1:], strict=False)]
+    inner = join_sentences(texts, doc.tgt, between)
+    return raw[: spans[0][0]] + inner + raw[spans[-1][1] :]
+
+
+def _write_split_po(doc: Any, entry: Any, segs: list[Any]) -> None:
+    """Write the sentences of a split entry as its msgstr: each sentence's target, a
+    sentence without one left in the source language (the entry then stays ``fuzzy``, and
+    the comment says which); ``fuzzy`` unless every sentence is confirmed; ``#| msgid``
+    the memory's sources joined the same way, where they differ from the msgid."""
+    from xlsearch.engine.tm.documents.confirmation import confirm_po, unconfirm_po
+
+    entry.msgstr = _join_po(doc, entry, segs, [s.target.strip() or s.source for s in segs])
+    for seg in segs:
+        seg.changed = False
+    if all(s.confirmed for s in segs):
+        confirm_po(entry)
+        return
+    unconfirm_po(entry)
+    sources = [s.match_source if s.target.strip() and s.match_source else s.source for s in segs]
+    previous = _join_po(doc, entry, segs, sources)
+    entry.previous_msgid = previous if previous != entry.msgid else None
+    what = [
+        ("confirmed" if s.confirmed else _note(s).removeprefix("xlsearch: ").split(",")[0])
+        if s.target.strip()
+        else "no target (source text kept)"
+        for s in segs
+    ]
+    if len(set(what)) == 1:
+        note = f"{len(segs)} sentences, each {what[0]}"
+    else:
+        note = "sentences: " + " · ".join(what)
+    lines = [x for x in (entry.tcomment or "").splitlines() if not x.startswith("xlsearch:")]
+    entry.tcomment = "\n".join([*lines, f"xlsearch: {note}, needs review"])
+
+
 def dump_po(doc: Any) -> bytes:
     from xlsearch.engine.tm.documents.confirmation import confirm_po, unconfirm_po
 
-    for seg in doc.segments:
-        if not seg.changed:
+    for segs in _po_groups(doc):
+        seg = segs[0]
+        if not any(s.changed for s in segs):
             continue
         entry = seg.ref
+        if len(segs) > 1:
+            _write_split_po(doc, entry, segs)
+            continue
         if entry.msgid_plural:
             entry.msgstr_plural[0] = seg.target
         else:
@@ -281,11 +385,13 @@ def _paragraph_texts(doc: Any) -> dict[int, str]:
     by_para: dict[int, list[Any]] = {}
     for seg in doc.segments:
         by_para.setdefault(seg.ref, []).append(seg)
+    from xlsearch.engine.lang.sentences import join_sentences
+
     out = {}
     for p, segs in by_para.items():
         if any(s.target.strip() for s in segs):
             written = [as_written(doc, s) for s in segs]
-            out[p] = " ".join((target or source) for source, target in written)
+            out[p] = join_sentences([target or source for source, target in written], doc.tgt)
     return out
 
 
