@@ -232,3 +232,21 @@ def test_sentences_of_a_japanese_msgstr_are_joined_without_a_space(
     assert device.msgstr == (
         "アップデート中はデバイスを切断しないでください。問題が解決しない場合は、管理者に連絡してください。"
     )
+
+
+def test_what_surrounds_the_sentences_is_kept_as_the_msgid_has_it(tmp_path: Path) -> None:
+    """Line breaks around the sentences and a tab inside one stay as the msgid has them (in
+    the msgstr and for a sentence left in the source language); a 100 % match writes no
+    ``#| msgid``."""
+    path = tmp_path / "cli.po"
+    path.write_text(
+        'msgid ""\nmsgstr ""\n"Language: de\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "\\nPress\\tEnter. Then wait.\\n"\nmsgstr ""\n',
+        encoding="utf-8",
+    )
+    doc = open_document(path, segment="always")
+    assert [s.source for s in doc.segments] == ["Press Enter.", "Then wait."]
+    doc.set_target(1, "Dann warten.", quality=100, origin="fuzzy", match_source="Then wait.")
+    entry = polib.pofile(str(doc.save(tmp_path / "out.po")))[0]
+    assert entry.msgstr == "\nPress\tEnter. Dann warten.\n"
+    assert entry.previous_msgid is None and entry.fuzzy

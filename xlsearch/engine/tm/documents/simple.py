@@ -159,19 +159,21 @@ def _po_groups(doc: Any) -> list[list[Any]]:
     return groups
 
 
-def _join_po(doc: Any, entry: Any, segs: list[Any], texts: list[str]) -> str:
-    """``texts`` (one per sentence of ``entry``) as one msgstr: what lies between and around
-    the msgid's sentences (a space, a line break) between and around them
-    (``join_sentences``: no space after a Chinese or Japanese sentence)."""
+def _join_po(doc: Any, entry: Any, segs: list[Any], texts: list[str | None]) -> str:
+    """``texts`` (one per sentence of ``entry``; None: the sentence as the msgid has it) as
+    one text: what lies between and around the msgid's sentences (a space, a line break)
+    between and around them (``join_sentences``: no space after a Chinese or Japanese
+    sentence)."""
     from xlsearch.engine.lang.sentences import join_sentences
     from xlsearch.engine.tm.documents.xliff_segment import _spans
 
     spans = _spans(entry.msgid, [s.source for s in segs])
     if spans is None:  # cannot happen for a split made by ``split_po``
-        return join_sentences(texts, doc.tgt)
+        return join_sentences([t or s.source for t, s in zip(texts, segs, strict=True)])
     raw = entry.msgid
+    pieces = [t if t is not None else raw[a:b] for t, (a, b) in zip(texts, spans, strict=True)]
     between = [raw[a[1] : b[0]] for a, b in zip(spans, spans[1:], strict=False)]
-    inner = join_sentences(texts, doc.tgt, between)
+    inner = join_sentences(pieces, doc.tgt, between)
     return raw[: spans[0][0]] + inner + raw[spans[-1][1] :]
 
 
@@ -182,14 +184,19 @@ def _write_split_po(doc: Any, entry: Any, segs: list[Any]) -> None:
     the memory's sources joined the same way, where they differ from the msgid."""
     from xlsearch.engine.tm.documents.confirmation import confirm_po, unconfirm_po
 
-    entry.msgstr = _join_po(doc, entry, segs, [s.target.strip() or s.source for s in segs])
+    entry.msgstr = _join_po(doc, entry, segs, [s.target.strip() or None for s in segs])
     for seg in segs:
         seg.changed = False
     if all(s.confirmed for s in segs):
         confirm_po(entry)
         return
     unconfirm_po(entry)
-    sources = [s.match_source if s.target.strip() and s.match_source else s.source for s in segs]
+    sources = [  # a sentence's own words (a 100 % match): as the msgid has them
+        s.match_source
+        if s.target.strip() and s.match_source and s.match_source.split() != s.source.split()
+        else None
+        for s in segs
+    ]
     previous = _join_po(doc, entry, segs, sources)
     entry.previous_msgid = previous if previous != entry.msgid else None
     what = [
