@@ -115,9 +115,9 @@ def same_shape(matches: list[Any], segment: str, src: str) -> list[Any]:
 
 
 def resegment(doc: Any, results: Sequence[Any], cache: LookupCache) -> bool:
-    """``segment="auto"`` after a first pass: XLIFF units split where their sentences do
-    better (``split_where_better``), text and DOCX paragraphs made whole where the whole
-    does better (``merge_where_better``). Returns whether the segments changed."""
+    """``segment="auto"`` after a first pass: XLIFF units and PO entries split where their
+    sentences do better (``split_where_better``), text and DOCX paragraphs made whole where
+    the whole does better (``merge_where_better``). Returns whether the segments changed."""
     return split_where_better(doc, results, cache) or merge_where_better(doc, results, cache)
 
 

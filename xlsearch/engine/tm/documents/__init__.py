@@ -25,7 +25,7 @@ def open_document(
 ) -> Document:
     """Read a document to translate. ``src``/``tgt`` override the file's languages (needed
     for text and DOCX, whose source language is otherwise detected). ``segment``: one of
-    ``SEGMENT_MODES`` (``auto`` and ``never`` keep XLIFF units whole here)."""
+    ``SEGMENT_MODES`` (``auto`` and ``never`` keep XLIFF units and PO entries whole here)."""
     if segment not in SEGMENT_MODES:
         raise DataError(
             f"unknown segmentation {segment!r}; choose one of {', '.join(SEGMENT_MODES)}"
