@@ -16,19 +16,31 @@ from test_lookup import UNITS, write_tmx
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture()
-def memory_home(tmp_path: Path, tiny_st_model: Path) -> dict[str, str]:
-    """A memory indexed with the tiny transformer, active: the environment of a user."""
+def _home(tmp_path: Path, model: Path) -> dict[str, str]:
+    """A memory indexed with ``model``, active: the environment of a user."""
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.models.catalog import set_active_model
     from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
 
-    set_active_model(str(tiny_st_model))
+    set_active_model(str(model))
     with Store() as store:
         store.import_file(write_tmx(tmp_path / "tm.tmx", UNITS), "tm")
-        build_index(store, load_encoder(str(tiny_st_model)), "tm")
+        build_index(store, load_encoder(str(model)), "tm")
     return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
+
+
+@pytest.fixture()
+def memory_home(tmp_path: Path, tiny_st_model: Path) -> dict[str, str]:
+    """With the tiny transformer: the resident path that ``--stdin`` is for."""
+    return _home(tmp_path, tiny_st_model)
+
+
+@pytest.fixture()
+def static_home(tmp_path: Path, tiny_static_model: Path) -> dict[str, str]:
+    """With a tiny static student: the same command without torch's start-up (the output
+    rules do not depend on the model)."""
+    return _home(tmp_path, tiny_static_model)
 
 
 def _lookup(env: dict[str, str], *extra: str) -> subprocess.Popen:
@@ -66,8 +78,8 @@ def test_lookup_stdin_answers_each_line_as_it_comes(memory_home: dict[str, str])
     assert answers[3]["matches"][0]["fuzzy"] == 100
 
 
-def test_lookup_stdin_text_blocks_are_blank_line_separated(memory_home: dict[str, str]) -> None:
-    proc = _lookup(memory_home)
+def test_lookup_stdin_text_blocks_are_blank_line_separated(static_home: dict[str, str]) -> None:
+    proc = _lookup(static_home)
     out, err = proc.communicate(b"the dog sleeps\r\ngood morning world\nzzz qqq\n")
     assert proc.returncode == 0, err
     blocks = out.decode().split("\n\n")
@@ -78,9 +90,9 @@ def test_lookup_stdin_text_blocks_are_blank_line_separated(memory_home: dict[str
 
 
 def test_lookup_stdin_bad_input_is_one_line_after_the_good_answers(
-    memory_home: dict[str, str],
+    static_home: dict[str, str],
 ) -> None:
-    proc = _lookup(memory_home, "--json")
+    proc = _lookup(static_home, "--json")
     out, err = proc.communicate(b"the dog sleeps\ncaf\xe9 au lait\nthe cat runs\n")
     assert proc.returncode == 2
     assert len(out.decode().splitlines()) == 1  # the first line was answered
