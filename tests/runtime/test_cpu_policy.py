@@ -29,37 +29,60 @@ print(json.dumps({"torch_before": torch_before, "torch_threads": torch.get_num_t
 """
 
 
+def _probes(*envs: dict[str, str], code: str = PROBE) -> list[dict]:
+    """``code``'s JSON answer in a fresh process per environment, run side by side (each
+    imports torch: a second apiece)."""
+    procs = []
+    for env in envs:
+        full = {
+            k: v for k, v in os.environ.items() if k not in OMP_VARS and not k.startswith("XLS")
+        }
+        full.update(env, PYTHONPATH=str(REPO))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", code],
+                env=full,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    answers = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        answers.append(json.loads(out.strip().splitlines()[-1]))
+    return answers
+
+
 def _probe(env: dict[str, str], code: str = PROBE) -> dict:
-    full = {k: v for k, v in os.environ.items() if k not in OMP_VARS and not k.startswith("XLS")}
-    full.update(env, PYTHONPATH=str(REPO))
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=full, capture_output=True, text=True, timeout=120
-    )
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return _probes(env, code=code)[0]
 
 
 @pytest.mark.slow
 def test_policy_is_set_before_torch_and_respects_the_user() -> None:
-    auto = _probe({})
+    auto, user, ours = _probes(
+        {},
+        {"OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "ACTIVE"},
+        {"OMP_NUM_THREADS": "1", "XLSEARCH_THREADS": "2"},
+    )
     assert not auto["torch_before"] and auto["before_torch"]
     assert auto["wait"] == "PASSIVE" and auto["source"] == "auto"
     assert 1 <= auto["policy"] <= auto["cpus"]
     assert auto["torch_threads"] == auto["policy"] == int(auto["omp"])
 
-    user = _probe({"OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "ACTIVE"})
     assert (user["wait"], user["source"], user["torch_threads"]) == ("ACTIVE", "OMP_NUM_THREADS", 1)
 
-    ours = _probe({"OMP_NUM_THREADS": "1", "XLSEARCH_THREADS": "2"})
     assert (ours["source"], ours["torch_threads"], ours["omp"]) == ("XLSEARCH_THREADS", 2, "2")
 
 
 @pytest.mark.slow
 def test_policy_torch_leaves_defaults_alone_and_children_recompute() -> None:
-    off = _probe({"XLSEARCH_THREAD_POLICY": "torch"})
+    off, child = _probes(
+        {"XLSEARCH_THREAD_POLICY": "torch"}, {"OMP_NUM_THREADS": "1", cpu._MARK: "1"}
+    )
     assert off["source"] == "torch" and off["wait"] is None and off["omp"] is None
     # a child process inherits our OMP_NUM_THREADS: it is still "automatic" there
-    child = _probe({"OMP_NUM_THREADS": "1", cpu._MARK: "1"})
     assert child["source"] == "auto"
 
 
@@ -71,13 +94,13 @@ def test_cli_reads_the_threads_setting(tmp_path: Path) -> None:
         "print(json.dumps({'threads': p.threads, 'source': p.source,"
         " 'torch': torch.get_num_threads()}))"
     )
-    (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "config.json").write_text(json.dumps({"threads": 3}))
-    got = _probe({"XLSEARCH_HOME": str(tmp_path)}, code)
+    good, broken = tmp_path / "good", tmp_path / "broken"
+    for home, text in ((good, json.dumps({"threads": 3})), (broken, "{broken")):
+        (home / "config").mkdir(parents=True)
+        (home / "config" / "config.json").write_text(text)
+    got, bad = _probes({"XLSEARCH_HOME": str(good)}, {"XLSEARCH_HOME": str(broken)}, code=code)
     assert got == {"threads": 3, "source": "setting", "torch": 3}
-    (tmp_path / "config" / "config.json").write_text("{broken")
-    got = _probe({"XLSEARCH_HOME": str(tmp_path)}, code)
-    assert got["source"] == "auto"  # a broken settings file is reported by the commands
+    assert bad["source"] == "auto"  # a broken settings file is reported by the commands
 
 
 def test_free_cpus_subtracts_other_processes_load() -> None:
