@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polib
 import pytest
+from lxml import etree
 
 from xlsearch.cli import main
 from xlsearch.engine.store import Store
@@ -250,3 +251,64 @@ def test_what_surrounds_the_sentences_is_kept_as_the_msgid_has_it(tmp_path: Path
     entry = polib.pofile(str(doc.save(tmp_path / "out.po")))[0]
     assert entry.msgstr == "\nPress\tEnter. Dann warten.\n"
     assert entry.previous_msgid is None and entry.fuzzy
+
+
+XLIFF12 = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+ <file original="app.properties" source-language="en-US" target-language="{tgt}"
+  datatype="javapropertyresourcebundle"><body>
+  <trans-unit id="update.warning" resname="update.warning">
+   <source>{text}</source>
+  </trans-unit>
+ </body></file>
+</xliff>
+"""
+XLIFF20 = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en-US"
+ trgLang="{tgt}"><file id="f1"><unit id="update.warning">
+  <segment><source>{text}</source></segment>
+ </unit></file></xliff>
+"""
+
+
+@pytest.mark.parametrize("template", [XLIFF12, XLIFF20], ids=["xliff12", "xliff20"])
+def test_split_xliff_units_into_japanese_have_no_space_between_sentences(
+    job: Path, tmp_path: Path, template: str
+) -> None:
+    """A unit of two sentences, each 100 % in the memory: into Japanese the written target
+    runs the sentences together (a CAT tool merges 1.2 ``mrk``s and their tails, or 2.0
+    segments and their ``ignorable``s); into German the source's space stays."""
+    from xlsearch.engine.tm.documents.xliff_text import _text
+
+    text = "Do not disconnect the device while the update is running. " + (
+        "Contact your administrator if the problem persists."
+    )
+    written = {}
+    for tgt in ("ja-JP", "de-DE"):
+        path = tmp_path / f"job.{tgt}.xlf"
+        path.write_text(template.format(tgt=tgt, text=text), encoding="utf-8")
+        doc = open_document(path)
+        with Store() as store:
+            rep = analyze(doc, Lookup(store, None, collection="sent", semantic=False))
+        assert [r.band for r in rep.segments] == ["100%", "100%"]
+        assert pretranslate(doc, rep) == 2
+        root = etree.parse(str(doc.save(tmp_path / f"out.{tgt}.xlf"))).getroot()
+        if template is XLIFF12:
+            written[tgt] = _text(root.find(".//{*}trans-unit/{*}target"))[0]
+        else:  # what a merger writes: each segment's target, each ignorable's target or source
+            parts = []
+            for e in root.iter():
+                name = etree.QName(e).localname
+                if name == "segment" and e.getparent().tag.endswith("unit"):
+                    parts.append("".join(e.find("{*}target").itertext()))
+                elif name == "ignorable":
+                    inner = e.find("{*}target")
+                    parts.append((inner if inner is not None else e.find("{*}source")).text or "")
+            written[tgt] = "".join(parts)
+    assert written["ja-JP"] == (
+        "アップデート中はデバイスを切断しないでください。問題が解決しない場合は、管理者に連絡してください。"
+    )
+    assert written["de-DE"] == (
+        "Trennen Sie das Gerät nicht, während das Update läuft. Wenden Sie sich an Ihren "
+        "Administrator, wenn das Problem weiterhin besteht."
+    )

@@ -52,20 +52,27 @@ def join_sentences(pieces: list[str], lang: str = "", between: list[str] | None 
     ``pieces[i]``, as the source had it between its sentences — except that a space after
     a sentence of a language written without spaces (Chinese, Japanese: one ending in a
     full-width character such as 。) is left out. A line break stays."""
-    import unicodedata
-
     gaps = list(between) if between is not None else [" "] * max(len(pieces) - 1, 0)
     out: list[str] = []
     for i, piece in enumerate(pieces):
         out.append(piece)
         if i < len(gaps):
-            gap = gaps[i]
-            if (
-                _primary(lang) in _NO_SPACE
-                and gap.strip(" \t\u3000") == ""
-                and piece
-                and unicodedata.east_asian_width(piece[-1]) in ("W", "F")
-            ):
-                gap = ""
-            out.append(gap)
+            out.append(gap_after(piece, gaps[i], lang))
     return "".join(out)
+
+
+def gap_after(piece: str, gap: str, lang: str) -> str:
+    """What follows sentence ``piece`` in language ``lang``: ``gap`` (the source's), or
+    nothing when it is only spaces after a sentence of a language written without them
+    (one ending in a full-width character such as 。). A line break stays."""
+    import unicodedata
+
+    if (
+        _primary(lang) in _NO_SPACE
+        and gap
+        and gap.strip(" \t\u3000") == ""
+        and piece
+        and unicodedata.east_asian_width(piece[-1]) in ("W", "F")
+    ):
+        return ""
+    return gap

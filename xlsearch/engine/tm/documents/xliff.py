@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.lang.sentences import gap_after
 from xlsearch.engine.tm.documents.confirmation import (
     confirmed_12,
     confirmed_20,
@@ -316,6 +317,8 @@ def _write12(doc: Any, seg: Any) -> None:
         marks = [m for m in target.iter() if _local(m.tag) == "mrk" and m.get("mid") == mid]
         if marks:
             set_target(marks[0], seg.target, source, seg.tag_hint)
+            if marks[0].tail:  # no space after a Japanese or Chinese sentence
+                marks[0].tail = gap_after(seg.target, marks[0].tail, doc.tgt)
         else:
             mrk = etree.SubElement(target, q("mrk"), mtype="seg", mid=mid)
             set_target(mrk, seg.target, source, seg.tag_hint)
@@ -403,6 +406,7 @@ def _write20(doc: Any, seg: Any) -> None:
         source.addnext(target)
         target.tail = source.tail
     set_target(target, seg.target, _child(elem, "source"), seg.tag_hint)
+    _tighten_ignorable(elem, seg.target, doc.tgt, q)
     elem.set("state", "translated")
     label = seg.origin + (f"-{seg.quality:.0f}" if seg.quality is not None else "")
     if seg.confirmed:  # the translator's own: no xlsearch sub-state
@@ -422,6 +426,24 @@ def _write20(doc: Any, seg: Any) -> None:
         match.set("type", "tm")
         etree.SubElement(match, q("source")).text = seg.match_source
         etree.SubElement(match, q("target")).text = seg.target
+
+
+def _tighten_ignorable(segment: Any, text: str, lang: str, q: Any) -> None:
+    """After a Japanese or Chinese sentence, the spaces of the ``ignorable`` that follows
+    it get an empty ``target`` (a merger then writes none), as ``gap_after`` says."""
+    from lxml import etree
+
+    nxt = segment.getnext()
+    if nxt is None or _local(nxt.tag) != "ignorable":
+        return
+    src = _child(nxt, "source")
+    gap = (src.text or "") if src is not None and not len(src) else ""
+    if not gap or gap_after(text, gap, lang) == gap:
+        return
+    tgt = _child(nxt, "target")
+    if tgt is None:
+        tgt = etree.SubElement(nxt, q("target"))
+    tgt.text = gap_after(text, gap, lang)
 
 
 def dump(doc: Any) -> bytes:
