@@ -89,16 +89,27 @@ def test_lookup_stdin_text_blocks_are_blank_line_separated(static_home: dict[str
     assert err.decode().count(" ms)") == 3  # the time of each lookup
 
 
-def test_lookup_stdin_bad_input_is_one_line_after_the_good_answers(
+def test_lookup_stdin_a_bad_line_gets_its_error_as_its_answer_and_the_rest_go_on(
     static_home: dict[str, str],
 ) -> None:
+    """A CAT tool's hook reads one answer per line: a line that is not UTF-8 is answered
+    with its error (and one line on stderr), the next lines are answered, the exit status
+    says something failed."""
     proc = _lookup(static_home, "--json")
     out, err = proc.communicate(b"the dog sleeps\ncaf\xe9 au lait\nthe cat runs\n")
     assert proc.returncode == 2
-    assert len(out.decode().splitlines()) == 1  # the first line was answered
+    answers = [json.loads(line) for line in out.decode().splitlines()]
+    assert [a["segment"] for a in answers] == ["the dog sleeps", None, "the cat runs"]
+    assert answers[1]["line"] == 2 and "not UTF-8" in answers[1]["error"]
+    assert answers[2]["matches"][0]["target"] == "die katze läuft"
     lines = err.decode().strip().splitlines()
     assert lines == [lines[-1]] and "standard input, line 2: not UTF-8" in lines[-1]
     assert "Traceback" not in err.decode()
+    proc = _lookup(static_home)  # text: an error block in its place
+    out, _ = proc.communicate(b"caf\xe9\nthe cat runs\n")
+    blocks = out.decode().split("\n\n")
+    assert proc.returncode == 2 and blocks[0].startswith("error: standard input, line 1")
+    assert "die katze läuft" in blocks[1]
 
 
 @pytest.mark.parametrize("argv", [["--src", "en"], ["the dog", "--stdin", "--src", "en"]])

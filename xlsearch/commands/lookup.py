@@ -155,7 +155,20 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     bar = ProgressBar()
     segments = _stdin_lines() if args.stdin else [args.segment]
     note = ""
+    failed = 0
     for n, segment in enumerate(segments):
+        if isinstance(segment, _BadLine):  # answered with its error; the next lines go on
+            failed += 1
+            print(f"error: {segment.message}", file=sys.stderr)
+            if args.json:
+                bad = {"segment": None, "line": segment.number, "error": segment.message}
+                print(json.dumps(bad, ensure_ascii=False))
+            else:
+                if n:
+                    print()
+                print(f"error: {segment.message}")
+            sys.stdout.flush()
+            continue
         if args.stdin and not segment.strip():  # one answer per line, blank ones too
             res = empty_lookup(segment, src, tgt)
         else:
@@ -186,22 +199,30 @@ def cmd_lookup(args: argparse.Namespace) -> int:
             note = res.note
             print(f"({res.ms:.0f} ms)", file=sys.stderr)
         sys.stdout.flush()  # a hook reading the pipe gets each answer as it is ready
-    return 0
+    return 2 if failed else 0
 
 
-def _stdin_lines() -> Iterator[str]:
+class _BadLine:
+    """A line of stdin that cannot be looked up: it gets its error as its answer."""
+
+    def __init__(self, number: int, message: str) -> None:
+        self.number, self.message = number, message
+
+
+def _stdin_lines() -> Iterator[str | _BadLine]:
     """Lines of stdin as they arrive (no read-ahead), without their line ends; a line that
-    is not UTF-8 ends the run with an error naming it."""
-    from xlsearch.engine.errors import DataError
-
+    is not UTF-8 comes as a ``_BadLine`` naming it (a CAT tool's hook keeps one answer per
+    line, and the lines after it are still answered)."""
     for number, raw in enumerate(iter(sys.stdin.buffer.readline, b""), 1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise DataError(
-                f"standard input, line {number}: not UTF-8 text ({exc.reason})",
-                hint="convert it first, e.g. iconv -f WINDOWS-1252 -t UTF-8",
-            ) from None
+            yield _BadLine(
+                number,
+                f"standard input, line {number}: not UTF-8 text ({exc.reason}) (hint: convert "
+                "it first, e.g. iconv -f WINDOWS-1252 -t UTF-8)",
+            )
+            continue
         yield line.removeprefix("\ufeff").rstrip("\r\n")
 
 
