@@ -183,8 +183,8 @@ def test_cli_index_search_sts_mine(
     assert rows[0]["translations"] and rows[0]["collection"] == "tm"
     out = tmp_path / "hits.tmx"
     assert main(["search", "dog", "--mode", "lexical", "--out", str(out)]) == 0
-    assert "1. " in capsys.readouterr().out
-    assert len(re.findall(r"<tu[ >]", out.read_text(encoding="utf-8"))) == 3
+    assert "[3 copies]" in capsys.readouterr().out  # the unit is in the document 3 times
+    assert len(re.findall(r"<tu[ >]", out.read_text(encoding="utf-8"))) == 1
     assert main(["sts", "the dog", "the dog", "--model", model, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["score"] == pytest.approx(5.0)
     pairs = tmp_path / "pairs.tsv"
@@ -277,3 +277,29 @@ def test_a_common_language_ranks_first_and_filters_after_with_the_same_hits(
         store.conn.execute("UPDATE documents SET languages = '{\"fr\": 5000}'")
         got = s.semantic(enc.encode(["w3 w14"]), 10, langs=["fr"])
         assert listed == [("fr",)] and got == want
+
+
+def test_units_that_say_the_same_are_one_hit_with_their_copies(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The same unit imported twice (or held by two memories) is one hit that counts its
+    copies, as a lookup shows them; a unit with another translation stays its own hit, and
+    ``variants`` still lists every segment."""
+    enc = FakeEncoder()
+    with Store() as store:
+        add_document(store, "tm", "a.tmx", UNITS)
+        add_document(store, "tm", "b.tmx", UNITS[:2])  # the first two units again
+        add_document(store, "tm", "c.tmx", [{"en": "the dog sleeps", "de": "der hund ruht"}])
+        build_index(store, enc, "tm")
+        hits = Searcher(store, enc).search("the dog sleeps", 3, langs=["en"])
+        first = [h for h in hits if h.text == "the dog sleeps"]
+        assert [h.copies for h in first] == [2, 1]  # a.tmx + b.tmx; c.tmx translates it apart
+        assert {t["text"] for t in first[1].translations} == {"der hund ruht"}
+        assert len({h.text for h in hits}) == 2 and len(hits) == 3
+        variants = Searcher(store, enc).search("the dog sleeps", 10, langs=["en"], variants=True)
+        assert [h.text for h in variants].count("the dog sleeps") == 3
+    from xlsearch.cli import main
+
+    assert main(["search", "dog sleeps", "--mode", "phrase", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("the dog sleeps") == 2 and out.count("[2 copies]") == 1

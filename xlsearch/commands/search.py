@@ -216,7 +216,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             print(f"  ({why})", file=sys.stderr)
     for rank, h in enumerate(hits, 1):
         print(f"{rank:>3}. {h.score:.3f} [{h.lang}] {h.text}")
-        print(f"       {h.collection}:{h.path}")
+        copies = f"  [{h.copies} copies]" if h.copies > 1 else ""
+        print(f"       {h.collection}:{h.path}{copies}")
         for line in unit_lines(h.unit):
             print(f"       {line}")
         for t in h.aligned:

@@ -46,6 +46,8 @@ class Hit:
     aligned: list[dict[str, Any]] = field(default_factory=list)
     """Every aligned segment in stored order, ``{"id", "lang", "text"}`` (``translations``
     keeps the first of each language)."""
+    copies: int = 1
+    """Units with the same text and translations this hit stands for."""
 
     def to_dict(self) -> dict[str, Any]:
         """The hit as the command line's ``--json`` prints it."""
@@ -60,6 +62,7 @@ class Hit:
             "tu_id": self.tu_id,
             "translations": [dict(t) for t in self.aligned],
             "unit": self.unit,
+            "copies": self.copies,
         }
 
 

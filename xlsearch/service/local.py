@@ -186,6 +186,7 @@ class LocalEngine(JobsMixin):
                 h.document_id,
                 h.tu_id,
                 [dict(t) for t in h.translations],
+                h.copies,
             )
             for h in raw
         ]

@@ -44,6 +44,9 @@ class SearchHit:
     """Other segments of the same translation unit: ``{"id", "lang", "text"}``."""
     unit: dict[str, Any] = field(default_factory=dict)
     """The unit's metadata (tuid, created/changed date and user, props, notes), if any."""
+    copies: int = 1
+    """Units with the same text and the same translations this hit stands for (the same
+    unit imported twice, or held by two memories)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -401,14 +404,22 @@ class Searcher:
 
 
 def best_per_unit(hits: Sequence[SearchHit]) -> list[SearchHit]:
-    """Keep the first (best-ranked) hit of each translation unit (same document and unit)."""
+    """Keep the first (best-ranked) hit of each translation unit (same document and unit),
+    and one of units that say the same (same segment, same translations): it counts the
+    others in ``copies``, as a lookup shows ``[tm, 2 copies]``."""
     seen: set[tuple[int, str]] = set()
+    same: dict[tuple[Any, ...], SearchHit] = {}
     out = []
     for h in hits:
         key = (h.document_id, h.tu_id)
         if h.tu_id and key in seen:
             continue
         seen.add(key)
+        text = (h.lang, h.text, tuple(sorted((t["lang"], t["text"]) for t in h.translations)))
+        if text in same:
+            same[text].copies += 1
+            continue
+        same[text] = h
         out.append(h)
     return out
 
