@@ -259,3 +259,30 @@ async def test_hits_show_before_the_query_language_is_known(seeded_model, settle
         await settle(pilot)
         assert cell(table, 0, "translation") == "ru: Поезд в Берлин отправляется в девять."
         assert table.cursor_row == 1
+
+
+async def test_units_that_say_the_same_are_one_row_with_their_count(
+    app, engine, settle, tmp_path: Path
+):
+    """The same unit in two imported files: one row, its document cell counting the copies
+    (as the command line's ``[2 copies]``)."""
+    tmx = (
+        '<?xml version="1.0" encoding="UTF-8"?><tmx version="1.4"><header srclang="en" '
+        'datatype="plaintext" segtype="sentence" adminlang="en" creationtool="t" '
+        'creationtoolversion="1" o-tmf="t"/><body><tu><tuv xml:lang="en"><seg>The ferry '
+        'leaves at noon.</seg></tuv><tuv xml:lang="de"><seg>Die Fähre legt mittags ab.</seg>'
+        "</tuv></tu></body></tmx>"
+    )
+    for name in ("a.tmx", "b.tmx"):
+        (tmp_path / name).write_text(tmx, encoding="utf-8")
+    engine.import_files([str(tmp_path / "a.tmx"), str(tmp_path / "b.tmx")], "ferries")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await settle(pilot)
+        screen.query_one("#mode", Select).value = "phrase"
+        screen.query_one("#query", Input).value = "ferry leaves"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [h.copies for h in screen.hits] == [2]
+        table = screen.query_one("#results", DataTable)
+        assert cell(table, 0, "document") == "a.tmx ×2"

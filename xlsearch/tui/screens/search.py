@@ -346,7 +346,7 @@ class SearchScreen(EngineScreen):
                 hit.lang,
                 clipped(highlight(hit.text, terms, "bold")),
                 clipped(Text(f"{lang}: {translation}" if lang else "", style="italic")),
-                clipped(Text(hit.document)),
+                clipped(Text(hit.document + (f" ×{hit.copies}" if hit.copies > 1 else ""))),
                 key=str(i),
             )
         if not self.hits:
