@@ -20,20 +20,8 @@ CAT = Path(__file__).parents[1] / "fixtures" / "cat"
 SESSION = "Your session has expired. Please sign in again."
 
 
-async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    from textual.worker import WorkerCancelled
-
-    for _ in range(3):
-        await pilot.pause()
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:  # a newer lookup replaced an older one: that is fine
-            pass
-        await pilot.pause()
-
-
 async def test_a_po_entry_is_split_in_the_table_and_saved_as_one_msgstr(
-    tmp_path: Path, tiny_static_model: Path
+    tmp_path: Path, tiny_static_model: Path, settle
 ) -> None:
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.models.catalog import set_active_model
@@ -49,33 +37,33 @@ async def test_a_po_entry_is_split_in_the_table_and_saved_as_one_msgstr(
     app = make_app(engine=LocalEngine(), theme="textual-dark")
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f9")
-        await _settle(pilot)
+        await settle(pilot, 3)
         screen = app.screen
         assert isinstance(screen, TranslateScreen)
         screen.query_one("#doc-path", Input).value = str(job)
         screen.query_one("#doc-path", Input).focus()
         await pilot.press("enter")
-        await _settle(pilot)
+        await settle(pilot, 3)
         table = screen.query_one("#tr-segments", DataTable)
         assert table.row_count == 11  # one row an entry
         screen.goto(1)
-        await _settle(pilot)
+        await settle(pilot, 3)
         await pilot.press("ctrl+r")
-        await _settle(pilot)
+        await settle(pilot, 3)
         assert table.row_count == 17
         assert screen.doc.segments[screen.current].key == f"auth\x04{SESSION}/1"
         assert str(table.get_row_at(1)[2]) == "Your session has expired."
         assert str(table.get_row_at(2)[2]) == "Please sign in again."
         await pilot.press("ctrl+e")
-        await _settle(pilot)
+        await settle(pilot, 3)
         assert str(table.get_row_at(2)[3]) == "Bitte melden Sie sich erneut an."
         assert [str(table.get_row_at(i)[1]) for i in (1, 2)] == ["✎", "✎"]
         screen.query_one("#tr-segments", DataTable).focus()
         await pilot.press("ctrl+g")  # confirm the first sentence only
-        await _settle(pilot)
+        await settle(pilot, 3)
         assert str(table.get_row_at(1)[1]) == "✓"
         await pilot.press("ctrl+s")
-        await _settle(pilot)
+        await settle(pilot, 3)
     entry = polib.pofile(str(tmp_path / "app.translated.po")).find(SESSION, msgctxt="auth")
     assert entry.msgstr == "Ihre Sitzung ist abgelaufen. Bitte melden Sie sich erneut an."
     assert entry.fuzzy  # one of its two sentences is confirmed: the entry is not yet
