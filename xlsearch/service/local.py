@@ -731,8 +731,12 @@ class LocalEngine(JobsMixin):
     def toy_notice(self, collection: str | None = None) -> str | None:
         """The one-line notice when the model in use is a toy (fewer than 5,000 training
         pairs) searched beyond the demo collection, with the command for a real one."""
-        from xlsearch.engine.models.catalog import DEMO_COLLECTION
-        from xlsearch.engine.tm.fill_policy import TOY_PAIRS, toy_notice, trained_pairs
+        from xlsearch.engine.tm.fill_policy import (
+            TOY_PAIRS,
+            memory_languages,
+            toy_notice,
+            trained_pairs,
+        )
 
         card = self.model_card(self.active_model())
         seen = trained_pairs(card)
@@ -740,12 +744,8 @@ class LocalEngine(JobsMixin):
             return None  # no store query: this runs before every CLI lookup and search
         with self._store() as store:
             names = [collection] if collection else store.nonempty_collections()
-            counts: dict[str, int] = {}
-            for name in names:  # the memory's languages, most segments first (as recorded)
-                if name != DEMO_COLLECTION:
-                    for lang, n in store.recorded_languages(name).items():
-                        counts[lang] = counts.get(lang, 0) + n
-        return toy_notice(card, names, sorted(counts, key=lambda x: -counts[x]))
+            langs = memory_languages(store, names)
+        return toy_notice(card, names, langs)
 
     def analyze(
         self,

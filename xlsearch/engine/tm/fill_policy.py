@@ -398,17 +398,22 @@ def apply_to_analysis(results: Sequence[Any], lookup: Any, src: str, tgt: str) -
 
 def _memory_languages(lookup: Any, names: Sequence[str], src: str, tgt: str) -> list[str]:
     """The job's languages, then the searched memory's (most segments first)."""
+    store = getattr(lookup, "store", None)
+    found = memory_languages(store, names) if store is not None else []
+    return [x for x in (tgt, src) if x] + found
+
+
+def memory_languages(store: Any, names: Sequence[str]) -> list[str]:
+    """The languages of the collections ``names`` (the demo collection left out), most
+    segments first, as each document recorded them at import (no segment is counted)."""
     from xlsearch.engine.models.catalog import DEMO_COLLECTION
 
     counts: dict[str, int] = {}
-    try:
-        for name in names:
-            if name != DEMO_COLLECTION:
-                for lang, n in lookup.store.recorded_languages(name).items():
-                    counts[lang] = counts.get(lang, 0) + n
-    except (AttributeError, TypeError):  # a lookup without a store
-        pass
-    return [x for x in (tgt, src) if x] + sorted(counts, key=lambda x: -counts[x])
+    for name in names:
+        if name != DEMO_COLLECTION:
+            for lang, n in store.recorded_languages(name).items():
+                counts[lang] = counts.get(lang, 0) + n
+    return sorted(counts, key=lambda x: -counts[x])
 
 
 def searched_collections(lookup: Any) -> list[str]:
@@ -487,6 +492,7 @@ __all__ = [
     "fit_pair",
     "judge",
     "load",
+    "memory_languages",
     "pair_key",
     "policy_for",
     "probability",
