@@ -65,6 +65,8 @@ class StageClock:
             return
         self.close()
         self.stage, self.since = stage, time.perf_counter()
+        message = str(getattr(progress, "message", "") or "")[:120]
+        print(f"  stage {stage}: {message}", file=sys.stderr, flush=True)
 
     def close(self) -> dict[str, float]:
         if self.stage is not None:
@@ -355,7 +357,17 @@ def main(argv: list[str] | None = None) -> int:
         default=2.5,
         help="kept for the static student's set-up and both evaluations",
     )
+    ap.add_argument(
+        "--trace-every",
+        type=float,
+        default=0.0,
+        help="print every thread's stack to stderr every N seconds (0: never)",
+    )
     args = ap.parse_args(argv)
+    if args.trace_every > 0:  # where a phase spends its time, when it overruns its budget
+        import faulthandler
+
+        faulthandler.dump_traceback_later(args.trace_every, repeat=True, file=sys.stderr)
 
     prepared = Path(args.prepared).resolve()
     data, teacher16 = prepared / "data", prepared / "teacher"
