@@ -267,13 +267,13 @@ def test_po_entries_plurals_context_fuzzy_obsolete(tmp_path: Path) -> None:
     ctx = ReadContext(path)
     recs = list(read_records(ctx, detect_format(path)))
     assert [(r.tu, r.lang, r.text, r.line) for r in recs] == [
-        (0, None, "Open", 9),  # fuzzy: its draft translation "Öffnen" is not a translation
-        (1, None, "One file", 16),
+        (0, "en", "Open", 9),  # fuzzy: its draft translation "Öffnen" is not a translation
+        (1, "en", "One file", 16),
         (1, "de-AT", "Eine Datei", 16),
-        (2, None, "%d files", 16),
+        (2, "en", "%d files", 16),
         (2, "de-AT", "%d Dateien", 16),
-        (3, None, "Untranslated text", 21),
-        (4, None, "Multi-line entry", 24),
+        (3, "en", "Untranslated text", 21),
+        (4, "en", "Multi-line entry", 24),
         (4, "de-AT", "Mehrzeiliger Eintrag", 24),
     ]
     assert recs[0].meta == {"context": "menu|file", "fuzzy": True}
@@ -344,9 +344,9 @@ def test_po_single_plural_form_and_bad_bytes(tmp_path: Path) -> None:
     )
     recs, _ = read(write(tmp_path, "ja.po", ja))
     assert [r[1:] for r in recs] == [
-        (None, "one file"),
+        ("en", "one file"),  # msgids: English, by gettext's convention
         ("ja", "%d 個のファイル"),
-        (None, "%d files"),  # the plural msgid is kept even with one plural form
+        ("en", "%d files"),  # the plural msgid is kept even with one plural form
     ]
     bad = write(tmp_path, "bad.po", ja.encode("utf-8") + b'\nmsgid "caf\xe9"\nmsgstr ""\n')
     with pytest.raises(DataError, match=r"bad\.po:10: not valid utf-8 \(byte 0xe9\)") as info:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from xlsearch.engine.importers.base import (
@@ -91,8 +91,10 @@ def read_po(ctx: ReadContext) -> Iterator[Record]:
     unit per plural form (form 0 pairs ``msgid``, the others ``msgid_plural``). ``msgctxt``
     is kept as ``context``; a fuzzy entry gives its source only (flagged ``fuzzy``: gettext
     does not use its translation, and neither does a memory); obsolete (``#~``) entries are
-    skipped, untranslated ones give their source only. Languages: ``--lang
-    SRC[,TGT]``, else the header's ``X-Source-Language`` and ``Language``, else identified."""
+    skipped, untranslated ones give their source only. Languages, one per file and side
+    (``catalogue_languages``): ``--lang SRC[,TGT]``, else the header's ``X-Source-Language``
+    and ``Language``, else English for the msgids (gettext's convention) and the file
+    name's or the text's language for the msgstrs."""
     import polib
 
     text = _decode(ctx)
@@ -107,12 +109,7 @@ def read_po(ctx: ReadContext) -> Iterator[Record]:
             f"not a valid PO file: {_SYNTAX_LINE.sub('', str(exc)).strip()}",
             line=int(m.group(1)) if m else None,
         ) from exc
-    meta_head = catalogue.metadata
-    src = normalize_lang(meta_head.get("X-Source-Language"))
-    tgt = normalize_lang(meta_head.get("Language"))
-    if ctx.langs:
-        src = ctx.langs[0]
-        tgt = ctx.langs[1] if len(ctx.langs) > 1 else tgt
+    src, tgt = catalogue_languages(ctx, catalogue)
     tu = 0
     obsolete = fuzzy = 0
     for entry in catalogue:
@@ -147,6 +144,51 @@ def read_po(ctx: ReadContext) -> Iterator[Record]:
             f"{fuzzy:,} fuzzy entries: their source only (a fuzzy translation is a draft)",
             skip=False,
         )
+
+
+SAMPLE_ENTRIES = 200
+"""Entries whose text is read to identify a side's language when the file does not say it."""
+
+
+def catalogue_languages(ctx: ReadContext, catalogue: Any) -> tuple[str, str | None]:
+    """(msgid language, msgstr language) of a catalogue, decided once for the whole file:
+    short UI strings identified one by one scatter over look-alike languages ("Open Link in
+    New _Window" as Dutch). The msgids: ``--lang``'s first tag, else ``X-Source-Language``,
+    else English — gettext's convention — unless the msgids plainly read as another
+    language. The msgstrs: ``--lang``'s second tag, else the header's ``Language``, else the
+    file name's (``fr.po``, ``pt_BR.po``) or the text's; None when there are none."""
+    from xlsearch.engine.lang.doclang import filename_lang, hinted
+
+    head = catalogue.metadata
+    src = ctx.langs[0] if ctx.langs else normalize_lang(head.get("X-Source-Language"))
+    tgt = ctx.langs[1] if len(ctx.langs) > 1 else normalize_lang(head.get("Language"))
+    live = [e for e in catalogue if not e.obsolete]
+    if src is None:
+        src = hinted(_sample(_mnemonic_free(e.msgid) for e in live), "en")
+    if tgt is None:
+        sample = _sample(
+            _mnemonic_free(e.msgstr or next(iter(e.msgstr_plural.values()), ""))
+            for e in live
+            if not e.fuzzy
+        )
+        hint = filename_lang(ctx.path)
+        tgt = (hinted(sample, hint) if sample.strip() else hint) or None
+    return src, tgt
+
+
+def _sample(texts: Iterable[str]) -> str:
+    out: list[str] = []
+    for text in texts:
+        if text.strip():
+            out.append(normalize(text))
+        if len(out) >= SAMPLE_ENTRIES:
+            break
+    return " \n".join(out)
+
+
+def _mnemonic_free(text: str) -> str:
+    """``_Open`` → ``Open``: a mnemonic marker splits words for the identifier."""
+    return re.sub(r"[_&](?=\w)", "", text)
 
 
 def _pair(
