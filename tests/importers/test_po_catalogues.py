@@ -135,3 +135,74 @@ def test_an_imported_catalogue_stores_every_msgid_as_english(tmp_path: Path) -> 
     with Store() as store:
         store.import_file(po, "tm")
         assert store.languages("tm") == {"en": 11, "fr": 11}
+
+
+TMX_HEAD = """<?xml version="1.0" encoding="{declared}"?>
+<!DOCTYPE tmx SYSTEM "tmx14.dtd">
+<tmx version="1.4">
+  <header creationtool="Heartsome TMX Editor" creationtoolversion="8.0" datatype="PlainText"
+          segtype="sentence" adminlang="en-US" srclang="en-US" o-tmf="unknown"/>
+  <body>
+"""
+TMX_UNITS = """    <tu tuid="calendar.delete" creationdate="20230411T093012Z">
+      <prop type="x-context">toolbar</prop>
+      <tuv xml:lang="en-US"><seg>Delete Event</seg></tuv>
+      <tuv xml:lang="fr-FR"><seg>Supprimer l’évènement</seg></tuv>
+    </tu>
+    <tu tuid="calendar.edit">
+      <tuv xml:lang="en-US">
+        <seg>Edit the <bpt i="1">&lt;b&gt;</bpt>next<ept i="1">&lt;/b&gt;</ept> event</seg>
+      </tuv>
+      <tuv xml:lang="fr-FR">
+        <seg>Modifier le <bpt i="1">&lt;b&gt;</bpt>prochain<ept i="1">&lt;/b&gt;</ept>
+          évènement</seg>
+      </tuv>
+    </tu>
+  </body>
+</tmx>
+"""
+
+
+def test_a_tmx_declaring_latin_1_but_holding_utf8_is_refused_with_the_fix(tmp_path: Path) -> None:
+    import pytest
+
+    from xlsearch.engine.errors import DataError
+
+    tmx = write(tmp_path, "calendar.tmx", TMX_HEAD.format(declared="ISO-8859-1") + TMX_UNITS)
+    with pytest.raises(DataError) as info:
+        read(tmx)
+    message = str(info.value)
+    assert message.startswith(f"{tmx}:")
+    assert "“Supprimer l’évènement” in utf-8" in message and "not in the encoding" in message
+    assert "--encoding utf-8" in message
+    rows, _ctx = read(tmx, encoding="utf-8")
+    assert rows[1] == (0, "fr-FR", "Supprimer l’évènement")
+
+
+def test_mojibake_inside_a_utf8_file_is_repaired_and_said(tmp_path: Path) -> None:
+    garbled = TMX_UNITS.replace("l’évènement", "lâ€™Ã©vÃ¨nement")
+    tmx = write(tmp_path, "calendar.tmx", TMX_HEAD.format(declared="UTF-8") + garbled)
+    rows, ctx = read(tmx)
+    assert rows[1] == (0, "fr-FR", "Supprimer l’évènement")
+    assert any("1 segments held garbled text" in w for w in ctx.warnings)
+
+
+def test_real_accented_text_is_not_taken_for_mojibake(tmp_path: Path) -> None:
+    tmx = write(tmp_path, "calendar.tmx", TMX_HEAD.format(declared="UTF-8") + TMX_UNITS)
+    rows, ctx = read(tmx)
+    assert [r[2] for r in rows][:2] == ["Delete Event", "Supprimer l’évènement"]
+    assert ctx.warnings == []
+    latin = (TMX_HEAD.format(declared="ISO-8859-1") + TMX_UNITS).replace("’", "'")
+    rows, ctx = read(write(tmx.parent, "latin.tmx", latin.encode("latin-1")))
+    assert rows[1] == (0, "fr-FR", "Supprimer l'évènement")
+
+
+def test_french_latin_1_bytes_in_a_file_declaring_utf8_suggest_cp1252(tmp_path: Path) -> None:
+    import pytest
+
+    from xlsearch.engine.errors import DataError
+
+    text = (TMX_HEAD.format(declared="UTF-8") + TMX_UNITS).replace("’", "'")
+    tmx = write(tmp_path, "calendar.tmx", text.encode("latin-1"))
+    with pytest.raises(DataError, match="pass --encoding cp1252"):
+        read(tmx)

@@ -27,7 +27,14 @@ __all__ = [
 
 
 def read_records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
-    """Stream the records of ``ctx.path`` in format ``fmt`` (one of ``FORMATS``)."""
+    """Stream the records of ``ctx.path`` in format ``fmt`` (one of ``FORMATS``); text
+    decoded with the wrong codec is refused or repaired (``mojibake``)."""
+    from xlsearch.engine.importers.mojibake import guard
+
+    return guard(ctx, _records(ctx, fmt))
+
+
+def _records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
     if fmt == "tmx":
         from xlsearch.engine.importers.tmx import read_tmx
 

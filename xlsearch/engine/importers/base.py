@@ -97,6 +97,8 @@ class ReadContext:
     skipped: int = 0
     warning_count: int = 0
     raw: IO[bytes] | None = None
+    decoded_as: str | None = None
+    """The codec the file's text was decoded with (set by the reader), for messages."""
 
     def where(self, line: int | None = None, element: str | None = None) -> str:
         """``file:line`` (or ``file (element …)``) for messages."""
@@ -302,6 +304,7 @@ def iter_lines(ctx: ReadContext) -> Iterator[tuple[int, str]]:
         bom_enc, _ = sniff(stream, ctx)
         try:
             encoding, head = _text_encoding(ctx, stream, bom_enc)
+            ctx.decoded_as = encoding
             if is_wide(encoding):
                 yield from _wide_lines(ctx, stream, encoding)
                 return

@@ -105,15 +105,27 @@ def decodes_as_utf8(sample: bytes) -> bool:
     return True
 
 
+_COMMONEST = ("cp1252", "iso8859_15", "latin_1")
+"""Where charset-normalizer finds several codecs equally likely (French bytes read as cp1250
+and cp1252 alike), the Western one: by far the most common legacy encoding."""
+
+
 def guess_encoding(sample: bytes) -> str | None:
     """charset-normalizer's best guess for bytes that are not UTF-8, as a Python codec name."""
     from charset_normalizer import from_bytes
 
-    best = from_bytes(sample[:GUESS_BYTES]).best()
+    matches = from_bytes(sample[:GUESS_BYTES])
+    best = matches.best()
     if best is None:
         return None
+    tied = [
+        m.encoding
+        for m in matches
+        if (m.chaos, m.coherence) == (best.chaos, best.coherence) and m.encoding in _COMMONEST
+    ]
+    name = min(tied, key=_COMMONEST.index) if tied else best.encoding
     try:
-        return codecs.lookup(best.encoding).name
+        return codecs.lookup(name).name
     except LookupError:
         return None
 

@@ -78,6 +78,7 @@ def _decode(ctx: ReadContext) -> str:
         m = _CHARSET.search(data[:8192])
         name = m.group(1).decode("ascii") if m else "utf-8"
         encoding = "utf-8" if name.upper() == "CHARSET" else codec_name(name, where, "PO header")
+    ctx.decoded_as = encoding
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:

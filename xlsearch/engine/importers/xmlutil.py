@@ -130,6 +130,7 @@ def iter_xml(
     with open_binary(ctx) as stream:
         _, head = sniff(stream, ctx)
         encoding = xml_encoding(head, ctx.encoding, str(ctx.path))
+        ctx.decoded_as = encoding
         source = _Utf8Source(ctx, stream, encoding)
         for chunk in source:
             try:
