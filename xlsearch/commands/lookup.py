@@ -273,6 +273,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     doc = engine.open_document(
         args.document, args.src or "", args.tgt or "", args.format or "", args.segment
     )
+    if doc.language_notice:
+        print(f"notice: {doc.language_notice}", file=sys.stderr)
     if args.out:
         doc.check_output(args.out)
     if args.out and not doc.tgt:  # else nothing is pre-translated and a copy is written

@@ -54,6 +54,7 @@ def open_document(
         raise DataError(f"{p}: no segments to translate")
     if not doc.src:
         raise DataError(f"{p}: the file does not say its source language", hint="pass --src")
+    doc.language_notice = language_notice(doc, "--src" if src else "the file says so")
     if segment == "always":
         doc.split_all()
     elif segment == "never":
@@ -61,4 +62,37 @@ def open_document(
     return doc
 
 
-__all__ = ["FORMATS", "SEGMENT_MODES", "DocSegment", "Document", "detect", "open_document"]
+SURE = 0.9
+"""A job's text is another language than its source language when identified this surely…"""
+EVIDENCE_CHARS = 60
+"""…on at least this much text (a few short UI strings are no evidence)."""
+
+
+def language_notice(doc: Document, origin: str) -> str | None:
+    """One line when the job's text plainly reads as another language than ``doc.src`` (set
+    by ``origin``: ``--src`` or the file): a memory in ``doc.src`` has no match for any of it,
+    and without the line the analysis just says "no match" for every segment."""
+    from xlsearch.engine.lang.identify import UNDETERMINED, classify
+    from xlsearch.engine.lang.tags import primary
+
+    sample = "\n".join(s.source for s in doc.segments[:200] if not s.locked)[:5000]
+    if len(sample) < EVIDENCE_CHARS:
+        return None
+    lang, prob = classify(sample)
+    if lang == UNDETERMINED or prob < SURE or lang == primary(doc.src):
+        return None
+    return (
+        f"{doc.path.name}: its text reads as {lang}, not {doc.src} ({origin}): an {doc.src} "
+        f"memory has no match for it; pass --src {lang} if that is its language"
+    )
+
+
+__all__ = [
+    "FORMATS",
+    "SEGMENT_MODES",
+    "DocSegment",
+    "Document",
+    "detect",
+    "language_notice",
+    "open_document",
+]

@@ -99,6 +99,8 @@ class Document:
     untranslatable: list[str] = field(default_factory=list, repr=False)
     """Sources of the units marked not to translate (``translate="no"``): left out of the
     segments, counted in the analysis."""
+    language_notice: str | None = field(default=None, repr=False)
+    """One line when the text reads as another language than ``src`` (``open_document``)."""
 
     def split(self, index: int, renumber: bool = True) -> int:
         """Split segment ``index`` — a whole unit of several sentences with no target — into
