@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "xlsearch.commands.evaluate",
     "xlsearch.commands.align",
     "xlsearch.commands.lookup",
+    "xlsearch.commands.check",
 )
 
 

@@ -1,0 +1,175 @@
+"""xlsearch check: rule flags on a real-looking catalogue, the calibrated semantic flags,
+and a model that cannot tell a pair apart saying so instead of flagging."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xlsearch.cli import main
+from xlsearch.engine.qa import QaUnit, check_units
+
+# English UI strings and French translations, as a GTK catalogue writes them.
+GOOD = [
+    ("_Open", "_Ouvrir"),
+    ("_Save As…", "Enregistrer _sous…"),
+    ("Copy %d files", "Copier %d fichiers"),
+    ("Move “%s” to the trash?", "Mettre « %s » à la corbeille ?"),
+    ("%1$s of %2$s", "%1$s sur %2$s"),
+    ("Free space: {size}", "Espace libre : {size}"),
+    ("Page 3 of 10", "Page 3 sur 10"),
+    ("<b>Warning</b>", "<b>Attention</b>"),
+    ("Show hidden files", "Afficher les fichiers cachés"),
+    ("Delete the selected files permanently", "Supprimer définitivement les fichiers choisis"),
+]
+
+
+def _po(path: Path, pairs: list[tuple[str, str]], lang: str = "fr") -> Path:
+    def q(text: str) -> str:
+        return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+    head = f'"Language: {lang}\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+    body = [f'msgid ""\nmsgstr ""\n{head}']
+    for n, (s, t) in enumerate(pairs):
+        body.append(f'msgctxt "u{n}"\nmsgid "{q(s)}"\nmsgstr "{q(t)}"\n')
+    path.write_text("\n".join(body), encoding="utf-8")
+    return path
+
+
+def _flags(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, dict]:
+    code = main(["check", *argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_rule_checks_flag_injected_errors_and_leave_good_units_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = [
+        ("Copy %d files to %s", "Copier %d fichiers"),  # placeholder dropped
+        ("Page 4 of 12", "Page 4 sur 13"),  # number changed
+        ("Open the file in a new window", "Open the file in a new window"),  # source copied
+        ("_Rename", "Renommer"),  # mnemonic lost
+        ("<b>Name</b>", "<b>Nom"),  # markup lost
+        ("Search files", "Rechercher rechercher des fichiers"),  # doubled word
+    ]
+    path = _po(tmp_path / "fr.po", GOOD + bad)
+    code, out = _flags(capsys, [str(path), "--rules-only"])
+    assert code == 1  # an error-severity flag
+    assert out["checked"] == len(GOOD) + len(bad)
+    kinds = {(f["unit"].split("\x04")[1], f["kind"]) for f in out["flags"]}
+    assert ("Copy %d files to %s", "placeholders") in kinds
+    assert ("Page 4 of 12", "numbers") in kinds
+    assert ("Open the file in a new window", "untranslated") in kinds
+    assert ("_Rename", "mnemonics") in kinds
+    assert ("<b>Name</b>", "tags") in kinds
+    assert ("Search files", "doubled-words") in kinds
+    flagged_good = {f["source"] for f in out["flags"]} & {s for s, _ in GOOD}
+    assert not flagged_good, flagged_good
+    first = out["flags"][0]
+    assert {"file", "unit", "source", "target", "kind", "severity", "explanation"} <= set(first)
+
+
+def test_cjk_mnemonic_and_full_width_punctuation_are_not_flagged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs = [
+        ("_Open", "開く(_O)"),
+        ("_Save", "保存(_S)"),
+        ("Rename the file?", "ファイル名を変更しますか？"),
+        ("Files: %d", "ファイル: %d"),
+        ("_Quit", "終了"),  # mnemonic lost
+    ]
+    code, out = _flags(capsys, [str(_po(tmp_path / "ja.po", pairs, "ja")), "--rules-only"])
+    flagged = {(f["source"], f["kind"]) for f in out["flags"] if f["severity"] != "info"}
+    assert flagged == {("_Quit", "mnemonics")}
+    assert code == 0
+
+
+def test_a_target_in_another_script_is_wrong_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs = [("Open the folder", "Открыть папку"), ("Close the window", "Fermer la fenêtre")]
+    _, out = _flags(capsys, [str(_po(tmp_path / "ru.po", pairs, "ru")), "--rules-only"])
+    assert [(f["source"], f["kind"]) for f in out["flags"]] == [
+        ("Close the window", "wrong-language")
+    ]
+
+
+def test_xliff_inline_codes_lost_in_the_target(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "job.xlf"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+        '<file source-language="en" target-language="de" datatype="plaintext" original="a">'
+        "<body>"
+        '<trans-unit id="1"><source>Click <g id="1">Save</g> now</source>'
+        "<target>Jetzt Speichern klicken</target></trans-unit>"
+        '<trans-unit id="2"><source>Click <g id="1">Open</g></source>'
+        '<target><g id="1">Öffnen</g> klicken</target></trans-unit>'
+        "</body></file></xliff>",
+        encoding="utf-8",
+    )
+    _, out = _flags(capsys, [str(path), "--rules-only"])
+    assert [(f["unit"], f["kind"]) for f in out["flags"]] == [("1", "tags")]
+
+
+class _PairEncoder:
+    """A stand-in model: a source and its translation share a random direction (plus
+    noise); ``blind`` gives every text its own direction (a model that knows no pair)."""
+
+    def __init__(self, pairs: list[tuple[str, str]], blind: bool = False) -> None:
+        rng = np.random.default_rng(3)
+        self.vec: dict[str, np.ndarray] = {}
+        for s, t in pairs:
+            base = rng.normal(size=256)
+            self.vec[s] = base + 0.3 * rng.normal(size=256)
+            self.vec[t] = (rng.normal(size=256) if blind else base) + 0.3 * rng.normal(size=256)
+        self.rng = rng
+
+    def encode(self, texts: list[str], **_: object) -> np.ndarray:
+        out = np.stack([self.vec.get(t, self.rng.normal(size=256)) for t in texts])
+        return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _units(n: int) -> list[tuple[str, str]]:
+    return [(f"source sentence {i}", f"phrase cible {i}") for i in range(n)]
+
+
+def test_swapped_targets_are_flagged_with_a_threshold_measured_on_the_file() -> None:
+    pairs = _units(200)
+    enc = _PairEncoder(pairs)
+    units = [QaUnit("f", str(i), s, t) for i, (s, t) in enumerate(pairs)]
+    for i, j in ((3, 40), (77, 150)):  # swap two pairs of targets
+        units[i], units[j] = (
+            QaUnit("f", str(i), pairs[i][0], pairs[j][1]),
+            QaUnit("f", str(j), pairs[j][0], pairs[i][1]),
+        )
+    flags, cal = check_units(units, "en", "fr", encoder=enc)
+    assert cal is not None and cal.supported
+    mis = {f.key for f in flags if f.kind == "mistranslation"}
+    # The threshold lets 97 % of shuffled pairs fall below it: most swaps, no good pair.
+    assert mis <= {"3", "40", "77", "150"} and len(mis) >= 3, mis
+
+
+def test_a_model_that_cannot_tell_the_pair_apart_says_so_and_flags_nothing() -> None:
+    pairs = _units(200)
+    enc = _PairEncoder(pairs, blind=True)
+    units = [QaUnit("f", str(i), s, t) for i, (s, t) in enumerate(pairs)]
+    flags, cal = check_units(units, "en", "fr", encoder=enc)
+    assert cal is not None and not cal.supported
+    assert "cannot tell en-fr translations" in cal.note
+    assert not [f for f in flags if f.kind == "mistranslation"]
+
+
+def test_nothing_to_check_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["check"]) == 2
+    assert "nothing to check" in capsys.readouterr().err
+    doc = tmp_path / "a.txt"
+    doc.write_text("hello\n", encoding="utf-8")
+    assert main(["check", str(doc), "--rules-only"]) == 2
+    assert "no targets to check" in capsys.readouterr().err

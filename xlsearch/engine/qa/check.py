@@ -1,0 +1,185 @@
+"""One check run: read files, run the rule, consistency, language and semantic checks."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xlsearch.engine.progress import CancelToken, ProgressCallback, no_progress
+from xlsearch.engine.qa.semantic import Calibration
+from xlsearch.engine.qa.units import Flag, QaUnit
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass
+class CheckResult:
+    """Every flag of a check run, what it checked and the semantic calibrations."""
+
+    checked: int = 0
+    skipped: int = 0
+    flags: list[Flag] = field(default_factory=list)
+    calibrations: list[Calibration] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _unmark(text: str, marker: str) -> str:
+    if marker:
+        text = re.sub(rf"{re.escape(marker)}(?=\w)|\(\s*{re.escape(marker)}\w\)", "", text)
+    return " ".join(text.split())
+
+
+def _norm(text: str, marker: str) -> str:
+    """A target as compared: without its mnemonic, spaces and case."""
+    return "".join(_unmark(text, marker).split()).casefold()
+
+
+def consistency_flags(
+    units: Sequence[QaUnit], marker: str, memory: dict[str, set[str]] | None = None
+) -> list[Flag]:
+    """One source translated differently in the file (units without a context of their
+    own) or otherwise than the memory always translates it."""
+    by_source: dict[str, list[QaUnit]] = defaultdict(list)
+    for u in units:
+        if "\x04" not in u.key:
+            by_source[_unmark(u.source, marker)].append(u)
+    flags: list[Flag] = []
+    for group in by_source.values():
+        targets = {_norm(u.target, marker) for u in group}
+        if len(group) > 1 and len(targets) > 1:
+            share = Counter(_norm(u.target, marker) for u in group)
+            for u in group:
+                # Two renderings: either may be the odd one (a note); of three or more, the
+                # minority rendering is the likely slip (a warning).
+                minority = len(group) > 2 and share[_norm(u.target, marker)] < max(share.values())
+                others = sorted(
+                    {g.target for g in group if _norm(g.target, marker) != _norm(u.target, marker)}
+                )
+                flags.append(
+                    Flag(
+                        u.file, u.key, u.source, u.target, "consistency",
+                        "warning" if minority else "info",
+                        f"the same source is translated {others[0]!r} elsewhere in the file",
+                        line=u.line,
+                    )
+                )  # fmt: skip
+    if memory:
+        for u in units:
+            known = memory.get(_unmark(u.source, marker))
+            if known and _norm(u.target, marker) not in known:
+                flags.append(
+                    Flag(
+                        u.file, u.key, u.source, u.target, "consistency", "info",
+                        f"the memory translates this source {sorted(known)[0]!r}",
+                        line=u.line,
+                    )
+                )  # fmt: skip
+    return flags
+
+
+def check_units(
+    units: Sequence[QaUnit],
+    src: str,
+    tgt: str,
+    *,
+    encoder: Any = None,
+    memory: dict[str, set[str]] | None = None,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> tuple[list[Flag], Calibration | None]:
+    """Every flag of one file's units (one language pair). ``encoder``: the model for the
+    semantic checks (None: rules, consistency and language only)."""
+    from xlsearch.engine.qa.language import language_flags
+    from xlsearch.engine.qa.rules import (
+        RuleContext,
+        accelerator_marker,
+        rule_flags,
+        source_names,
+        target_words,
+    )
+
+    on_progress = on_progress or no_progress
+    marker = accelerator_marker(u.source for u in units)
+    ctx = RuleContext(
+        src,
+        tgt,
+        marker,
+        source_names(u.source for u in units),
+        target_words((u.source, u.target) for u in units),
+    )
+    flags: list[Flag] = []
+    for u in units:
+        flags.extend(rule_flags(u, ctx))
+        if u.source_tags >= 0 and u.target_tags >= 0 and u.source_tags != u.target_tags:
+            flags.append(
+                Flag(
+                    u.file, u.key, u.source, u.target, "tags", "error",
+                    f"{u.source_tags} inline codes in the source, {u.target_tags} in the target",
+                    line=u.line,
+                )
+            )  # fmt: skip
+    if cancel is not None:
+        cancel.raise_if_cancelled()
+    flags.extend(consistency_flags(units, marker, memory))
+    lang_flags = language_flags(units, src, tgt)
+    flags.extend(lang_flags)
+    no_text = {f.key for f in flags if f.kind in ("empty", "untranslated")}
+    no_text |= {f.key for f in lang_flags}
+    skip = [u.key in no_text for u in units]
+    from xlsearch.engine.qa.semantic import length_flags
+
+    flags.extend(length_flags(units, skip, flagged={f.key for f in flags if f.severity != "info"}))
+    cal = None
+    if encoder is not None:
+        from xlsearch.engine.qa.semantic import semantic_flags
+
+        sem, cal = semantic_flags(
+            units,
+            encoder,
+            f"{src}-{tgt}",
+            marker=marker,
+            skip=skip,
+            on_progress=on_progress,
+            cancel=cancel,
+        )
+        flags.extend(sem)
+    flags.sort(key=lambda f: (_SEVERITY_ORDER.get(f.severity, 3), f.line or 0, f.key))
+    return flags, cal
+
+
+def check_files(
+    paths: Sequence[str],
+    *,
+    src: str | None = None,
+    tgt: str | None = None,
+    encoder: Any = None,
+    memory: dict[str, set[str]] | None = None,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> CheckResult:
+    """Check each file in ``paths``."""
+    from xlsearch.engine.qa.read import read_units
+
+    result = CheckResult()
+    for path in paths:
+        read = read_units(path, src, tgt)
+        result.checked += len(read.units)
+        result.skipped += read.skipped
+        flags, cal = check_units(
+            read.units,
+            read.src,
+            read.tgt,
+            encoder=encoder,
+            memory=memory,
+            on_progress=on_progress,
+            cancel=cancel,
+        )
+        result.flags.extend(flags)
+        if cal is not None:
+            result.calibrations.append(cal)
+            if cal.note:
+                result.notes.append(f"{path}: {cal.note}")
+    return result

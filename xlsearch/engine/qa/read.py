@@ -1,0 +1,130 @@
+"""Read the units a check looks at: XLIFF 1.2/2.x (SDLXLIFF, mqxliff), PO, TMX and TSV."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xlsearch.engine.errors import DataError
+from xlsearch.engine.qa.units import QaUnit
+
+CHECK_FORMATS = ("xliff", "po", "tmx", "tsv", "csv")
+
+
+@dataclass
+class ReadUnits:
+    """The units of one file and what the file says of its languages."""
+
+    path: Path
+    fmt: str
+    src: str
+    tgt: str
+    units: list[QaUnit] = field(default_factory=list)
+    skipped: int = 0
+    """Units not checked: no target, or a draft (PO ``fuzzy``)."""
+
+
+def _target_tags(ref: Any) -> int:
+    """Inline codes in an XLIFF segment's target (-1 when it cannot be found)."""
+    from xlsearch.engine.tm.documents.xliff_text import _child, _local, _text
+
+    try:
+        if isinstance(ref, tuple):
+            tu, mid = ref
+            target = _child(tu, "target")
+            if target is not None and mid is not None:
+                target = next(
+                    (m for m in target.iter() if _local(m.tag) == "mrk" and m.get("mid") == mid),
+                    None,
+                )
+        else:
+            target = _child(ref, "target")
+        return _text(target)[1] if target is not None else -1
+    except Exception:  # noqa: BLE001 - an odd element: the tag check is skipped
+        return -1
+
+
+def read_units(
+    path: str | Path, src: str | None = None, tgt: str | None = None, fmt: str | None = None
+) -> ReadUnits:
+    """The units of ``path`` that have a target to check (``DataError`` when unreadable)."""
+    from xlsearch.engine.importers.base import detect_format, normalize_lang
+
+    p = Path(path).expanduser()
+    from xlsearch.engine.runtime.pathcheck import require_file
+
+    require_file(p, "name a file to check (.xlf, .sdlxliff, .mqxliff, .po, .tmx, .tsv)")
+    kind = fmt or detect_format(p)
+    if kind not in CHECK_FORMATS:
+        raise DataError(
+            f"{p}: a {kind} file has no targets to check",
+            hint="check an XLIFF, PO, TMX or TSV file (source and target side by side)",
+        )
+    if kind in ("xliff", "po"):
+        return _read_document(p, kind, normalize_lang(src), normalize_lang(tgt))
+    return _read_parallel(p, kind, normalize_lang(src), normalize_lang(tgt))
+
+
+def _read_document(p: Path, kind: str, src: str | None, tgt: str | None) -> ReadUnits:
+    from xlsearch.engine.tm.documents import open_document
+
+    doc = open_document(p, src=src, tgt=tgt, fmt=kind, segment="never")
+    out = ReadUnits(p, kind, doc.src, doc.tgt or (tgt or ""))
+    for seg in doc.segments:
+        if not seg.target or seg.state == "fuzzy":
+            out.skipped += 1
+            continue
+        line = getattr(seg.ref, "linenum", None) if kind == "po" else None
+        out.units.append(
+            QaUnit(
+                str(p),
+                seg.key if kind == "xliff" else _po_key(seg),
+                seg.source,
+                seg.target,
+                line=line if isinstance(line, int) else None,
+                source_tags=seg.tags,
+                target_tags=_target_tags(seg.ref) if kind == "xliff" else -1,
+            )
+        )
+    return out
+
+
+def _po_key(seg: Any) -> str:
+    entry = seg.ref
+    ctx = getattr(entry, "msgctxt", None)
+    return f"{ctx}\x04{entry.msgid}" if ctx else str(entry.msgid)
+
+
+def _read_parallel(p: Path, kind: str, src: str | None, tgt: str | None) -> ReadUnits:
+    from xlsearch.engine.importers import ReadContext, read_records
+
+    langs = [x for x in (src, tgt) if x] if kind in ("tsv", "csv") and src and tgt else []
+    ctx = ReadContext(p, langs=langs)
+    by_tu: dict[int, list[Any]] = {}
+    for rec in read_records(ctx, kind):
+        by_tu.setdefault(rec.tu, []).append(rec)
+    if not by_tu:
+        raise DataError(f"{p}: no units to check")
+    found = [r.lang for recs in by_tu.values() for r in recs if r.lang]
+    order: list[str] = list(dict.fromkeys(found))
+    src = src or (order[0] if order else "")
+    tgt = tgt or next((lang for lang in order if lang != src), "")
+    if not src or not tgt:
+        raise DataError(f"{p}: the file does not say its languages", hint="pass --src and --tgt")
+    out = ReadUnits(p, kind, src, tgt)
+
+    def side(recs: list[Any], lang: str) -> Any:
+        prim = lang.split("-")[0]
+        return next(
+            (r for r in recs if r.lang and (r.lang == lang or r.lang.split("-")[0] == prim)),
+            None,
+        )
+
+    for tu, recs in by_tu.items():
+        s, t = side(recs, src), side(recs, tgt)
+        if s is None or t is None or not t.text:
+            out.skipped += 1
+            continue
+        out.units.append(QaUnit(str(p), f"{tu + 1}", s.text, t.text, line=s.line))
+    return out

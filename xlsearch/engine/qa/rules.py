@@ -1,0 +1,385 @@
+"""Rule checks on one unit's strings: the checks every localisation QA tool runs.
+
+Placeholders (printf with ``%1$s`` reordering and ``%%``, Python ``{name}``), mnemonics and
+markup are checked with translate-toolkit's checkers (``translate.filters.checks``, the code
+behind ``pofilter``): years of real catalogues shaped them (accelerator markers in CJK
+``(_O)`` form, positional printf arguments, escaped percents), and a third hand-written copy
+would only disagree with them. Numbers (digits of any script, grouping separators), Qt
+``%1``, ``${name}``/``%{name}``, whitespace, end punctuation by the target language's
+convention, doubled words, URLs and e-mails are checked here.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from xlsearch.engine.qa.units import Flag, QaUnit
+
+_PRINTF = re.compile(
+    r"%(?:\d+\$)?[-+ #0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]"
+)
+_QT = re.compile(r"(?<![%\w])%L?(\d{1,2})(?!\$)")
+_DOLLAR = re.compile(r"[$%]\{[\w.]+\}|\$\([\w.]+\)")
+_BRACE_CODE = re.compile(r"\{\{[^{}]*\}\}|\{[\w.:]*\}")
+_NUMBER = re.compile(r"(?<![^\W\d_])\d+(?:[.,\u00a0\u202f' ]\d{3})*(?:[.,]\d+)?")
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"')\]]+|\bwww\.[^\s<>\"')\]]+", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_DOUBLED = re.compile(r"\b(\w{2,})\s+\1\b", re.IGNORECASE | re.UNICODE)
+_DOUBLED_OK = frozenset(
+    {
+        "nous",
+        "vous",
+        "that",
+        "had",
+        "is",
+        "la",
+        "bye",
+        "ha",
+        "très",
+        "die",
+        "der",
+        "das",
+        "dem",
+        "den",
+    }
+)
+_ACCEL_CANDIDATES = ("_", "&", "~")
+_MARKUP = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
+_ENTITY = re.compile(r"&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);")
+
+# End punctuation classes and how each language writes them.
+_END_CLASSES = {
+    ".": "stop", "。": "stop", "۔": "stop", "।": "stop", "．": "stop",
+    "?": "question", "？": "question", "؟": "question",
+    "!": "exclamation", "！": "exclamation",
+    ":": "colon", "：": "colon",
+    "…": "ellipsis", "...": "ellipsis", "⋯": "ellipsis", "……": "ellipsis",
+    ";": "semicolon", "；": "semicolon", "؛": "semicolon",
+}  # fmt: skip
+_CJK = frozenset({"ja", "zh", "ko"})
+
+
+def _digits(text: str) -> str:
+    """``text`` with every decimal digit (Arabic-Indic, full-width …) as an ASCII digit."""
+    if text.isascii():
+        return text
+    out = []
+    for ch in text:
+        if ch.isdigit() and not ch.isascii():
+            try:
+                out.append(str(unicodedata.digit(ch)))
+                continue
+            except (TypeError, ValueError):
+                pass
+        out.append(ch)
+    return "".join(out)
+
+
+def _strip_codes(text: str) -> str:
+    """``text`` without placeholders, markup and entities (their digits are not numbers)."""
+    for rx in (_PRINTF, _QT, _DOLLAR, _BRACE_CODE, _MARKUP, _ENTITY, _URL, _EMAIL):
+        text = rx.sub(" ", text)
+    return text
+
+
+def numbers(text: str) -> Counter[str]:
+    """The numbers of ``text`` (any script's digits; grouping separators and the decimal
+    mark written either way count as the same number)."""
+    found: Counter[str] = Counter()
+    for m in _NUMBER.finditer(_digits(_strip_codes(text))):
+        value = re.sub(r"[.,\u00a0\u202f' ](?=\d{3}(?:\D|$))", "", m.group())
+        found[value.replace(",", ".")] += 1
+    return found
+
+
+def _end_class(text: str) -> str:
+    t = text.rstrip()
+    t = re.sub(r"(?:</?[A-Za-z][^<>]*>|[\"'»”’)\]」』）])+$", "", t).rstrip()
+    for mark in ("……", "...", "…", "⋯"):
+        if t.endswith(mark):
+            return "ellipsis"
+    return _END_CLASSES.get(t[-1:], "") if t else ""
+
+
+def _ws(text: str) -> tuple[str, str]:
+    lead = text[: len(text) - len(text.lstrip())]
+    trail = text[len(text.rstrip()) :]
+    return lead.replace("\r", ""), trail.replace("\r", "")
+
+
+def accelerator_marker(sources: Iterable[str]) -> str:
+    """The mnemonic marker a catalogue uses (``_`` GTK, ``&`` Qt/Windows, ``~``
+    LibreOffice), by how many sources carry one before a letter; "" when none does."""
+    counts: Counter[str] = Counter()
+    rx = {m: re.compile(rf"(?:^|[\s(\[]){re.escape(m)}[^\W\d_]") for m in _ACCEL_CANDIDATES}
+    for text in sources:
+        for marker, pattern in rx.items():
+            if marker in text and pattern.search(text):
+                counts[marker] += 1
+    if not counts:
+        return ""
+    marker, n = counts.most_common(1)[0]
+    return marker if n >= 2 else ""
+
+
+@functools.lru_cache(maxsize=64)
+def _checker(marker: str, lang: str) -> Any:
+    from translate.filters import checks
+
+    config = checks.CheckerConfig(
+        accelmarkers=[marker] if marker else [], targetlanguage=lang or None
+    )
+    return checks.StandardChecker(checkerconfig=config)
+
+
+def _tt(checker: Any, name: str, source: str, target: str) -> str:
+    """translate-toolkit's check ``name`` on the pair: its message when it fails, else ""."""
+    from translate.filters import checks
+
+    try:
+        getattr(checker, name)(source, target)
+    except (checks.FilterFailure, checks.SeriousFilterFailure) as exc:
+        return str(exc).strip() or name
+    except Exception:  # noqa: BLE001 - a checker crash on odd text is no flag
+        return ""
+    return ""
+
+
+def _multiset_diff(a: Counter[str], b: Counter[str]) -> tuple[list[str], list[str]]:
+    missing = sorted((a - b).elements())
+    extra = sorted((b - a).elements())
+    return missing, extra
+
+
+def _describe(missing: list[str], extra: list[str], what: str) -> str:
+    parts = []
+    if missing:
+        parts.append(f"{what} {', '.join(missing[:4])} missing in the target")
+    if extra:
+        parts.append(f"{', '.join(extra[:4])} added")
+    return "; ".join(parts)
+
+
+class RuleContext:
+    """What the rules need to know of the whole file: languages and the mnemonic marker."""
+
+    def __init__(
+        self,
+        src: str,
+        tgt: str,
+        marker: str,
+        names: frozenset[str] = frozenset(),
+        kept: frozenset[str] = frozenset(),
+    ) -> None:
+        self.src = src
+        self.names = names
+        """Words the file's sources write capitalised inside a sentence (product names)."""
+        self.kept = kept
+        """Words (case-folded) the file's translated targets use: a source of such words
+        written as its own target is a term the language shares."""
+        self.tgt = tgt
+        self.tgt_primary = (tgt or "").split("-")[0].split("_")[0].lower()
+        self.marker = marker
+        self.checker = _checker(marker, self.tgt_primary)
+
+
+def rule_flags(unit: QaUnit, ctx: RuleContext) -> list[Flag]:
+    """Every rule flag of one unit (a unit without a target has none)."""
+    s, t = unit.source, unit.target
+    if not t:
+        return []
+    out: list[Flag] = []
+
+    def flag(kind: str, severity: str, message: str) -> None:
+        out.append(Flag(unit.file, unit.key, s, t, kind, severity, message, line=unit.line))
+
+    if not t.strip():
+        if s.strip():
+            flag("empty", "error", "the target is blank")
+        return out
+    for check in _CHECKS:
+        check(s, t, ctx, flag)
+    return out
+
+
+Emit = Callable[[str, str, str], None]
+
+
+def _untranslated(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
+    if s.strip() != t.strip():
+        return
+    letters = [ch for ch in s if ch.isalpha()]
+    if len(letters) < 2:
+        return
+    words = re.findall(r"[^\W\d_]+", _strip_codes(s))
+    if not words:
+        return
+    # A name, an acronym or a file name is often written the same in every language.
+    if all(_name_like(w, ctx.names) or w.casefold() in ctx.kept for w in words):
+        flag("untranslated", "info", "the target is the source (a name or an acronym?)")
+        return
+    flag("untranslated", "warning", "the target is the source, untranslated")
+
+
+def _name_like(word: str, names: frozenset[str]) -> bool:
+    """A product name, an acronym or a unit: kept as written in every language."""
+    return word in names or word.isupper() or any(c.isupper() for c in word[1:])
+
+
+def source_names(sources: Iterable[str]) -> frozenset[str]:
+    """Words the sources write capitalised after a lower-case word (``Thunar``, ``Xfce``)
+    and never in lower case: names a translation keeps."""
+    capital: Counter[str] = Counter()
+    lower: set[str] = set()
+    for text in sources:
+        words = re.findall(r"[^\W\d_]+", text)
+        for prev, word in zip(words, words[1:], strict=False):
+            if word[:1].isupper() and prev[:1].islower():
+                capital[word] += 1
+        lower.update(w for w in words if w[:1].islower())
+    return frozenset(w for w in capital if w.lower() not in lower)
+
+
+def target_words(pairs: Iterable[tuple[str, str]]) -> frozenset[str]:
+    """The words (case-folded) of the targets that differ from their source."""
+    out: set[str] = set()
+    for s, t in pairs:
+        if s.strip() != t.strip():
+            out.update(w.casefold() for w in re.findall(r"[^\W\d_]+", t))
+    return frozenset(out)
+
+
+def _numbers(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
+    a, b = numbers(s), numbers(t)
+    if a == b:
+        return
+    missing, extra = _multiset_diff(a, b)
+    flag("numbers", "warning", _describe(missing, extra, "number") or "numbers differ")
+
+
+def _placeholders(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
+    if "%" in s or "%" in t:
+        msg = _tt(ctx.checker, "printf", s, t)
+        if msg:
+            flag("placeholders", "error", f"printf: {msg}")
+            return
+        a = Counter(m.group(1) for m in _QT.finditer(s) if not _PRINTF.match(s, m.start()))
+        b = Counter(m.group(1) for m in _QT.finditer(t) if not _PRINTF.match(t, m.start()))
+        if a != b:
+            missing, extra = _multiset_diff(
+                Counter({f"%{k}": v for k, v in a.items()}),
+                Counter({f"%{k}": v for k, v in b.items()}),
+            )
+            flag("placeholders", "error", _describe(missing, extra, "placeholder"))
+            return
+    if "$" in s or "$" in t or "%{" in s or "%{" in t:
+        a, b = Counter(_DOLLAR.findall(s)), Counter(_DOLLAR.findall(t))
+        if a != b:
+            flag("placeholders", "error", _describe(*_multiset_diff(a, b), "placeholder"))
+            return
+    if "{" in s or "{" in t:
+        a, b = Counter(_BRACE_CODE.findall(s)), Counter(_BRACE_CODE.findall(t))
+        if a != b:
+            flag("placeholders", "error", _describe(*_multiset_diff(a, b), "placeholder"))
+
+
+def _tags(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
+    if "<" not in s and "<" not in t:
+        return
+    a = Counter(m.group().split()[0].rstrip(">/").lower() for m in _MARKUP.finditer(s))
+    b = Counter(m.group().split()[0].rstrip(">/").lower() for m in _MARKUP.finditer(t))
+    if a != b:
+        missing, extra = _multiset_diff(a, b)
+        flag(
+            "tags",
+            "error",
+            _describe([m + ">" for m in missing], [e + ">" for e in extra], "markup")
+            or "markup differs",
+        )
+
+
+def _mnemonics(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
+    if not ctx.marker or (ctx.marker not in s and ctx.marker not in t):
+        return
+    msg = _tt(ctx.checker, "accelerators", s, t)
+    if msg:
+        # A mnemonic on a letter the keyboard may lack is the team's call, not a defect.
+        flag("mnemonics", "info" if "invalid accelerator character" in msg else "warning", msg)
+
+
+def _whitespace(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
+    (sl, st), (tl, tt) = _ws(s), _ws(t)
+    if sl != tl or st != tt:
+        where = "leading" if sl != tl else "trailing"
+        want = sl if sl != tl else st
+        have = tl if sl != tl else tt
+        flag(
+            "whitespace",
+            "warning",
+            f"{where} whitespace {want!r} in the source, {have!r} in the target",
+        )
+    if s.count("\n") != t.count("\n") and s.strip("\n").count("\n") != t.strip("\n").count("\n"):
+        flag(
+            "newlines",
+            "info",
+            f"{s.count(chr(10))} line breaks in the source, {t.count(chr(10))} in the target",
+        )
+
+
+def _punctuation(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
+    a, b = _end_class(s), _end_class(t)
+    if a == b:
+        return
+    if ctx.tgt_primary in _CJK and a == "stop" and b == "":
+        return  # a CJK UI string drops the full stop by convention
+    if ctx.tgt_primary == "ar" and {a, b} == {"question", ""}:
+        return
+    if a in ("ellipsis", "colon", "question") or b in ("ellipsis", "colon", "question"):
+        severity = "warning"
+    else:
+        severity = "info"
+    flag(
+        "punctuation",
+        severity,
+        f"the source ends with {a or 'no punctuation'}, the target with {b or 'none'}",
+    )
+
+
+def _doubled(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
+    for m in _DOUBLED.finditer(t):
+        word = m.group(1)
+        if word.lower() in _DOUBLED_OK or word.isdigit():
+            continue
+        if re.search(rf"\b{re.escape(word)}\s+{re.escape(word)}\b", s, re.IGNORECASE):
+            continue
+        flag("doubled-words", "warning", f"'{word} {word}': a word written twice")
+        return
+
+
+def _urls(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
+    if "@" not in s and "//" not in s and "www." not in s:
+        return
+    a = set(_URL.findall(s)) | set(_EMAIL.findall(s))
+    b = set(_URL.findall(t)) | set(_EMAIL.findall(t))
+    missing = sorted(a - b)
+    if missing:
+        severity = "warning" if len(b) < len(a) else "info"
+        flag("urls", severity, f"{', '.join(missing[:3])} not in the target")
+
+
+_CHECKS = (
+    _untranslated,
+    _numbers,
+    _placeholders,
+    _tags,
+    _mnemonics,
+    _whitespace,
+    _punctuation,
+    _doubled,
+    _urls,
+)

@@ -1,0 +1,234 @@
+"""Semantic checks calibrated on the file at hand: mistranslation, omission/addition.
+
+No fixed cosine: each threshold is measured per model and language pair on the units being
+checked. The file's own pairs are compared with the same sources paired with shuffled
+targets (what a target pasted from another unit looks like) and with their own targets cut
+in half (what a dropped half looks like); a threshold catches the shuffled/cut pairs and the
+share of the file's own pairs beyond it says whether the model tells them apart. A model
+that cannot (its own pairs overlap the shuffled ones) says so and flags nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from xlsearch.engine.progress import CancelToken, ProgressCallback, no_progress
+from xlsearch.engine.qa.units import Flag, QaUnit
+
+MIN_UNITS = 40
+"""Fewer units than this cannot calibrate a threshold: no semantic flags."""
+SHUFFLED_RECALL = 0.97
+"""The mistranslation threshold lets this share of shuffled pairs fall below it."""
+MAX_OWN_BELOW = 0.12
+"""When more of the file's own pairs than this fall below that threshold, the model cannot
+tell this pair's translations from unrelated text: it says so and does not flag."""
+NEAR_DUPLICATE = 0.9
+"""Sources this similar are one source written twice: neither competes with the other."""
+_MARKUP = re.compile(r"</?[A-Za-z][^<>]*>")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+@dataclass
+class Calibration:
+    """What was measured on the file: thresholds and whether the model supports the pair."""
+
+    pair: str
+    units: int
+    supported: bool
+    note: str = ""
+    thresholds: dict[str, float] = field(default_factory=dict)
+    shuffled_caught: float = 0.0
+    own_below: float = 0.0
+
+
+def _clean(text: str, marker: str) -> str:
+    text = _MARKUP.sub(" ", text)
+    if marker:
+        text = text.replace(marker, "")
+    return " ".join(text.split())
+
+
+def _half(text: str) -> str:
+    """The first half of ``text``: by words, or by characters in a text written without
+    spaces (Japanese, Chinese)."""
+    words = text.split()
+    if len(words) >= 4:
+        return " ".join(words[: math.ceil(len(words) / 2)])
+    if _CJK.search(text) and len(text) >= 8:
+        return text[: math.ceil(len(text) / 2)]
+    return ""
+
+
+def _derangement(n: int, rng: np.random.Generator) -> np.ndarray:
+    perm = rng.permutation(n)
+    fixed = np.nonzero(perm == np.arange(n))[0]
+    for i in fixed:  # swap each fixed point with its neighbour
+        j = (i + 1) % n
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm
+
+
+def _best_competitor(
+    es: np.ndarray, et: np.ndarray, rows: np.ndarray, tcols: np.ndarray, chunk: int = 1024
+) -> np.ndarray:
+    """For each ``i`` in ``rows``: the highest similarity of target ``tcols[i]`` to a source
+    that is not a near duplicate of source ``rows[i]``."""
+    out = np.empty(len(rows), dtype=np.float32)
+    for a in range(0, len(rows), chunk):
+        r = rows[a : a + chunk]
+        sims = et[tcols[a : a + chunk]] @ es.T
+        dup = (es[r] @ es.T) >= NEAR_DUPLICATE
+        sims[dup] = -1.0
+        out[a : a + chunk] = sims.max(axis=1)
+    return out
+
+
+def semantic_flags(
+    units: Sequence[QaUnit],
+    encoder: Any,
+    pair: str,
+    *,
+    marker: str = "",
+    skip: Sequence[bool] | None = None,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> tuple[list[Flag], Calibration]:
+    """Mistranslation and omission/addition flags of ``units`` (one language pair), and the
+    calibration they came from. ``skip``: units already flagged as having no translation to
+    compare (empty, the source copied)."""
+    on_progress = on_progress or no_progress
+    n = len(units)
+    cal = Calibration(pair, n, False)
+    if n < MIN_UNITS:
+        cal.note = (
+            f"{n} units are too few to measure what the model gives {pair} (need {MIN_UNITS})"
+        )
+        return [], cal
+    src = [_clean(u.source, marker) for u in units]
+    tgt = [_clean(u.target, marker) for u in units]
+    halves_s = [_half(s) for s in src]
+    halves_t = [_half(t) for t in tgt]
+    cut = [i for i in range(n) if halves_s[i] and halves_t[i]]
+    texts = src + tgt + [halves_s[i] for i in cut] + [halves_t[i] for i in cut]
+    vecs = encoder.encode(texts, on_progress=on_progress, cancel=cancel)
+    vecs = np.asarray(vecs, dtype=np.float32)
+    es, et = vecs[:n], vecs[n : 2 * n]
+    ehs, eht = vecs[2 * n : 2 * n + len(cut)], vecs[2 * n + len(cut) :]
+    rng = np.random.default_rng(0)
+    idx = np.arange(n)
+    own = np.einsum("ij,ij->i", es, et)
+    perm = _derangement(n, rng)
+    shuffled = np.einsum("ij,ij->i", es, et[perm])
+    margin = own - _best_competitor(es, et, idx, idx)
+    margin_sh = shuffled - _best_competitor(es, et, idx, perm)
+    # Pairs whose competitor is the target's true source are the shuffled ones; one
+    # threshold on each measure (margin, cosine) catches SHUFFLED_RECALL of them.
+    tau_m = float(np.quantile(margin_sh, SHUFFLED_RECALL))
+    tau_c = float(np.quantile(shuffled, 0.5))
+    below = (margin < tau_m) & (own < np.quantile(own, 0.5))
+    own_below = float(np.mean(margin < tau_m))
+    cal.shuffled_caught = float(np.mean(margin_sh < tau_m))
+    cal.own_below = own_below
+    cal.thresholds = {"margin": round(tau_m, 4), "cosine": round(tau_c, 4)}
+    if own_below > MAX_OWN_BELOW:
+        cal.note = (
+            f"the model cannot tell {pair} translations from unrelated text "
+            f"({own_below:.0%} of this file's pairs look like shuffled ones): no semantic flags; "
+            "use a model distilled for this language pair"
+        )
+        return [], cal
+    cal.supported = True
+    skip = skip or [False] * n
+    flags: list[Flag] = []
+    strong = float(np.quantile(margin_sh, 0.5))
+    for i in np.nonzero(below | (own < tau_c))[0]:
+        if skip[i]:
+            continue
+        u = units[i]
+        severity = "error" if margin[i] < strong or own[i] < tau_c else "warning"
+        flags.append(
+            Flag(
+                u.file, u.key, u.source, u.target, "mistranslation", severity,
+                f"the target does not translate the source (similarity {own[i]:.2f}; "
+                f"another unit's source fits it better by {-margin[i]:.2f})"
+                if margin[i] < 0
+                else f"the target does not translate the source (similarity {own[i]:.2f}, "
+                f"below what the model gives {pair})",
+                line=u.line, score=float(margin[i]),
+            )
+        )  # fmt: skip
+    flagged = {f.key for f in flags}
+    # Omission: the target is closer to the source's first half than to the whole source.
+    if cut:
+        ci = np.asarray(cut)
+        d_own = np.einsum("ij,ij->i", et[ci], ehs) - own[ci]
+        d_cut = np.einsum("ij,ij->i", eht, ehs) - np.einsum("ij,ij->i", eht, es[ci])
+        tau_o = max(float(np.quantile(d_own, 0.985)), float(np.quantile(d_cut, 0.4)), 0.0)
+        cal.thresholds["half"] = round(tau_o, 4)
+        for k in np.nonzero(d_own > tau_o)[0]:
+            i = int(ci[k])
+            u = units[i]
+            if skip[i] or u.key in flagged:
+                continue
+            flags.append(
+                Flag(
+                    u.file, u.key, u.source, u.target, "omission", "warning",
+                    f"the target says only part of the source (it matches the source's first "
+                    f"half better, by {d_own[k]:.2f})",
+                    line=u.line, score=float(d_own[k]),
+                )
+            )  # fmt: skip
+            flagged.add(u.key)
+    return flags, cal
+
+
+LENGTH_MIN_LIMIT = 0.45
+"""A target is flagged for its length only when it is at least this far (natural log of the
+length ratio, ×1.6) from the pair's usual ratio, however regular the file."""
+
+
+def length_flags(
+    units: Sequence[QaUnit], skip: Sequence[bool], flagged: set[str] | None = None
+) -> list[Flag]:
+    """Omission/addition by length: the target far shorter or longer than this file's
+    translations of that length usually are (the log ratio's spread measured per length
+    band on the file itself). No model needed."""
+    flags: list[Flag] = []
+    flagged = set(flagged or ())
+    if len(units) < MIN_UNITS:
+        return flags
+    src = [_clean(u.source, "_") for u in units]
+    tgt = [_clean(u.target, "_") for u in units]
+    # Length: the target far shorter/longer than this pair's ratio for its length.
+    ls = np.array([len(s) for s in src], dtype=np.float64)
+    lt = np.array([len(t) for t in tgt], dtype=np.float64)
+    ratio = np.log((lt + 4) / (ls + 4))
+    resid = ratio - np.median(ratio)
+    for lo, hi in ((0, 30), (30, 80), (80, 10**9)):
+        sel = (ls >= lo) & (ls < hi)
+        if sel.sum() < MIN_UNITS:
+            continue
+        mad = float(np.median(np.abs(resid[sel] - np.median(resid[sel])))) * 1.4826
+        limit = max(4.0 * mad, LENGTH_MIN_LIMIT)
+        for i in np.nonzero(sel & (np.abs(resid) > limit))[0]:
+            u = units[i]
+            if skip[i] or u.key in flagged:
+                continue
+            kind = "omission" if resid[i] < 0 else "addition"
+            what = "shorter" if resid[i] < 0 else "longer"
+            flags.append(
+                Flag(
+                    u.file, u.key, u.source, u.target, kind, "warning",
+                    f"the target is {math.exp(abs(resid[i])):.1f}× {what} than this pair's "
+                    "translations of that length usually are",
+                    line=u.line, score=float(resid[i]),
+                )
+            )  # fmt: skip
+            flagged.add(u.key)
+    return flags

@@ -1,0 +1,152 @@
+"""Checking translations (``xlsearch check``, the Translate screen's Check panel)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xlsearch.engine.progress import CancelToken, ProgressCallback
+
+
+@dataclass(frozen=True, slots=True)
+class CheckFlag:
+    """One problem in one unit: where, what, how bad, why."""
+
+    file: str
+    unit: str
+    """The unit id (PO: ``msgctxt`` + EOT + ``msgid``)."""
+    source: str
+    target: str
+    kind: str
+    severity: str
+    explanation: str
+    line: int | None = None
+    score: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckCalibration:
+    """What the semantic checks measured for one file and language pair."""
+
+    pair: str
+    units: int
+    supported: bool
+    note: str
+    thresholds: tuple[tuple[str, float], ...]
+    shuffled_caught: float
+    own_below: float
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """A check run: how many units were checked, the flags, the semantic calibrations."""
+
+    checked: int
+    skipped: int
+    flags: tuple[CheckFlag, ...]
+    calibrations: tuple[CheckCalibration, ...]
+    notes: tuple[str, ...]
+    model: str
+
+    def counts(self) -> dict[str, int]:
+        """Flags by severity."""
+        out = {"error": 0, "warning": 0, "info": 0}
+        for f in self.flags:
+            out[f.severity] = out.get(f.severity, 0) + 1
+        return out
+
+
+def check_translations(
+    paths: Sequence[str],
+    *,
+    collection: str | None = None,
+    memory: str | None = None,
+    src: str | None = None,
+    tgt: str | None = None,
+    model: str | None = None,
+    semantic: bool = True,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> CheckReport:
+    """Check ``paths`` (and the ``collection``'s pairs, given ``src``/``tgt``); ``memory``: a
+    collection whose translations the consistency check compares with; ``semantic``: run
+    the calibrated semantic checks with ``model`` (default: the active model)."""
+    from xlsearch.engine.errors import DataError
+    from xlsearch.engine.qa import check_files, check_units
+    from xlsearch.engine.qa.check import CheckResult
+    from xlsearch.engine.qa.memory import collection_pairs, memory_of
+
+    encoder = None
+    model_name = ""
+    if semantic:
+        from xlsearch.service.local import LocalEngine
+
+        engine = LocalEngine()
+        model_name = model or engine.active_model()
+        encoder = engine.encoder(model_name)
+    memory_map = None
+    if memory or collection:
+        if collection and not (src and tgt):
+            raise DataError(
+                f"checking collection {collection!r} needs its language pair",
+                hint="pass --src and --tgt (e.g. --src en --tgt fr)",
+            )
+        from xlsearch.engine.store import Store
+
+        store = Store()
+        try:
+            if memory:
+                if not (src and tgt):
+                    raise DataError(
+                        "comparing with a memory needs the language pair",
+                        hint="pass --src and --tgt",
+                    )
+                memory_map = memory_of(collection_pairs(store, memory, src, tgt))
+            pairs = collection_pairs(store, collection, src, tgt) if collection else []
+        finally:
+            store.close()
+    result = check_files(
+        list(paths),
+        src=src,
+        tgt=tgt,
+        encoder=encoder,
+        memory=memory_map,
+        on_progress=on_progress,
+        cancel=cancel,
+    )
+    if collection:
+        assert src and tgt
+        flags, cal = check_units(
+            pairs, src, tgt, encoder=encoder, memory=memory_map, on_progress=on_progress,
+            cancel=cancel,
+        )  # fmt: skip
+        more = CheckResult(checked=len(pairs), flags=flags, calibrations=[cal] if cal else [])
+        result.checked += more.checked
+        result.flags.extend(more.flags)
+        result.calibrations.extend(more.calibrations)
+        if cal is not None and cal.note:
+            result.notes.append(f"{collection}: {cal.note}")
+    return CheckReport(
+        checked=result.checked,
+        skipped=result.skipped,
+        flags=tuple(
+            CheckFlag(
+                f.file, f.key, f.source, f.target, f.kind, f.severity, f.message, f.line, f.score
+            )
+            for f in result.flags
+        ),
+        calibrations=tuple(
+            CheckCalibration(
+                c.pair,
+                c.units,
+                c.supported,
+                c.note,
+                tuple(c.thresholds.items()),
+                c.shuffled_caught,
+                c.own_below,
+            )
+            for c in result.calibrations
+        ),  # fmt: skip
+        notes=tuple(result.notes),
+        model=model_name,
+    )
