@@ -56,6 +56,10 @@ class CancelToken:
         """True once ``cancel`` was called."""
         return self._event.is_set()
 
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``, waking when cancelled; True if cancelled."""
+        return self._event.wait(seconds)
+
     def raise_if_cancelled(self) -> None:
         """Raise ``CancelledError`` if cancellation was requested."""
         if self._event.is_set():

@@ -416,10 +416,11 @@ class EngineAPI(Protocol):
         k: int = 5,
         *,
         doc_segment: Any = None,
+        cancel: CancelToken | None = None,
     ) -> Any:
         """``lookup.LookupResult``: CAT matches (fuzzy %, semantic, diff, target, flags).
         ``doc_segment``: the document's segment being looked up; its inline codes decide
-        100 % or 99 % as in an analysis."""
+        100 % or 99 % as in an analysis. ``cancel``: a stale lookup stops early."""
         ...
 
     def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:

@@ -700,18 +700,27 @@ class LocalEngine(JobsMixin):
         semantic: bool = True,
         on_progress: ProgressCallback | None = None,
         doc_segment: Any = None,
+        cancel: CancelToken | None = None,
     ) -> Any:
         """CAT matches of ``segment`` (``tm.lookup.LookupResult``): the best ``k`` in
         ``src``, ``cross`` cross-language ones; ``min_fuzzy`` hides weaker ones;
         ``semantic=False``: by fuzzy % alone, no model. With ``tgt`` a unit without that
         language is no match (nothing to insert). ``doc_segment``: the document's segment
-        looked up; its inline codes decide 100 % or 99 % as in an analysis."""
+        looked up; its inline codes decide 100 % or 99 % as in an analysis. ``cancel``: a
+        lookup a newer one made stale stops (``CancelledError``) between its stages."""
         from xlsearch.engine.tm.analysis import tag_penalty
 
         with self._store() as store:
-            lk = self._lookup(store, collection, semantic, on_progress)
+            lk = self._lookup(store, collection, semantic, on_progress, cancel)
             found = lk.lookup(
-                segment, src, tgt, k, cross, min_fuzzy=min_fuzzy, require_target=bool(tgt)
+                segment,
+                src,
+                tgt,
+                k,
+                cross,
+                min_fuzzy=min_fuzzy,
+                require_target=bool(tgt),
+                cancel=cancel,
             )
         if doc_segment is not None and (
             doc_segment.tags or any(m.source_tags for m in found.matches)

@@ -19,7 +19,13 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine.errors import ConfigError, IndexMismatchError, ModelError
-from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+from xlsearch.engine.progress import (
+    CancelToken,
+    Progress,
+    ProgressCallback,
+    ensure_token,
+    no_progress,
+)
 from xlsearch.engine.runtime.cpu import one_blas_thread
 from xlsearch.engine.tm import fuzzy as fz
 from xlsearch.engine.tm.candidates import (
@@ -124,11 +130,17 @@ class Lookup(Candidates):
         require_target: bool = False,
         min_fuzzy: int = 0,
         all_matches: bool = False,
+        cancel: CancelToken | None = None,
     ) -> LookupResult:
-        """The best ``k`` same-language matches and ``cross_k`` cross-language ones."""
+        """The best ``k`` same-language matches and ``cross_k`` cross-language ones;
+        ``cancel`` stops it between its stages (a lookup a newer one made stale)."""
         start = time.perf_counter()
+        cancel = ensure_token(cancel)
+        cancel.raise_if_cancelled()
         qvecs = self._encode_or_fallback([segment])
+        cancel.raise_if_cancelled()
         hits = self._semantic_many(qvecs)[0] if qvecs is not None else None
+        cancel.raise_if_cancelled()
         qvec = qvecs[0] if qvecs is not None else None
         res = self._one(
             segment, qvec, hits, src, tgt, k, cross_k, require_target, min_fuzzy, all_matches, k

@@ -43,7 +43,8 @@ def execute(node: Screen, job: str, call: EngineCall, token: CancelToken) -> Non
     try:
         result = call(on_progress, token)
     except CancelledError as exc:
-        node.post_message(JobFailed(job, exc.title, str(exc), cancelled=True))
+        if not worker.is_cancelled:  # a superseded worker stops without a word
+            node.post_message(JobFailed(job, exc.title, str(exc), cancelled=True))
         return
     except XLSearchError as exc:
         from xlsearch.tui.hints import for_app

@@ -19,6 +19,9 @@ from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
 
 ALL = "*"
+LOOKUP_DELAY = 0.05
+"""Seconds a lookup waits before it starts: a key held down replaces it first (no engine
+work for the segments it passes)."""
 MIN_FUZZY_SHOWN = 50
 """Matches below this fuzzy % (and below the semantic threshold) are not listed."""
 DOC_SUFFIXES = (".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".po", ".pot", ".txt", ".md", ".docx")
@@ -73,6 +76,7 @@ class TranslateScreen(EngineScreen):
         self.result: Any = None
         self.analysis: Any = None
         self._inserted: tuple[int, str, Any] | None = None
+        self._lookup_token = CancelToken()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -261,6 +265,10 @@ class TranslateScreen(EngineScreen):
     # -- walking segments ------------------------------------------------------------------------
     @on(DataTable.RowHighlighted, "#tr-segments")
     def _segment_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        # keys come faster than these messages under key repeat: one the cursor has already
+        # left is stale (following it would move the cursor back, and so on, for ever)
+        if event.cursor_row != event.data_table.cursor_row:
+            return
         if self.doc is not None and event.cursor_row != self.current:
             self.goto(event.cursor_row)
 
@@ -273,7 +281,9 @@ class TranslateScreen(EngineScreen):
         seg = self.doc.segments[index]
         table = self.query_one("#tr-segments", DataTable)
         if table.cursor_row != index:
-            table.move_cursor(row=index)
+            with self.prevent(DataTable.RowHighlighted):  # this row is already current
+                table.move_cursor(row=index)
+        self._lookup_token.cancel()  # the previous segment's lookup is stale
         info = f"[{index + 1}/{len(self.doc.segments)}] {seg.key}"
         if seg.tags:
             info += f" · {seg.tags} inline tags (placed from the match where they correspond)"
@@ -297,15 +307,22 @@ class TranslateScreen(EngineScreen):
         tgt_lang = self.query_one("#tr-tgt", Input).value.strip() or self.doc.tgt
         collection = self._collection()
 
-        def call(_p: Any, _c: Any) -> tuple[int, Any]:
-            found = engine.lookup(seg.source, src_lang, tgt_lang, collection, 5, doc_segment=seg)
+        def call(_p: Any, cancel: CancelToken) -> tuple[int, Any]:
+            found = engine.lookup(
+                seg.source, src_lang, tgt_lang, collection, 5, doc_segment=seg, cancel=cancel
+            )
             return index, found
 
-        self._lookup_worker("lookup", call)
+        self._lookup_token = CancelToken()
+        self._lookup_worker("lookup", call, self._lookup_token)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="lookup")
-    def _lookup_worker(self, job: str, call: EngineCall) -> None:
-        execute(self, job, call, CancelToken())
+    def _lookup_worker(self, job: str, call: EngineCall, token: CancelToken) -> None:
+        """One lookup at a time: a newer segment cancels this one (``token``) before it
+        starts or between its stages, so held-down keys never queue engine work."""
+        if token.wait(LOOKUP_DELAY):
+            return
+        execute(self, job, call, token)
 
     def action_next_segment(self) -> None:
         self.goto(self.current + 1)

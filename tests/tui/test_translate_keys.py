@@ -1,0 +1,123 @@
+"""The Translate screen under key repeat: ↓ held down on a gettext catalogue (keys as a
+terminal sends them, 30 a second, without waiting for the screen) ends on the last segment,
+its matches shown, every stale lookup cancelled, and nothing left running."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from spy import SpyEngine
+from textual import events
+from textual.widgets import DataTable, Input, Static
+
+from xlsearch.tui.app import make_app
+from xlsearch.tui.screens.translate import TranslateScreen
+
+pytestmark = pytest.mark.anyio
+
+ENTRIES = [
+    ("menu", "_Restart the server", ""),
+    ("", "Where is the nearest pharmacy?", ""),
+    ("", "The train to %1$s leaves at %2$d.", ""),
+    ("tooltip", "The weather will be sunny tomorrow.", ""),
+    ("", "\n\nPlease restart the server after the update.", ""),
+    ("", "A table for %d, please", ""),
+    ("", "_Nearest", ""),
+    ("status", "The train was late because of the storm.", ""),
+    ("", "Where is the train?", ""),
+    ("", "Restart", ""),
+    ("", "Server", ""),
+    ("button", "_Update", ""),
+    ("", "Sunny", ""),
+    ("", "Storm warning for %s", ""),
+]
+
+
+def write_job_po(path: Path) -> Path:
+    """An English→German gettext catalogue as xgettext + msginit write one: header,
+    references, msgctxt, mnemonics, positional placeholders, a msgid that starts with blank
+    lines."""
+
+    def quote(text: str) -> str:
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+    out = [
+        'msgid ""',
+        'msgstr ""',
+        '"Project-Id-Version: demo 1.0\\n"',
+        '"Language: de\\n"',
+        '"MIME-Version: 1.0\\n"',
+        '"Content-Type: text/plain; charset=UTF-8\\n"',
+        '"Content-Transfer-Encoding: 8bit\\n"',
+        '"Plural-Forms: nplurals=2; plural=(n != 1);\\n"',
+        "",
+    ]
+    for n, (ctx, msgid, msgstr) in enumerate(ENTRIES):
+        out.append(f"#: src/main.c:{100 + n}")
+        if "%" in msgid:
+            out.append("#, c-format")
+        if ctx:
+            out.append(f"msgctxt {quote(ctx)}")
+        out += [f"msgid {quote(msgid)}", f"msgstr {quote(msgstr)}", ""]
+    path.write_text("\n".join(out), encoding="utf-8")
+    return path
+
+
+async def open_job(pilot, path: Path, settle) -> TranslateScreen:  # type: ignore[no-untyped-def]
+    """The Translate screen (f9) with ``path`` opened, its first segment looked up."""
+    await pilot.press("f9")
+    await settle(pilot, 3)
+    screen = pilot.app.screen
+    assert isinstance(screen, TranslateScreen)
+    screen.query_one("#tr-src", Input).value = "en"
+    screen.query_one("#doc-path", Input).value = str(path)
+    screen.query_one("#doc-path", Input).focus()
+    await pilot.press("enter")
+    await settle(pilot, 3)
+    assert screen.doc is not None and screen.current == 0
+    return screen
+
+
+async def send_keys(app, keys: list[str], rate: float = 30.0, burst: int = 1) -> None:  # type: ignore[no-untyped-def]
+    """``keys`` at ``rate`` a second, as a terminal sends a held key: posted, not awaited;
+    ``burst`` keys arrive together (what a busy screen reads from the terminal at once)."""
+    for i in range(0, len(keys), burst):
+        for key in keys[i : i + burst]:
+            app.post_message(events.Key(key, None))
+        await asyncio.sleep(burst / rate)
+
+
+async def wait_idle(app, timeout: float = 15.0) -> float:  # type: ignore[no-untyped-def]
+    """Seconds until no worker runs (fails after ``timeout``, where a frozen screen ends)."""
+    start = time.monotonic()
+    while any(w.is_running for w in app.workers):
+        assert time.monotonic() - start < timeout, [(w.name, w.state) for w in app.workers]
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.05)  # the last result's message handled
+    return time.monotonic() - start
+
+
+async def test_held_down_arrow_ends_on_the_last_segment_with_its_matches(
+    seeded_model: Path, tmp_path: Path, settle
+) -> None:
+    engine = SpyEngine()
+    app = make_app(engine=engine, theme="textual-dark")
+    job = write_job_po(tmp_path / "job.de.po")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_job(pilot, job, settle)
+        table = screen.query_one("#tr-segments", DataTable)
+        assert table.has_focus
+        before = len(engine.calls)
+        await send_keys(app, ["down"] * 11, burst=2)
+        await wait_idle(app)
+        assert screen.current == 11 and table.cursor_row == 11
+        assert screen.result is not None  # the last segment's matches, not "looking up…"
+        detail = str(screen.query_one("#tr-detail", Static).render())
+        assert not detail.startswith("looking up"), detail
+        # lookups a newer key made stale were dropped, not queued behind each other
+        looked_up = [c for c in engine.calls[before:] if c.startswith("lookup:")]
+        assert looked_up[-1] == "lookup:_Update"
+        assert len(looked_up) < 11, looked_up
