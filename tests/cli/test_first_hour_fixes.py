@@ -87,7 +87,7 @@ def test_a_file_whose_only_line_is_too_long_says_so(
     path.write_text("word " * (MAX_LINE_BYTES // 5 + 10) + "\n", encoding="utf-8")
     assert main(["import", str(path), "--collection", "c", "--lang", "en"]) == 2
     err = capsys.readouterr().err
-    assert "dump.txt:1: line of more than" in err and "bytes skipped" in err
+    assert "dump.txt:1: a line is over the limit of" in err and "bytes; skipped" in err
     assert "no segments found" not in err and "split the file" in err
     assert "Traceback" not in err
 

@@ -231,7 +231,8 @@ def test_text_lines_paragraphs_and_huge_line(tmp_path: Path) -> None:
     )
     assert recs == [(0, "en", "First line"), (1, "en", "Second")]
     assert ctx.warnings == [
-        f"{tmp_path}/a.txt:4: segment of 100,001 characters skipped (limit 100,000)"
+        f"{tmp_path}/a.txt:4: a segment (100,001 characters) is over the limit of 100,000 "
+        "characters; skipped"
     ]
     para = (
         "Dr. Smith came. He left at 5 p.m. yesterday! Did he?\nYes.\n\n"

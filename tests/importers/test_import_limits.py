@@ -42,7 +42,7 @@ def test_long_segment_is_cut_while_streaming(tmp_path: Path) -> None:
     large = big_segment_tmx(tmp_path / "l.tmx", 16)
     texts, ctx, peak_small, t_small = measure(small, "tmx")
     assert texts == ["kurz", "next"]
-    assert "segment of more than 200,000 characters skipped" in ctx.warnings[0]
+    assert "a segment is over the limit of 100,000 characters; skipped" in ctx.warnings[0]
     texts, _, peak_large, t_large = measure(large, "tmx")
     assert texts == ["kurz", "next"]
     # memory flat in segment length (8x the text, about the same peak, a few MB at most) …
@@ -90,5 +90,7 @@ def test_huge_text_line_is_skipped_with_flat_memory(tmp_path: Path) -> None:
         fh.write(b"Bye\tTsch\xc3\xbcss\n")
     texts, ctx, peak, _ = measure(path, "tsv")
     assert texts == ["Hello", "Hallo", "Bye", "Tschüss"]
-    assert ctx.warnings == [f"{path}:3: line of more than {MAX_LINE_BYTES:,} bytes skipped"]
+    assert ctx.warnings == [
+        f"{path}:3: a line is over the limit of {MAX_LINE_BYTES:,} bytes; skipped"
+    ]
     assert peak < 4 * MAX_LINE_BYTES  # readline's own buffers: ~3x the limit, not the line

@@ -23,10 +23,12 @@ from xlsearch.engine.importers.encoding import (
     is_wide,
     utf16_without_bom,
 )
+from xlsearch.engine.importers.limits import LINE, SEGMENT, SKIPPED
 
-MAX_SEGMENT_CHARS = 100_000
-MAX_LINE_BYTES = 16 * MAX_SEGMENT_CHARS
-"""Text/TSV/CSV lines longer than this are skipped while reading (memory stays flat)."""
+MAX_SEGMENT_CHARS = SEGMENT.value
+MAX_LINE_BYTES = LINE.value
+"""Text/TSV/CSV lines longer than this are skipped while reading (memory stays flat); a
+document read whole (``ReadContext.whole``) is refused (``limits``)."""
 MAX_WARNINGS = 200
 
 FORMATS = ("tmx", "xliff", "po", "tsv", "csv", "text", "jsonl", "markdown", "docx", "html")
@@ -98,6 +100,9 @@ class ReadContext:
     warning_count: int = 0
     raw: IO[bytes] | None = None
     decoded_as: str | None = None
+    whole: bool = False
+    """A document read whole (to align, to translate): a line over ``limits.LINE`` is
+    refused rather than skipped."""
     """The codec the file's text was decoded with (set by the reader), for messages."""
 
     def where(self, line: int | None = None, element: str | None = None) -> str:
@@ -312,7 +317,9 @@ def iter_lines(ctx: ReadContext) -> Iterator[tuple[int, str]]:
             first = True
             for number, raw in enumerate(itertools.chain(head, _raw_lines(stream, ctx)), 1):
                 if raw is None:
-                    ctx.warn(f"line of more than {MAX_LINE_BYTES:,} bytes skipped", line=number)
+                    if ctx.whole:
+                        raise LINE.exceeded(ctx.where(number))
+                    ctx.warn(LINE.message() + SKIPPED, line=number)
                     continue
                 if first and raw.startswith(codecs.BOM_UTF8):
                     raw = raw[3:]
@@ -342,7 +349,9 @@ def _wide_lines(ctx: ReadContext, stream: IO[bytes], encoding: str) -> Iterator[
             if not line.endswith(("\n", "\r")) and len(line) >= MAX_LINE_BYTES // 2:
                 while (more := text.readline(MAX_LINE_BYTES // 2)) and not more.endswith("\n"):
                     pass
-                ctx.warn(f"line of more than {MAX_LINE_BYTES:,} bytes skipped", line=number)
+                if ctx.whole:
+                    raise LINE.exceeded(ctx.where(number))
+                ctx.warn(LINE.message() + SKIPPED, line=number)
                 continue
             yield number, line.rstrip("\r\n")
     except UnicodeDecodeError as exc:
@@ -356,7 +365,7 @@ def check_text(ctx: ReadContext, text: str, line: int | None, element: str | Non
         return False
     if len(text) > MAX_SEGMENT_CHARS:
         ctx.warn(
-            f"segment of {len(text):,} characters skipped (limit {MAX_SEGMENT_CHARS:,})",
+            SEGMENT.message(len(text)) + SKIPPED,
             line=line,
             element=element,
         )

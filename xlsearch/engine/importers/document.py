@@ -21,6 +21,7 @@ from xlsearch.engine.importers.base import (
     iter_lines,
     normalize,
 )
+from xlsearch.engine.importers.limits import SEGMENT, check_file, check_lines
 from xlsearch.engine.runtime.pathcheck import require_file
 
 DOCUMENT_FORMATS = ("text", "markdown", "docx", "html")
@@ -93,9 +94,11 @@ def read_paragraphs(path: Path, fmt: str | None = None, encoding: str | None = N
     """The paragraphs (normalised text blocks: headings, list items, cells …) of a document."""
     path = Path(path)
     require_file(path, DOCUMENT_HINT)
+    check_file(path)
     fmt = document_format(path, fmt)
     if fmt == "docx":
         blocks = _docx_blocks(path)
+        check_lines(path, blocks, unit="paragraph")
     else:
         text = _read_text(path, encoding)
         if fmt == "markdown":
@@ -194,12 +197,12 @@ def _html_lang(path: Path, encoding: str | None) -> str | None:
 
 
 def _read_text(path: Path, encoding: str | None) -> str:
-    ctx = ReadContext(path, encoding=encoding)
+    ctx = ReadContext(path, encoding=encoding, whole=True)
     return "\n".join(line for _, line in iter_lines(ctx))
 
 
 def _presplit(path: Path, encoding: str | None) -> tuple[list[str], list[int]]:
-    ctx = ReadContext(path, encoding=encoding)
+    ctx = ReadContext(path, encoding=encoding, whole=True)
     sentences: list[str] = []
     paras: list[int] = []
     para, blank = 0, False
@@ -209,9 +212,7 @@ def _presplit(path: Path, encoding: str | None) -> tuple[list[str], list[int]]:
             blank = bool(sentences)
             continue
         if len(text) > MAX_SEGMENT_CHARS:
-            raise ctx.error(
-                f"line of {len(text):,} characters (limit {MAX_SEGMENT_CHARS:,})", number
-            )
+            raise SEGMENT.exceeded(ctx.where(number), len(text))
         if blank:
             para, blank = para + 1, False
         sentences.append(text)

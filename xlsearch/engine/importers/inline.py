@@ -25,14 +25,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from xlsearch.engine.importers.base import (
-    MAX_SEGMENT_CHARS,
     ReadContext,
     Record,
     check_text,
     normalize,
 )
+from xlsearch.engine.importers.limits import SEGMENT, SKIPPED
 from xlsearch.engine.importers.placeholders import PLACEHOLDER_CODES, code_placeholder
-from xlsearch.engine.importers.xmlutil import OVER, TEXT_CAP
+from xlsearch.engine.importers.xmlutil import OVER
 
 CODES = frozenset({"bpt", "ept", "ph", "it", "ut", "x", "bx", "ex", "sc", "ec"})
 _SKIP = frozenset({"sm", "em"})  # XLIFF 2.0 annotation markers (empty)
@@ -241,10 +241,7 @@ def segment_text(
     """Normalised text of a segment element, or None (with a warning) when it is empty or
     too long (including text cut while streaming, see ``xmlutil.TEXT_CAP``)."""
     if node.get(OVER):
-        ctx.warn(
-            f"segment of more than {TEXT_CAP:,} characters skipped (limit {MAX_SEGMENT_CHARS:,})",
-            element=where,
-        )
+        ctx.warn(SEGMENT.message() + SKIPPED, element=where)
         return None
     text = normalize(inline_text(node, subs))
     return text if check_text(ctx, text, None, element=where) else None

@@ -16,6 +16,7 @@ from xlsearch.engine.importers.base import (
     sniff,
 )
 from xlsearch.engine.importers.encoding import codec_name, decode_error
+from xlsearch.engine.importers.limits import FILE
 
 _CHARSET = re.compile(rb"charset\s*=\s*([A-Za-z0-9_.:\-]+)")
 _STRING_LINE = re.compile(
@@ -58,7 +59,7 @@ def unclosed_string(text: str) -> int | None:
 
 
 _SYNTAX_LINE = re.compile(r"\(line (\d+)\)")
-MAX_PO_BYTES = 1 << 30
+MAX_PO_BYTES = FILE.value
 
 
 def _decode(ctx: ReadContext) -> str:
@@ -68,7 +69,7 @@ def _decode(ctx: ReadContext) -> str:
         bom, head = sniff(stream, ctx)
         data = stream.read(MAX_PO_BYTES + 1)
     if len(data) > MAX_PO_BYTES:
-        raise ctx.error(f"a PO file over {MAX_PO_BYTES >> 30} GiB is refused")
+        raise FILE.exceeded(str(ctx.path))
     where = str(ctx.path)
     if ctx.encoding:
         encoding = codec_name(ctx.encoding, where, "--encoding")

@@ -243,7 +243,7 @@ def import_file(
                 f"nothing imported: {ctx.warnings[0]}"
                 + (f" (and {more:,} more warnings)" if more > 0 else ""),
                 hint="split the file into lines or segments under the limit"
-                if "skipped (limit" in ctx.warnings[0] or "bytes skipped" in ctx.warnings[0]
+                if "is over the limit of" in ctx.warnings[0]
                 else "check the file, or its --format / --lang",
             )
         if not row and report.segments == 0:  # rolled back: no document, no new collection

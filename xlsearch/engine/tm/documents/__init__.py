@@ -37,7 +37,11 @@ def open_document(
 
     require_file(p, "name the document to translate, one file (.xlf, .po, .txt, .md, .docx)")
     kind = detect(p, fmt)
+    from xlsearch.engine.importers.limits import check_file, check_segments
+
+    check_file(p)
     doc = formats.load(kind, p, src)
+    check_segments(str(p), [s.source for s in doc.segments])
     from xlsearch.engine.importers.base import normalize_lang
     from xlsearch.engine.lang.tags import primary
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.importers.limits import check_lines
 
 
 def _note(seg: Any) -> str:
@@ -305,6 +306,7 @@ def load_text(path: Path, src: str | None) -> Any:
 
     text = _decode(path)
     lines = text.splitlines()
+    check_lines(path, lines)  # before sentence splitting: a 50 MB line is refused at once
     markdown = path.suffix.lower() in (".md", ".markdown")
     prefixes = [_prefix(line, markdown) for line in lines]
     texts = [line[len(p) :] for line, p in zip(lines, prefixes, strict=True)]
@@ -425,7 +427,9 @@ def load_docx(path: Path, src: str | None) -> Any:
             f"{path}: not a readable DOCX file: {exc}",
             hint="save it again as .docx (Word 2007+), or export it as .txt",
         ) from exc
-    lang, sents = _split([docx_paragraph_text(p) for p in paras], src, path)
+    texts = [docx_paragraph_text(p) for p in paras]
+    check_lines(path, texts, unit="paragraph")
+    lang, sents = _split(texts, src, path)
     return Document(path, "docx", lang, "", _segments(sents, "¶"), (document, paras))
 
 
