@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,13 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from fault_helpers import SmallDisk
-
-# Tests live in one folder per capability; a few share their small file writers across
-# folders (``from test_lookup import write_tmx``), so every folder is importable by name.
-for _folder in sorted(Path(__file__).parent.iterdir()):
-    if _folder.is_dir() and any(_folder.glob("test_*.py")) and str(_folder) not in sys.path:
-        sys.path.append(str(_folder))
+    from helpers.faults import SmallDisk
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -174,6 +167,6 @@ def tiny_static_model(_tiny_models: dict[str, Path], tmp_path: Path) -> Path:
 @pytest.fixture()
 def small_disk(tmp_path: Path) -> Iterator[SmallDisk]:
     """A 16 MB tmpfs (root only, else the test is skipped), unmounted afterwards."""
-    from fault_helpers import mounted_small_disk
+    from helpers.faults import mounted_small_disk
 
     yield from mounted_small_disk(tmp_path)

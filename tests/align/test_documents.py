@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.documents import tracked_docx
 
 from xlsearch.cli import main
 from xlsearch.engine.errors import DataError
@@ -285,32 +286,10 @@ def test_an_alignment_without_a_single_pair_is_an_error_not_an_empty_memory(
         assert "tm" not in [c["name"] for c in store.collections()]
 
 
-def _tracked_docx(path: Path) -> Path:
-    """A paragraph with an unaccepted insertion and deletion (Word's track changes)."""
-    import docx
-    from docx.oxml import OxmlElement
-    from docx.oxml.ns import qn
-
-    d = docx.Document()
-    p = d.add_paragraph("Prüfen Sie den Öldruck ")
-    for kind, text in (("ins", "alle 250 Stunden"), ("del", "täglich")):
-        change = OxmlElement(f"w:{kind}")
-        change.set(qn("w:id"), "1")
-        change.set(qn("w:author"), "A")
-        run = OxmlElement("w:r")
-        run.append(OxmlElement("w:t" if kind == "ins" else "w:delText"))
-        run[0].text = text
-        change.append(run)
-        p._p.append(change)
-    p.add_run(". Danach das Ventil.")
-    d.save(str(path))
-    return path
-
-
 def test_a_docx_with_tracked_changes_reads_as_word_shows_it(tmp_path: Path) -> None:
     """Inserted text of an unaccepted change was silently dropped from align and import
     ("Prüfen Sie den Öldruck ."); deleted text stays out."""
-    path = _tracked_docx(tmp_path / "tracked.docx")
+    path = tracked_docx(tmp_path / "tracked.docx")
     assert read_document(path, "de").sentences == [
         "Prüfen Sie den Öldruck alle 250 Stunden.",
         "Danach das Ventil.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_align import ConceptEncoder, sentence, table_cost, translate
+from helpers.align import ConceptEncoder, sentence, table_cost, translate
 
 from xlsearch.engine.align import AlignConfig, align_documents
 from xlsearch.engine.align.confidence import alternative_margins, anchors, crossing_anchors

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_lookup import UNITS, write_tmx
+from helpers.memory import UNITS, write_tmx
 
 ROOT = Path(__file__).resolve().parents[2]
 

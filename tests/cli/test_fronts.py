@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from index_helpers import add_document
+from helpers.index import add_document
 
 from xlsearch.cli import main
 from xlsearch.engine.store import Store

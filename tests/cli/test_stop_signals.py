@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_distill import DE, FR, write_pairs
-from test_lookup import write_tmx
+from helpers.distill import DE, FR, write_pairs
+from helpers.memory import write_tmx
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT_S = 2.0

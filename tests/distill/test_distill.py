@@ -3,80 +3,16 @@
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.distill import config, log_lines, write_pairs
 
 from xlsearch.engine.distill import DistillConfig, distill
 from xlsearch.engine.distill.checkpoint import ema_tau, ema_update
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken
-
-EN = (
-    "the cat sleeps|the dog runs|a big house|a small tree|good morning world|hello world|"
-    "the red house|a green tree|the big dog sleeps|the small cat runs"
-).split("|")
-DE = (
-    "die katze schläft|der hund läuft|ein großes haus|ein kleiner baum|guten morgen welt|"
-    "hallo welt|das rote haus|ein grüner baum|der große hund schläft|die kleine katze läuft"
-).split("|")
-FR = (
-    "le chat dort|le chien court|une grande maison|un petit arbre|bonjour monde|bonjour "
-    "le monde|la maison rouge|un arbre vert|le grand chien dort|le petit chat court"
-).split("|")
-
-
-def write_pairs(path: Path, tgt: list[str], n: int, seed: int = 0) -> Path:
-    rng = random.Random(seed)
-    with open(path, "w", encoding="utf-8") as fh:
-        for i in range(n):
-            j, k = rng.randrange(len(EN)), rng.randrange(len(EN))
-            fh.write(f"{EN[j]} and {EN[k]} {i}\t{tgt[j]} & {tgt[k]} {i}\n")
-    return path
-
-
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("distill-data")
-    return {
-        "de": write_pairs(root / "en-de.tsv", DE, 240, 1),
-        "fr": write_pairs(root / "en-fr.tsv", FR, 160, 2),
-        "home": root / "home",
-    }
-
-
-@pytest.fixture()
-def shared_home(corpus: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> Path:
-    """One XLSEARCH_HOME for this module so the teacher cache is built once."""
-    monkeypatch.setenv("XLSEARCH_HOME", str(corpus["home"]))
-    return corpus["home"]
-
-
-def config(corpus: dict[str, Path], teacher: Path, out: Path, **kw: object) -> DistillConfig:
-    base: dict[str, object] = dict(
-        train=[str(corpus["de"]), str(corpus["fr"]) + ":2"],
-        teacher=str(teacher),
-        student="static",
-        out=str(out),
-        vocab_size=120,
-        vocab_balance=0.0,  # 120 pieces on 2 tiny languages: the corpus as it is
-        batch_size=16,
-        max_steps=24,
-        eval_steps=0,
-        ckpt_steps=0,
-        log_steps=1,
-        dev_per_lang=16,
-        device="cpu",
-    )
-    base.update(kw)
-    return DistillConfig(**base)  # type: ignore[arg-type]
-
-
-def log_lines(run_dir: Path) -> list[dict]:
-    lines = (run_dir / "metrics.jsonl").read_text().splitlines()
-    return [json.loads(x) for x in lines]
 
 
 def test_static_loss_falls_and_saved_student_loads_everywhere(

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_distill import DE, FR, write_pairs
+from helpers.distill import DE, FR, write_pairs
 
 from xlsearch.engine.distill import DistillConfig, distill
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_distill import DE, FR, config, corpus, log_lines, shared_home  # noqa: F401
+from helpers.distill import DE, FR, config, log_lines
 
 from xlsearch.engine.distill import DistillConfig, distill
 from xlsearch.engine.distill.data import TrainFile, load_parallel, read_mono

@@ -16,14 +16,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import gpu_check
+import gpu_prepare
 import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
-
-import gpu_check  # noqa: E402
-import gpu_prepare  # noqa: E402
 
 ABSENT_ON_GPU = [  # what the GPU machine lacks (it has torch, transformers, numpy, scipy …)
     "faiss",

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_eval_metrics import KeywordEncoder
+from helpers.evaluation import KeywordEncoder
 
 from xlsearch.cli import main
 from xlsearch.engine.errors import CancelledError, ConfigError
@@ -141,3 +141,20 @@ def test_mse_cross_lingual_sts_and_bias(tmp_path: Path) -> None:
     points = report.bias_points()
     assert [p[2] for p in points] == pca["lang"] and points[0][:2] == (pca["x"][0], pca["y"][0])
     assert report.summary()["bias"] == 0.0 and report.summary()["mse"] == 12.5
+
+
+def test_evaluation_on_held_out_translations_gives_the_bias_plot_its_points(
+    tiny_static_model: Path,
+) -> None:
+    from xlsearch.engine.evaluation.suite import PCA_ROWS, run_suite
+    from xlsearch.service import builtin_eval as builtin
+
+    sets = builtin.demo_heldout_sets()
+    report = run_suite(str(tiny_static_model), parallel_sets=sets, parallel_key="demo-heldout")
+    points = report.bias_points()
+    langs = {lang for _x, _y, lang in points}
+    assert langs == {"en", *(s.src_lang for s in sets)}
+    assert len(points) == sum(min(len(s.src), PCA_ROWS) for s in sets) + min(
+        len(sets[0].tgt), PCA_ROWS
+    )
+    assert "bias" not in {t.key for t in report.tables}  # a plot, not a bias figure

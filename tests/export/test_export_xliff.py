@@ -192,7 +192,7 @@ def test_search_hits_to_xliff(tmp_path: Path) -> None:
 def test_import_fixtures_are_valid_xliff(tmp_path: Path, fixture: str) -> None:
     """The hand-written import fixtures are themselves valid XLIFF (so the tests cover
     files a CAT tool could write, not invented syntax)."""
-    from test_import_conformance import XLIFF12, XLIFF20
+    from helpers.cat_files import XLIFF12, XLIFF20
 
     path = tmp_path / "f.xlf"
     path.write_text(XLIFF12 if fixture == "import-1.2" else XLIFF20, encoding="utf-8")

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from import_helpers import read, write
+from helpers.cat_files import XLIFF12, XLIFF20
+from helpers.importing import read, write
 
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.importers import ReadContext, detect_format, read_records
@@ -146,34 +147,6 @@ def test_xml_encoding_errors_are_one_line(tmp_path: Path) -> None:
     assert read(latin, encoding="latin-1")[0][0][2] == "Café"
 
 
-XLIFF12 = """<?xml version="1.0" encoding="UTF-8"?>
-<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"
- xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0">
-<file original="ui.properties" source-language="en-US" target-language="de-DE"
- datatype="javapropertyresourcebundle"><body>
-<trans-unit id="lb"><source>close this<x id="1" ctype="lb"/>dialog box</source>
-<target>Dialog<x id="1" ctype="lb"/>schließen</target></trans-unit>
-<trans-unit id="codes"><source>Open <g id="1" ctype="bold">the</g> <bx id="2"/>file<ex id="2"/>\
-<ph id="3">&lt;br/&gt;</ph>now<bpt id="4">&lt;i&gt;</bpt>!<ept id="4">&lt;/i&gt;</ept>\
-<it id="5" pos="open">&lt;u&gt;</it><mrk mtype="term">menu</mrk></source>
-<target>Öffnen</target></trans-unit>
-<trans-unit id="ph-sub"><source>Image<ph id="1">&lt;img alt="<sub>Logo</sub>"&gt;</ph>.</source>
-<target>Bild<ph id="1">&lt;img alt="<sub>Logo DE</sub>"&gt;</ph>.</target></trans-unit>
-<trans-unit id="no" translate="no"><source>DO_NOT_TRANSLATE</source></trans-unit>
-<group id="g" translate="no"><trans-unit id="in-no-group"><source>KEY</source></trans-unit>
-<group id="inner"><trans-unit id="deep"><source>DEEP</source></trans-unit></group></group>
-<trans-unit id="seg"><source>First sentence. Second one.</source>
-<seg-source><mrk mtype="seg" mid="1">First sentence.</mrk> <g id="9"><mrk mtype="seg" mid="2">\
-Second <x id="7" ctype="x-tab"/>one.</mrk></g></seg-source>
-<target><mrk mtype="seg" mid="1">Erster Satz.</mrk> <g id="9"><mrk mtype="seg" mid="2">\
-Zweiter <mrk mtype="x-sdl-deleted">alter </mrk>Satz.</mrk></g></target>
-<sdl:seg-defs><sdl:seg id="1" conf="Translated"/><sdl:seg id="2" conf="Draft"/></sdl:seg-defs>
-</trans-unit>
-<trans-unit id="after"><source>Last.</source></trans-unit>
-</body></file></xliff>
-"""
-
-
 def test_xliff_12_inline_codes_subs_translate_no_and_seg_source(tmp_path: Path) -> None:
     path = write(tmp_path, "a.sdlxliff", XLIFF12)
     ctx = ReadContext(path)
@@ -196,24 +169,6 @@ def test_xliff_12_inline_codes_subs_translate_no_and_seg_source(tmp_path: Path) 
     assert recs[6].meta == {"unit": "ph-sub", "sub_of": 2}
     assert ctx.warnings == [f'{path}: 3 segments marked translate="no" not imported']
     assert ctx.skipped == 3
-
-
-XLIFF20 = """<?xml version="1.0" encoding="UTF-8"?>
-<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="fr">
-<file id="f1"><unit id="u1"><originalData><data id="d1">&lt;br/&gt;</data></originalData>
-<segment><source>Elysian Collection<ph id="1" dataRef="d1" subType="xlf:lb" type="fmt"/>\
-Bahnhofstrasse</source>
-<target>Collection Elysian<ph id="1" dataRef="d1" subType="xlf:lb" type="fmt"/>\
-Bahnhofstrasse</target></segment></unit>
-<unit id="u2"><segment><source>Tab<cp hex="0009"/>here, <pc id="1">bold</pc> and \
-<sc id="2"/>span<ec startRef="2"/> <mrk id="m1" type="term">term</mrk> \
-<sm id="m2" type="comment"/>x<em startRef="m2"/> y<ph id="3" equiv=" "/>z</source>
-<target>Tab<cp hex="0009"/>ici</target></segment>
-<segment><source>Ctrl<cp hex="001F"/>char</source></segment></unit>
-<unit id="u3" translate="no"><segment><source>CODE</source></segment></unit>
-<group id="g1" translate="no"><unit id="u4"><segment><source>ALSO</source></segment></unit>
-</group></file></xliff>
-"""
 
 
 def test_xliff_20_codes_cp_and_translate_no(tmp_path: Path) -> None:

@@ -17,6 +17,8 @@ MEMORY = (
     "descale the machine every 3 months\tentkalken sie die maschine alle 3 monate\n"
     "use only fresh cold water\tverwenden sie nur frisches kaltes wasser\n"
 )
+
+CAT = Path(__file__).resolve().parents[1] / "fixtures" / "cat"
 JOB_SEGMENTS = ["descale the machine every 6 months", "use only fresh cold water"]
 
 
@@ -143,3 +145,20 @@ def test_confirmed_targets_and_a_translator_s_own_draft_are_kept(tmp_path: Path)
     texts = [r.text for r in read_records(ctx, "xliff")]
     assert texts == ["One.", "Eins.", "Two.", "Zwei.", "Three.", "Four.", "Five.", "Fünf."]
     assert sum("unconfirmed pre-translation" in w for w in ctx.warnings) == 2, ctx.warnings
+
+
+def test_drafts_do_not_enter_the_memory_as_translations() -> None:
+    """A PO ``#, fuzzy`` msgstr and a memoQ PartiallyEdited half target were imported as
+    translations, and lookup then offered them (even as 100 % matches)."""
+    from xlsearch.engine.store import Store
+
+    with Store() as store:
+        po = store.import_file(CAT / "nc_portal.de.po", "jobs")
+        memoq = store.import_file(CAT / "nc_ui_strings.mqxliff", "jobs")
+        texts = {row[0] for row in store.conn.execute("SELECT text FROM segments")}
+    assert "Hochladen fehlgeschlagen." not in texts  # fuzzy in the PO
+    assert "Hochladen fehlgeschlagen:" not in texts  # PartiallyEdited in memoQ
+    assert "Upload failed: the file is larger than {max_size} MB." in texts  # source kept
+    assert {"Einstellungen"} <= texts  # confirmed translations stay
+    assert any("1 fuzzy entries" in w for w in po.warnings)
+    assert any("memoQ status PartiallyEdited" in w for w in memoq.warnings)

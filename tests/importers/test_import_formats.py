@@ -6,7 +6,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-from import_helpers import read, write
+from helpers.importing import read, write
 
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.importers import ReadContext, detect_format, normalize_lang, read_records

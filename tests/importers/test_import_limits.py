@@ -94,3 +94,18 @@ def test_huge_text_line_is_skipped_with_flat_memory(tmp_path: Path) -> None:
         f"{path}:3: a line is over the limit of {MAX_LINE_BYTES:,} bytes; skipped"
     ]
     assert peak < 4 * MAX_LINE_BYTES  # readline's own buffers: ~3x the limit, not the line
+
+
+def test_a_file_whose_only_line_is_too_long_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xlsearch.cli import main
+    from xlsearch.engine.importers.base import MAX_LINE_BYTES
+
+    path = tmp_path / "dump.txt"
+    path.write_text("word " * (MAX_LINE_BYTES // 5 + 10) + "\n", encoding="utf-8")
+    assert main(["import", str(path), "--collection", "c", "--lang", "en"]) == 2
+    err = capsys.readouterr().err
+    assert "dump.txt:1: a line is over the limit of" in err and "bytes; skipped" in err
+    assert "no segments found" not in err and "split the file" in err
+    assert "Traceback" not in err

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from fault_helpers import xlsearch
+from helpers.faults import xlsearch
 from lxml import etree
 
 from xlsearch.engine.importers.base import ReadContext

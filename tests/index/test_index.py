@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from index_helpers import FakeEncoder, add_document, delete_segments, random_units
+from helpers.index import FakeEncoder, add_document, delete_segments, random_units
 
 from xlsearch.engine.errors import IndexMismatchError
 from xlsearch.engine.index.cache import cache_size, model_key

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from index_helpers import FakeEncoder, add_document, delete_segments, random_units
+from helpers.faults import PYTHONPATH
+from helpers.index import FakeEncoder, add_document, delete_segments, random_units
 
 from xlsearch.engine.errors import IndexMismatchError
 from xlsearch.engine.index.cache import cache_size, model_key
@@ -20,12 +21,9 @@ from xlsearch.engine.index.manager import build_index, open_index, read_sidecar
 from xlsearch.engine.search.searcher import Searcher
 from xlsearch.engine.store import Store
 
-TESTS = Path(__file__).resolve().parents[1]
-
 CHILD = """
-import sys, time
-sys.path.insert(0, {tests!r})
-from index_helpers import FakeEncoder
+import time
+from helpers.index import FakeEncoder
 from xlsearch.engine.index import cache, files, manager
 from xlsearch.engine.store import Store
 cache.BATCH = 50
@@ -58,8 +56,10 @@ def test_kill_9_while_indexing_then_rerun(stage: str, tmp_path: Path) -> None:
         add_document(store, "c", "b.txt", random_units(600, seed=1))
         delete_segments(store, first[:20])
     marker = tmp_path / "marker"
-    code = CHILD.format(tests=str(TESTS), stage=stage, marker=str(marker))
-    child = subprocess.Popen([sys.executable, "-c", code], env=os.environ.copy())
+    code = CHILD.format(stage=stage, marker=str(marker))
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": PYTHONPATH}
+    )
     try:
         deadline = time.monotonic() + 60
         while not marker.exists():

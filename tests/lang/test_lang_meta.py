@@ -399,7 +399,7 @@ def test_xliff_metadata_sdl_memoq_and_20(tmp_path: Path) -> None:
 
 
 def test_a_store_of_the_old_schema_is_migrated(tmp_path: Path) -> None:
-    from test_store import old_store
+    from helpers.store import old_store
 
     db = tmp_path / "old.db"
     conn = old_store(db, 1)

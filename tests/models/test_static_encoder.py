@@ -220,7 +220,7 @@ def _run(code: str, args: list[str], env: dict[str, str], cwd: Path) -> dict:
 def test_no_command_imports_torch_with_a_static_model_active(
     tmp_path: Path, tiny_static_model: Path
 ) -> None:
-    from test_lookup import UNITS, write_tmx
+    from helpers.memory import UNITS, write_tmx
 
     home = tmp_path / "home"
     env = {**os.environ, "XLSEARCH_HOME": str(home)}

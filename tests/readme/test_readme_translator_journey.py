@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_readme_journey import ROOT, Journey, section_blocks, shell_steps, subcommand
+from helpers.journey import ROOT, Journey, section_blocks, shell_steps, subcommand
 
 GUIDE = ROOT / "docs" / "translators.md"
 """Where the README's translator chapter lives."""

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_readme_journey import README, ROOT, section_blocks
+from helpers.journey import README, ROOT, section_blocks
 
 SECTION = "## Then: the `xlsearch` command"
 

@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fault_helpers import (
-    REPO,
+from helpers.faults import (
     SmallDisk,
     one_error_line,
     snapshot,
@@ -433,7 +432,7 @@ def test_damaged_teacher_cache_is_recomputed_with_a_notice(damage: str, tmp_path
     """Distillation's teacher-embedding cache: the damaged part is encoded again, after a
     ``notice`` event; what is intact is kept."""
     import numpy as np
-    from index_helpers import FakeEncoder
+    from helpers.index import FakeEncoder
 
     from xlsearch.engine.distill.teacher_cache import TeacherCache
 
@@ -489,9 +488,7 @@ def test_damaged_store_is_one_line_and_never_replaced(
 # -- two writers at once -------------------------------------------------------------------
 
 INDEXER = """
-import sys
-sys.path.insert(0, {tests!r})
-from index_helpers import FakeEncoder
+from helpers.index import FakeEncoder
 from xlsearch.engine.index import cache, manager
 from xlsearch.engine.store import Store
 cache.BATCH = 100
@@ -515,7 +512,7 @@ def test_import_while_another_process_indexes(tmp_path: Path) -> None:
         == 0
     )
     indexer = subprocess.Popen(
-        [sys.executable, "-c", INDEXER.format(tests=str(REPO / "tests"))],
+        [sys.executable, "-c", INDEXER],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

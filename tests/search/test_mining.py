@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from index_helpers import FakeEncoder, add_document, random_units
+from helpers.index import FakeEncoder, add_document, random_units
 
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.search.mining import mine_store, mine_vectors, write_pairs

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from index_helpers import FakeEncoder, add_document, random_units
+from helpers.index import FakeEncoder, add_document, random_units
 
 from xlsearch.engine.errors import ConfigError, IndexMismatchError
 from xlsearch.engine.index import vectors

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.store import old_store
 
 from xlsearch.engine.errors import CancelledError, ConfigError, DataError, StoreError
 from xlsearch.engine.progress import CancelToken
@@ -353,19 +354,6 @@ def test_unsure_short_lines_lean_to_the_languages_already_stored(
         (str(path.resolve()),),
     ).fetchall()
     assert [r[0] for r in rows] == ["de", "de"]
-
-
-def old_store(db: Path, version: int) -> sqlite3.Connection:
-    """A store database as xlsearch wrote it at schema ``version`` (an open connection)."""
-    from xlsearch.engine.store import schema
-
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("CREATE TABLE _migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
-    for number, script in schema.MIGRATIONS[:version]:
-        for stmt in schema._statements(script):
-            conn.execute(stmt)
-        conn.execute("INSERT INTO _migrations VALUES (?, 'then')", (number,))
-    return conn
 
 
 def test_vector_cache_migration_moves_every_vector_in_steps(

@@ -195,3 +195,16 @@ def test_os_error_without_a_file_name_has_no_empty_field(
     assert main(["collections"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: No such file") and "::" not in err
+
+
+def test_an_empty_folder_to_import_is_an_error_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xlsearch.cli import main
+
+    (tmp_path / "memories").mkdir()
+    (tmp_path / "memories" / "readme.pdf").write_bytes(b"%PDF")
+    assert main(["import", str(tmp_path / "memories"), "--collection", "tm"]) == 2
+    err = capsys.readouterr().err
+    assert "memories: no file to import in this folder" in err and ".tmx" in err
+    assert len(err.strip().splitlines()) == 1

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+from helpers.memory import write_tmx, write_xliff
 from lxml import etree
-from test_lookup import write_tmx
 
 from xlsearch.engine.tm.analysis import analyze, band_of, pretranslate
 from xlsearch.engine.tm.documents import open_document
 from xlsearch.engine.tm.lookup import Lookup
+
+CAT = Path(__file__).resolve().parents[1] / "fixtures" / "cat"
 
 MEMORY = [
     ("the big dog sleeps", "der große hund schläft"),
@@ -28,20 +31,6 @@ DOC = [
     ("hello world", "repetitions"),
     ("sleeps dog big the", "no match"),
 ]
-
-
-def write_xliff(path: Path, segments: list[str]) -> Path:
-    units = "".join(
-        f'<trans-unit id="{i + 1}"><source>{s}</source></trans-unit>'
-        for i, s in enumerate(segments)
-    )
-    path.write_text(
-        '<?xml version="1.0" encoding="UTF-8"?><xliff version="1.2" '
-        'xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="d" source-language="en" '
-        f'target-language="de" datatype="plaintext"><body>{units}</body></file></xliff>',
-        encoding="utf-8",
-    )
-    return path
 
 
 def _store(tmp_path: Path, model: Path):
@@ -364,3 +353,21 @@ def test_a_pre_translated_text_or_word_file_says_it_carries_no_review_mark(
     assert (tmp_path / "notes.de.txt").read_text("utf-8").startswith("die katze läuft")
     assert main([*argv, str(tmp_path / "notes.de.xlf")]) == 0
     assert "notice:" not in capsys.readouterr().err
+
+
+def test_quiet_analyze_still_prints_the_notice_when_it_indexes_on_the_spot(
+    tmp_path: Path, tiny_static_model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xlsearch.cli import main
+    from xlsearch.engine.models.catalog import set_active_model
+    from xlsearch.engine.store import Store
+
+    set_active_model(str(tiny_static_model))
+    with Store() as store:
+        store.import_file(CAT / "nc_memory.tmx", "acme")  # no index for any model yet
+    assert main(["analyze", str(CAT / "nc_cms_job.xlf"), "--collection", "acme", "-q"]) == 0
+    printed = capsys.readouterr()
+    notices = [line for line in printed.err.splitlines() if line.startswith("notice:")]
+    assert len(notices) == 1 and "acme" in notices[0] and "indexing" in notices[0]
+    assert "embed:" not in printed.err and "lookup:" not in printed.err  # still no bars
+    assert "| 100% |" in printed.out

@@ -475,9 +475,9 @@ def test_a_docx_with_tracked_changes_is_translated_as_word_shows_it(tmp_path: Pa
     """Analyze read "Prüfen Sie den Öldruck ." (the inserted text dropped), and a target
     written into that paragraph kept the inserted source text beside it."""
     import docx
-    from test_documents import _tracked_docx
+    from helpers.documents import tracked_docx
 
-    doc = open_document(_tracked_docx(tmp_path / "de.docx"), src="de", tgt="en")
+    doc = open_document(tracked_docx(tmp_path / "de.docx"), src="de", tgt="en")
     assert [s.source for s in doc.segments] == [
         "Prüfen Sie den Öldruck alle 250 Stunden.",
         "Danach das Ventil.",

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.memory import write_tmx
 from lxml import etree
-from test_lookup import write_tmx
 
 from xlsearch.engine.tm import fill_policy
 from xlsearch.engine.tm.analysis import analyze, pretranslate
@@ -226,7 +226,7 @@ def test_cli_calibrates_a_model_on_named_pairs_and_refuses_the_teacher_without_p
 def test_distill_stores_the_calibration_and_eval_rebuilds_the_same_dev_split(
     tmp_path: Path, tiny_st_model: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    from test_distill import DE, FR, write_pairs
+    from helpers.distill import DE, FR, write_pairs
 
     from xlsearch.cli import main
     from xlsearch.engine.distill import DistillConfig, distill

@@ -7,32 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.memory import UNITS, write_tmx, write_xliff
 
 from xlsearch.engine.tm import fuzzy as fz
 from xlsearch.engine.tm.lookup import Lookup, Weights
-
-UNITS = [
-    ("the dog sleeps", "der hund schläft"),
-    ("the big dog sleeps", "der große hund schläft"),
-    ("the cat runs", "die katze läuft"),
-    ("a red house", "das rote haus"),
-    ("good morning world", "guten morgen welt"),
-    ("the small green tree", "der kleine grüne baum"),
-]
-
-
-def write_tmx(path: Path, units: list[tuple[str, str]], extra: str = "") -> Path:
-    tus = "".join(
-        f'<tu><tuv xml:lang="en"><seg>{en}</seg></tuv><tuv xml:lang="de"><seg>{de}</seg></tuv></tu>'
-        for en, de in units
-    )
-    path.write_text(
-        '<?xml version="1.0" encoding="UTF-8"?><tmx version="1.4"><header srclang="en" '
-        'datatype="plaintext" segtype="sentence" adminlang="en" creationtool="t" '
-        f'creationtoolversion="1" o-tmf="t"/><body>{tus}{extra}</body></tmx>',
-        encoding="utf-8",
-    )
-    return path
 
 
 @pytest.fixture()
@@ -354,7 +332,6 @@ def test_engine_lookup_for_a_target_language_skips_units_without_it(
 ) -> None:
     """The Translate screen's lookup (facade): a job file imported as memory has the very
     segment but no target; as in analyze, it is not a match to insert."""
-    from test_analysis import write_xliff
 
     from xlsearch.engine.models.catalog import set_active_model
     from xlsearch.service.local import LocalEngine
@@ -368,7 +345,6 @@ def test_engine_lookup_for_a_target_language_skips_units_without_it(
 
 
 def test_cli_lookup_with_tgt_skips_units_without_it(memory, tmp_path: Path, capsys) -> None:
-    from test_analysis import write_xliff
 
     from xlsearch.cli import main
 
@@ -438,3 +414,22 @@ def test_a_segment_typed_with_inline_tags_matches_the_memory_s_codes(
     assert best("Press Start to begin brewing.")["fuzzy"] == 99  # the memory's has codes
     assert fz.split_tags("if a < b then") == ("if a < b then", None)
     assert fz.split_tags("Line one<br/>two") == ("Line onetwo", [[8, "ph", "t0", 0]])
+
+
+def test_a_diff_keeps_the_space_before_words_deleted_at_the_end() -> None:
+    new = "Everyone likes the new dashboard."
+    stored = "Everyone likes the new dashboard. You kicked off the new reports yesterday."
+    assert fz.diff_markup(fz.diff(new, stored)) == (
+        "Everyone likes the new dashboard. [-You kicked off the new reports yesterday.-]"
+    )
+    # the ops still spell both sides exactly
+    ops = fz.diff(new, stored)
+    assert "".join(t for op, t in ops if op != "+") == stored
+    assert "".join(t for op, t in ops if op != "-") == new
+
+
+def test_a_percent_brace_placeholder_is_one_token_named_whole() -> None:
+    tokens = fz.tokenize("We sent a link to %{target_email}.")
+    assert [t.text for t in tokens if t.kind == "ph"] == ["%{target_email}"]
+    flags = fz.flags("We sent a link to %{user_email}.", "We sent a link to %{target_email}.")
+    assert flags == ["placeholders: new %{user_email} · stored %{target_email}"]

@@ -3,16 +3,20 @@ helpers."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from concepts import build_home, install_home
-from spy import SpyEngine
+from helpers.concepts import build_home, install_home
+from helpers.spy import SpyEngine
+from helpers.tui import OpenTranslate, settle
+from textual.widgets import Input
 
 from xlsearch.tui.app import XLSearchApp, make_app
+from xlsearch.tui.screens.translate import TranslateScreen
 
 SIZE = (100, 30)
 
@@ -61,24 +65,50 @@ def app(engine: SpyEngine) -> XLSearchApp:
     return make_app(engine=engine, theme="textual-dark")
 
 
-async def _settle(pilot: Any, times: int = 2) -> None:
-    """Let timers fire, workers finish and their messages be handled (a worker a newer one
-    replaced, such as an older lookup, ends cancelled: that is fine)."""
-    from textual.worker import WorkerCancelled
-
-    for _ in range(times):
-        await pilot.pause()
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass
-        await pilot.pause()
+@pytest.fixture(name="settle")
+def settle_fixture() -> Callable[..., Awaitable[None]]:
+    """``await settle(pilot)``: wait until workers are done and messages handled."""
+    return settle
 
 
 @pytest.fixture()
-def settle() -> Callable[..., Awaitable[None]]:
-    """``await settle(pilot)``: wait until workers are done and messages handled."""
-    return _settle
+def translate(request: pytest.FixtureRequest) -> OpenTranslate:
+    """``async with translate(job) as (pilot, screen):`` the app on the Translate screen (F9)
+    with ``job`` open and the workers settled. The engine is the real one with the tiny
+    static model active unless ``engine=`` is given; ``typed=True`` opens the job as a user
+    does (path typed into its field, Enter) rather than by ``screen.open_document``."""
+
+    @contextlib.asynccontextmanager
+    async def open_translate(
+        job: Path | None = None,
+        *,
+        engine: Any = None,
+        size: tuple[int, int] = (120, 36),
+        typed: bool = False,
+    ) -> AsyncIterator[tuple[Any, TranslateScreen]]:
+        if engine is None:
+            from xlsearch.engine.models.catalog import set_active_model
+            from xlsearch.service.local import LocalEngine
+
+            set_active_model(str(request.getfixturevalue("tiny_static_model")))
+            engine = LocalEngine()
+        app = make_app(engine=engine, theme="textual-dark")
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("f9")
+            await settle(pilot, 3)
+            screen = app.screen
+            assert isinstance(screen, TranslateScreen)
+            if job is not None:
+                if typed:
+                    screen.query_one("#doc-path", Input).value = str(job)
+                    screen.query_one("#doc-path", Input).focus()
+                    await pilot.press("enter")
+                else:
+                    screen.open_document(str(job))
+                await settle(pilot, 3)
+            yield pilot, screen
+
+    return open_translate
 
 
 @pytest.fixture()

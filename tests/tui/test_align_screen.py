@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.tui import settle
 from textual.widgets import DataTable, Input
 
 from xlsearch.tui.app import make_app
@@ -16,18 +17,11 @@ EN = "The cat sleeps. The dog runs in the big house.\n\nHello world! Good mornin
 DE = "Die Katze schläft. Der Hund läuft im großen Haus.\n\nHallo Welt! Guten Morgen.\n"
 
 
-async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(2):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-
-
 async def _open(pilot, tmp_path: Path) -> AlignScreen:  # type: ignore[no-untyped-def]
     (tmp_path / "a.txt").write_text(EN, encoding="utf-8")
     (tmp_path / "b.txt").write_text(DE, encoding="utf-8")
     await pilot.press("f10")
-    await _settle(pilot)
+    await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, AlignScreen)
     screen.query_one("#align-src", Input).value = str(tmp_path / "a.txt")
@@ -35,7 +29,7 @@ async def _open(pilot, tmp_path: Path) -> AlignScreen:  # type: ignore[no-untype
     screen.query_one("#align-tgt", Input).value = str(tmp_path / "b.txt")
     screen.query_one("#align-tgt-lang", Input).value = "de"
     await pilot.press("ctrl+r")
-    await _settle(pilot)
+    await settle(pilot)
     return screen
 
 
@@ -57,7 +51,7 @@ async def test_align_edit_and_save(app, engine, tmp_path) -> None:  # type: igno
         await pilot.press("left_square_bracket")
         assert [(b.src, b.tgt) for b in al.beads][:2] == [((0,), (0,)), ((1,), (1,))]
         await pilot.press("ctrl+s")
-        await _settle(pilot)
+        await settle(pilot)
         names = [c.name for c in engine.collections()]
         assert "aligned" in names
         saved = [n.message for n in app._notifications if n.title == "Saved"]
@@ -78,7 +72,7 @@ async def test_align_screen_on_the_real_engine(tiny_static_model, tmp_path) -> N
         assert sum(len(b.src) for b in al.beads) == 4 and sum(len(b.tgt) for b in al.beads) == 4
         assert al.anchors  # both documents have two paragraphs
         await pilot.press("ctrl+s")
-        await _settle(pilot)
+        await settle(pilot)
     with Store() as store:
         cols = {c["name"]: c for c in store.collections()}
     assert cols["aligned"]["languages"].keys() == {"en", "de"}
@@ -91,12 +85,12 @@ async def test_the_identified_languages_are_shown_after_aligning(app, tmp_path) 
     (tmp_path / "b.txt").write_text(DE, encoding="utf-8")
     async with app.run_test(size=(120, 32)) as pilot:
         await pilot.press("f10")
-        await _settle(pilot)
+        await settle(pilot)
         screen = pilot.app.screen
         screen.query_one("#align-src", Input).value = str(tmp_path / "a.txt")
         screen.query_one("#align-tgt", Input).value = str(tmp_path / "b.txt")
         await pilot.press("ctrl+r")
-        await _settle(pilot)
+        await settle(pilot)
         al = screen.alignment
         assert al.src.lang and al.tgt.lang
         assert screen.query_one("#align-src-lang", Input).value == al.src.lang

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.tui import settle
 from textual.widgets import DataTable, Input
 
 from xlsearch.tui.app import make_app
@@ -35,13 +36,6 @@ def write_tmx(path: Path) -> Path:
     return path
 
 
-async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(2):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-
-
 async def test_import_index_search_shows_aligned_translation(tiny_static_model, tmp_path):
     from xlsearch.engine.models.catalog import set_active_model
     from xlsearch.service.local import LocalEngine
@@ -51,23 +45,23 @@ async def test_import_index_search_shows_aligned_translation(tiny_static_model, 
     app = make_app(engine=LocalEngine(), theme="textual-dark")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("f4")
-        await _settle(pilot)
+        await settle(pilot)
         corpus = app.screen
         assert isinstance(corpus, CorpusScreen)
         corpus.start_import([str(tmx)], "tm")
-        await _settle(pilot)
+        await settle(pilot)
         assert [(r.status, r.added) for r in corpus.reports] == [("imported", 8)]
         assert [(s.collection, s.state) for s in corpus.statuses] == [("tm", "missing")]
         await pilot.press("x")
-        await _settle(pilot)
+        await settle(pilot)
         assert [(s.collection, s.state, s.vectors) for s in corpus.statuses] == [("tm", "fresh", 8)]
         await pilot.press("f2")
-        await _settle(pilot)
+        await settle(pilot)
         search = app.screen
         assert isinstance(search, SearchScreen)
         search.query_one("#query", Input).value = "der hund schläft"
         await pilot.press("enter")
-        await _settle(pilot)
+        await settle(pilot)
         assert not app._notifications, [n.message for n in app._notifications]
         top = search.hits[0]
         assert (top.lang, top.text, top.translations) == (

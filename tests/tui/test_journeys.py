@@ -6,14 +6,13 @@ Driven by keys where a user would press them (file picker, export dialog, the sw
 
 from __future__ import annotations
 
-import contextlib
-import random
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, DirectoryTree, Input, Label, Select
-from textual.worker import WorkerCancelled
+from helpers.concepts import DE, EN, write_pairs
+from helpers.tui import settle
+from textual.widgets import DataTable, Input, Label, Select
 
 from xlsearch.service.api import EVAL_DEV, HIT_COLUMNS
 from xlsearch.tui.app import make_app
@@ -31,8 +30,6 @@ UNITS = [
     {"en": "a red house", "de": "das rote haus", "fr": "la maison rouge"},
     {"en": "good morning", "de": "guten morgen", "fr": "bonjour monde"},
 ]
-EN = ["the dog sleeps", "the cat runs", "a red house", "a small tree", "good morning world"]
-DE = ["der hund schläft", "die katze läuft", "das rote haus", "ein kleiner baum", "guten morgen"]
 
 
 def write_tmx(path: Path) -> Path:
@@ -51,27 +48,6 @@ def write_tmx(path: Path) -> Path:
     return path
 
 
-def write_pairs(path: Path, n: int = 200) -> Path:
-    rng = random.Random(1)
-    lines = []
-    for i in range(n):
-        j, k = rng.randrange(len(EN)), rng.randrange(len(EN))
-        lines.append(f"{EN[j]} and {EN[k]} {i}\t{DE[j]} und {DE[k]} {i}\n")
-    path.write_text("".join(lines), encoding="utf-8")
-    return path
-
-
-async def settle(pilot: Any) -> None:
-    """Wait for the engine's workers (not the file picker's endless directory loader)."""
-    for _ in range(3):
-        await pilot.pause()
-        workers = [w for w in pilot.app.workers if not isinstance(w.node, DirectoryTree)]
-        if workers:  # (an empty list would mean "all", the tree's endless loader included)
-            with contextlib.suppress(WorkerCancelled):  # superseded by a newer exclusive one
-                await pilot.app.workers.wait_for_complete(workers)
-        await pilot.pause()
-
-
 def errors(app: Any) -> list[str]:
     return [f"{n.title}: {n.message}" for n in app._notifications if n.severity == "error"]
 
@@ -87,22 +63,22 @@ def real_app(tiny_static_model: Path) -> Any:
 
 async def search(pilot: Any, query: str) -> SearchScreen:
     await pilot.press("f2")
-    await settle(pilot)
+    await settle(pilot, 3)
     screen = pilot.app.screen
     assert isinstance(screen, SearchScreen)
     screen.query_one("#query", Input).value = query
     await pilot.press("enter")
-    await settle(pilot)
+    await settle(pilot, 3)
     return screen
 
 
 async def export(pilot: Any, path: Path) -> None:
     await pilot.press("down", "e")  # to the results, export
-    await settle(pilot)
+    await settle(pilot, 3)
     assert isinstance(pilot.app.screen, ExportScreen)
     pilot.app.screen.query_one("#export-path", Input).value = str(path)
     await pilot.press("enter")
-    await settle(pilot)
+    await settle(pilot, 3)
 
 
 async def test_import_index_search_export(real_app, tmp_path: Path):
@@ -110,19 +86,19 @@ async def test_import_index_search_export(real_app, tmp_path: Path):
     app = real_app
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f4")
-        await settle(pilot)
+        await settle(pilot, 3)
         corpus = app.screen
         assert isinstance(corpus, CorpusScreen)
         corpus.query_one("#import-collection", Input).value = "tm"
         await pilot.press("i")
-        await settle(pilot)
+        await settle(pilot, 3)
         assert isinstance(app.screen, FilePickerScreen)
         app.screen.query_one("#picker-path", Input).value = str(tmx)
         await pilot.press("enter", "ctrl+o")
-        await settle(pilot)
+        await settle(pilot, 3)
         assert [(r.status, r.added) for r in corpus.reports] == [("imported", 12)]
         await pilot.press("x")
-        await settle(pilot)
+        await settle(pilot, 3)
         assert [(s.collection, s.state, s.vectors) for s in corpus.statuses] == [
             ("tm", "fresh", 12)
         ]
@@ -131,7 +107,7 @@ async def test_import_index_search_export(real_app, tmp_path: Path):
         assert not errors(app)
         assert (screen.hits[0].lang, screen.hits[0].text) == ("de", "der hund schläft")
         screen.query_one("#target", Select).value = "fr"
-        await settle(pilot)
+        await settle(pilot, 3)
         table = screen.query_one("#results", DataTable)
         assert str(table.get_row_at(0)[4]) == "fr: le chien dort"
 
@@ -150,7 +126,7 @@ async def test_import_index_search_export(real_app, tmp_path: Path):
         screen.query_one("#mode", Select).value = "phrase"
         screen.query_one("#query", Input).value = "rote haus"
         screen.start_search(explicit=True)  # focus is on the results (enter picks a row)
-        await settle(pilot)
+        await settle(pilot, 3)
         assert [h.text for h in screen.hits] == ["das rote haus"]
         assert not errors(app)
 
@@ -165,18 +141,18 @@ async def test_distill_use_search_evaluate(real_app, tiny_static_model, tiny_st_
     engine.build_index("tm")
     async with app.run_test(size=(120, 35)) as pilot:
         await pilot.press("f5")
-        await settle(pilot)
+        await settle(pilot, 3)
         screen = app.screen
         assert isinstance(screen, DistillScreen)
         screen.set_files([str(write_pairs(tmp_path / "en-de.tsv"))])
-        await settle(pilot)
+        await settle(pilot, 3)
         assert "200 pairs" in screen.query_one("#tsv-preview").content.plain
         screen.query_one("#teacher", Input).value = str(tiny_st_model)
         screen.query_one("#max-steps", Input).value = "20"
         screen.query_one("#batch", Input).value = "16"
         screen.query_one("#output", Input).focus()
         await pilot.press(*"my-student", "ctrl+r")
-        await settle(pilot)
+        await settle(pilot, 3)
         assert screen.result is not None and not screen.result.cancelled, errors(app)
         student = screen.result.path
         assert Path(student, "modules.json").is_file()
@@ -187,7 +163,7 @@ async def test_distill_use_search_evaluate(real_app, tiny_static_model, tiny_st_
         assert "Search with my-student now?" in question
         assert "re-indexes 12 segments in 1 collection(s)" in question
         await pilot.press("y")
-        await settle(pilot)
+        await settle(pilot, 3)
         assert active_model() == student
         assert not errors(app)
 
@@ -198,13 +174,13 @@ async def test_distill_use_search_evaluate(real_app, tiny_static_model, tiny_st_
         )  # one hit per unit: 12 segments in 4 units
 
         await pilot.press("f6")
-        await settle(pilot)
+        await settle(pilot, 3)
         evaluate = app.screen
         assert isinstance(evaluate, EvaluateScreen)
         assert evaluate.query_one("#eval-model", Select).value == student
         evaluate.query_one("#eval-source", Select).value = EVAL_DEV
         await pilot.press("ctrl+r")
-        await settle(pilot)
+        await settle(pilot, 3)
         assert not errors(app)
         assert set(evaluate.reports[student].summary) == {"dev-split"}
         [rows] = evaluate.reports[student].tables.values()
@@ -215,11 +191,11 @@ async def test_evaluate_out_of_the_box(real_app, tiny_static_model):
     app = real_app
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f6")
-        await settle(pilot)
+        await settle(pilot, 3)
         screen = app.screen
         assert screen.query_one("#eval-model", Select).value == str(tiny_static_model)
         await pilot.press("ctrl+r")  # the default source: the demo's held-out units
-        await settle(pilot)
+        await settle(pilot, 3)
         assert not errors(app)
         [rows] = screen.reports[str(tiny_static_model)].tables.values()
         assert [r["label"] for r in rows] == ["de", "fr", "es", "ru", "zh", "ar", "ja", "mean"]
@@ -228,7 +204,7 @@ async def test_evaluate_out_of_the_box(real_app, tiny_static_model):
 
         screen.query_one("#eval-source", Select).value = EVAL_DEV  # a model without one
         await pilot.press("ctrl+r")
-        await settle(pilot)
+        await settle(pilot, 3)
         assert errors(app) == [
             f"Configuration error: {tiny_static_model} has no training data recorded, so no "
             "dev split\n  hint: only students distilled by xlsearch have one; choose the demo "
@@ -248,14 +224,14 @@ async def test_mine_between_two_monolingual_collections(real_app, tmp_path: Path
     app.engine.import_files([str(tmp_path / "mixed.tsv")], "other", langs=["en", "de"])
     async with app.run_test(size=(120, 35)) as pilot:
         await pilot.press("f7")
-        await settle(pilot)
+        await settle(pilot, 3)
         screen = app.screen
         screen.query_one("#src-lang", Input).value = "en"
         screen.query_one("#tgt-lang", Input).value = "de"
         screen.query_one("#mine-collection", Select).value = "ens"
         screen.query_one("#mine-tgt-collection", Select).value = "des"
         await pilot.press("ctrl+r")
-        await settle(pilot)
+        await settle(pilot, 3)
         assert not errors(app)
         assert screen.pairs
         assert {p.src_text for p in screen.pairs} <= set(EN)
@@ -267,12 +243,12 @@ async def test_mining_a_language_the_collection_lacks_says_so(real_app, tmp_path
     app.engine.import_files([str(write_tmx(tmp_path / "memory.tmx"))], "tm")
     async with app.run_test(size=(120, 35)) as pilot:
         await pilot.press("f7")
-        await settle(pilot)
+        await settle(pilot, 3)
         screen = app.screen
         screen.query_one("#src-lang", Input).value = "ja"  # was: "0 candidate pairs"
         screen.query_one("#tgt-lang", Input).value = "de"
         await pilot.press("ctrl+r")
-        await settle(pilot)
+        await settle(pilot, 3)
         panel = str(screen.query_one("#mine-job").render())
         assert not screen.pairs
         assert "has no segment in language 'ja'" in panel or any(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.tui import settle
 from textual.widgets import Input, Label, Select, Static
 
 from xlsearch.engine.store.units import unit_lines
@@ -32,13 +33,6 @@ TMX = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(2):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-
-
 async def test_metadata_filter_and_preview(tiny_static_model, tmp_path: Path) -> None:
     from xlsearch.engine.models.catalog import set_active_model
     from xlsearch.service.local import LocalEngine
@@ -51,33 +45,33 @@ async def test_metadata_filter_and_preview(tiny_static_model, tmp_path: Path) ->
     assert sorted(report.languages) == ["de-CH", "de-DE", "en-US"]
     app = make_app(engine=engine, theme="textual-dark")
     async with app.run_test(size=(100, 30)) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         search = app.screen
         assert isinstance(search, SearchScreen)
         search.query_one("#mode", Select).value = "lexical"
         search.query_one("#langs", Input).value = "de"
         search.query_one("#query", Input).value = "Drücken"
         await pilot.press("enter")
-        await _settle(pilot)
+        await settle(pilot)
         # one hit per unit (its best German variant): two units
         assert len(search.hits) == 2 and all(h.lang.startswith("de-") for h in search.hits)
         search.query_one("#where", Input).value = "client=acme changed>=2024-01"
         await pilot.press("enter")
-        await _settle(pilot)
+        await settle(pilot)
         assert len(search.hits) == 1 and search.hits[0].lang in ("de-CH", "de-DE")
         assert {h.unit["props"][0]["text"] for h in search.hits} == {"ACME"}
         search.query_one("#langs", Input).value = "de-CH"
         await pilot.press("enter")
-        await _settle(pilot)
+        await settle(pilot)
         assert [h.text for h in search.hits] == ["Drücken Sie den Einschaltknopf."]
         await pilot.press("down")
-        await _settle(pilot)
+        await settle(pilot)
         preview = str(search.query_one("#preview", Static).render())
         assert "changed 2024-03-02 by mkeller" in preview
         assert "x-Client:SinglePicklist: ACME" in preview and "note: Approved" in preview
         search.query_one("#where", Input).value = "client"
         search.start_search(explicit=True)  # focus is on the results table (enter picks a row)
-        await _settle(pilot)
+        await settle(pilot)
         assert "KEY=VALUE" in str(search.query_one("#preview", Static).render())
         status = str(search.query_one("#search-status", Label).content)
         assert status.startswith("⚠"), status

@@ -7,9 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
-from concepts import SEED_UNITS
-from spy import SpyEngine
-from test_journeys import write_pairs
+from helpers.concepts import SEED_UNITS, write_pairs
+from helpers.spy import SpyEngine
 from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static, TextArea
 
 from xlsearch.engine.errors import StoreError

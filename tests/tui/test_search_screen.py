@@ -229,7 +229,7 @@ async def test_hits_show_before_the_query_language_is_known(seeded_model, settle
     once it is known, and the cursor stays where it was."""
     import threading
 
-    from spy import SpyEngine
+    from helpers.spy import SpyEngine
 
     from xlsearch.tui.app import make_app
 

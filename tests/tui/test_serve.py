@@ -147,7 +147,7 @@ def stop_serve(proc: subprocess.Popen[bytes]) -> None:
 def served(tmp_path: Path, tiny_static_model: Path) -> Iterator[str]:
     """``xlsearch serve`` on a free port over a store with a tiny indexed memory: the URL it
     printed (with its key)."""
-    from test_lookup import write_tmx
+    from helpers.memory import write_tmx
 
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.models.catalog import set_active_model

@@ -1,5 +1,5 @@
 """Snapshot tests (pytest-textual-snapshot): every screen at 80×24 and 120×35, over the
-real engine (the concept model and the seed memory, see ``concepts.py``).
+real engine (the concept model and the seed memory, see ``tests/helpers/concepts.py``).
 
 Update after an intended UI change with ``pytest tests/tui/test_snapshots.py
 --snapshot-update`` and review the SVGs in ``__snapshots__``.
@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from spy import PictureEngine
+from helpers.spy import PictureEngine
+from helpers.tui import settle
 from textual.widgets import Input, TextArea
 
 from xlsearch.tui.app import make_app
@@ -19,16 +20,9 @@ SIZE = (120, 35)
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=["80x24", "120x35"])
 
 
-async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(2):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-
-
 async def _freeze(pilot) -> None:  # type: ignore[no-untyped-def]
     """Stop cursor blinking so the picture does not depend on timing."""
-    await _settle(pilot)
+    await settle(pilot)
     for widget in pilot.app.screen.query("Input, TextArea"):
         if isinstance(widget, Input | TextArea):
             widget.cursor_blink = False
@@ -48,7 +42,7 @@ def _app(seeded_model: Path, _tmp_home: Path, tmp_path: Path):  # type: ignore[n
 
 def test_search_screen(_app, snap_compare):
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
-        await _settle(pilot)
+        await settle(pilot)
         await pilot.press("down")  # into the results: the preview shows the hit in context
         await _freeze(pilot)
 
@@ -67,7 +61,7 @@ def test_search_screen_light_80x24(_app, snap_compare):
 def test_compare_screen(_app, snap_compare, size: tuple[int, int]):
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press("f3")
-        await _settle(pilot)
+        await settle(pilot)
         screen = pilot.app.screen
         screen.query_one("#sts-a", Input).value = "the train to Berlin"
         screen.query_one("#sts-b", TextArea).text = "the train to Berlin leaves\nsunny weather"
@@ -96,12 +90,12 @@ def test_distill_screen_after_a_run(
 
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press("f5")
-        await _settle(pilot)
+        await settle(pilot)
         pilot.app.screen.set_files([str(data)])
         pilot.app.screen.query_one("#teacher", Input).value = teacher
-        await _settle(pilot)
+        await settle(pilot)
         await pilot.press("ctrl+r")
-        await _settle(pilot)
+        await settle(pilot)
         await pilot.press("n")  # the offer to switch to the new student: not now
         await _freeze(pilot)
 
@@ -114,10 +108,10 @@ def test_distill_offers_the_new_student(_app, snap_compare, teacher: str, tmp_pa
 
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press("f5")
-        await _settle(pilot)
+        await settle(pilot)
         pilot.app.screen.set_files([str(data)])
         pilot.app.screen.query_one("#teacher", Input).value = teacher
-        await _settle(pilot)
+        await settle(pilot)
         await pilot.press("ctrl+r")
         await _freeze(pilot)
 
@@ -131,7 +125,7 @@ def test_evaluate_and_mining_screens_after_a_run(
 ):
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press(key)
-        await _settle(pilot)
+        await settle(pilot)
         await pilot.press("ctrl+r")
         await _freeze(pilot)
 

@@ -8,11 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers.tui import OpenTranslate, settle
 from lxml import etree
 from textual.widgets import DataTable, TextArea
 
 from xlsearch.service.local import LocalEngine
-from xlsearch.tui.app import make_app
 
 
 def _real_engine(model: Path) -> LocalEngine:
@@ -29,19 +29,9 @@ CAT = Path(__file__).parent.parent / "fixtures" / "cat"
 X12 = "{urn:oasis:names:tc:xliff:document:1.2}"
 
 
-async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    from textual.worker import WorkerCancelled
-
-    for _ in range(3):
-        await pilot.pause()
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass
-        await pilot.pause()
-
-
-async def test_confirm_jump_pretranslate_and_save(tmp_path: Path, tiny_static_model: Path) -> None:
+async def test_confirm_jump_pretranslate_and_save(
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
+) -> None:
     job = Path(shutil.copy(CAT / "nc_cms_job.xlf", tmp_path / "job.xlf"))
     memory = tmp_path / "tm.tsv"
     memory.write_text(
@@ -51,25 +41,19 @@ async def test_confirm_jump_pretranslate_and_save(tmp_path: Path, tiny_static_mo
     )
     engine = _real_engine(tiny_static_model)
     engine.import_files([str(memory)], "tm")
-    app = make_app(engine=engine, theme="textual-dark")
-    async with app.run_test(size=(140, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        screen.open_document(str(job))
-        await _settle(pilot)
+    async with translate(job, engine=engine, size=(140, 36)) as (pilot, screen):
         doc = screen.doc
         table = screen.query_one("#tr-segments", DataTable)
         # the file's own final/translated targets are confirmed: ✓, and ctrl+n skips them
         assert str(table.get_cell("0", "st")) == "✓" and doc.segments[0].confirmed
         assert screen.current == 0
         await pilot.press("ctrl+n")
-        await _settle(pilot)
+        await settle(pilot, 3)
         assert screen.current == 1  # "Press the power button…", the first unconfirmed
         # nothing to confirm yet: a notice, not a confirmation
         await pilot.press("ctrl+g")
         await pilot.pause()
-        assert any("Nothing to confirm" in (n.title or "") for n in app._notifications)
+        assert any("Nothing to confirm" in (n.title or "") for n in pilot.app._notifications)
         assert not doc.segments[1].confirmed
         # the segments keep the focus: a digit inserts a match, it is not typed as the target
         await pilot.press("1")
@@ -78,7 +62,7 @@ async def test_confirm_jump_pretranslate_and_save(tmp_path: Path, tiny_static_mo
         # type the translation, confirm: ✓, and the cursor moves to the next unconfirmed
         screen.query_one("#tr-target", TextArea).text = "Halten Sie die Taste 10 Sekunden."
         await pilot.press("ctrl+g")
-        await _settle(pilot)
+        await settle(pilot, 3)
         assert doc.segments[1].confirmed
         assert doc.segments[1].target == "Halten Sie die Taste 10 Sekunden."
         assert str(table.get_cell("1", "st")) == "✓"
@@ -86,15 +70,15 @@ async def test_confirm_jump_pretranslate_and_save(tmp_path: Path, tiny_static_mo
         assert "3 confirmed" in str(screen.query_one("#tr-status").render())
         # analyse + pre-translate: the memory's other target does not replace the confirmed one
         await pilot.press("ctrl+r")
-        await _settle(pilot)
+        await settle(pilot, 3)
         await pilot.press("ctrl+e")
-        await _settle(pilot)
+        await settle(pilot, 3)
         assert doc.segments[1].target == "Halten Sie die Taste 10 Sekunden."
         order = next(s for s in doc.segments if s.source == "Thank you for your order!")
         assert order.target == "Danke für Ihre Bestellung!"  # confirmed in the file
         await pilot.press("ctrl+s")
-        await _settle(pilot)
-        assert not [n for n in app._notifications if n.severity == "error"]
+        await settle(pilot, 3)
+        assert not [n for n in pilot.app._notifications if n.severity == "error"]
     out = tmp_path / "job.translated.xlf"
     units = {tu.get("id"): tu for tu in etree.parse(str(out)).iter(f"{X12}trans-unit")}
     target = units["42-body-1"].find(f"{X12}target")
@@ -103,7 +87,7 @@ async def test_confirm_jump_pretranslate_and_save(tmp_path: Path, tiny_static_mo
 
 
 async def test_when_everything_is_confirmed_ctrl_n_says_so(
-    tmp_path: Path, tiny_static_model: Path
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
 ) -> None:
     job = tmp_path / "done.xlf"
     job.write_text(
@@ -113,19 +97,14 @@ async def test_when_everything_is_confirmed_ctrl_n_says_so(
         "</target></trans-unit></body></file></xliff>",
         encoding="utf-8",
     )
-    app = make_app(engine=_real_engine(tiny_static_model), theme="textual-dark")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        app.screen.open_document(str(job))
-        await _settle(pilot)
+    async with translate(job) as (pilot, screen):
         await pilot.press("ctrl+n")
         await pilot.pause()
-        assert any("Every segment is confirmed" in n.message for n in app._notifications)
+        assert any("Every segment is confirmed" in n.message for n in pilot.app._notifications)
 
 
 async def test_matches_below_the_minimum_are_not_listed(
-    tmp_path: Path, tiny_static_model: Path
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
 ) -> None:
     """A 9 % "match" with cosine 0.59 from another collection was listed like a real one."""
     from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD, LookupResult, Match
@@ -137,13 +116,7 @@ async def test_matches_below_the_minimum_are_not_listed(
         )
 
     job = Path(shutil.copy(CAT / "nc_cms_job.xlf", tmp_path / "job.xlf"))
-    app = make_app(engine=_real_engine(tiny_static_model), theme="textual-dark")
-    async with app.run_test(size=(140, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        screen.open_document(str(job))
-        await _settle(pilot)
+    async with translate(job, size=(140, 36)) as (pilot, screen):
         noise = match(9, 0.59, "Starten Sie den Router neu")
         screen.result = LookupResult("Settings", "en", "de", [noise], [])
         screen._show_matches()
@@ -160,15 +133,12 @@ async def test_matches_below_the_minimum_are_not_listed(
 
 
 async def test_the_translate_footer_fits_80_columns_with_confirm_and_the_screen_keys(
-    tiny_static_model: Path,
+    tiny_static_model: Path, translate: OpenTranslate
 ) -> None:
     from textual.widgets._footer import FooterKey
 
-    app = make_app(engine=_real_engine(tiny_static_model), theme="textual-dark")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        keys = list(app.screen.query(FooterKey))
+    async with translate(size=(80, 24)) as (pilot, screen):
+        keys = list(screen.query(FooterKey))
         shown = [k.description for k in keys]
         assert {"Confirm", "Save", "Analyse", "Pre-translate", "Screens"} <= set(shown)
         screens = next(k for k in keys if k.description == "Screens")

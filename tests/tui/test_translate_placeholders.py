@@ -6,10 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers.tui import OpenTranslate
 from textual.widgets import Static
-
-from xlsearch.service.local import LocalEngine
-from xlsearch.tui.app import make_app
 
 pytestmark = pytest.mark.anyio
 
@@ -17,20 +15,13 @@ CAT = Path(__file__).parent.parent / "fixtures" / "cat"
 
 
 async def test_the_source_pane_shows_the_placeholder_of_a_memoq_code(
-    tmp_path: Path, tiny_static_model: Path
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
 ) -> None:
     from xlsearch.engine.models.catalog import set_active_model
 
     set_active_model(str(tiny_static_model))
     job = Path(shutil.copy(CAT / "nc_ui_strings.mqxliff", tmp_path / "ui.mqxliff"))
-    app = make_app(engine=LocalEngine(), theme="textual-dark")
-    async with app.run_test(size=(140, 36)) as pilot:
-        await pilot.press("f9")
-        await pilot.pause()
-        screen = app.screen
-        screen.open_document(str(job))
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with translate(job, size=(140, 36)) as (pilot, screen):
         screen.goto(1)
         await pilot.pause()
         shown = str(screen.query_one("#tr-source", Static).render())

@@ -9,10 +9,8 @@ from pathlib import Path
 
 import polib
 import pytest
-from textual.widgets import DataTable, Input
-
-from xlsearch.tui.app import make_app
-from xlsearch.tui.screens.translate import TranslateScreen
+from helpers.tui import OpenTranslate
+from textual.widgets import DataTable
 
 pytestmark = pytest.mark.anyio
 
@@ -21,29 +19,19 @@ SESSION = "Your session has expired. Please sign in again."
 
 
 async def test_a_po_entry_is_split_in_the_table_and_saved_as_one_msgstr(
-    tmp_path: Path, tiny_static_model: Path, settle
+    tmp_path: Path, tiny_static_model: Path, settle, translate: OpenTranslate
 ) -> None:
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.models.catalog import set_active_model
     from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
-    from xlsearch.service.local import LocalEngine
 
     job = Path(shutil.copy(CAT / "po_app.de.po", tmp_path / "app.po"))
     set_active_model(str(tiny_static_model))
     with Store() as store:
         store.import_file(CAT / "po_sentences.tmx", "tm")
         build_index(store, load_encoder(str(tiny_static_model)), "tm")
-    app = make_app(engine=LocalEngine(), theme="textual-dark")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f9")
-        await settle(pilot, 3)
-        screen = app.screen
-        assert isinstance(screen, TranslateScreen)
-        screen.query_one("#doc-path", Input).value = str(job)
-        screen.query_one("#doc-path", Input).focus()
-        await pilot.press("enter")
-        await settle(pilot, 3)
+    async with translate(job, typed=True) as (pilot, screen):
         table = screen.query_one("#tr-segments", DataTable)
         assert table.row_count == 11  # one row an entry
         screen.goto(1)

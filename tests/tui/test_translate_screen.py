@@ -6,11 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.tui import OpenTranslate, settle
 from lxml import etree
 from textual.widgets import DataTable, Input, TextArea
-
-from xlsearch.tui.app import make_app
-from xlsearch.tui.screens.translate import TranslateScreen
 
 pytestmark = pytest.mark.anyio
 
@@ -23,21 +21,8 @@ SEGMENTS = ["the big dog sleeps", "a red house", "hello world"]
 NS = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
 
 
-async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    from textual.worker import WorkerCancelled
-
-    for _ in range(3):
-        await pilot.pause()
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:  # a newer lookup replaced an older one: that is fine
-            pass
-        await pilot.pause()
-
-
 def _prepare(tmp_path: Path, model: Path) -> Path:
-    from test_analysis import write_xliff
-    from test_lookup import write_tmx
+    from helpers.memory import write_tmx, write_xliff
 
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.models.catalog import set_active_model
@@ -51,21 +36,12 @@ def _prepare(tmp_path: Path, model: Path) -> Path:
     return write_xliff(tmp_path / "job.xlf", SEGMENTS)
 
 
-async def test_translate_journey_with_the_real_engine(tmp_path: Path, tiny_static_model: Path):
-    from xlsearch.service.local import LocalEngine
-
+async def test_translate_journey_with_the_real_engine(
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
+):
     doc_path = _prepare(tmp_path, tiny_static_model)
-    app = make_app(engine=LocalEngine(), theme="textual-dark")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, TranslateScreen)
-        screen.query_one("#doc-path", Input).value = str(doc_path)
-        screen.query_one("#doc-path", Input).focus()
-        await pilot.press("enter")
-        await _settle(pilot)
-        assert not app._notifications, [n.message for n in app._notifications]
+    async with translate(doc_path, typed=True) as (pilot, screen):
+        assert not pilot.app._notifications, [n.message for n in pilot.app._notifications]
         assert screen.doc is not None and screen.current == 0
         assert screen.query_one("#tr-segments", DataTable).row_count == 3
         # the current segment's matches: the closest unit first, with fuzzy % and target
@@ -80,23 +56,23 @@ async def test_translate_journey_with_the_real_engine(tmp_path: Path, tiny_stati
         assert editor.text == "der hund schläft" and editor.has_focus
         editor.text = "der große hund schläft"
         await pilot.press("ctrl+down")
-        await _settle(pilot)
+        await settle(pilot, 3)
         assert screen.current == 1
         first = screen.doc.segments[0]
         assert (first.target, first.origin) == ("der große hund schläft", "edited")
         assert screen.result.matches[0].fuzzy == 100
         # analyse and pre-translate the rest, then save next to the original
         await pilot.press("ctrl+r")
-        await _settle(pilot)
+        await settle(pilot, 3)
         bands = {r["band"]: r["segments"] for r in screen.analysis.table()}
         assert (bands["100%"], bands["no match"]) == (1, 1)
         await pilot.press("ctrl+e")
-        await _settle(pilot)
+        await settle(pilot, 3)
         assert screen.doc.segments[1].target == "das rote haus"
         assert screen.doc.segments[0].target == "der große hund schläft"  # kept
         await pilot.press("ctrl+s")
-        await _settle(pilot)
-        assert not [n for n in app._notifications if n.severity == "error"]
+        await settle(pilot, 3)
+        assert not [n for n in pilot.app._notifications if n.severity == "error"]
     out = tmp_path / "job.translated.xlf"
     root = etree.parse(str(out)).getroot()
     targets = [tu.find("x:target", NS) for tu in root.findall(".//x:trans-unit", NS)]
@@ -114,80 +90,66 @@ async def test_translate_journey_with_the_real_engine(tmp_path: Path, tiny_stati
     )
 
 
-async def test_translate_screen_reports_a_bad_file(tmp_path: Path, engine) -> None:  # type: ignore[no-untyped-def]
+async def test_translate_screen_reports_a_bad_file(
+    tmp_path: Path, engine, translate: OpenTranslate
+) -> None:  # type: ignore[no-untyped-def]
     bad = tmp_path / "broken.xlf"
     bad.write_text("<xliff version='1.2'><file>", encoding="utf-8")
-    app = make_app(engine=engine, theme="textual-dark")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        screen.open_document(str(bad))
-        await _settle(pilot)
+    async with translate(bad, engine=engine, size=(100, 30)) as (pilot, screen):
         assert screen.doc is None
-        errors = [n.message for n in app._notifications if n.severity == "error"]
+        errors = [n.message for n in pilot.app._notifications if n.severity == "error"]
         assert len(errors) == 1 and "malformed XML" in errors[0]  # was shown twice
         assert sum("JobFailed" in m for m in screen.message_log) == 1
 
 
 async def test_a_file_without_target_language_asks_for_one_and_uses_the_one_typed(
-    tmp_path: Path, engine
+    tmp_path: Path, engine, translate: OpenTranslate
 ) -> None:  # type: ignore[no-untyped-def]
     """An XLIFF without target-language opened silently; ctrl+e then said "0 segments filled"
     even after the translator typed the language in the tgt field (analysis ignored it)."""
-    from test_analysis import write_xliff
+    from helpers.memory import write_xliff
 
     path = write_xliff(tmp_path / "job.xlf", ["the dog sleeps"])
     path.write_text(path.read_text().replace(' target-language="de"', ""), encoding="utf-8")
-    app = make_app(engine=engine, theme="textual-dark")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        screen.open_document(str(path))
-        await _settle(pilot)
-        warned = [n for n in app._notifications if n.severity == "warning"]
+    async with translate(path, engine=engine) as (pilot, screen):
+        warned = [n for n in pilot.app._notifications if n.severity == "warning"]
         assert warned and "target language" in warned[0].message
-        app.clear_notifications()
+        pilot.app.clear_notifications()
         await pilot.press("ctrl+r")
-        await _settle(pilot)
+        await settle(pilot, 3)
         await pilot.press("ctrl+e")
-        await _settle(pilot)
-        assert not any("segments filled" in n.message for n in app._notifications)
-        assert any("target language" in n.message for n in app._notifications)
+        await settle(pilot, 3)
+        assert not any("segments filled" in n.message for n in pilot.app._notifications)
+        assert any("target language" in n.message for n in pilot.app._notifications)
         screen.query_one("#tr-tgt", Input).value = "de"
         await pilot.press("ctrl+r")
-        await _settle(pilot)
+        await settle(pilot, 3)
         assert screen.doc.tgt == "de" and screen.analysis.tgt == "de"
 
 
 async def test_opening_a_job_into_another_language_after_one_is_open(
-    tmp_path: Path, engine
+    tmp_path: Path, engine, translate: OpenTranslate
 ) -> None:  # type: ignore[no-untyped-def]
     """The tgt field shows the open job's language; opening a French job after a German one
     takes the French job's language (the field's "de" is not a choice the translator made),
     while a language typed for a file that names none is still used."""
-    from test_analysis import write_xliff
+    from helpers.memory import write_xliff
 
     german = write_xliff(tmp_path / "de.xlf", ["the dog sleeps"])
     french = tmp_path / "fr.xlf"
     french.write_text(german.read_text().replace('target-language="de"', 'target-language="fr"'))
-    app = make_app(engine=engine, theme="textual-dark")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        screen.open_document(str(german))
-        await _settle(pilot)
+    async with translate(german, engine=engine) as (pilot, screen):
         assert screen.doc.tgt == "de"
         screen.open_document(str(french))
-        await _settle(pilot)
-        assert not [n.message for n in app._notifications if n.severity == "error"]
+        await settle(pilot, 3)
+        assert not [n.message for n in pilot.app._notifications if n.severity == "error"]
         assert screen.doc.path == french and screen.doc.tgt == "fr"
         assert screen.query_one("#tr-tgt", Input).value == "fr"
 
 
-async def test_a_locked_segment_cannot_be_changed_in_the_app(tmp_path: Path, engine) -> None:  # type: ignore[no-untyped-def]
+async def test_a_locked_segment_cannot_be_changed_in_the_app(
+    tmp_path: Path, engine, translate: OpenTranslate
+) -> None:  # type: ignore[no-untyped-def]
     """A segment locked in Trados took an inserted match or an edit like any other."""
     path = tmp_path / "job.sdlxliff"
     path.write_text(
@@ -199,47 +161,33 @@ async def test_a_locked_segment_cannot_be_changed_in_the_app(tmp_path: Path, eng
         '<sdl:seg id="1" locked="true"/></sdl:seg-defs></trans-unit></body></file></xliff>',
         encoding="utf-8",
     )
-    app = make_app(engine=engine, theme="textual-dark")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        screen.open_document(str(path))
-        await _settle(pilot)
+    async with translate(path, engine=engine) as (pilot, screen):
         assert screen.doc.segments[0].locked
         assert screen.query_one("#tr-target", TextArea).read_only
         screen.action_insert_match(0)
         await pilot.pause()
-        assert any("locked" in n.message for n in app._notifications)
+        assert any("locked" in n.message for n in pilot.app._notifications)
         screen.query_one("#tr-target", TextArea).text = "typed anyway"
         screen.commit()
         assert screen.doc.segments[0].target == ""
 
 
 async def test_walking_onto_a_tag_only_segment_is_not_an_error(
-    tmp_path: Path, tiny_static_model: Path
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
 ) -> None:
     """A segment holding only an inline code raised "the segment to look up is empty" as an
     error notification each time the translator walked past it."""
-    from test_analysis import write_xliff
-
-    from xlsearch.service.local import LocalEngine
+    from helpers.memory import write_xliff
 
     _prepare(tmp_path, tiny_static_model)
     path = write_xliff(tmp_path / "tags.xlf", ['<x id="1"/>', "the dog sleeps"])
-    app = make_app(engine=LocalEngine(), theme="textual-dark")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        screen.open_document(str(path))
-        await _settle(pilot)
+    async with translate(path) as (pilot, screen):
         assert screen.current == 0
-        assert not [n.message for n in app._notifications if n.severity == "error"]
+        assert not [n.message for n in pilot.app._notifications if n.severity == "error"]
 
 
 async def test_an_inserted_match_edited_keeps_the_memory_tags(
-    tmp_path: Path, tiny_static_model: Path
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
 ):
     """Insert a match from a tagged XLIFF memory, edit it, save: the tag wraps the edited
     word where the memory's target had it."""
@@ -247,7 +195,6 @@ async def test_an_inserted_match_edited_keeps_the_memory_tags(
     from xlsearch.engine.models.catalog import set_active_model
     from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
-    from xlsearch.service.local import LocalEngine
 
     def xliff(units: str) -> str:
         return (
@@ -272,91 +219,68 @@ async def test_an_inserted_match_edited_keeps_the_memory_tags(
     with Store() as store:
         store.import_file(tmp_path / "old.xlf", "tm")
         build_index(store, load_encoder(str(tiny_static_model)), "tm")
-    app = make_app(engine=LocalEngine(), theme="textual-dark")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        screen.query_one("#doc-path", Input).value = str(job)
-        screen.query_one("#doc-path", Input).focus()
-        await pilot.press("enter")
-        await _settle(pilot)
+    async with translate(job, typed=True) as (pilot, screen):
         assert screen.result.matches[0].target == "öffne das menü einstellungen"
         screen.query_one("#tr-segments", DataTable).focus()
         await pilot.press("1")
         screen.query_one("#tr-target", TextArea).text = "öffne bitte das menü optionen"
         await pilot.press("ctrl+down")
-        await _settle(pilot)
+        await settle(pilot, 3)
         # the memory's words with the tag elsewhere: 99 %, flagged, as in the analysis
         best = screen.result.matches[0]
         assert (best.fuzzy, best.flags[-1]) == (99, "tags: new 2 · stored 2")
         await pilot.press("ctrl+s")
-        await _settle(pilot)
-        assert not [n for n in app._notifications if n.severity == "error"]
+        await settle(pilot, 3)
+        assert not [n for n in pilot.app._notifications if n.severity == "error"]
     root = etree.parse(str(tmp_path / "job.translated.xlf")).getroot()
     target = etree.tostring(root.find(".//x:trans-unit/x:target", NS), encoding="unicode")
     assert len(root.findall(".//x:trans-unit/x:target", NS)) == 1
     assert target.endswith('öffne bitte das menü <g id="5">optionen</g></target>')
 
 
-async def test_pretranslate_updates_only_the_filled_rows(tmp_path: Path, tiny_static_model: Path):
+async def test_pretranslate_updates_only_the_filled_rows(
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
+):
     """Pre-translating refilled every row of the segments table (0.7 s of frozen UI with
     5,000 segments); now only the rows whose target changed are updated."""
-    from xlsearch.service.local import LocalEngine
 
     doc_path = _prepare(tmp_path, tiny_static_model)
-    app = make_app(engine=LocalEngine(), theme="textual-dark")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, TranslateScreen)
-        screen.open_document(str(doc_path))
-        await _settle(pilot)
+    async with translate(doc_path) as (pilot, screen):
         await pilot.press("ctrl+r")
-        await _settle(pilot)
+        await settle(pilot, 3)
         table = screen.query_one("#tr-segments", DataTable)
         cleared: list[int] = []
         real_clear = table.clear
         table.clear = lambda *a, **k: cleared.append(1) or real_clear(*a, **k)  # type: ignore[method-assign]
         await pilot.press("ctrl+e")
-        await _settle(pilot)
+        await settle(pilot, 3)
         assert not cleared
         assert str(table.get_row_at(1)[3]) == "das rote haus"
         assert str(table.get_row_at(1)[1]) == "✎"
 
 
 async def test_analysis_says_who_may_fill_and_that_a_toy_model_is_a_toy(
-    tmp_path: Path, tiny_static_model: Path
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
 ):
     from textual.widgets import Static
 
     from xlsearch.engine.models.cards import update_card
-    from xlsearch.service.local import LocalEngine
 
     update_card(tiny_static_model, data=[{"path": "demo-train.tsv", "pairs": 3830}])
     doc_path = _prepare(tmp_path, tiny_static_model)
-    app = make_app(engine=LocalEngine(), theme="textual-dark")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        screen.query_one("#doc-path", Input).value = str(doc_path)
-        screen.query_one("#doc-path", Input).focus()
-        await pilot.press("enter")
-        await _settle(pilot)
+    async with translate(doc_path, typed=True) as (pilot, screen):
         await pilot.press("ctrl+r")
-        await _settle(pilot)
+        await settle(pilot, 3)
         shown = str(screen.query_one("#tr-detail", Static).render())
         assert "suggestions only: tiny-static writes no de-en fills" in shown
         assert "a demo model: it saw only 3,830 pairs" in shown
         assert "notice: this model saw only 3,830 translation pairs" in shown
-        assert any("saw only 3,830" in str(n.message) for n in app._notifications)
+        assert any("saw only 3,830" in str(n.message) for n in pilot.app._notifications)
         assert "xlsearch distill --train tm.tsv" in shown
 
 
 async def test_analysis_splits_paragraph_units_and_the_table_follows(
-    tmp_path: Path, tiny_static_model: Path
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
 ):
     """An Okapi XLIFF of paragraph units opens whole (six rows); analysed against a sentence
     memory its paragraphs are split into sentences: the table shows them and the cursor
@@ -365,28 +289,19 @@ async def test_analysis_splits_paragraph_units_and_the_table_follows(
     from xlsearch.engine.models.catalog import set_active_model
     from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
-    from xlsearch.service.local import LocalEngine
 
     cat = Path(__file__).parents[1] / "fixtures" / "cat"
     set_active_model(str(tiny_static_model))
     with Store() as store:
         store.import_file(cat / "units_sentences.tmx", "tm")
         build_index(store, load_encoder(str(tiny_static_model)), "tm")
-    app = make_app(engine=LocalEngine(), theme="textual-dark")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f9")
-        await _settle(pilot)
-        screen = app.screen
-        screen.query_one("#doc-path", Input).value = str(cat / "units_okapi_paragraphs.xlf")
-        screen.query_one("#doc-path", Input).focus()
-        await pilot.press("enter")
-        await _settle(pilot)
+    async with translate(cat / "units_okapi_paragraphs.xlf", typed=True) as (pilot, screen):
         table = screen.query_one("#tr-segments", DataTable)
         assert table.row_count == 6
         screen.goto(2)
-        await _settle(pilot)
+        await settle(pilot, 3)
         await pilot.press("ctrl+r")
-        await _settle(pilot)
+        await settle(pilot, 3)
         assert table.row_count == 11
         assert screen.doc.segments[screen.current].key == "tu3/xls1"
         assert {r["band"]: r["segments"] for r in screen.analysis.table()}["100%"] == 6

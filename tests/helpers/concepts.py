@@ -9,6 +9,7 @@ indexing and search. ``SEED_UNITS`` is the memory the tests search.
 
 from __future__ import annotations
 
+import random
 import shutil
 from pathlib import Path
 
@@ -165,3 +166,19 @@ def install_home(template: Path, home: Path, model_name: str = "demo-student") -
     engine.import_files([str(home / "demo.tmx")], "demo")
     engine.build_index("demo")
     return model
+
+
+EN = ["the dog sleeps", "the cat runs", "a red house", "a small tree", "good morning world"]
+
+
+DE = ["der hund schläft", "die katze läuft", "das rote haus", "ein kleiner baum", "guten morgen"]
+
+
+def write_pairs(path: Path, n: int = 200) -> Path:
+    rng = random.Random(1)
+    lines = []
+    for i in range(n):
+        j, k = rng.randrange(len(EN)), rng.randrange(len(EN))
+        lines.append(f"{EN[j]} and {EN[k]} {i}\t{DE[j]} und {DE[k]} {i}\n")
+    path.write_text("".join(lines), encoding="utf-8")
+    return path

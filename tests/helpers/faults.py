@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parents[1]
+REPO = TESTS.parent
+PYTHONPATH = os.pathsep.join([str(REPO), str(TESTS)])
+"""A child process's path: the working tree and ``helpers.*``."""
 
 
 @dataclass
@@ -132,7 +135,7 @@ def xlsearch_env(home: Path) -> dict[str, str]:
     return {
         **os.environ,
         "XLSEARCH_HOME": str(home),
-        "PYTHONPATH": str(REPO),
+        "PYTHONPATH": PYTHONPATH,
         "XLSEARCH_THREADS": "1",
     }
 
