@@ -1,4 +1,5 @@
-"""CAT-tool files written for the tests: a Trados-style XLIFF 1.2 and an XLIFF 2.0 with codes."""
+"""CAT-tool files written for the tests: a Trados-style XLIFF 1.2, an XLIFF 2.0 with codes, a
+gettext catalogue's header and entries."""
 
 from __future__ import annotations
 
@@ -45,4 +46,82 @@ Bahnhofstrasse</target></segment></unit>
 <unit id="u3" translate="no"><segment><source>CODE</source></segment></unit>
 <group id="g1" translate="no"><unit id="u4"><segment><source>ALSO</source></segment></unit>
 </group></file></xliff>
+"""
+
+
+HEADER = """\
+# French translation of the viewer.
+# Copyright (C) 2024 The Viewer Team
+# This file is distributed under the same license as the viewer package.
+#
+# Translators:
+# Anne Exemple <anne@example.org>, 2021, 2023
+msgid ""
+msgstr ""
+"Project-Id-Version: viewer 1.4\\n"
+"Report-Msgid-Bugs-To: https://bugs.example.org/\\n"
+"POT-Creation-Date: 2024-03-01 10:00+0100\\n"
+"PO-Revision-Date: 2024-03-04 18:12+0000\\n"
+"Last-Translator: Anne Exemple <anne@example.org>\\n"
+"Language-Team: French (https://www.transifex.com/example/viewer/fr/)\\n"
+"MIME-Version: 1.0\\n"
+"Content-Type: text/plain; charset=UTF-8\\n"
+"Content-Transfer-Encoding: 8bit\\n"
+{language}"Plural-Forms: nplurals=2; plural=(n > 1);\\n"
+"X-Generator: Poedit 3.4\\n"
+
+"""
+
+
+ENTRIES = """\
+#: src/window.c:120
+msgid "Open Link in New _Window"
+msgstr "Ouvrir le lien dans une nouvelle _fenêtre"
+
+#: src/window.c:131
+msgctxt "menu"
+msgid "Side Pane (Add Bookmark)"
+msgstr "Panneau latéral (ajouter un signet)"
+
+#. TRANSLATORS: keywords of the desktop file, separated by semicolons
+#: data/viewer.desktop.in:6
+msgid "Media;Player;Audio;Video;Music;Playback;"
+msgstr "Média;Lecteur;Audio;Vidéo;Musique;Lecture;"
+
+#: src/status.c:44
+#, c-format
+msgid "Line: %d Column: %d Selection: %d"
+msgstr "Ligne : %d Colonne : %d Sélection : %d"
+
+#: src/rename.c:77
+msgid "Old Name - Text - Number"
+msgstr "Ancien nom - Texte - Numéro"
+
+#: src/rename.c:78
+msgid "1, 2, 3, ..."
+msgstr "1, 2, 3, ..."
+
+#: src/search.c:90
+#, c-format
+msgid "Search for '%1$s' in %2$s"
+msgstr "Rechercher « %1$s » dans %2$s"
+
+#: src/prefs.c:210
+msgid ""
+"Transfer files in parallel: copy several files at once when the source and "
+"the destination are on different disks."
+msgstr ""
+"Transférer des fichiers en parallèle : copier plusieurs fichiers à la fois "
+"quand la source et la destination sont sur des disques différents."
+
+#: src/prefs.c:212
+msgid "Display the user manual"
+msgstr "Afficher le manuel de l’utilisateur"
+
+#: src/count.c:12
+#, c-format
+msgid "%d file"
+msgid_plural "%d files"
+msgstr[0] "%d fichier"
+msgstr[1] "%d fichiers"
 """

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from tests.importers.test_po_catalogues import ENTRIES, HEADER
+from helpers.cat_files import ENTRIES, HEADER
 
 MEMORY = """<?xml version="1.0" encoding="UTF-8"?>
 <tmx version="1.4"><header srclang="en" datatype="plaintext" segtype="sentence"

@@ -76,7 +76,8 @@ def translate(request: pytest.FixtureRequest) -> OpenTranslate:
     """``async with translate(job) as (pilot, screen):`` the app on the Translate screen (F9)
     with ``job`` open and the workers settled. The engine is the real one with the tiny
     static model active unless ``engine=`` is given; ``typed=True`` opens the job as a user
-    does (path typed into its field, Enter) rather than by ``screen.open_document``."""
+    does (path typed into its field, Enter) rather than by ``screen.open_document``; ``src``
+    is typed into the source-language field first."""
 
     @contextlib.asynccontextmanager
     async def open_translate(
@@ -85,6 +86,7 @@ def translate(request: pytest.FixtureRequest) -> OpenTranslate:
         engine: Any = None,
         size: tuple[int, int] = (120, 36),
         typed: bool = False,
+        src: str | None = None,
     ) -> AsyncIterator[tuple[Any, TranslateScreen]]:
         if engine is None:
             from xlsearch.engine.models.catalog import set_active_model
@@ -98,6 +100,8 @@ def translate(request: pytest.FixtureRequest) -> OpenTranslate:
             await settle(pilot, 3)
             screen = app.screen
             assert isinstance(screen, TranslateScreen)
+            if src is not None:
+                screen.query_one("#tr-src", Input).value = src
             if job is not None:
                 if typed:
                     screen.query_one("#doc-path", Input).value = str(job)

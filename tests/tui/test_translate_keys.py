@@ -9,12 +9,10 @@ import time
 from pathlib import Path
 
 import pytest
-from spy import SpyEngine
+from helpers.spy import SpyEngine
+from helpers.tui import OpenTranslate
 from textual import events
-from textual.widgets import DataTable, Input, Static
-
-from xlsearch.tui.app import make_app
-from xlsearch.tui.screens.translate import TranslateScreen
+from textual.widgets import DataTable, Static
 
 pytestmark = pytest.mark.anyio
 
@@ -66,21 +64,6 @@ def write_job_po(path: Path) -> Path:
     return path
 
 
-async def open_job(pilot, path: Path, settle) -> TranslateScreen:  # type: ignore[no-untyped-def]
-    """The Translate screen (f9) with ``path`` opened, its first segment looked up."""
-    await pilot.press("f9")
-    await settle(pilot, 3)
-    screen = pilot.app.screen
-    assert isinstance(screen, TranslateScreen)
-    screen.query_one("#tr-src", Input).value = "en"
-    screen.query_one("#doc-path", Input).value = str(path)
-    screen.query_one("#doc-path", Input).focus()
-    await pilot.press("enter")
-    await settle(pilot, 3)
-    assert screen.doc is not None and screen.current == 0
-    return screen
-
-
 async def send_keys(app, keys: list[str], rate: float = 30.0, burst: int = 1) -> None:  # type: ignore[no-untyped-def]
     """``keys`` at ``rate`` a second, as a terminal sends a held key: posted, not awaited;
     ``burst`` keys arrive together (what a busy screen reads from the terminal at once)."""
@@ -101,13 +84,13 @@ async def wait_idle(app, timeout: float = 15.0) -> float:  # type: ignore[no-unt
 
 
 async def test_held_down_arrow_ends_on_the_last_segment_with_its_matches(
-    seeded_model: Path, tmp_path: Path, settle
+    seeded_model: Path, tmp_path: Path, translate: OpenTranslate
 ) -> None:
     engine = SpyEngine()
-    app = make_app(engine=engine, theme="textual-dark")
     job = write_job_po(tmp_path / "job.de.po")
-    async with app.run_test(size=(120, 36)) as pilot:
-        screen = await open_job(pilot, job, settle)
+    async with translate(job, engine=engine, typed=True, src="en") as (pilot, screen):
+        app = pilot.app
+        assert screen.doc is not None and screen.current == 0
         table = screen.query_one("#tr-segments", DataTable)
         assert table.has_focus
         before = len(engine.calls)
