@@ -29,7 +29,12 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from xlsearch.engine.importers.placeholders import PLACEHOLDER, placeholders
+from xlsearch.engine.importers.placeholders import (
+    PLACEHOLDER,
+    arguments,
+    is_date_format,
+    placeholders,
+)
 
 # Inline tags (XML/HTML-like), then placeholders of common formats (``placeholders``: {0}
 # {name} {{x}} ${x} $x %{name} %s %d %.2f %1$s %(name)s), then numbers (1,234.5 · 12:30 ·
@@ -315,9 +320,9 @@ def placeholder_problem(segment: str, target: str) -> str:
     reports it: ``placeholders in target: missing %{email} · extra {email}`` ("" when it has
     each of the segment's placeholders as often, and no other). Such a target must not be
     written as a match without a translator's check."""
+    if arguments(segment) == arguments(target) or is_date_format(segment):
+        return ""  # the same arguments, maybe reordered (%s of %s → %2$s de %1$s)
     want, have = placeholders(segment), placeholders(target)
-    if want == have:
-        return ""
     missing = ", ".join(sorted((want - have).elements())) or "—"
     extra = ", ".join(sorted((have - want).elements())) or "—"
     return f"{PLACEHOLDER_FLAG} missing {missing} · extra {extra}"
