@@ -28,6 +28,8 @@ SHUFFLED_RECALL = 0.97
 MAX_OWN_BELOW = 0.12
 """When more of the file's own pairs than this fall below that threshold, the model cannot
 tell this pair's translations from unrelated text: it says so and does not flag."""
+CALIBRATION_SAMPLE = 2000
+"""Shuffled pairs (and own pairs) the thresholds are measured on."""
 NEAR_DUPLICATE = 0.9
 """Sources this similar are one source written twice: neither competes with the other."""
 _MARKUP = re.compile(r"</?[A-Za-z][^<>]*>")
@@ -75,7 +77,7 @@ def _derangement(n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def _best_competitor(
-    es: np.ndarray, et: np.ndarray, rows: np.ndarray, tcols: np.ndarray, chunk: int = 1024
+    es: np.ndarray, et: np.ndarray, rows: np.ndarray, tcols: np.ndarray, chunk: int = 2048
 ) -> np.ndarray:
     """For each ``i`` in ``rows``: the highest similarity of target ``tcols[i]`` to a source
     that is not a near duplicate of source ``rows[i]``."""
@@ -83,9 +85,17 @@ def _best_competitor(
     for a in range(0, len(rows), chunk):
         r = rows[a : a + chunk]
         sims = et[tcols[a : a + chunk]] @ es.T
-        dup = (es[r] @ es.T) >= NEAR_DUPLICATE
-        sims[dup] = -1.0
-        out[a : a + chunk] = sims.max(axis=1)
+        pending = np.arange(len(r))
+        best = np.full(len(r), -1.0, dtype=np.float32)
+        for _ in range(8):  # drop near duplicates of the row's source, best first
+            idx = sims[pending].argmax(axis=1)
+            dup = np.einsum("bd,bd->b", es[r[pending]], es[idx]) >= NEAR_DUPLICATE
+            best[pending[~dup]] = sims[pending[~dup], idx[~dup]]
+            pending, idx = pending[dup], idx[dup]
+            if not len(pending):
+                break
+            sims[pending, idx] = -1.0
+        out[a : a + chunk] = best
     return out
 
 
@@ -115,24 +125,24 @@ def semantic_flags(
     halves_s = [_half(s) for s in src]
     halves_t = [_half(t) for t in tgt]
     cut = [i for i in range(n) if halves_s[i] and halves_t[i]]
-    texts = src + tgt + [halves_s[i] for i in cut] + [halves_t[i] for i in cut]
-    vecs = encoder.encode(texts, on_progress=on_progress, cancel=cancel)
-    vecs = np.asarray(vecs, dtype=np.float32)
-    es, et = vecs[:n], vecs[n : 2 * n]
-    ehs, eht = vecs[2 * n : 2 * n + len(cut)], vecs[2 * n + len(cut) :]
+    vecs = np.asarray(encoder.encode(src + tgt, on_progress=on_progress, cancel=cancel))
+    es, et = vecs[:n].astype(np.float32), vecs[n:].astype(np.float32)
     rng = np.random.default_rng(0)
-    idx = np.arange(n)
     own = np.einsum("ij,ij->i", es, et)
     perm = _derangement(n, rng)
-    shuffled = np.einsum("ij,ij->i", es, et[perm])
-    margin = own - _best_competitor(es, et, idx, idx)
-    margin_sh = shuffled - _best_competitor(es, et, idx, perm)
+    # The calibration needs a sample; the flags need the margin of the less similar half.
+    sample = np.sort(rng.choice(n, size=min(n, CALIBRATION_SAMPLE), replace=False))
+    shuffled = np.einsum("ij,ij->i", es[sample], et[perm[sample]])
+    margin_sh = shuffled - _best_competitor(es, et, sample, perm[sample])
+    rows = np.union1d(sample, np.nonzero(own < np.quantile(own, 0.5))[0])
+    margin = np.full(n, np.inf, dtype=np.float32)
+    margin[rows] = own[rows] - _best_competitor(es, et, rows, rows)
     # Pairs whose competitor is the target's true source are the shuffled ones; one
     # threshold on each measure (margin, cosine) catches SHUFFLED_RECALL of them.
     tau_m = float(np.quantile(margin_sh, SHUFFLED_RECALL))
     tau_c = float(np.quantile(shuffled, 0.5))
     below = (margin < tau_m) & (own < np.quantile(own, 0.5))
-    own_below = float(np.mean(margin < tau_m))
+    own_below = float(np.mean(margin[sample] < tau_m))
     cal.shuffled_caught = float(np.mean(margin_sh < tau_m))
     cal.own_below = own_below
     cal.thresholds = {"margin": round(tau_m, 4), "cosine": round(tau_c, 4)}
@@ -166,6 +176,9 @@ def semantic_flags(
     flagged = {f.key for f in flags}
     # Omission: the target is closer to the source's first half than to the whole source.
     if cut:
+        halves = [halves_s[i] for i in cut] + [halves_t[i] for i in cut]
+        hv = np.asarray(encoder.encode(halves, cancel=cancel), dtype=np.float32)
+        ehs, eht = hv[: len(cut)], hv[len(cut) :]
         ci = np.asarray(cut)
         d_own = np.einsum("ij,ij->i", et[ci], ehs) - own[ci]
         d_cut = np.einsum("ij,ij->i", eht, ehs) - np.einsum("ij,ij->i", eht, es[ci])
