@@ -448,6 +448,16 @@ class EngineAPI(Protocol):
         """Write ``doc`` back (in its format, or XLIFF 2.0 for an .xlf path)."""
         ...
 
+    def check_document(
+        self,
+        doc: Any,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        """``qa.CheckReport`` of ``doc``'s targets: rule, consistency, language and (with
+        the active model) calibrated semantic checks; each flag names its segment."""
+        ...
+
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     """Cosine similarity of two vectors (0 when either is all zeros)."""

@@ -806,6 +806,19 @@ class LocalEngine(JobsMixin):
     def save_document(self, doc: Any, path: str = "") -> str:
         return str(doc.save(path or None))
 
+    def check_document(
+        self,
+        doc: Any,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Any:
+        from xlsearch.service.qa import check_document
+
+        model = self.active_model()
+        return check_document(
+            doc, self.encoder(model), model=model, on_progress=on_progress, cancel=cancel
+        )
+
     def device_description(self) -> str:
         from xlsearch.engine.models.encoder import device_description
         from xlsearch.engine.runtime.settings import Settings

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 
@@ -22,6 +23,8 @@ class CheckFlag:
     explanation: str
     line: int | None = None
     score: float | None = None
+    segment: int | None = None
+    """The segment's index in an open document (the Translate screen jumps to it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +129,58 @@ def check_translations(
         result.calibrations.extend(more.calibrations)
         if cal is not None and cal.note:
             result.notes.append(f"{collection}: {cal.note}")
+    return _report(result, model_name)
+
+
+def check_document(
+    doc: Any,
+    encoder: Any = None,
+    *,
+    model: str = "",
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> CheckReport:
+    """Check the targets of an open document (``Document``, with the translator's edits);
+    each flag names its segment's index."""
+    from xlsearch.engine.qa import QaUnit, check_units
+    from xlsearch.engine.qa.check import CheckResult
+
+    units = [
+        QaUnit(str(doc.path), str(seg.index), seg.source, seg.target)
+        for seg in doc.segments
+        if seg.target
+    ]
+    flags, cal = check_units(
+        units, doc.src, doc.tgt or "", encoder=encoder, on_progress=on_progress, cancel=cancel
+    )
+    keys = {str(seg.index): seg.key for seg in doc.segments}
+    result = CheckResult(
+        checked=len(units),
+        skipped=len(doc.segments) - len(units),
+        flags=flags,
+        calibrations=[cal] if cal else [],
+        notes=[cal.note] if cal is not None and cal.note else [],
+    )
+    return _report(result, model, keys)
+
+
+def _report(result: Any, model: str, keys: dict[str, str] | None = None) -> CheckReport:
+    """The typed report of an engine result (``keys``: segment index → unit key)."""
     return CheckReport(
         checked=result.checked,
         skipped=result.skipped,
         flags=tuple(
             CheckFlag(
-                f.file, f.key, f.source, f.target, f.kind, f.severity, f.message, f.line, f.score
+                f.file,
+                keys.get(f.key, f.key) if keys is not None else f.key,
+                f.source,
+                f.target,
+                f.kind,
+                f.severity,
+                f.message,
+                f.line,
+                f.score,
+                int(f.key) if keys is not None else None,
             )
             for f in result.flags
         ),
@@ -148,5 +197,5 @@ def check_translations(
             for c in result.calibrations
         ),  # fmt: skip
         notes=tuple(result.notes),
-        model=model_name,
+        model=model,
     )

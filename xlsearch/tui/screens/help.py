@@ -75,6 +75,7 @@ SCREEN_KEYS: list[tuple[str, list[tuple[str, str]]]] = [
             ("ctrl+r / ctrl+e", "analyse against the memory / pre-translate"),
             ("ctrl+g", "confirm the segment (✓, saved as translated), go to the next one"),
             ("ctrl+n", "next unconfirmed segment"),
+            ("ctrl+k", "check the targets (placeholders, numbers, …); enter jumps to one"),
             ("ctrl+s", "save next to the original (*.translated.*); unconfirmed: for review"),
         ],
     ),

@@ -62,6 +62,7 @@ class TranslateScreen(EngineScreen):
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+r", "analyze", "Analyse", priority=True),
         Binding("ctrl+e", "pretranslate", "Pre-translate", priority=True),
+        Binding("ctrl+k", "check", "Check", show=False, priority=True),
         *(
             Binding(str(n), f"insert_match({n - 1})", f"Insert {n}", show=False)
             for n in range(1, 6)
@@ -199,6 +200,8 @@ class TranslateScreen(EngineScreen):
             self._show_analysis()
         elif message.job == "pretranslate":
             self._show_pretranslated(*message.result)
+        elif message.job == "check":
+            self._show_check(message.result)
         elif message.job == "save":
             self._status(f"saved → {message.result}")
             self.notify(str(message.result), title="Saved", timeout=4)
@@ -550,6 +553,35 @@ class TranslateScreen(EngineScreen):
         self._status(self._summary() + f" · pre-translated {n}")
         self.notify(f"{n} segments filled (marked for review)", title="Pre-translated")
 
+    def action_check(self) -> None:
+        """Check every target of the document (rules, consistency, language, semantics)."""
+        if self.doc is None:
+            self._status("open a document first")
+            return
+        self.commit()
+        doc, engine = self.doc, self.engine
+        self._status("checking the targets…")
+        self.run_job("check", lambda p, c: engine.check_document(doc, p, c))
+
+    def _show_check(self, report: Any) -> None:
+        from xlsearch.tui.widgets.check import CheckScreen
+
+        counts = report.counts()
+        self._status(
+            f"check: {report.checked} targets, {counts['error']} errors, "
+            f"{counts['warning']} warnings, {counts['info']} notes"
+        )
+        if not report.flags:
+            self.notify("No problems found in the targets", title="Check", timeout=4)
+            return
+
+        def done(index: int | None) -> None:
+            if index is not None:
+                self.goto(index)
+                self.query_one("#tr-segments", DataTable).focus()
+
+        self.app.push_screen(CheckScreen(report), done)
+
     def action_save(self, path: str = "") -> None:
         if self.doc is None:
             return
@@ -589,6 +621,12 @@ class TranslateScreen(EngineScreen):
                 "Translate: next unconfirmed segment",
                 "skips confirmed and locked ones (ctrl+n)",
                 self.action_next_unconfirmed,
+            ),
+            (
+                "Translate: check the targets",
+                "placeholders, numbers, mnemonics, consistency, wrong language, "
+                "mistranslations; enter jumps to one (ctrl+k)",
+                self.action_check,
             ),
             ("Translate: save", "next to the original, *.translated.* (ctrl+s)", self.action_save),
         ]
