@@ -371,3 +371,12 @@ def test_a_po_cut_in_the_middle_of_a_string_is_one_line_naming_it(tmp_path: Path
     assert unclosed_string('msgid "a \\\\"\nmsgstr "b \\" c"\n"d"\n#. a "note\n') is None
     assert unclosed_string('msgid "a \\"\n') == 1  # the quote is escaped: still open
     assert unclosed_string('#~ msgid "old\n') == 1
+
+
+def test_a_po_keeps_the_no_break_spaces_of_french_typography(tmp_path: Path) -> None:
+    po = (
+        'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
+        'msgid "Name:  \\"%s\\""\nmsgstr "Nom\u00a0: «\u00a0%s\u00a0»"\n'
+    )
+    recs, _ = read(write(tmp_path, "fr.po", po))
+    assert [r[2] for r in recs] == ['Name: "%s"', "Nom\u00a0: «\u00a0%s\u00a0»"]

@@ -140,11 +140,14 @@ class ReadContext:
             return 0
 
 
-_WS = re.compile(r"\s+")
+_WS = re.compile(r"[^\S\u00a0\u2007\u202f]+")
+"""Whitespace that collapses: every kind but the no-break spaces (``«\u00a0%s\u00a0»``,
+``Nom\u00a0:`` — French typography, kept as the translator wrote it)."""
 
 
 def normalize(text: str) -> str:
-    """Strip and collapse whitespace (incl. Unicode spaces); drop NULs and other C0 controls."""
+    """Strip and collapse whitespace (Unicode spaces too, but no-break spaces are kept: they
+    are part of the translation); drop NULs and other C0 controls."""
     if not text:
         return ""
     text = text.translate(_CONTROL)
