@@ -42,14 +42,16 @@ def _bands(rep) -> dict[str, int]:
 def test_a_paragraph_memory_matches_the_jobs_paragraph_units_whole(store, tmp_path) -> None:
     """An Okapi XLIFF of paragraph units against OmegaT's paragraph TMX: every unit the
     memory holds word for word is one 100 % segment, written whole (no ``seg-source``); the
-    edited paragraph (5 → 3 minutes) gets its fuzzy match on the whole unit; only the new
+    edited paragraph (5 → 3 minutes) gets its match on the whole unit, its number repaired
+    (a 95–99 % match); only the new
     paragraph is split into its sentences."""
     doc, rep = _analyze(store, "units_okapi_paragraphs.xlf", "para")
     assert [(s.key, r.band) for s, r in zip(doc.segments, rep.segments, strict=True)] == [
-        ("tu1", "100%"), ("tu2", "85-94%"), ("tu3", "100%"), ("tu4", "100%"), ("tu5", "100%"),
+        ("tu1", "100%"), ("tu2", "95-99%"), ("tu3", "100%"), ("tu4", "100%"), ("tu5", "100%"),
         ("tu6/xls1", "no match"), ("tu6/xls2", "no match"),
     ]  # fmt: skip
     assert _bands(rep)["100%"] == 4
+    assert "3 Minuten" in (rep.segments[1].best.target if rep.segments[1].best else "")
     assert pretranslate(doc, rep) == 5
     root = etree.parse(str(doc.save(tmp_path / "job.xlf"))).getroot()
     tu1, tu2 = root.findall(".//x:trans-unit", NS12)[:2]

@@ -18,6 +18,7 @@ from typing import Any
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.engine.tm.fuzzy import PLACEHOLDER_FLAG, placeholder_problem, words
 from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD, Lookup, Match
+from xlsearch.engine.tm.repair import REPAIRED
 
 BANDS: list[tuple[str, int, int]] = [
     ("100%", 100, 100),
@@ -183,8 +184,8 @@ class Analysis:
         if check:  # a fuzzy match's target is written as it stands: its numbers, its codes
             lines += [
                 "",
-                "## Matches whose numbers or tags differ, or with other translations (check "
-                "their targets)",
+                "## Repaired matches, matches whose numbers or tags differ, or with other "
+                "translations (check their targets)",
                 "",
             ]
             for s, flag in check[:examples]:
@@ -258,7 +259,7 @@ def check_placeholders(res: SegmentResult) -> None:
 CAT_MIN_FUZZY = 75
 """The lowest fuzzy % a CAT tool (and ``analyze --out``, by default) fills in."""
 OTHER_TRANSLATIONS = "other 100 % translations in the memory:"
-CHECK_FLAGS = ("numbers:", "tags:", OTHER_TRANSLATIONS)
+CHECK_FLAGS = (REPAIRED, "numbers:", "tags:", OTHER_TRANSLATIONS)
 """The flags of a fuzzy match whose target needs a look before it stands."""
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine.errors import ConfigError, IndexMismatchError, ModelError
+from xlsearch.engine.lang.tags import primary
 from xlsearch.engine.progress import (
     CancelToken,
     Progress,
@@ -28,6 +29,7 @@ from xlsearch.engine.progress import (
 )
 from xlsearch.engine.runtime.cpu import one_blas_thread
 from xlsearch.engine.tm import fuzzy as fz
+from xlsearch.engine.tm import repair as rp
 from xlsearch.engine.tm.candidates import (
     LEXICAL_EXTRA,
     Candidates,
@@ -96,6 +98,7 @@ class Lookup(Candidates):
         depth: int = 40,
         nprobe: int | None = None,
         repair: bool = True,
+        penalties: rp.Penalties | None = rp.DEFAULT_PENALTIES,
         searcher: Any = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
@@ -117,6 +120,9 @@ class Lookup(Candidates):
         self._docs: tuple[int, dict[int, tuple[str, str]]] | None = None
         self.nprobe = nprobe
         self.note = ""
+        self.penalties = penalties
+        """Fuzzy points per kind of difference a repaired match loses (None: no repair)."""
+        self._conventions: dict[tuple[str, int], rp.Conventions] = {}
 
     # -- public ------------------------------------------------------------------------------
     def lookup(
@@ -305,7 +311,13 @@ class Lookup(Candidates):
         chars = fz.char_similarity_many(segment, texts)
         overlaps = self.overlap(segment, texts) if self.weights.overlap else [0.0] * len(texts)
         scored = []
+        twins: dict[int, tuple[int, list[str]]] = {}  # promoted: (fuzzy before, kinds)
         for (sid, cos), f, c, o in zip(cands, fuzzies, chars, overlaps, strict=True):
+            if f < 100 and self.penalties is not None:
+                kinds = rp.differences(segment, rows[sid]["text"])
+                if kinds:
+                    twins[sid] = (f, kinds)  # repaired (or back to ``f`` when it cannot be)
+                    f = max(f, min(99, max(rp.FLOOR, 100 - self.penalties.of(kinds))))
             if f < min_fuzzy:
                 continue
             if not all_matches and f < FUZZY_FLOOR and (cos or 0.0) < COSINE_FLOOR:
@@ -338,8 +350,39 @@ class Lookup(Candidates):
             if n < details:
                 m.diff = fz.diff(segment, m.source)
                 m.flags = fz.flags(segment, m.source)
+            if sid in twins:
+                self._repair(segment, m, *twins[sid], tgt)
             out.append(m)
+        if twins:  # a twin that could not be repaired ranks by its own fuzzy %
+            out.sort(key=lambda m: (m.fuzzy < 100, not m.repairs, -m.score))
         return out
+
+    def _repair(self, segment: str, m: Match, before: int, kinds: list[str], tgt: str) -> None:
+        """Repair a normalised twin's target (``repair``); one that cannot be repaired
+        keeps the fuzzy % it had."""
+        conv = self.conventions(tgt)
+        fixed = rp.repair(segment, m.source, m.target, conv, tgt) if m.target else None
+        if fixed is None:
+            if m.semantic is None:  # the CAT ranking: the score is the fuzzy %
+                m.score = float(before)
+            m.fuzzy = before
+            return
+        m.original_target = m.target
+        m.target, m.repairs = fixed[0], fixed[1]
+        m.flags.insert(0, f"{rp.REPAIRED} {', '.join(m.repairs)} (differs in {', '.join(kinds)})")
+
+    def conventions(self, tgt: str) -> rp.Conventions:
+        """How the memory's targets in ``tgt`` write mnemonics and trailing punctuation
+        (learned from up to 20,000 of them, once per language and store generation)."""
+        key = (primary(tgt), self.store.generation())
+        got = self._conventions.get(key)
+        if got is None:
+            where, params = self.store._filters(self.collection, [primary(tgt)] if tgt else None)
+            rows = self.store.conn.execute(
+                f"SELECT s.text FROM segments s{where} LIMIT 20000", params
+            ).fetchall()
+            got = self._conventions[key] = rp.Conventions.learn((r[0] for r in rows), tgt)
+        return got
 
     def _wanted(self, row: dict[str, Any] | None) -> bool:
         return row is not None and (self.collection is None or row["collection"] == self.collection)

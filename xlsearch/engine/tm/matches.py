@@ -79,6 +79,11 @@ class Match:
     target_tags: list[list[Any]] | None = None
     """The same for the stored target: with ``source_tags``, what places the new segment's
     tags in the target (``bilingual.tags``)."""
+    repairs: list[str] = field(default_factory=list)
+    """What was done to the stored target to fit the segment (``tm.repair``): a repaired
+    match is a 95–99 % match for review."""
+    original_target: str = ""
+    """The stored target before its repair ('' when not repaired)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

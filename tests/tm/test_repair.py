@@ -1,0 +1,71 @@
+"""CAT normalisation and match repair: near-exact twins are 95–99 % matches with a
+repaired target, on a real store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xlsearch.engine.store import Store
+from xlsearch.engine.tm.lookup import Lookup
+from xlsearch.engine.tm.repair import Conventions, differences, repair
+
+FR = Conventions.learn(["_Ouvrir", "Enregistrer…", "Nom\u00a0:", "Fermer"], "fr")
+ZH = Conventions.learn(["打开(_O)", "保存…"], "zh")
+
+
+@pytest.mark.parametrize(
+    ("new", "stored", "target", "conv", "want"),
+    [
+        ("_Import…", "_Import", "_Importer", FR, "_Importer…"),
+        ("Preparing", "Preparing...", "Préparation…", FR, "Préparation"),
+        ("_Disconnect", "Disconnect", "Déconnecter", FR, "_Déconnecter"),
+        ("Disconnect", "_Disconnect", "_Déconnecter", FR, "Déconnecter"),
+        ("Name:", "Name", "Nom", FR, "Nom\u00a0:"),
+        ("Copy 3 files", "Copy 2 files", "Copier 2 fichiers", FR, "Copier 3 fichiers"),
+        ("Open %1$s", "Open %s", "Ouvrir %s", FR, "Ouvrir %1$s"),
+        ("Rename", "rename", "renommer", FR, "Renommer"),
+        ("_Import…", "_Import", "导入(_I)", ZH, "导入(_I)…"),
+        ("_Disconnect", "Disconnect", "断开", ZH, "断开(_D)"),
+        ("Name:", "Name", "名称", ZH, "名称："),
+    ],
+)
+def test_repair_fits_the_target_to_the_new_source(
+    new: str, stored: str, target: str, conv: Conventions, want: str
+) -> None:
+    kinds = differences(new, stored)
+    assert kinds, (new, stored)
+    fixed = repair(new, stored, target, conv)
+    assert fixed is not None and fixed[0] == want
+
+
+def test_other_words_are_no_twin_and_a_missing_number_is_no_repair() -> None:
+    assert differences("_Redo", "_Undo") is None
+    assert differences("Double-Click", "Double Click") == ["whitespace"]
+    assert repair("Copy 3 files", "Copy 2 files", "Copier deux fichiers", FR) is None
+
+
+def _memory(tmp_path: Path) -> Path:
+    po = tmp_path / "mem.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
+        'msgid "_Import"\nmsgstr "_Importer"\n\n'
+        'msgid "Open the folder"\nmsgstr "Ouvrir le dossier"\n\n'
+        'msgid "Save"\nmsgstr "_Enregistrer"\n',
+        encoding="utf-8",
+    )
+    return po
+
+
+def test_lookup_scores_a_twin_95_to_99_and_lists_its_repair(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(_memory(tmp_path), "mem")
+        lk = Lookup(store, None, collection="mem", semantic=False)
+        best = lk.lookup("_Import…", "en", "fr").matches[0]
+        assert 95 <= best.fuzzy <= 99
+        assert best.target == "_Importer…" and best.original_target == "_Importer"
+        assert any(f.startswith("repaired:") and "ellipsis added" in f for f in best.flags)
+        # without repair (penalties None) it is the CAT fuzzy % it always was
+        plain = Lookup(store, None, collection="mem", semantic=False, penalties=None)
+        assert plain.lookup("_Import…", "en", "fr").matches[0].fuzzy < 75
