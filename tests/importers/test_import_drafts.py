@@ -104,7 +104,7 @@ def test_xlsearch_s_own_pre_translation_is_not_imported_as_a_memory(
     assert main(["import", str(tmp_path / "tm.tsv"), "-c", "tm", "-q"]) == 0
     job, out = make(tmp_path / name), tmp_path / f"pre.{name}"
     assert main(["analyze", str(job), "-c", "tm", "--fuzzy-only", "--out", str(out), "-q"]) == 0
-    assert "alle 3 monate" in out.read_text("utf-8")  # pre-translated, for review
+    assert "alle 6 monate" in out.read_text("utf-8")  # pre-translated (number repaired)
     capsys.readouterr()
     assert main(["import", str(out), "-c", "back"]) == 0
     err = capsys.readouterr().err

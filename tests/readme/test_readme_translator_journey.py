@@ -174,17 +174,18 @@ def test_readme_align_and_translate_journey(tmp_path: Path) -> None:
     assert [subcommand(s) for s in translate_steps] == ["lookup", "analyze"]
     lookup = j.run(translate_steps[0]).ok()
     first = lookup.out.split("\n2. ")[0]
-    assert re.search(r"^1\. fuzzy\s+87%", first, re.M), lookup.out
+    assert re.search(r"^1\. fuzzy\s+98%", first, re.M), lookup.out  # a repaired match
     assert "[-5-] {+10+}" in first, lookup.out
-    assert "de-DE: Halten Sie die Ein-/Aus-Taste 5 Sekunden lang gedrückt." in first or (
-        "de: Halten Sie die Ein-/Aus-Taste 5 Sekunden lang gedrückt." in first
+    assert "de-DE: Halten Sie die Ein-/Aus-Taste 10 Sekunden lang gedrückt." in first or (
+        "de: Halten Sie die Ein-/Aus-Taste 10 Sekunden lang gedrückt." in first
     ), lookup.out
-    assert "numbers: new 10 · stored 5" in first, lookup.out
+    assert "(memory: Halten Sie die Ein-/Aus-Taste 5 Sekunden lang gedrückt.)" in first
+    assert "repaired: numbers 10 (differs in numbers)" in first, lookup.out
 
     analyze = j.run(translate_steps[1]).ok()
     report = (folder / "job.md").read_text("utf-8")
     assert "· model bundled:teacher ·" in report, report  # the model by its name
-    for band, segments in (("100%", 1), ("85-94%", 1), ("no match", 2), ("repetitions", 0)):
+    for band, segments in (("100%", 1), ("95-99%", 1), ("no match", 2), ("repetitions", 0)):
         assert re.search(rf"^\| {band} \| {segments} \|", report, re.M), report
     # the band no CAT tool has: the paraphrase, with the memory's translation
     assert re.search(r"^\| \*\*semantic\*\* .* \| 1 \| 8 \|", report, re.M), report

@@ -238,6 +238,8 @@ def _print_result(res: Any, tgt: str) -> None:
         print(f"{rank}. fuzzy {m.fuzzy:3d}%{sem}  score {m.score:.1f}  [{m.collection}{copies}]")
         print(f"   {m.source_lang}: {diff_markup(m.diff)}")
         print(f"   {m.target_lang or tgt or '?'}: {m.target or '(no target)'}")
+        if m.original_target:
+            print(f"   (memory: {m.original_target})")
         for flag in m.flags:
             print(f"   ⚠ {flag}")
     if res.cross:

@@ -2,7 +2,8 @@
 pre-translation with the best match per segment.
 
 Bands are those of CAT tools' analysis reports, on the best fuzzy % among a segment's
-matches that have a target: 100 %, 95–99, 85–94, 75–84, 50–74, no match. A segment whose
+matches that have a target: 101 % (a 100 % match in the segment's own context), 100 %,
+95–99, 85–94, 75–84, 50–74, no match. A segment whose
 text already occurred earlier in the document is a *repetition* (counted once, by its first
 occurrence). The band no CAT tool has: segments with **no fuzzy match ≥ 75 %** whose best
 semantic match (same or another source language) has a cosine ≥ ``threshold`` — paraphrases
@@ -16,11 +17,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.engine.tm import context as ctx
 from xlsearch.engine.tm.fuzzy import PLACEHOLDER_FLAG, placeholder_problem, words
 from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD, Lookup, Match
 from xlsearch.engine.tm.repair import REPAIRED
 
 BANDS: list[tuple[str, int, int]] = [
+    ("101%", 101, 101),
     ("100%", 100, 100),
     ("95-99%", 95, 99),
     ("85-94%", 85, 94),
@@ -62,6 +65,8 @@ class SegmentResult:
     fill_probability: float | None = None
     flags: list[str] = field(default_factory=list)
     """What the translator must check (a repetition whose inline codes differ)."""
+    alternatives: int = 0
+    """Other translations the memory has for the written match's source."""
 
     @property
     def in_semantic_band(self) -> bool:
@@ -117,6 +122,7 @@ class Analysis:
             "semantic_fill": self.fill_policy.to_dict() if self.fill_policy else None,
             "seconds": round(self.seconds, 2),
             "bands": self.table(),
+            "several_translations": sum(1 for s in self.segments if s.alternatives),
             "semantic_examples": [
                 {
                     "segment": s.source,
@@ -142,6 +148,7 @@ class Analysis:
                     "semantic_band": s.in_semantic_band,
                     "repetition_of": s.repetition_of,
                     "flags": s.flags,
+                    "alternatives": s.alternatives,
                     "best": asdict(s.best) if s.best else None,
                 }
                 for s in self.segments
@@ -160,11 +167,20 @@ class Analysis:
         ]
         for r in self.table():
             name = r["band"]
-            if name == SEMANTIC_BAND:
+            if name == "101%":
+                name = "101% (same context)"
+            elif name == SEMANTIC_BAND:
                 name = f"**semantic** (no fuzzy ≥ 75 %, cosine ≥ {self.threshold:.2f})"
             elif name == UNTRANSLATABLE:
                 name = 'not translatable (translate="no", not in the total)'
             lines.append(f"| {name} | {r['segments']} | {r['words']} | {r['percent']:.1f} |")
+        several = sum(1 for s in self.segments if s.alternatives)
+        if several:
+            lines += [
+                "",
+                f"{several} segments have several translations in the memory: the one written "
+                "is chosen by context, then use count, then the most recent (listed below).",
+            ]
         if self.fill_policy is not None:
             lines += self.fill_policy.report_lines(self.semantic_segments())
         wrong = [s for s in self.segments if s.best is not None and _placeholder_flag(s.best)]
@@ -258,26 +274,17 @@ def check_placeholders(res: SegmentResult) -> None:
 
 CAT_MIN_FUZZY = 75
 """The lowest fuzzy % a CAT tool (and ``analyze --out``, by default) fills in."""
-OTHER_TRANSLATIONS = "other 100 % translations in the memory:"
-CHECK_FLAGS = (REPAIRED, "numbers:", "tags:", OTHER_TRANSLATIONS)
+OTHER_TRANSLATIONS = ctx.OTHER_TRANSLATIONS
+CREDITS_FLAG = "translator credits: never filled from the memory"
+CHECK_FLAGS = (
+    ctx.SUGGESTION_ONLY,
+    ctx.CONTEXT_FLAG,
+    REPAIRED,
+    "numbers:",
+    "tags:",
+    OTHER_TRANSLATIONS,
+)
 """The flags of a fuzzy match whose target needs a look before it stands."""
-
-
-def _flag_other_translations(best: Match, matches: list[Match]) -> None:
-    """A 100 % match whose source the memory also translates otherwise (two translators, a
-    revised unit): flagged with how many other translations there are, as a CAT tool marks
-    an ambiguous exact match; the best ranked one is the one written."""
-    if best.fuzzy < 100 or not best.target:
-        return
-    mine = " ".join(best.target.split())
-    others = {
-        " ".join(m.target.split())
-        for m in matches
-        if m is not best and m.fuzzy >= 100 and m.target and not m.cross_language
-    } - {mine}
-    flag = f"{OTHER_TRANSLATIONS} {len(others)}"
-    if others and flag not in best.flags:
-        best.flags.append(flag)
 
 
 def _placeholder_flag(m: Match) -> bool:
@@ -339,7 +346,7 @@ def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]
     from xlsearch.engine.tm.whole_units import repetition_key, same_shape
 
     first: dict[Any, int] = {}
-    first_text: dict[str, int] = {}  # the same words, perhaps with other inline codes
+    first_text: dict[tuple[str, str], int] = {}  # the same words, perhaps with other codes
     todo: list[int] = []
     results: list[SegmentResult] = []
     for seg in doc.segments:
@@ -347,11 +354,13 @@ def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]
         res = SegmentResult(seg.index, seg.source, words(seg.source), "no match")
         if not key[0]:  # only inline codes (a picture, a break): nothing to look up
             pass
+        elif ctx.never_leveraged(seg.source):
+            res.flags.append(CREDITS_FLAG)
         elif key in first:
             res.band, res.repetition_of = REPETITIONS, first[key]
         else:
             first[key] = seg.index
-            first_text.setdefault(key[0], seg.index)
+            first_text.setdefault((key[0], key[2]), seg.index)
             todo.append(seg.index)
         results.append(res)
     found = cache.results([doc.segments[i].source for i in todo])
@@ -359,10 +368,11 @@ def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]
         res = results[i]
         if doc.segments[i].tags or any(m.source_tags for m in lr.matches):
             tag_penalty(lr.matches, doc.segments[i])  # codes on either side only
+        ctx.apply(lr.matches, res.source, getattr(doc.segments[i], "context", "") or "")
         if lr.matches:
             res.best = lr.matches[0]
             res.fuzzy = max(m.fuzzy for m in lr.matches)
-            _flag_other_translations(res.best, lr.matches)
+            res.alternatives = ctx.flag_alternatives(res.best, lr.matches)
         res.band = band_of(res.fuzzy)
         pool = [m for m in [*lr.matches, *lr.cross] if m.semantic is not None]
         pool = same_shape(pool, res.source, doc.src)  # a sentence for a sentence
@@ -371,7 +381,8 @@ def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]
             res.cosine = top.semantic
             if res.fuzzy < 75 and (top.semantic or 0.0) >= threshold:
                 res.semantic = top
-        _tag_repetition(res, doc, results[first_text[" ".join(res.source.split())]])
+        seg = doc.segments[i]
+        _tag_repetition(res, doc, results[first_text[(" ".join(res.source.split()), seg.context)]])
     return results
 
 
@@ -421,6 +432,8 @@ def pretranslate(
             continue
         if res.repetition_of is not None:
             first = doc.segments[res.repetition_of]
+            if first.context != seg.context and ctx.is_short(seg.source):
+                continue  # "T" of a calendar grid is not the "T" of a toolbar
             if _translated(first):
                 quality = first.quality
                 if res.flags and quality is not None:  # other inline codes: at most 99 %
@@ -440,11 +453,13 @@ def pretranslate(
         best = res.best
         if best is not None and placeholder_problem(res.source, best.target or ""):
             best = None  # a suggestion only (``check_placeholders``)
+        if best is not None and ctx.suggestion_only(best):
+            best = None  # a short string from another context
         if best is not None and best.target and best.fuzzy >= min_fuzzy:
             doc.set_target(
                 res.index,
                 best.target,
-                quality=best.fuzzy,
+                quality=min(100, best.fuzzy),
                 origin="fuzzy",
                 match_source=best.source,
                 tag_hint=(best.source_tags, best.target_tags),

@@ -35,6 +35,7 @@ from xlsearch.engine.tm.candidates import (
     Candidates,
     _primary,
 )
+from xlsearch.engine.tm.context import never_leveraged
 from xlsearch.engine.tm.matches import (
     COSINE_FLOOR,
     DEFAULT_WEIGHTS,
@@ -65,6 +66,18 @@ def _tags(row: dict[str, Any] | None) -> list[list[Any]] | None:
     except (ValueError, AttributeError):
         return None
     return tags if isinstance(tags, list) else None
+
+
+def _context(row: dict[str, Any]) -> str:
+    """The unit's context (PO ``msgctxt``) from its metadata, '' when none."""
+    meta = row.get("meta")
+    if not meta or '"context"' not in meta:
+        return ""
+    try:
+        found = json.loads(meta).get("context")
+    except (ValueError, AttributeError):
+        return ""
+    return found if isinstance(found, str) else ""
 
 
 def _unique(matches: list[Match]) -> list[Match]:
@@ -313,6 +326,8 @@ class Lookup(Candidates):
         scored = []
         twins: dict[int, tuple[int, list[str]]] = {}  # promoted: (fuzzy before, kinds)
         for (sid, cos), f, c, o in zip(cands, fuzzies, chars, overlaps, strict=True):
+            if never_leveraged(rows[sid]["text"]):
+                continue  # another project's translator credits
             if f < 100 and self.penalties is not None:
                 kinds = rp.differences(segment, rows[sid]["text"])
                 if kinds:
@@ -369,6 +384,8 @@ class Lookup(Candidates):
             return
         m.original_target = m.target
         m.target, m.repairs = fixed[0], fixed[1]
+        done = {k for k in ("numbers", "placeholders") if k in kinds}
+        m.flags = [f for f in m.flags if f.split(":")[0] not in done]  # repaired: no warning
         m.flags.insert(0, f"{rp.REPAIRED} {', '.join(m.repairs)} (differs in {', '.join(kinds)})")
 
     def conventions(self, tgt: str) -> rp.Conventions:
@@ -438,6 +455,7 @@ class Lookup(Candidates):
             document=str(row.get("path", "")).rsplit("/", 1)[-1],
             source_tags=_tags(row),
             target_tags=_tags(side) if not cross else None,
+            context=_context(row),
         )
 
 

@@ -79,6 +79,8 @@ class Match:
     target_tags: list[list[Any]] | None = None
     """The same for the stored target: with ``source_tags``, what places the new segment's
     tags in the target (``bilingual.tags``)."""
+    context: str = ""
+    """The stored unit's context (PO ``msgctxt``), '' when none."""
     repairs: list[str] = field(default_factory=list)
     """What was done to the stored target to fit the segment (``tm.repair``): a repaired
     match is a 95–99 % match for review."""

@@ -27,14 +27,15 @@ def text_key(text: str) -> str:
     return " ".join(text.split())
 
 
-def repetition_key(seg: Any) -> tuple[str, Any]:
-    """What makes two segments repetitions of each other: the same text *and* the same
-    inline codes at the same places (a code's id may differ: every unit numbers its own)."""
+def repetition_key(seg: Any) -> tuple[str, Any, str]:
+    """What makes two segments repetitions of each other: the same text, the same inline
+    codes at the same places (a code's id may differ: every unit numbers its own) and the
+    same context (PO ``msgctxt``: gettext's own key of a message)."""
     if seg.source_tags:
         places: Any = tuple((int(t[0]), str(t[1])) for t in seg.source_tags)
     else:
         places = int(seg.tags or 0)
-    return text_key(seg.source), places
+    return text_key(seg.source), places, str(getattr(seg, "context", "") or "")
 
 
 class LookupCache:

@@ -79,6 +79,9 @@ class DocSegment:
     changed: bool = False
     ref: Any = field(default=None, repr=False, compare=False)
     """The format's handle on this segment (an XML element, a PO entry …)."""
+    context: str = ""
+    """Where the string is used, as the file says it (PO ``msgctxt``): a match with the same
+    context is a 101 % match, one with another is not 100 %."""
 
 
 @dataclass

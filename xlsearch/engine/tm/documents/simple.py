@@ -63,6 +63,7 @@ def load_po(path: Path) -> Any:
                 note="; ".join(x for x in (entry.comment, entry.msgctxt or "") if x),
                 confirmed=bool(target.strip()) and not entry.fuzzy,
                 ref=entry,
+                context=entry.msgctxt or "",
             )
         )
     lang = normalize_lang(po.metadata.get("Language", "")) or ""

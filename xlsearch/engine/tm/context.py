@@ -1,0 +1,117 @@
+"""Context and consistency: what a match's context (PO ``msgctxt``) says about it.
+
+* A 100 % match whose stored unit has the segment's context is a **101 %** (context)
+  match and ranks first, as CAT tools rank an in-context exact match.
+* A 100 % match whose context differs (either side has one, the other another or none) is
+  not 100 %: 99 %, flagged with both contexts. A **short string** (one word of at most
+  ``SHORT_LETTERS`` letters: weekday initials, units, abbreviations) with another context
+  is a suggestion only: "T" in a calendar grid is not "T" in a toolbar.
+* Entries that name their translators (PO's ``translator-credits`` and the like) are never
+  looked up and never leveraged: another project's translators are not this one's.
+* Where the memory translates one source in several ways, the one written is chosen by
+  context, then by use count (how many stored units hold that translation), then by date
+  (the most recently imported); the others are listed with their counts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+CONTEXT_MATCH = 101
+"""The fuzzy % of a 100 % match with the segment's own context."""
+SHORT_LETTERS = 3
+CONTEXT_FLAG = "context:"
+"""The flag of a 100 % match whose context differs (``context: new 'a' · stored 'b'``)."""
+SUGGESTION_ONLY = "suggestion only:"
+"""The flag of a match pre-translation must not write."""
+OTHER_TRANSLATIONS = "other 100 % translations in the memory:"
+
+_CREDITS = re.compile(
+    r"^\s*(translator[-_ ]?credits|translators?[-_ ]?names?|your names?|your emails?|"
+    r"name of translators|email of translators|_: ?(name|email) of translators\n?.*)\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def never_leveraged(source: str) -> bool:
+    """Whether ``source`` names the translators (``translator-credits`` …): never looked up,
+    never filled from the memory."""
+    return bool(_CREDITS.match(source))
+
+
+def is_short(text: str) -> bool:
+    """One word of at most ``SHORT_LETTERS`` letters (mnemonic and punctuation aside)."""
+    words = re.findall(r"[^\W\d_]+", text.replace("_", "").replace("&", ""))
+    return len(words) <= 1 and sum(len(w) for w in words) <= SHORT_LETTERS
+
+
+def apply(matches: list[Any], segment: str, context: str) -> None:
+    """Score the 100 % matches by context (module doc) and rank them: context matches
+    first, then by use count, then the most recent."""
+    for m in matches:
+        if m.fuzzy < 100 or m.cross_language:
+            continue
+        stored = getattr(m, "context", "") or ""
+        if not context and not stored:
+            continue
+        if stored == context:
+            m.fuzzy = CONTEXT_MATCH
+            m.flags.insert(0, f"context match: {context!r}")
+            continue
+        m.fuzzy = 99
+        m.flags.insert(
+            0, f"{CONTEXT_FLAG} new {context or '(none)'!r} · stored {stored or '(none)'!r}"
+        )
+        if is_short(segment):
+            m.flags.insert(0, f"{SUGGESTION_ONLY} a short string in another context")
+    order = {id(m): n for n, m in enumerate(matches)}
+    matches.sort(
+        key=lambda m: (
+            -min(m.fuzzy, 100) if m.fuzzy >= 99 else 0,
+            -(m.fuzzy == CONTEXT_MATCH),
+            -(m.copies if m.fuzzy >= 99 else 0),
+            -(m.segment_id if m.fuzzy >= 99 else 0),
+            order[id(m)],
+        )
+    )
+
+
+def suggestion_only(m: Any) -> bool:
+    return any(f.startswith(SUGGESTION_ONLY) for f in m.flags)
+
+
+def flag_alternatives(best: Any, matches: Sequence[Any]) -> int:
+    """Flag a 100 % (or 101 %) match whose source the memory also translates otherwise,
+    listing the other translations with their use counts; returns how many there are."""
+    if best.fuzzy < 100 or not best.target:
+        return 0
+    mine = " ".join(best.target.split())
+    others: dict[str, int] = {}
+    for m in matches:
+        t = " ".join((m.target or "").split())
+        if m is best or m.fuzzy < 99 or not t or m.cross_language or t == mine:
+            continue
+        if " ".join(m.source.split()) != " ".join(best.source.split()):
+            continue
+        others[t] = others.get(t, 0) + m.copies
+    if not others:
+        return 0
+    listed = ", ".join(f"{t!r} ×{n}" for t, n in sorted(others.items(), key=lambda x: -x[1]))
+    flag = f"{OTHER_TRANSLATIONS} {len(others)} ({listed}; written: {mine!r} ×{best.copies})"
+    if not any(f.startswith(OTHER_TRANSLATIONS) for f in best.flags):
+        best.flags.append(flag)
+    return len(others)
+
+
+__all__ = [
+    "CONTEXT_MATCH",
+    "OTHER_TRANSLATIONS",
+    "SUGGESTION_ONLY",
+    "apply",
+    "flag_alternatives",
+    "is_short",
+    "never_leveraged",
+    "suggestion_only",
+]
