@@ -82,8 +82,8 @@ def _write_report(path: Path, payload: dict[str, Any]) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the checks, print the flags, write the report."""
     from xlsearch.engine.errors import ConfigError
+    from xlsearch.service.local import LocalEngine
     from xlsearch.service.options import langs_option
-    from xlsearch.service.qa import check_translations
 
     if not args.files and not args.collection:
         raise ConfigError(
@@ -91,7 +91,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         )
     src = (langs_option(args.src) or [None])[0]
     tgt = (langs_option(args.tgt) or [None])[0]
-    report = check_translations(
+    report = LocalEngine().check_files(
         [str(p) for p in args.files],
         collection=args.collection,
         memory=args.memory,

@@ -806,6 +806,32 @@ class LocalEngine(JobsMixin):
     def save_document(self, doc: Any, path: str = "") -> str:
         return str(doc.save(path or None))
 
+    def check_files(
+        self,
+        paths: Sequence[str],
+        *,
+        collection: str | None = None,
+        memory: str | None = None,
+        src: str | None = None,
+        tgt: str | None = None,
+        model: str | None = None,
+        semantic: bool = True,
+    ) -> Any:
+        """``qa.CheckReport`` of files (and a collection's pairs); ``semantic``: with
+        ``model`` (default: the active model)."""
+        from xlsearch.service.qa import check_translations
+
+        name = (model or self.active_model()) if semantic else ""
+        return check_translations(
+            paths,
+            collection=collection,
+            memory=memory,
+            src=src,
+            tgt=tgt,
+            encoder=self.encoder(name) if semantic else None,
+            model_name=name,
+        )
+
     def check_document(
         self,
         doc: Any,

@@ -66,27 +66,19 @@ def check_translations(
     memory: str | None = None,
     src: str | None = None,
     tgt: str | None = None,
-    model: str | None = None,
-    semantic: bool = True,
+    encoder: Any = None,
+    model_name: str = "",
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> CheckReport:
     """Check ``paths`` (and the ``collection``'s pairs, given ``src``/``tgt``); ``memory``: a
-    collection whose translations the consistency check compares with; ``semantic``: run
-    the calibrated semantic checks with ``model`` (default: the active model)."""
+    collection whose translations the consistency check compares with; ``encoder``: the
+    model (``model_name``) of the calibrated semantic checks, None for none."""
     from xlsearch.engine.errors import DataError
     from xlsearch.engine.qa import check_files, check_units
     from xlsearch.engine.qa.check import CheckResult
     from xlsearch.engine.qa.memory import collection_pairs, memory_of
 
-    encoder = None
-    model_name = ""
-    if semantic:
-        from xlsearch.service.local import LocalEngine
-
-        engine = LocalEngine()
-        model_name = model or engine.active_model()
-        encoder = engine.encoder(model_name)
     memory_map = None
     if memory or collection:
         if collection and not (src and tgt):
