@@ -36,7 +36,7 @@ def load_po(path: Path) -> Any:
     from xlsearch.engine.importers.base import normalize_lang
     from xlsearch.engine.tm.documents.document import DocSegment, Document
 
-    _check_strings(path)
+    original = _check_strings(path)
     try:
         po = polib.pofile(_wide_po_text(path) or str(path), wrapwidth=78)
     except UnicodeDecodeError as exc:
@@ -68,21 +68,25 @@ def load_po(path: Path) -> Any:
         )
     lang = normalize_lang(po.metadata.get("Language", "")) or ""
     src = normalize_lang(po.metadata.get("X-Source-Language", "")) or _msgid_lang(segs)
+    po.original_text = original  # written back line for line (``po_text``)
+    po.changed_entries = set()
     return Document(path, "po", src, lang, segs, po)
 
 
-def _check_strings(path: Path) -> None:
-    """A ``DataError`` naming the line where a string is not closed (a catalogue cut short:
+def _check_strings(path: Path) -> str | None:
+    """The catalogue's text (None when it cannot be decoded: polib says why); a
+    ``DataError`` naming the line where a string is not closed (a catalogue cut short:
     polib would read the text cut, its last character dropped)."""
     from xlsearch.engine.importers.po import UNCLOSED_HINT, catalogue_text, unclosed_string
 
     try:
         text = catalogue_text(path.read_bytes())
     except OSError:
-        return  # polib says what is wrong with it
+        return None  # polib says what is wrong with it
     line = unclosed_string(text) if text is not None else None
     if line is not None:
         raise DataError(f"{path}:{line}: a string is not closed", hint=UNCLOSED_HINT)
+    return text
 
 
 def _wide_po_text(path: Path) -> str | None:
@@ -218,11 +222,13 @@ def _write_split_po(doc: Any, entry: Any, segs: list[Any]) -> None:
 def dump_po(doc: Any) -> bytes:
     from xlsearch.engine.tm.documents.confirmation import confirm_po, unconfirm_po
 
+    changed: set[int] = getattr(doc.handle, "changed_entries", set())
     for segs in _po_groups(doc):
         seg = segs[0]
         if not any(s.changed for s in segs):
             continue
         entry = seg.ref
+        changed.add(id(entry))
         if len(segs) > 1:
             _write_split_po(doc, entry, segs)
             continue
@@ -240,6 +246,14 @@ def dump_po(doc: Any) -> bytes:
         lines = [x for x in (entry.tcomment or "").splitlines() if not x.startswith("xlsearch:")]
         entry.tcomment = "\n".join([*lines, _note(seg)])
         seg.changed = False
+    original = getattr(doc.handle, "original_text", None)
+    if original is not None:
+        from xlsearch.engine.tm.documents.po_text import splice
+
+        language = doc.tgt if not doc.handle.metadata.get("Language") else None
+        kept = splice(original, doc.handle, changed, language)
+        if kept is not None:
+            return kept.encode("utf-8")
     if doc.tgt and not doc.handle.metadata.get("Language"):
         doc.handle.metadata["Language"] = doc.tgt
     if "Content-Type" in doc.handle.metadata:  # written as UTF-8: the header must say so
