@@ -415,16 +415,16 @@ async def test_mining_threshold_and_export(app, settle, tmp_path: Path):
         slider = screen.query_one("#threshold", Slider)
         assert screen.focused is table
         await pilot.press("plus", "plus", "minus")  # the footer's +/- work from the table
-        assert slider.value == pytest.approx(1.06)
-        assert str(screen.query_one("#threshold-value", Label).content) == "1.06"
+        assert slider.value == pytest.approx(1.07)
+        assert str(screen.query_one("#threshold-value", Label).content) == "1.07"
         screen.query_one("#src-lang", Input).focus()
         await pilot.press("minus")  # in a text field, "-" is typed
-        assert slider.value == pytest.approx(1.06)
+        assert slider.value == pytest.approx(1.07)
         slider.focus()
         await pilot.press("minus")
         before = table.row_count
         await pilot.press("right", "right")
-        assert slider.value == pytest.approx(1.07)
+        assert slider.value == pytest.approx(1.08)
         cut = sorted(p.score for p in screen.pairs)[1]  # above the lowest pair
         slider.value = round(cut, 2)
         await pilot.pause()

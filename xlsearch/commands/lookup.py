@@ -152,6 +152,9 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         notice = engine.toy_notice(args.collection)
         if notice:
             print(f"notice: {notice}", file=sys.stderr)
+        said = engine.language_notice([src, tgt])
+        if said is not None:
+            print(f"notice: {said.text()}", file=sys.stderr)
     bar = ProgressBar()
     segments = _stdin_lines() if args.stdin else [args.segment]
     note = ""

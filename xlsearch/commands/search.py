@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from xlsearch.commands import Once
+from xlsearch.service.options import MINE_THRESHOLD as DEFAULT_THRESHOLD
 
 KIND_CHOICES = ("auto", "flat", "hnsw", "ivf", "sq8", "ivfpq")
 MODE_CHOICES = ("semantic", "lexical", "hybrid", "phrase", "regex")
@@ -84,7 +85,12 @@ def register(sub: Any) -> None:
         hint="mine between two collections with --collection SRC --tgt-collection TGT",
     )
     p.add_argument("--tgt-collection", action=Once, help="mine targets from another collection")
-    p.add_argument("--threshold", type=float, default=1.06, help="minimum margin score")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help=f"minimum margin score (default {DEFAULT_THRESHOLD})",
+    )
     p.add_argument("--k", type=int, default=4, help="neighbourhood size (default 4)")
     p.add_argument("--margin", choices=("ratio", "distance", "absolute"), default="ratio")
     p.add_argument("--retrieval", choices=("max", "fwd", "bwd", "intersect"), default="max")
@@ -172,6 +178,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     """Print the top hits (text or JSON lines); ``--out`` also writes them to a file."""
     from xlsearch.commands.progress import progress_display
+    from xlsearch.service.coverage import mark_unseen
     from xlsearch.service.hits import unit_lines
 
     langs = _langs(args.lang)
@@ -197,6 +204,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     notice = engine.toy_notice(args.collection) if needs_model else None
     if notice:  # after the search: an unknown collection is an error, not a notice first
         print(f"notice: {notice}", file=sys.stderr)
+    unseen: list[str] = []
+    if needs_model:
+        said = engine.language_notice([*(langs or ()), *(h.lang for h in hits)], [args.query])
+        if said is not None:
+            unseen = said.unseen
+            print(f"notice: {said.text()}", file=sys.stderr)
     if args.out:
         from pathlib import Path
 
@@ -215,7 +228,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         if why:
             print(f"  ({why})", file=sys.stderr)
     for rank, h in enumerate(hits, 1):
-        print(f"{rank:>3}. {h.score:.3f} [{h.lang}] {h.text}")
+        print(f"{rank:>3}. {h.score:.3f} [{mark_unseen(h.lang, unseen)}] {h.text}")
         copies = f"  [{h.copies} copies]" if h.copies > 1 else ""
         print(f"       {h.collection}:{h.path}{copies}")
         for line in unit_lines(h.unit):
@@ -227,9 +240,14 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_sts(args: argparse.Namespace) -> int:
     """Print cosine and the 0–5 score (the model's STS calibration, else 5 × clip(cos, 0, 1))."""
-    res = _engine(args.model).sts(args.a, [args.b])[0]
+    engine = _engine(args.model)
+    res = engine.sts(args.a, [args.b])[0]
+    said = engine.language_notice(texts=[args.a, args.b])
+    if said is not None:
+        print(f"notice: {said.text()}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"cosine": res.cosine, "score": res.score, "calibrated": res.calibrated}))
+        out = {"cosine": res.cosine, "score": res.score, "calibrated": res.calibrated}
+        print(json.dumps({**out, "untrained_languages": said.unseen if said else []}))
     else:
         how = (
             "calibrated on STS data"
@@ -250,6 +268,9 @@ def cmd_mine(args: argparse.Namespace) -> int:
         require_output(args.out, "pairs.tmx")  # a folder or a read-only place: before mining
     engine = _engine(args.model)
     engine.encoder()
+    said = engine.language_notice([args.src, args.tgt])
+    if said is not None:  # before the work: its pairs will be mostly wrong
+        print(f"notice: {said.text()}", file=sys.stderr)
     with progress_display() as bar:
         pairs = engine.mine(
             args.src,

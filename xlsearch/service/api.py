@@ -11,6 +11,7 @@ from xlsearch.engine.progress import CancelToken, ProgressCallback
 
 if TYPE_CHECKING:
     from xlsearch.engine.store.units import UnitFilter
+    from xlsearch.service.coverage import LanguageNotice
 
 SearchMode = Literal["semantic", "lexical", "hybrid", "phrase", "regex"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("semantic", "lexical", "hybrid", "phrase", "regex")
@@ -315,6 +316,16 @@ class EngineAPI(Protocol):
     def collection_names(self) -> list[str]: ...
 
     def toy_notice(self, collection: str | None = None) -> str | None: ...
+
+    def language_notice(
+        self,
+        langs: Sequence[str | None] = (),
+        texts: Sequence[str] = (),
+        model: str | None = None,
+    ) -> LanguageNotice | None:
+        """The languages among ``langs`` and those of ``texts`` the model's card does not
+        cover, with the fix (``service.coverage``); None when it covers them all."""
+        ...
 
     def import_files(
         self,

@@ -29,6 +29,7 @@ from xlsearch.service.api import (
     SearchMode,
     StsScore,
 )
+from xlsearch.service.coverage import LanguageNotice
 from xlsearch.service.jobs import JobsMixin
 
 if TYPE_CHECKING:
@@ -736,6 +737,37 @@ class LocalEngine(JobsMixin):
         from xlsearch.engine.tm.documents import open_document
 
         return open_document(path, src or None, tgt or None, fmt or None, segment)
+
+    def language_notice(
+        self,
+        langs: Sequence[str | None] = (),
+        texts: Sequence[str] = (),
+        model: str | None = None,
+    ) -> LanguageNotice | None:
+        """What the model (default: the one in use) was not trained on, among a result's
+        languages ``langs`` and the languages of ``texts`` (identified; a text counts as
+        another language only when the identifier is sure it is none of the model's), with
+        the installed models that cover them; None when it knows them all or its card does
+        not say. Reads cards only: no model is loaded."""
+        from xlsearch.engine.models.cards import model_id, read_card, resolve_model_path
+        from xlsearch.service.coverage import known_languages, language_notice
+
+        spec = model or self.active_model()
+        try:
+            path = resolve_model_path(spec)
+            card = read_card(path)
+        except XLSearchError:  # a missing model says so where it is loaded
+            return None
+        mid = model_id(path)
+        known = known_languages(mid, card)
+        if known is None:
+            return None
+        found = list(langs)
+        if texts:
+            from xlsearch.engine.lang.identify import classify_among
+
+            found += [classify_among(t, sorted(known)) for t in texts if t.strip()]
+        return language_notice(mid, card, found, self._catalog())
 
     def toy_notice(self, collection: str | None = None) -> str | None:
         """The one-line notice when the model in use is a toy (fewer than 5,000 training

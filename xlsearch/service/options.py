@@ -7,6 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from xlsearch.engine.search import DEFAULT_THRESHOLD
+
+MINE_THRESHOLD = DEFAULT_THRESHOLD
+"""The margin a mined pair needs by default, for both fronts (``xlsearch mine``, Mine)."""
+
 if TYPE_CHECKING:
     from xlsearch.engine.store.units import UnitFilter
 

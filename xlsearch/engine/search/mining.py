@@ -17,6 +17,7 @@ import numpy as np
 
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+from xlsearch.engine.search import DEFAULT_THRESHOLD
 from xlsearch.engine.search import margin as margins
 
 ANN_MIN = 50_000
@@ -132,7 +133,7 @@ def mine_store(
     k: int = 4,
     margin: str = "ratio",
     retrieval: str = "max",
-    threshold: float | None = 1.06,
+    threshold: float | None = DEFAULT_THRESHOLD,
     exact: bool = True,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,

@@ -91,6 +91,18 @@ class EngineScreen(Screen[None]):
     def engine(self) -> EngineAPI:
         return self.app.engine  # type: ignore[attr-defined,no-any-return]
 
+    def show_model(self) -> None:
+        """Name the model in use in the header (``Search · model NAME``): the screens whose
+        results depend on it."""
+        from xlsearch.service.coverage import display_name
+
+        base = self.sub_title.split(" · model ")[0]
+        try:
+            name = display_name(self.engine.active_model())
+        except XLSearchError:
+            return
+        self.sub_title = f"{base} · model {name}" if base else f"model {name}"
+
     def run_job(self, job: str, call: EngineCall) -> Worker[None]:
         """Start a long job (replacing this screen's running long job, if any)."""
         token = CancelToken()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, TextArea
+from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static, TextArea
 
 from xlsearch.service.api import StsScore
 from xlsearch.tui.messages import JobDone
@@ -33,6 +34,7 @@ class CompareScreen(EngineScreen):
         with Horizontal(classes="row form"):
             yield Button("Compare (ctrl+r)", variant="primary", id="compare")
             yield Label("", id="sts-status")
+        yield Static("", id="sts-notice", classes="lang-notice")
         table: DataTable[Any] = DataTable(id="sts-results", cursor_type="row")
         table.add_column("#", width=3)
         table.add_column("0–5", width=5)
@@ -42,7 +44,11 @@ class CompareScreen(EngineScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.show_model()
         self.query_one("#sts-a", Input).focus()
+
+    def on_screen_resume(self) -> None:
+        self.show_model()
 
     @on(Input.Submitted, "#sts-a")
     @on(Button.Pressed, "#compare")
@@ -54,12 +60,17 @@ class CompareScreen(EngineScreen):
             self.notify("Type sentence A and at least one sentence B", title="Nothing to compare")
             return
         self.query_one("#sts-status", Label).update("scoring…")
-        self.run_job("sts", lambda _p, _c: self.engine.sts(a, b))
+        engine = self.engine
+        self.run_job("sts", lambda _p, _c: (engine.sts(a, b), engine.language_notice([], [a, *b])))
 
     def on_job_done(self, message: JobDone) -> None:
         if message.job != "sts":
             return
-        self.scores = sorted(message.result, key=lambda s: -s.cosine)
+        scores, said = message.result
+        line = self.query_one("#sts-notice", Static)
+        line.update(Text(f"⚠ {said.text('app')}", style="yellow") if said else "")
+        line.display = said is not None
+        self.scores = sorted(scores, key=lambda s: -s.cosine)
         table = self.query_one("#sts-results", DataTable)
         table.clear()
         for rank, s in enumerate(self.scores, start=1):

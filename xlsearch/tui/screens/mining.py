@@ -9,9 +9,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select
+from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static
 
 from xlsearch.service.api import MinedPair
+from xlsearch.service.options import MINE_THRESHOLD as DEFAULT_THRESHOLD
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.screens.search import clipped
@@ -63,20 +64,44 @@ class MiningScreen(EngineScreen):
             yield Button("Mine (ctrl+r)", variant="primary", id="mine", compact=True)
         with Horizontal(id="threshold-bar"):
             yield Label("margin ≥ ")
-            yield Label("1.05", id="threshold-value")
-            yield Slider(MIN_MARGIN, MAX_MARGIN, 1.05, 0.01, id="threshold")
+            yield Label(f"{DEFAULT_THRESHOLD:.2f}", id="threshold-value")
+            yield Slider(MIN_MARGIN, MAX_MARGIN, DEFAULT_THRESHOLD, 0.01, id="threshold")
             yield Label("", id="mine-count")
         yield JobPanel(id="mine-job")
-        table: DataTable[Any] = DataTable(id="pairs-table", cursor_type="row")
-        table.add_column("margin", width=6)
-        table.add_column("source", width=40)
-        table.add_column("target", width=40)
-        yield table
+        yield Static("", id="mine-notice", classes="lang-notice")
+        yield DataTable(id="pairs-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="pair-preview")
         yield Footer()
 
     def on_mount(self) -> None:
         engine = self.engine
+        self.show_model()
+        self._setup_columns()
         self.run_query("collections", engine.collections)
+
+    def _setup_columns(self) -> None:
+        """Margin, then source and target sharing the screen's width."""
+        table: DataTable[Any] = self.query_one("#pairs-table", DataTable)
+        table.clear(columns=True)
+        free = max(30, self.size.width - 6 - 8)
+        table.add_column("margin", width=6, key="margin")
+        table.add_column(self.side_label(0), width=free // 2, key="source")
+        table.add_column(self.side_label(1), width=free - free // 2, key="target")
+
+    def side_label(self, side: int) -> str:
+        """A column's header: ``source (de)`` once pairs are mined."""
+        name = ("source", "target")[side]
+        if not self.pairs:
+            return name
+        p = self.pairs[0]
+        return f"{name} ({(p.src_lang, p.tgt_lang)[side]})"
+
+    def on_screen_resume(self) -> None:
+        self.show_model()
+
+    def on_resize(self) -> None:
+        self._setup_columns()
+        self._fill()
 
     @property
     def threshold(self) -> float:
@@ -103,6 +128,7 @@ class MiningScreen(EngineScreen):
             "mine",
             lambda p, c: engine.mine(src, tgt, coll, MIN_MARGIN, p, c, tgt_collection=tgt_coll),
         )
+        self.run_query("mine-languages", lambda: engine.language_notice([src, tgt]))
 
     def action_cancel(self) -> None:
         self.cancel_job("mine")
@@ -122,9 +148,15 @@ class MiningScreen(EngineScreen):
             select.set_options([("all collections", ALL), *names])
             target = self.query_one("#mine-tgt-collection", Select)
             target.set_options([("same collection", SAME), *[(f"→ {n}", v) for n, v in names]])
+        elif message.job == "mine-languages":
+            said = message.result
+            line = self.query_one("#mine-notice", Static)
+            line.update(Text(f"⚠ {said.text('app')}", style="yellow") if said else "")
+            line.display = said is not None
         elif message.job == "mine":
             self.pairs = sorted(message.result, key=lambda p: -p.score)
             self.query_one(JobPanel).finish(f"{len(self.pairs):,} candidate pairs")
+            self._setup_columns()
             self._fill()
             if isinstance(self.focused, Input):  # results in: keys (e, arrows) act on them
                 self.query_one("#pairs-table", DataTable).focus()
@@ -142,6 +174,26 @@ class MiningScreen(EngineScreen):
         for p in shown:
             table.add_row(f"{p.score:.3f}", clipped(Text(p.src_text)), clipped(Text(p.tgt_text)))
         self.query_one("#mine-count", Label).update(f" {len(shown):,}/{len(self.pairs):,} pairs")
+        self._show_pair()
+
+    def current_pair(self) -> MinedPair | None:
+        """The pair under the table cursor."""
+        shown = self.visible_pairs()
+        row = self.query_one("#pairs-table", DataTable).cursor_row
+        return shown[row] if 0 <= row < len(shown) else None
+
+    @on(DataTable.RowHighlighted, "#pairs-table")
+    def _show_pair(self) -> None:
+        """The highlighted pair in full (the table cuts long sentences)."""
+        pair = self.current_pair()
+        out = Text()
+        if pair is not None:
+            out.append(f"margin {pair.score:.3f}\n", style="bold")
+            out.append(f"{pair.src_lang}: ", style="bold")
+            out.append(f"{pair.src_text}\n")
+            out.append(f"{pair.tgt_lang}: ", style="bold")
+            out.append(pair.tgt_text)
+        self.query_one("#pair-preview", Static).update(out)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("export", "threshold"):

@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Sta
 
 from xlsearch.engine.progress import CancelToken
 from xlsearch.service.api import SEARCH_MODES, ContextView, Hit
+from xlsearch.service.coverage import mark_unseen
 from xlsearch.service.shared import unit_lines, why_no_hits
 from xlsearch.tui.messages import JobDone, JobFailed
 from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
@@ -99,6 +100,8 @@ class SearchScreen(EngineScreen):
         self._started = 0.0
         self._ready = False
         self.stored: tuple[list[str], list[str]] | None = None  # (collections, languages)
+        self.unseen: list[str] = []
+        """Languages of the hits the model was not trained on (marked ``?``)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -137,12 +140,14 @@ class SearchScreen(EngineScreen):
                 [("transl: auto", ALL)], value=ALL, allow_blank=False, id="target", compact=True
             )
             yield Label("", id="search-status")
+        yield Static("", id="lang-notice", classes="lang-notice")
         table: DataTable[Any] = DataTable(id="results", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="preview")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.show_model()
         self._setup_columns()
         self.query_one("#query", Input).focus()
         self.call_after_refresh(self._first_paint_done)
@@ -160,6 +165,7 @@ class SearchScreen(EngineScreen):
         self.run_query("filters", lambda: (engine.collection_names(), engine.languages()))
 
     def on_screen_resume(self) -> None:
+        self.show_model()
         if self._ready:
             self._load_filters()
 
@@ -230,8 +236,9 @@ class SearchScreen(EngineScreen):
 
         stored = list(self.stored[0]) if self.stored else None
 
-        def call(_p: Any, _c: Any) -> tuple[dict[str, Any], list[Hit], str | None]:
-            return args, engine.search(**args), _toy_notice(engine, args, stored)
+        def call(_p: Any, _c: Any) -> tuple[dict[str, Any], list[Hit], str | None, Any]:
+            hits = engine.search(**args)
+            return args, hits, _toy_notice(engine, args, stored), _lang_notice(engine, args, hits)
 
         self._search_worker("search", call)
 
@@ -240,9 +247,11 @@ class SearchScreen(EngineScreen):
         fresh process a second or more); the translation column follows it when it differs
         from the previous query's."""
         engine = self.engine
+        args, hits = self.search_args(), list(self.hits)
 
-        def call(_p: Any, _c: Any) -> tuple[str, str]:
-            return query, engine.detect_language(query)
+        def call(_p: Any, _c: Any) -> tuple[str, str, Any]:
+            said = _lang_notice(engine, args, hits, query)
+            return query, engine.detect_language(query), said
 
         self._language_worker("query-language", call)
 
@@ -260,7 +269,7 @@ class SearchScreen(EngineScreen):
 
     def on_job_done(self, message: JobDone) -> None:
         if message.job == "search":
-            args, hits, notice = message.result
+            args, hits, notice, said = message.result
             if notice and notice != getattr(self, "_toy_said", None):
                 self._toy_said = notice  # once per model and collection, not per keystroke
                 self.notify(notice, title="Demo model", severity="warning", timeout=12)
@@ -268,6 +277,7 @@ class SearchScreen(EngineScreen):
             self.last_query = args["query"]
             self.hits = hits
             self.marked.clear()
+            self._show_lang_notice(said)
             self._fill_table()
             ms = (time.perf_counter() - self._started) * 1000
             self.query_one("#search-status", Label).update(
@@ -278,7 +288,10 @@ class SearchScreen(EngineScreen):
             else:  # after the hits are on screen: its first load is CPU-heavy
                 self.call_after_refresh(self._detect_query_language, args["query"])
         elif message.job == "query-language":
-            query, lang = message.result
+            query, lang, said = message.result
+            if query == self.last_query and said is not None and not self.unseen:
+                self._show_lang_notice(said)
+                self._fill_table()
             if query == self.last_query and lang != self.query_lang:
                 self.query_lang = lang
                 table = self.query_one("#results", DataTable)
@@ -300,6 +313,14 @@ class SearchScreen(EngineScreen):
             )
         elif message.job == "export":
             self.notify(f"{message.result} units written", title="Exported")
+
+    def _show_lang_notice(self, said: Any) -> None:
+        """The line above the results: what the model was not trained on, and the fix (its
+        languages are marked ``?`` in the table)."""
+        self.unseen = list(said.unseen) if said is not None else []
+        line = self.query_one("#lang-notice", Static)
+        line.update(Text(f"⚠ {said.text('app')}", style="yellow") if said is not None else "")
+        line.display = said is not None
 
     def _why_none(self, args: dict[str, Any]) -> str:
         """The plain reason for no hits, when there is one (the CLI says the same)."""
@@ -343,7 +364,7 @@ class SearchScreen(EngineScreen):
             table.add_row(
                 "●" if i in self.marked else "",
                 f"{hit.score:.3f}"[:5],
-                hit.lang,
+                mark_unseen(hit.lang, self.unseen),
                 clipped(highlight(hit.text, terms, "bold")),
                 clipped(Text(f"{lang}: {translation}" if lang else "", style="italic")),
                 clipped(Text(hit.document + (f" ×{hit.copies}" if hit.copies > 1 else ""))),
@@ -466,5 +487,17 @@ def _toy_notice(engine: Any, args: dict[str, Any], stored: list[str] | None) -> 
         return None
     try:
         return engine.toy_notice(args.get("collection"))
+    except Exception:  # noqa: BLE001 - a model that cannot be read says so where it is used
+        return None
+
+
+def _lang_notice(engine: Any, args: dict[str, Any], hits: list[Hit], query: str = "") -> Any:
+    """The languages of a semantic search (its language filter, its hits' languages and,
+    given ``query``, the query's) the model was not trained on (``LanguageNotice``)."""
+    if args.get("mode") not in ("semantic", "hybrid"):
+        return None
+    try:
+        langs = [*args.get("langs", ()), *(h.lang for h in hits)]
+        return engine.language_notice(langs, [query] if query else [])
     except Exception:  # noqa: BLE001 - a model that cannot be read says so where it is used
         return None

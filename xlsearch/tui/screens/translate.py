@@ -179,6 +179,8 @@ class TranslateScreen(EngineScreen):
             self._status(self._summary())
             self.query_one("#tr-segments", DataTable).focus()
             self.goto(0)
+            langs = [self.doc.src, self.doc.tgt]
+            self.run_query("languages", lambda: self.engine.language_notice(langs))
             if not self.doc.tgt:
                 self.notify(
                     "The file does not say its target language: type it in the tgt field "
@@ -186,6 +188,10 @@ class TranslateScreen(EngineScreen):
                     title="No target language",
                     severity="warning",
                 )
+        elif message.job == "languages" and message.result is not None:
+            # lookups in a language the model never saw: its semantic matches are noise
+            text = message.result.text("app")
+            self.notify(text, title="Model languages", severity="warning", timeout=15)
         elif message.job == "lookup":
             index, result = message.result
             if index == self.current:
