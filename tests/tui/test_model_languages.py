@@ -129,7 +129,7 @@ async def test_compare_labels_sentences_in_an_untrained_language(app, settle):  
 
 
 async def test_translate_warns_when_the_job_language_is_untrained(app, settle, tmp_path: Path):  # type: ignore[no-untyped-def]
-    from test_analysis import write_xliff
+    from helpers.memory import write_xliff
 
     german = write_xliff(tmp_path / "de.xlf", ["the train to Berlin"])
     french = tmp_path / "fr.xlf"
