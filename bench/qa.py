@@ -70,7 +70,7 @@ def inject(po, others: dict[str, dict[str, str]], rng: random.Random) -> dict[st
         e
         for e in po
         if e.msgstr and not e.fuzzy and not e.obsolete and not e.msgid_plural
-        and e.msgstr.strip() != e.msgid.strip()
+        and e.msgstr.strip() != e.msgid.strip() and e.msgid != "translator-credits"
     ]  # fmt: skip
     n = max(1, round(RATE * len(pool)))
     used: dict[str, str] = {}
@@ -241,6 +241,7 @@ def main() -> None:
                 jobs.append((out, truth, units))
             flags, payload, took = xlsearch_flags([j[0] for j in jobs], args.model)
             xl_time += took
+            tgt_of = {(f["file"], f["unit"]): f["target"] for f in payload["flags"]}
             for c in payload.get("calibration", []):
                 notes.add(f"{lang}: {c['pair']} supported={c['supported']} {c['note'][:60]}")
             for out, truth, units in jobs:
@@ -253,12 +254,13 @@ def main() -> None:
                         untouched += 1
                         false_xl.update(xk)
                         false_po.update(pk)
-                        if xk and len(examples) < 60:
-                            examples.append(f"{lang} {sorted(xk)} {k[:50]!r}")
+                        if xk and len(examples) < 3000:
+                            target = tgt_of.get((str(out), k), "")[:50]
+                            examples.append(f"{lang} {sorted(xk)} {k[:50]!r} -> {target!r}")
                     else:
                         injected[kind] += 1
                         found_xl[kind] += bool(xk)
-                        if not xk and len(missed[kind]) < 15:
+                        if not xk and len(missed[kind]) < 300:
                             missed[kind].append(f"{lang} {k[:60]!r}")
                         found_po[kind] += bool(pk)
                     for kk in KINDS:

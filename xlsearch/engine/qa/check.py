@@ -96,6 +96,8 @@ def check_units(
     from xlsearch.engine.qa.rules import (
         RuleContext,
         accelerator_marker,
+        is_credits,
+        lower_words,
         rule_flags,
         source_names,
         target_words,
@@ -109,7 +111,12 @@ def check_units(
         marker,
         source_names(u.source for u in units),
         target_words((u.source, u.target) for u in units),
+        lower_words(u.source for u in units),
     )
+    if marker:
+        with_one = [u for u in units if marker in u.source]
+        kept = sum(marker in u.target for u in with_one)
+        ctx.uses_mnemonics = not with_one or kept >= 0.5 * len(with_one)
     flags: list[Flag] = []
     for u in units:
         flags.extend(rule_flags(u, ctx))
@@ -128,7 +135,7 @@ def check_units(
     flags.extend(lang_flags)
     no_text = {f.key for f in flags if f.kind in ("empty", "untranslated")}
     no_text |= {f.key for f in lang_flags}
-    skip = [u.key in no_text for u in units]
+    skip = [u.key in no_text or is_credits(u.source) for u in units]
     from xlsearch.engine.qa.semantic import length_flags
 
     flags.extend(length_flags(units, skip, flagged={f.key for f in flags if f.severity != "info"}))

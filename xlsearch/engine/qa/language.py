@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
@@ -60,7 +61,11 @@ def language_flags(units: Sequence[QaUnit], src: str, tgt: str) -> list[Flag]:
     plausible = set(COMMON_LANGUAGES) | {sprim}
     flags: list[Flag] = []
     ident = None
+    from xlsearch.engine.qa.rules import is_credits
+
     for u in units:
+        if is_credits(u.source):
+            continue
         text = _strip(u.target)
         counts = letter_scripts(text)
         letters = sum(counts.values())
@@ -68,8 +73,8 @@ def language_flags(units: Sequence[QaUnit], src: str, tgt: str) -> list[Flag]:
             continue
         foreign = sum(v for k, v in counts.items() if k not in want)
         if foreign / letters > 0.8 and u.target.strip() != u.source.strip():
-            names = set(_strip(u.source).split())
-            words = text.split()
+            names = {w.casefold() for w in re.findall(r"[^\W\d_]+", _strip(u.source))}
+            words = [w.casefold() for w in re.findall(r"[^\W\d_]+", text)]
             if names and sum(w in names for w in words) >= 0.5 * len(words):
                 continue  # names and terms kept as in the source
             top = max(counts, key=lambda k: counts[k]).title()

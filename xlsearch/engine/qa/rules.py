@@ -165,6 +165,23 @@ def _describe(missing: list[str], extra: list[str], what: str) -> str:
     return "; ".join(parts)
 
 
+def is_credits(source: str) -> bool:
+    """gettext's translator-credits entry: the translators' names, not a translation."""
+    return source.strip().lower() in ("translator-credits", "translator_credits", "translators")
+
+
+_KEYWORDS = re.compile(r"^(?:[^;\s][^;]*;)+[^;]*$")
+_STRFTIME = re.compile(r"%[-_0^#]?[AaBbYyHIMSpejZzklTRDFuVwWGgCcxXhntdm]")
+_STRFTIME_ONLY = re.compile(r"%[-_0^#]?[AaBbYyHIMSjZzTRDFVGgC]")
+_NUMBER_WORDS = {
+    "one": "1", "once": "1", "two": "2", "twice": "2", "double": "2", "three": "3",
+    "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
+    "ten": "10", "eleven": "11", "twelve": "12", "binary": "2", "octal": "8",
+    "decimal": "10", "hexadecimal": "16", "sexagesimal": "60", "dozen": "12",
+}  # fmt: skip
+_QT_STRIP = re.compile(r"%L?\d{1,2}(?![\d$])")
+
+
 class RuleContext:
     """What the rules need to know of the whole file: languages and the mnemonic marker."""
 
@@ -175,7 +192,13 @@ class RuleContext:
         marker: str,
         names: frozenset[str] = frozenset(),
         kept: frozenset[str] = frozenset(),
+        lower: frozenset[str] = frozenset(),
     ) -> None:
+        self.lower = lower
+        self.uses_mnemonics = True
+        """Whether the file's translations keep mnemonics (most targets of a source with
+        one have one): a team that leaves them out is told in notes, not warnings."""
+        """Words (case-folded) the file's sources write in lower case somewhere."""
         self.src = src
         self.names = names
         """Words the file's sources write capitalised inside a sentence (product names)."""
@@ -202,6 +225,8 @@ def rule_flags(unit: QaUnit, ctx: RuleContext) -> list[Flag]:
         if s.strip():
             flag("empty", "error", "the target is blank")
         return out
+    if is_credits(s):
+        return out
     for check in _CHECKS:
         check(s, t, ctx, flag)
     return out
@@ -216,11 +241,17 @@ def _untranslated(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     letters = [ch for ch in s if ch.isalpha()]
     if len(letters) < 2:
         return
-    words = re.findall(r"[^\W\d_]+", _strip_codes(s))
+    plain = _strip_codes(s).replace(ctx.marker, "") if ctx.marker else _strip_codes(s)
+    words = re.findall(r"[^\W\d_]+", plain)
     if not words:
         return
+    if _KEYWORDS.match(s.strip()):
+        flag("untranslated", "info", "a keyword list kept as the source (search terms)")
+        return
     # A name, an acronym or a file name is often written the same in every language.
-    if all(_name_like(w, ctx.names) or w.casefold() in ctx.kept for w in words):
+    if all(_name_like(w, ctx.names) or w.casefold() in ctx.kept for w in words) or (
+        len(words) == 1 and _name_words(words, ctx.lower)
+    ):
         flag("untranslated", "info", "the target is the source (a name or an acronym?)")
         return
     flag("untranslated", "warning", "the target is the source, untranslated")
@@ -229,6 +260,29 @@ def _untranslated(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
 def _name_like(word: str, names: frozenset[str]) -> bool:
     """A product name, an acronym or a unit: kept as written in every language."""
     return word in names or word.isupper() or any(c.isupper() for c in word[1:])
+
+
+@functools.lru_cache(maxsize=1)
+def common_english() -> frozenset[str]:
+    """Common English words: the whole words of the bundled teacher's WordPiece vocabulary
+    (30k entries, what BERT's corpus uses most). Empty when the teacher is missing."""
+    try:
+        from xlsearch.engine.models.cards import bundled_teacher_path
+
+        vocab = bundled_teacher_path() / "vocab.txt"
+        words = vocab.read_text(encoding="utf-8").split()
+    except Exception:  # noqa: BLE001 - no vocabulary: no word is known common
+        return frozenset()
+    return frozenset(w for w in words if w.isalpha() and len(w) > 1)
+
+
+def _name_words(words: list[str], lower: frozenset[str]) -> bool:
+    """Every word capitalised, never written in lower case by the file's sources and no
+    common English word (a name: ``Chromium``, ``Sylpheed``; not ``Preview``)."""
+    common = common_english()
+    return all(
+        w[:1].isupper() and w.casefold() not in lower and w.casefold() not in common for w in words
+    )
 
 
 def source_names(sources: Iterable[str]) -> frozenset[str]:
@@ -245,6 +299,14 @@ def source_names(sources: Iterable[str]) -> frozenset[str]:
     return frozenset(w for w in capital if w.lower() not in lower)
 
 
+def lower_words(sources: Iterable[str]) -> frozenset[str]:
+    """The words the sources write in lower case."""
+    out: set[str] = set()
+    for text in sources:
+        out.update(w for w in re.findall(r"[^\W\d_]+", text) if w[:1].islower())
+    return frozenset(out)
+
+
 def target_words(pairs: Iterable[tuple[str, str]]) -> frozenset[str]:
     """The words (case-folded) of the targets that differ from their source."""
     out: set[str] = set()
@@ -258,18 +320,32 @@ def _numbers(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     a, b = numbers(s), numbers(t)
     if a == b:
         return
+    glued = re.compile(r"\d+")
+    if Counter(glued.findall(_digits(_strip_codes(s)))) == Counter(
+        glued.findall(_digits(_strip_codes(t)))
+    ):
+        return  # the same digits, written into a word on one side ("Int64", "64-bit")
+    said = Counter(_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", s.lower()) if w in _NUMBER_WORDS)
     missing, extra = _multiset_diff(a, b)
+    if not missing and not Counter(extra) - said:
+        return  # "two keys" written "2 つのキー"
     flag("numbers", "warning", _describe(missing, extra, "number") or "numbers differ")
 
 
 def _placeholders(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
+    if _STRFTIME_ONLY.search(s):
+        a = Counter(_STRFTIME.findall(s))
+        b = Counter(_STRFTIME.findall(t))
+        if a != b:  # a date format: the translation may order or choose its fields
+            flag("placeholders", "info", _describe(*_multiset_diff(a, b), "date field"))
+        return
     if "%" in s or "%" in t:
-        msg = _tt(ctx.checker, "printf", s, t)
+        msg = _tt(ctx.checker, "printf", _QT_STRIP.sub(" ", s), _QT_STRIP.sub(" ", t))
         if msg:
             flag("placeholders", "error", f"printf: {msg}")
             return
-        a = Counter(m.group(1) for m in _QT.finditer(s) if not _PRINTF.match(s, m.start()))
-        b = Counter(m.group(1) for m in _QT.finditer(t) if not _PRINTF.match(t, m.start()))
+        a = Counter(m.group(1) for m in _QT.finditer(s))
+        b = Counter(m.group(1) for m in _QT.finditer(t))
         if a != b:
             missing, extra = _multiset_diff(
                 Counter({f"%{k}": v for k, v in a.items()}),
@@ -309,7 +385,9 @@ def _mnemonics(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     msg = _tt(ctx.checker, "accelerators", s, t)
     if msg:
         # A mnemonic on a letter the keyboard may lack is the team's call, not a defect.
-        flag("mnemonics", "info" if "invalid accelerator character" in msg else "warning", msg)
+        odd = "invalid accelerator character" in msg
+        dropped = msg.startswith("Missing") and not ctx.uses_mnemonics
+        flag("mnemonics", "info" if odd or dropped else "warning", msg)
 
 
 def _whitespace(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:

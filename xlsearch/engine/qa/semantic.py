@@ -228,8 +228,10 @@ def length_flags(
         if sel.sum() < MIN_UNITS:
             continue
         mad = float(np.median(np.abs(resid[sel] - np.median(resid[sel])))) * 1.4826
-        limit = max(4.0 * mad, LENGTH_MIN_LIMIT)
-        for i in np.nonzero(sel & (np.abs(resid) > limit))[0]:
+        short = hi <= 30  # a short UI string's translation may well be twice as long
+        low = max(4.0 * mad, LENGTH_MIN_LIMIT + (0.15 if short else 0.0))
+        high = max(4.0 * mad, LENGTH_MIN_LIMIT + (0.55 if short else 0.15))
+        for i in np.nonzero(sel & ((resid < -low) | (resid > high)))[0]:
             u = units[i]
             if skip[i] or u.key in flagged:
                 continue
