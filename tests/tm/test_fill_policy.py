@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers.memory import write_tmx
-from lxml import etree
 
 from xlsearch.engine.tm import fill_policy
 from xlsearch.engine.tm.analysis import analyze, pretranslate
@@ -137,58 +136,57 @@ def test_pair_key_uses_primary_subtags_either_way() -> None:
 
 
 # -- analysis and pre-translation --------------------------------------------------------------
-def test_a_semantic_match_is_written_only_above_the_models_calibrated_threshold(
+def test_a_semantic_match_is_written_only_on_the_evidence_of_the_users_memory(
     tmp_path: Path, tiny_static_model: Path
 ) -> None:
+    """A dev-split calibration alone never writes: the memory's own held-out units, looked
+    up as the analysis looks up, must show the precision (exact lower bound ≥ 95 %)."""
+    from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.models.encoder import load_encoder
 
     store, enc = _store(tmp_path, tiny_static_model)
     segs = ["Note:", "sleeps dog big the", "the cat runs"]
     path = write_memoq_xliff(tmp_path / "job.mqxliff", segs)
 
-    def run() -> tuple:
+    def run(collection: str) -> tuple:
         doc = open_document(path)
-        rep = analyze(doc, Lookup(store, load_encoder(str(tiny_static_model)), collection="tm"))
+        lk = Lookup(store, load_encoder(str(tiny_static_model)), collection=collection)
+        rep = analyze(doc, lk)
         return doc, rep, pretranslate(doc, rep)
 
-    # no calibration (the card has none): the semantic match is only a suggestion
-    doc, rep, n = run()
+    # a permissive dev-split calibration, a memory of three units: no evidence, no fill
+    _, [(cos, _p, _ok)] = fill_policy.judge(
+        enc, "en", "de", ["sleeps dog big the"], ["der große hund schläft"]
+    )
+    fill_policy.store(enc.id, tiny_static_model, _permissive(cos - 0.01))
+    doc, rep, n = run("tm")
     (sem,) = rep.semantic_segments()
     assert sem.source == "sleeps dog big the" and not sem.fill
     assert n == 1 and [s.origin for s in doc.segments] == ["", "", "fuzzy"]
     md = rep.to_markdown()
-    assert "suggestions only: tiny-static writes no de-en fills (not calibrated)" in md
+    assert "calibrated on your memory" in md and "plain: no fills" in md
     assert "(suggestion)" in md and "(written on pre-translation)" not in md
-    # cosine of the segment with the stored target, as the calibration measures it
-    _, [(cos, _p, _ok)] = fill_policy.judge(enc, "en", "de", [sem.source], [sem.semantic.target])
-    # a calibration whose threshold the match misses: still a suggestion
-    fill_policy.store(enc.id, tiny_static_model, _permissive(min(cos + 0.01, 1.0)))
-    doc, rep, n = run()
-    assert n == 1 and not rep.semantic_segments()[0].fill
-    # a threshold the match reaches: written, and the report says by which model and from where
-    fill_policy.store(enc.id, tiny_static_model, _permissive(cos - 0.01))
-    doc, rep, n = run()
-    assert n == 2 and [s.origin for s in doc.segments] == ["", "semantic", "fuzzy"]
-    assert doc.segments[1].target == "der große hund schläft"
+    # a memory whose units have reworded twins with the same translation: held out, each
+    # finds its twin's translation, right every time — the evidence that allows a fill
+    from itertools import combinations
+
+    known = "the a cat dog house tree runs sleeps big small red green hello world".split()
+    units = [("the big dog sleeps", "der große hund schläft")]
+    sets = [c for c in combinations(known, 4) if set(c) != {"the", "big", "dog", "sleeps"}]
+    for i, words in enumerate(sets[::13][:70]):
+        tgt = f"ziel {chr(97 + i % 26)}{chr(97 + i // 26)}"
+        units += [(" ".join(words), tgt), (" ".join(reversed(words)), tgt)]
+    store.import_file(write_tmx(tmp_path / "twins.tmx", units), "twins")
+    build_index(store, enc, "twins")
+    doc, rep, n = run("twins")
+    sem = next(s for s in rep.semantic_segments() if s.source == "sleeps dog big the")
+    assert sem.fill and doc.segments[1].target == "der große hund schläft"
+    assert sem.fill_evidence.startswith("your memory: ") and "held-out plain" in sem.fill_evidence
     md = rep.to_markdown()
-    assert (
-        f"semantic fills by tiny-static: de-en cosine (segment × stored target) ≥ {cos - 0.01:.3f}"
-        in md
-    )
-    assert "1 may be written" in md and "(written on pre-translation)" in md
+    assert "(written on pre-translation)" in md and "why: your memory:" in md
     data = rep.to_dict()
-    assert data["semantic_fill"]["model"] == "tiny-static"
-    assert data["semantic_fill"]["threshold"] == pytest.approx(cos - 0.01)
-    assert data["semantic_examples"][0]["filled"] is True
-    # the file as saved: the semantic target is there, nothing for "Note:"
-    out = doc.save(tmp_path / "out.mqxliff")
-    ns = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
-    units = etree.parse(str(out)).getroot().findall(".//x:trans-unit", ns)
-    assert [(u.findtext("x:target", namespaces=ns) or "") for u in units] == [
-        "",
-        "der große hund schläft",
-        "die katze läuft",
-    ]
+    assert data["semantic_fill"]["memory_calibration"]["groups"]["plain"]["threshold"]
+    assert sem.fill_evidence in [e["evidence"] for e in data["semantic_examples"]]
     store.close()
 
 

@@ -63,6 +63,8 @@ class SegmentResult:
     fill: bool = False
     """Whether the semantic match may be written (calibrated precision ≥ 95 %)."""
     fill_probability: float | None = None
+    fill_evidence: str = ""
+    """Why the semantic match may be written (the memory calibration's counts)."""
     flags: list[str] = field(default_factory=list)
     """What the translator must check (a repetition whose inline codes differ)."""
     alternatives: int = 0
@@ -133,6 +135,7 @@ class Analysis:
                     "cosine": s.semantic.semantic,
                     "filled": s.fill,
                     "probability": s.fill_probability,
+                    "evidence": s.fill_evidence,
                 }
                 for s in self.semantic_segments()[:examples]
                 if s.semantic is not None
@@ -221,6 +224,8 @@ class Analysis:
                     f"  - target: {m.target or '—'}"
                     + (" (written on pre-translation)" if s.fill else " (suggestion)"),
                 ]
+                if s.fill_evidence:
+                    lines.append(f"  - why: {s.fill_evidence}")
         return "\n".join(lines) + "\n"
 
 
@@ -316,10 +321,10 @@ def analyze(
         doc.merge_all()
     cache = LookupCache(lookup, doc, on_progress, cancel)
     results = _analyze_pass(doc, cache, threshold)
-    policy = apply_to_analysis(results, lookup, doc.src, doc.tgt)
+    policy = apply_to_analysis(results, lookup, doc.src, doc.tgt, threshold)
     if segment == "auto" and resegment(doc, results, cache):
         results = _analyze_pass(doc, cache, threshold)
-        policy = apply_to_analysis(results, lookup, doc.src, doc.tgt)
+        policy = apply_to_analysis(results, lookup, doc.src, doc.tgt, threshold)
     for res in results:
         check_placeholders(res)
     model = ""

@@ -292,9 +292,14 @@ class FillPolicy:
     calibration: dict[str, Any] | None = None
     notice: str | None = None
     """The toy-model notice (``toy_notice``), when it applies."""
+    memory: Any = None
+    """``memory_calibration.MemoryCalibration``: the evidence of the user's own memory,
+    which every semantic fill needs."""
 
     def describe(self) -> str:
         """One line for reports: who fills what, at which threshold."""
+        if self.memory is not None:
+            return f"semantic fills by {self.model}: {self.memory.describe()}"
         if self.threshold is None:
             return (
                 f"semantic matches are suggestions only: {self.model} writes no {self.pair} "
@@ -322,6 +327,7 @@ class FillPolicy:
             "precision": PRECISION,
             "why": self.why,
             "notice": self.notice,
+            "memory_calibration": self.memory.to_dict() if self.memory is not None else None,
         }
 
 
@@ -377,9 +383,13 @@ def judge(
     ]
 
 
-def apply_to_analysis(results: Sequence[Any], lookup: Any, src: str, tgt: str) -> FillPolicy:
-    """Decide which semantic-band segments of an analysis may be written: sets
-    ``fill`` and ``fill_probability`` on each result with a semantic match."""
+def apply_to_analysis(
+    results: Sequence[Any], lookup: Any, src: str, tgt: str, threshold: float = 0.8
+) -> FillPolicy:
+    """Decide which semantic-band segments of an analysis may be written: sets ``fill``,
+    ``fill_probability`` (the model's prior) and ``fill_evidence`` on each result with a
+    semantic match. A fill needs the evidence of the user's own memory
+    (``memory_calibration``): the dev-split calibration alone never writes."""
     todo = [r for r in results if r.semantic is not None and r.semantic.target]
     encoder = lookup.searcher.encoder if getattr(lookup, "semantic", False) else None
     if encoder is None:
@@ -387,9 +397,17 @@ def apply_to_analysis(results: Sequence[Any], lookup: Any, src: str, tgt: str) -
     policy, verdicts = judge(
         encoder, src, tgt, [r.source for r in todo], [r.semantic.target for r in todo]
     )
-    for r, (_cos, p, ok) in zip(todo, verdicts, strict=True):
-        r.fill, r.fill_probability = ok, p
     seen = trained_pairs(getattr(encoder, "card", None) or {})
+    toy = seen is not None and seen < TOY_PAIRS
+    mem = None
+    if todo and not toy:
+        from xlsearch.engine.tm.memory_calibration import calibrate
+
+        mem = calibrate(lookup, src, tgt, threshold)
+    policy.memory = mem
+    for r, (_cos, p, _ok) in zip(todo, verdicts, strict=True):
+        ev = mem.evidence(r.source, float(r.semantic.semantic or 0.0)) if mem else None
+        r.fill, r.fill_probability, r.fill_evidence = ev is not None, p, ev or ""
     if seen is not None and seen < TOY_PAIRS:  # the store is asked only for a toy
         names = searched_collections(lookup)
         policy.notice = toy_notice(encoder, names, _memory_languages(lookup, names, src, tgt))

@@ -133,6 +133,8 @@ class Lookup(Candidates):
         self._docs: tuple[int, dict[int, tuple[str, str]]] | None = None
         self.nprobe = nprobe
         self.note = ""
+        self.held_out: str | None = None
+        """A unit left out of every lookup (the memory calibration looks it up)."""
         self.penalties = penalties
         """Fuzzy points per kind of difference a repaired match loses (None: no repair)."""
         self._conventions: dict[tuple[str, int], rp.Conventions] = {}
@@ -402,7 +404,11 @@ class Lookup(Candidates):
         return got
 
     def _wanted(self, row: dict[str, Any] | None) -> bool:
-        return row is not None and (self.collection is None or row["collection"] == self.collection)
+        return (
+            row is not None
+            and (self.collection is None or row["collection"] == self.collection)
+            and (self.held_out is None or row["tu_id"] != self.held_out)
+        )
 
     @staticmethod
     def _target(
