@@ -774,6 +774,8 @@ class LocalEngine(JobsMixin):
         pairs) searched beyond the demo collection, with the command for a real one."""
         from xlsearch.engine.tm.fill_policy import (
             TOY_PAIRS,
+            covering_model,
+            english_pairs,
             memory_languages,
             toy_notice,
             trained_pairs,
@@ -786,7 +788,12 @@ class LocalEngine(JobsMixin):
         with self._store() as store:
             names = [collection] if collection else store.nonempty_collections()
             langs = memory_languages(store, names)
-        return toy_notice(card, names, langs)
+            paired = english_pairs(store, names, langs)
+        from xlsearch.engine.models.cards import model_id, resolve_model_path
+
+        spec = model_id(resolve_model_path(self.active_model()))
+        covering = covering_model(langs, exclude=spec)
+        return toy_notice(card, names, langs, paired=paired, covering=covering)
 
     def analyze(
         self,

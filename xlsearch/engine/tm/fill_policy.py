@@ -410,7 +410,13 @@ def apply_to_analysis(
         r.fill, r.fill_probability, r.fill_evidence = ev is not None, p, ev or ""
     if seen is not None and seen < TOY_PAIRS:  # the store is asked only for a toy
         names = searched_collections(lookup)
-        policy.notice = toy_notice(encoder, names, _memory_languages(lookup, names, src, tgt))
+        langs = _memory_languages(lookup, names, src, tgt)
+        store = getattr(lookup, "store", None)
+        paired = english_pairs(store, names, langs) if store is not None else None
+        exclude = str(getattr(encoder, "id", ""))
+        policy.notice = toy_notice(
+            encoder, names, langs, paired=paired, covering=covering_model(langs, exclude)
+        )
     return policy
 
 
@@ -467,14 +473,70 @@ def _export_langs(langs: Sequence[str]) -> str:
     return ",".join(["en", *(others[:3] or ["de"])])
 
 
+def english_pairs(store: Any, names: Sequence[str], langs: Sequence[str]) -> list[str]:
+    """The languages among ``langs`` (primary subtags, in order) that share a translation
+    unit with English in the collections ``names`` (the demo collection left out): what an
+    export can turn into distillation pairs. Monolingual files give none. One indexed look-up
+    per language, stopping at the first unit found."""
+    from xlsearch.engine.lang.tags import primary
+    from xlsearch.engine.models.catalog import DEMO_COLLECTION
+
+    ids = [store.collection_id(n) for n in names if n != DEMO_COLLECTION]
+    ids = [i for i in ids if i is not None]
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    sql = (
+        "SELECT 1 FROM segments a JOIN documents d ON d.id = a.document_id "
+        "JOIN segments b ON b.tu_id = a.tu_id AND b.id != a.id "
+        f"WHERE d.collection_id IN ({marks}) AND (a.lang = 'en' OR a.lang LIKE 'en-%') "
+        "AND (b.lang = ? OR b.lang LIKE ?) LIMIT 1"
+    )
+    out: list[str] = []
+    for tag in langs:
+        lang = primary(tag)
+        if not lang or lang == "en" or lang in out:
+            continue
+        if store.conn.execute(sql, (*ids, lang, f"{lang}-%")).fetchone():
+            out.append(lang)
+    return out
+
+
+def covering_model(langs: Sequence[str], exclude: str = "") -> str | None:
+    """The name of an installed, finished model that is no toy and whose card covers every
+    language of ``langs`` (None: there is none)."""
+    from xlsearch.engine.lang.tags import primary
+    from xlsearch.engine.models.cards import BUNDLED_TEACHER, trained_languages
+    from xlsearch.engine.models.catalog import list_models
+
+    want = {primary(t) for t in langs if primary(t)}
+    if not want:
+        return None
+    for info in list_models():
+        seen = trained_pairs(info.card)
+        if info.spec == exclude or (seen is not None and seen < TOY_PAIRS):
+            continue
+        known = trained_languages(info.spec, info.card)
+        if known is not None and want <= known:
+            return "bundled:teacher" if info.spec == BUNDLED_TEACHER else info.path.name
+    return None
+
+
 def toy_notice(
     encoder_or_card: Any,
     collections: Sequence[str] | None = None,
     languages: Sequence[str] = (),
+    *,
+    paired: Sequence[str] | None = None,
+    covering: str | None = None,
 ) -> str | None:
     """A one-line notice when a model that saw fewer than ``TOY_PAIRS`` pairs is used on
-    anything but the demo collection (it was built for it), with the command that makes
-    a real student from the user's own memory. None when nothing needs saying."""
+    anything but the demo collection (it was built for it), with advice that works for the
+    memory at hand: ``covering``, an installed model that knows its languages, first; else
+    the commands that make a real student from the memory's units with English and another
+    language (``paired``: those languages; None: not looked up, the memory's ``languages``
+    are used); else, for a memory without such units (monolingual files), where the pairs
+    must come from. None when nothing needs saying."""
     from xlsearch.engine.models.catalog import DEMO_COLLECTION as DEMO
 
     card = (
@@ -487,13 +549,27 @@ def toy_notice(
         return None
     if collections is not None and list(collections) and set(collections) <= {DEMO}:
         return None
+    head = (
+        f"this model saw only {n:,} translation pairs (a demo model): its semantic scores are rough"
+    )
+    if covering:
+        return f"{head}; {covering} knows your memory's languages: xlsearch models --use {covering}"
     langs = list(languages) or [x for x in card.get("languages", []) if isinstance(x, str)]
-    lang_arg = _export_langs(langs)  # the memory's own languages, else the model's
     own = [c for c in collections or [] if c != DEMO]
     name = own[0] if len(own) == 1 else "YOUR-MEMORY"
+    if paired is not None and not paired:
+        others = _export_langs(langs).split(",")[1:]
+        first = others[0]
+        return (
+            f"{head}; your memory holds no units with English and {', '.join(others)} to learn "
+            f"from (monolingual files): distil a student from English–{first} sentence pairs "
+            f"(xlsearch distill --train en-{first}.tsv --name my-student; see "
+            f"docs/distill.md), then mine your files for more pairs with it (xlsearch mine "
+            f"--src {first} --tgt en --model my-student --out pairs.tsv)"
+        )
+    lang_arg = _export_langs(list(paired) if paired else langs)
     return (
-        f"this model saw only {n:,} translation pairs (a demo model): its semantic scores are "
-        f"rough; make a real student from your own memory: xlsearch export --collection "
+        f"{head}; make a real student from your own memory: xlsearch export --collection "
         f"{name} --lang {lang_arg} tm.tsv && xlsearch distill --train tm.tsv "
         "--name my-student"
     )
@@ -516,4 +592,6 @@ __all__ = [
     "probability",
     "store",
     "toy_notice",
+    "english_pairs",
+    "covering_model",
 ]
