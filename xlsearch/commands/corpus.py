@@ -41,6 +41,12 @@ def register(sub: Any) -> None:
         help="the file's encoding (any Python codec, e.g. cp1252, shift_jis); overrides the "
         "XML declaration or PO header; default: declared, else detected",
     )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="also check each bilingual file's translations (the rule, consistency and language "
+        "checks of xlsearch check) and report what they flag; nothing is dropped",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar or warnings")
     p.set_defaults(func=cmd_import)
 
@@ -132,7 +138,34 @@ def cmd_import(args: argparse.Namespace) -> int:
                 print(f"  warning: {warning}", file=sys.stderr)
             if report.warnings > 10:
                 print(f"  … {report.warnings - 10} more warnings", file=sys.stderr)
+        if args.check:
+            _check_imported(engine, path, args.lang)
     return 2 if failed else 0
+
+
+def _check_imported(engine: Any, path: Path, langs: str | None) -> None:
+    """``import --check``: one line of what the checks flag in an imported file."""
+    from collections import Counter
+
+    from xlsearch.engine.errors import XLSearchError
+    from xlsearch.service.options import langs_option
+
+    given = langs_option(langs) or []
+    src, tgt = (given + [None, None])[:2]
+    try:
+        report = engine.check_files([str(path)], src=src, tgt=tgt, semantic=False)
+    except XLSearchError as exc:
+        if "no targets to check" not in str(exc.message):  # a monolingual document: no line
+            print(f"  check: not checked ({' '.join(str(exc.message).split())})")
+        return
+    counts = report.counts()
+    kinds = Counter(f.kind for f in report.flags if f.severity != "info")
+    top = ", ".join(f"{n} {k}" for k, n in kinds.most_common(5))
+    print(
+        f"  check: {report.checked:,} units, {counts['error']} errors, "
+        f"{counts['warning']} warnings"
+        + (f" ({top}); xlsearch check {path} lists them" if top else "")
+    )
 
 
 def cmd_collections(args: argparse.Namespace) -> int:

@@ -65,6 +65,13 @@ def register(sub: Any) -> None:
     p.add_argument("--dev", help="dev TSV (default: held out from the training files)")
     p.add_argument("--dev-per-lang", type=int, default=1000, help="held-out pairs per language")
     p.add_argument("--langs", nargs="+", help="keep only these target languages")
+    p.add_argument(
+        "--clean",
+        action="store_true",
+        help="drop training pairs that xlsearch check flags without a model (a target copied "
+        "from the source, in another language, far too short or long, placeholders lost); "
+        "says how many of each",
+    )
     p.add_argument("--max-seq-length", type=int, default=128, help="drop longer pairs (tokens)")
     p.add_argument("--max-steps", type=int, help="optimizer steps (default from --epochs)")
     p.add_argument("--epochs", type=float, help="passes over the largest language")
@@ -152,6 +159,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
         "dev": args.dev,
         "dev_per_lang": args.dev_per_lang,
         "langs": args.langs,
+        "clean": args.clean,
         "max_seq_length": args.max_seq_length,
         "out": args.out,
         "name": args.name,

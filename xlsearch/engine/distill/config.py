@@ -21,6 +21,7 @@ class DistillConfig:
     dev_per_lang: int = 1000  # held-out pairs per target language (≤ 10% of its pairs)
     langs: list[str] | None = None  # keep only these target languages (codes)
     max_seq_length: int = 128  # drop pairs longer than this (teacher tokens), either side
+    clean: bool = False  # drop training pairs the model-free checks flag (engine/qa/clean.py)
     # --- models
     teacher: str = "bundled:teacher"  # fixed teacher M (English, or a local multilingual model)
     targets: str = "source"  # translation's target: source = M(s) (paper) | each = M(t)

@@ -374,10 +374,13 @@ def load_parallel(
     too_long: Callable[[list[str]], list[bool]] | None = None,
     seed: int = 0,
     mono: list[str | Path | TrainFile] | None = None,
+    clean: bool = False,
 ) -> ParallelData:
     """Read every training file (all checked before returning) and split off the dev set.
 
-    ``mono`` files are added to the training groups after the split (never to dev)."""
+    ``mono`` files are added to the training groups after the split (never to dev).
+    ``clean``: drop the training pairs the model-free checks flag (``qa.clean``: copies,
+    other-language targets, length outliers, lost placeholders), counted in the reports."""
     files = [s if isinstance(s, TrainFile) else TrainFile.parse(s) for s in specs]
     if not files:
         raise DataError("no training files given", hint="--train a.tsv [b.tsv.gz:2 …]")
@@ -402,6 +405,15 @@ def load_parallel(
         train = [g for g in groups if g.src]
     else:
         train, dev = split_dev(groups, dev_per_lang, seed)
+    if clean:
+        from xlsearch.engine.qa.clean import clean_pairs
+
+        for g in train:
+            keep, dropped = clean_pairs(g.src, g.tgt, "en", g.lang)
+            g.src = [x for x, k in zip(g.src, keep, strict=True) if k]
+            g.tgt = [x for x, k in zip(g.tgt, keep, strict=True) if k]
+            for why, n in dropped.items():
+                reports[g.file].drop(f"--clean: {why}", n)
     for spec in mono or []:
         f = spec if isinstance(spec, TrainFile) else TrainFile.parse(spec)
         gs, mrep = read_mono(f, len(files), too_long=too_long)

@@ -72,6 +72,7 @@ def read_data(cfg: DistillConfig, teacher: Any) -> ParallelData:
         too_long=token_filter(teacher, cfg.max_seq_length),
         seed=cfg.seed,
         mono=list(cfg.mono),
+        clean=cfg.clean,
     )
 
 

@@ -203,6 +203,13 @@ def _run(
     report(Progress("read", 1, 1, data.summary()))
     for line in filter(None, (r.notice() for r in data.reports)):
         report(Progress("notice", message=line))
+    for r in data.reports:
+        cleaned = {
+            k[len("--clean: ") :]: n for k, n in r.dropped.items() if k.startswith("--clean")
+        }
+        if cleaned:
+            what = ", ".join(f"{n:,} {k}" for k, n in sorted(cleaned.items(), key=lambda x: -x[1]))
+            report(Progress("notice", message=f"{r.path}: --clean dropped {what}"))
     # only rank 0 opens (and may create) the cache before the barrier; the others after it
     cache = TeacherCache.for_encoder(teacher) if dist.main else None
     if cfg.ema and student == "static" and not resume:

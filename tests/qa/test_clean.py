@@ -1,0 +1,54 @@
+"""distill --clean and import --check: the pairs the checks flag are dropped (counted by
+kind) or reported; clean pairs stay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xlsearch.cli import main
+from xlsearch.engine.distill.data import load_parallel
+
+GOOD = [
+    ("The cat sleeps on the sofa.", "Die Katze schläft auf dem Sofa."),
+    ("We are going to the station tomorrow.", "Wir fahren morgen zum Bahnhof."),
+    ("Please close the window before you leave.", "Bitte schließ das Fenster, bevor du gehst."),
+    ("The museum opens at nine in the morning.", "Das Museum öffnet um neun Uhr morgens."),
+    ("My brother lives in a small village.", "Mein Bruder wohnt in einem kleinen Dorf."),
+]
+
+
+def test_distill_clean_drops_other_language_targets(tmp_path: Path) -> None:
+    bad = [
+        ("I have never seen such a big dog.", "Je n'ai jamais vu un chien aussi grand."),
+        ("Where is the nearest pharmacy?", "Где ближайшая аптека?"),
+    ]
+    rows = GOOD * 10 + bad
+    tsv = tmp_path / "train.tsv"
+    tsv.write_text("".join(f"{s}\t{t}\n" for s, t in rows), encoding="utf-8")
+    dev = tmp_path / "dev.tsv"
+    dev.write_text("The sun is shining.\tDie Sonne scheint.\n", encoding="utf-8")
+    kept = load_parallel([str(tsv)], dev_file=dev, clean=True)
+    pairs = {(s, t) for g in kept.groups for s, t in zip(g.src, g.tgt, strict=True)}
+    assert not pairs & set(bad)
+    assert set(GOOD) <= pairs
+    dropped = kept.reports[0].dropped
+    assert dropped.get("--clean: wrong-language") == 2  # (copies: the reader drops them)
+    plain = load_parallel([str(tsv)], dev_file=dev)
+    assert set(bad) <= {(s, t) for g in plain.groups for s, t in zip(g.src, g.tgt, strict=True)}
+
+
+def test_import_check_reports_what_the_checks_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    po = tmp_path / "de.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Language: de\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "Copy %d files"\nmsgstr "Dateien kopieren"\n\n'
+        'msgid "Close the window"\nmsgstr "Fenster schließen"\n',
+        encoding="utf-8",
+    )
+    assert main(["import", str(po), "--collection", "c", "--check", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "check: 2 units, 1 errors, 0 warnings (1 placeholders)" in out
