@@ -245,6 +245,10 @@ def _print_result(res: Any, tgt: str) -> None:
             print(f"   (memory: {m.original_target})")
         for flag in m.flags:
             print(f"   ⚠ {flag}")
+    if getattr(res, "fragments", None):
+        print("fragments your memory translates (to insert; never written for you):")
+        for f in res.fragments:
+            print(f"   {f.source} → {f.target}  (×{f.count}, {f.how})")
     if res.cross:
         print("cross-language matches (the memory has the meaning in another language):")
         for m in res.cross:

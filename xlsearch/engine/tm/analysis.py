@@ -69,6 +69,8 @@ class SegmentResult:
     """What the translator must check (a repetition whose inline codes differ)."""
     alternatives: int = 0
     """Other translations the memory has for the written match's source."""
+    fragments: list[Any] = field(default_factory=list)
+    """``fragments.Fragment``s of a segment without a match ≥ 75 %: shown, never written."""
 
     @property
     def in_semantic_band(self) -> bool:
@@ -152,6 +154,7 @@ class Analysis:
                     "repetition_of": s.repetition_of,
                     "flags": s.flags,
                     "alternatives": s.alternatives,
+                    "fragments": [asdict(f) for f in s.fragments],
                     "best": asdict(s.best) if s.best else None,
                 }
                 for s in self.segments
@@ -212,6 +215,17 @@ class Analysis:
                 lines.append(f"- **{s.source}** ({s.best.fuzzy} %): {flag}")
             if len(check) > examples:
                 lines.append(f"- … and {len(check) - examples} more (the JSON report lists all)")
+        frag = [s for s in self.segments if s.fragments]
+        if frag:
+            lines += [
+                "",
+                f"## Fragments your memory translates ({len(frag)} segments without a match "
+                "≥ 75 %; shown to insert, never written)",
+                "",
+            ]
+            for s in frag[:examples]:
+                parts = " · ".join(f"{f.source} → {f.target} (×{f.count})" for f in s.fragments)
+                lines.append(f"- **{s.source}**: {parts}")
         sem = self.semantic_segments()[:examples]
         if sem:
             lines += ["", "## Semantic matches fuzzy matching misses", ""]
@@ -327,6 +341,7 @@ def analyze(
         policy = apply_to_analysis(results, lookup, doc.src, doc.tgt, threshold)
     for res in results:
         check_placeholders(res)
+    add_fragments(results, lookup, doc.src, doc.tgt)
     model = ""
     if lookup.semantic:
         enc = lookup.searcher.encoder
@@ -344,6 +359,18 @@ def analyze(
     )
     out.untranslatable = list(getattr(doc, "untranslatable", []))
     return out
+
+
+def add_fragments(results: list[SegmentResult], lookup: Lookup, src: str, tgt: str) -> None:
+    """The fragments of each segment without a match ≥ ``CAT_MIN_FUZZY`` %."""
+    todo = [r for r in results if r.fuzzy < CAT_MIN_FUZZY and r.repetition_of is None]
+    if not todo or not tgt:
+        return
+    from xlsearch.engine.tm.fragments import index_for
+
+    idx = index_for(lookup.store, lookup.collection, src, tgt)
+    for r in todo:
+        r.fragments = idx.find(r.source)
 
 
 def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]:

@@ -166,6 +166,10 @@ class Lookup(Candidates):
         res = self._one(
             segment, qvec, hits, src, tgt, k, cross_k, require_target, min_fuzzy, all_matches, k
         )
+        if tgt and max((m.fuzzy for m in res.matches), default=0) < 75:
+            from xlsearch.engine.tm.fragments import index_for
+
+            res.fragments = index_for(self.store, self.collection, src, tgt).find(segment)
         res.ms = (time.perf_counter() - start) * 1000
         return res
 

@@ -103,6 +103,9 @@ class LookupResult:
     ms: float = 0.0
     note: str = ""
     """Why the lookup fell back to fuzzy matching only (no model, no index), if it did."""
+    fragments: list[Any] = field(default_factory=list)
+    """Parts of the segment the memory translates (``fragments.Fragment``), when it has no
+    match ≥ 75 %."""
 
     @property
     def best(self) -> Match | None:
@@ -117,4 +120,5 @@ class LookupResult:
             "cross_language": [m.to_dict() for m in self.cross],
             "ms": round(self.ms, 2),
             "note": self.note,
+            "fragments": [asdict(f) for f in self.fragments],
         }
