@@ -255,7 +255,9 @@ class Store(SegmentQueries):
         return [str(r[0]) for r in rows]
 
     def collections(self) -> list[dict[str, Any]]:
-        """Every collection: id, name, created_at, documents, segments, languages {lang: n}."""
+        """Every collection: id, name, created_at, documents, segments, units, languages
+        {lang: n} — from the counts each document recorded at import (instant at a million
+        units; a document of an older store without them is counted)."""
         out: dict[int, dict[str, Any]] = {}
         for cid, name, created, ndocs in self.conn.execute(
             "SELECT c.id, c.name, c.created_at, COUNT(d.id) FROM collections c "
@@ -267,15 +269,53 @@ class Store(SegmentQueries):
                 "created_at": created,
                 "documents": ndocs,
                 "segments": 0,
+                "units": 0,
                 "languages": {},
             }
-        for cid, lang, n in self.conn.execute(
-            "SELECT d.collection_id, s.lang, COUNT(*) FROM segments s "
-            "JOIN documents d ON d.id = s.document_id GROUP BY d.collection_id, s.lang "
-            "ORDER BY COUNT(*) DESC"
+        # the counts each document recorded at import (segments change only by import and
+        # delete): instant on a million units; a document without them (an older store) is
+        # counted segment by segment
+        stale: list[int] = []
+        no_units: list[int] = []
+        for cid, doc_id, total, raw, units in self.conn.execute(
+            "SELECT collection_id, id, segment_count, languages, unit_count FROM documents"
         ):
-            out[cid]["languages"][lang] = n
-            out[cid]["segments"] += n
+            counts = _recorded(raw)
+            if units is None or counts is None or sum(counts.values()) != (total or 0):
+                no_units.append(doc_id)
+            else:
+                out[cid]["units"] += units
+            if counts is None or sum(counts.values()) != (total or 0):
+                stale.append(doc_id)
+                continue
+            for lang, n in counts.items():
+                langs = out[cid]["languages"]
+                langs[lang] = langs.get(lang, 0) + n
+                out[cid]["segments"] += n
+        for chunk in (stale[i : i + 500] for i in range(0, len(stale), 500)):
+            marks = ",".join("?" * len(chunk))
+            for cid, lang, n in self.conn.execute(
+                "SELECT d.collection_id, s.lang, COUNT(*) FROM segments s "
+                f"JOIN documents d ON d.id = s.document_id WHERE d.id IN ({marks}) "
+                "GROUP BY d.collection_id, s.lang",
+                chunk,
+            ):
+                langs = out[cid]["languages"]
+                langs[lang] = langs.get(lang, 0) + n
+                out[cid]["segments"] += n
+        for chunk in (no_units[i : i + 500] for i in range(0, len(no_units), 500)):
+            marks = ",".join("?" * len(chunk))
+            for cid, n in self.conn.execute(
+                "SELECT d.collection_id, COUNT(DISTINCT s.tu_id) FROM segments s "
+                f"JOIN documents d ON d.id = s.document_id WHERE d.id IN ({marks}) "
+                "GROUP BY d.collection_id",
+                chunk,
+            ):
+                out[cid]["units"] += n
+        for item in out.values():
+            item["languages"] = dict(
+                sorted(item["languages"].items(), key=lambda kv: (-kv[1], kv[0]))
+            )
         return list(out.values())
 
     def documents(self, collection: str | None = None) -> list[dict[str, Any]]:
@@ -419,3 +459,17 @@ class Store(SegmentQueries):
                     out[i] = vec
                     found[i] = True
         return out, found
+
+
+def _recorded(raw: str | None) -> dict[str, int] | None:
+    """A document's recorded ``{lang: segments}``, or None when it has none to trust."""
+    try:
+        counts = json.loads(raw or "{}")
+    except ValueError:
+        return None
+    if not isinstance(counts, dict):
+        return None
+    try:
+        return {str(lang): int(n) for lang, n in counts.items()}
+    except (TypeError, ValueError):
+        return None

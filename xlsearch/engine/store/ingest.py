@@ -237,6 +237,9 @@ def import_file(
             ).fetchall()
         )
         report.segments = sum(langs_count.values())
+        units = conn.execute(
+            "SELECT COUNT(DISTINCT tu_id) FROM segments WHERE document_id=?", (doc_id,)
+        ).fetchone()[0]
         if not row and report.segments == 0 and ctx.skipped:  # all skipped: say why
             more = ctx.warning_count - 1
             raise DataError(
@@ -255,8 +258,8 @@ def import_file(
         conn.execute(
             "UPDATE documents SET format=?, sha256=?, "
             "imported_at=strftime('%Y-%m-%dT%H:%M:%SZ','now'), segment_count=?, "
-            "languages=?, options=?, size=? WHERE id=?",
-            (fmt, sha, report.segments, json.dumps(langs_count), options_json, size, doc_id),
+            "languages=?, options=?, size=?, unit_count=? WHERE id=?",
+            (fmt, sha, report.segments, json.dumps(langs_count), options_json, size, units, doc_id),
         )
         units_changed = units_digest(conn, doc_id) != old_units
         if report.added or report.removed or (not fresh and moved) or units_changed:

@@ -180,6 +180,17 @@ MIGRATIONS: list[tuple[int, str | Callable[[sqlite3.Connection], None]]] = [
         """,
     ),
     (3, _vector_cache_v3),
+    (
+        4,
+        """
+        -- Units per document, recorded at import as segments and languages are: the
+        -- collections list and the Corpus screen then count nothing (NULL: count it).
+        ALTER TABLE documents ADD COLUMN unit_count INTEGER;
+        UPDATE documents SET unit_count = (
+            SELECT COUNT(DISTINCT tu_id) FROM segments WHERE document_id = documents.id
+        );
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]
