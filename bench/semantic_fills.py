@@ -126,9 +126,9 @@ def run_job(store, enc, name, memory, src, tgt, job, tmp, mem_src=None):  # noqa
 
 
 def main() -> None:
+    from xlsearch.engine.calibration import fill as fill_policy
     from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
-    from xlsearch.engine.tm import fill_policy
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", action="append", required=True)

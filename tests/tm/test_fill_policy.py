@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 from helpers.memory import write_tmx
 
-from xlsearch.engine.tm import fill_policy
+from xlsearch.engine.calibration import fill as fill_policy
+from xlsearch.engine.distill.fill_data import dev_groups
 from xlsearch.engine.tm.analysis import analyze, pretranslate
 from xlsearch.engine.tm.documents import open_document
+from xlsearch.engine.tm.fill_policy import toy_notice
 from xlsearch.engine.tm.lookup import Lookup
 
 MEMORY = [
@@ -263,7 +265,7 @@ def test_distill_stores_the_calibration_and_eval_rebuilds_the_same_dev_split(
     from xlsearch.engine.models.encoder import load_encoder
 
     dev = read_data(cfg, load_encoder(str(tiny_st_model))).dev
-    groups = fill_policy.dev_groups(res.out)
+    groups = dev_groups(res.out)
     assert groups["de-en"] == (dev[0].src, dev[0].tgt) and len(groups["en-fr"][0]) == 16
     monkeypatch.setattr(fill_policy, "MIN_PAIRS", 10)
     assert main(["eval", str(res.out), "--calibrate", "--no-save"]) == 0
@@ -275,15 +277,15 @@ def test_distill_stores_the_calibration_and_eval_rebuilds_the_same_dev_split(
 # -- the toy-model notice -----------------------------------------------------------------------
 def test_toy_notice_names_the_distill_command_outside_the_demo() -> None:
     toy = {"data": [{"path": "demo-train.tsv", "pairs": 3800}], "languages": ["de", "fr"]}
-    line = fill_policy.toy_notice(toy, ["tm"])
+    line = toy_notice(toy, ["tm"])
     assert line is not None and "3,800 translation pairs" in line
     assert "xlsearch distill --train tm.tsv --name my-student" in line
     assert "export --collection tm --lang en,de,fr tm.tsv" in line and "\n" not in line
-    assert fill_policy.toy_notice(toy, ["demo"]) is None  # what it was made for
-    assert fill_policy.toy_notice(toy, ["demo", "tm"]) is not None
+    assert toy_notice(toy, ["demo"]) is None  # what it was made for
+    assert toy_notice(toy, ["demo", "tm"]) is not None
     real = {"data": [{"path": "tm.tsv", "pairs": 4000}, {"path": "b.tsv", "pairs": 1500}]}
-    assert fill_policy.toy_notice(real, ["tm"]) is None
-    assert fill_policy.toy_notice({}, ["tm"]) is None  # the teacher, a downloaded model
+    assert toy_notice(real, ["tm"]) is None
+    assert toy_notice({}, ["tm"]) is None  # the teacher, a downloaded model
 
 
 def test_cli_search_lookup_and_analyze_say_the_model_is_a_toy(

@@ -33,15 +33,16 @@ def calibrate_fills(
     """Fit ``spec``'s (default: the active model's) semantic-fill calibration on its dev split
     or on ``pair_files`` (pairs it was not trained on; the bundled teacher needs them), and
     store it unless ``save`` is off."""
+    from xlsearch.engine.calibration import fill as fill_policy
+    from xlsearch.engine.distill.fill_data import dev_groups, groups_from_files
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.models.cards import BUNDLED_TEACHER
     from xlsearch.engine.models.catalog import active_model
     from xlsearch.engine.models.encoder import load_encoder
-    from xlsearch.engine.tm import fill_policy
 
     enc = load_encoder(spec or active_model(), device=device, batch_size=batch_size)
     if pair_files:
-        groups = fill_policy.groups_from_files(list(pair_files))
+        groups = groups_from_files(list(pair_files))
         data = ", ".join(str(p).rsplit("/", 1)[-1] for p in pair_files)
     elif enc.id == BUNDLED_TEACHER:
         raise ConfigError(
@@ -50,7 +51,7 @@ def calibrate_fills(
             f"(at least {fill_policy.MIN_PAIRS} pairs per language pair)",
         )
     else:
-        groups = fill_policy.dev_groups(enc.path)
+        groups = dev_groups(enc.path)
         data = "dev split"
     if not groups:
         raise ConfigError("no translation pairs to calibrate on", hint="check --calibrate-pairs")

@@ -762,13 +762,12 @@ class LocalEngine(JobsMixin):
     def toy_notice(self, collection: str | None = None) -> str | None:
         """The one-line notice when the model in use is a toy (fewer than 5,000 training
         pairs) searched beyond the demo collection, with the command for a real one."""
+        from xlsearch.engine.calibration.fill import TOY_PAIRS, trained_pairs
         from xlsearch.engine.tm.fill_policy import (
-            TOY_PAIRS,
             covering_model,
             english_pairs,
             memory_languages,
             toy_notice,
-            trained_pairs,
         )
 
         card = self.model_card(self.active_model())

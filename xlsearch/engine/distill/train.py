@@ -563,8 +563,8 @@ def _calibrate(out: Path, sts_file: str, device: str, report: Any, cancel: Any) 
 def _calibrate_fills(out: Path, dev: list[Any], device: str, report: Any) -> None:
     """Fit the saved student's semantic-fill calibration on its dev split (``fill_policy``):
     the cosine at which a stored target is a translation with 95 % precision, per pair."""
+    from xlsearch.engine.calibration import fill as fill_policy
     from xlsearch.engine.models.encoder import load_encoder
-    from xlsearch.engine.tm import fill_policy
 
     groups = fill_policy.groups_from_parallel(dev)
     if not groups:

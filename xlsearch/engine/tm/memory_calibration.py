@@ -163,8 +163,8 @@ def calibrate(
 ) -> MemoryCalibration | None:
     """The memory calibration of ``lookup``'s model for ``src`` → ``tgt`` (cached); None
     without a model or a target language."""
+    from xlsearch.engine.calibration.fill import pair_key
     from xlsearch.engine.runtime.atomic import write_json
-    from xlsearch.engine.tm.fill_policy import pair_key
     from xlsearch.engine.tm.whole_units import same_shape
 
     if not getattr(lookup, "semantic", False) or not tgt:
