@@ -14,7 +14,7 @@ import pytest
 
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.export.writer import iter_store_units, write_units
-from xlsearch.engine.lang.tags import normalize_tag, tag_matches
+from xlsearch.engine.lang.tags import normalize_lang, tag_matches
 from xlsearch.engine.store import Store
 from xlsearch.engine.store.schema import LATEST
 from xlsearch.engine.store.units import UnitFilter, parse_date
@@ -129,25 +129,25 @@ def _units(path: Path) -> list[dict[str, Any]]:
             lang = attrs.pop(XML)
             seg = tuv.find("seg")
             text = " ".join("".join(seg.itertext()).split()) if seg is not None else ""
-            tuvs.append((normalize_tag(lang), attrs, annotations(tuv), text))
+            tuvs.append((normalize_lang(lang), attrs, annotations(tuv), text))
         out.append({"attrs": dict(tu.attrib), **annotations(tu), "tuvs": tuvs})
     return out
 
 
 def test_tags_are_normalised_as_written_and_filters_match_prefixes() -> None:
-    assert [normalize_tag(t) for t in ("en-gb", "zh-hant-tw", "EN_us", "deu", "pt-br")] == [
+    assert [normalize_lang(t) for t in ("en-gb", "zh-hant-tw", "EN_us", "deu", "pt-br")] == [
         "en-GB",
         "zh-Hant-TW",
         "en-US",
         "de",
         "pt-BR",
     ]
-    assert normalize_tag("ja-JP-mac") == "ja-JP-mac" and normalize_tag("*all*") is None
+    assert normalize_lang("ja-JP-mac") == "ja-JP-mac" and normalize_lang("*all*") is None
     stored = ["en", "en-GB", "en-US", "eng-x", "zh", "zh-Hant", "zh-TW", "zh-HK", "zh-CN"]
     stored += ["zh-Hant-TW", "zh-SG", "pt-BR"]
 
     def hits(f: str) -> list[str]:
-        return [t for t in stored if tag_matches(normalize_tag(f) or f, t)]
+        return [t for t in stored if tag_matches(normalize_lang(f) or f, t)]
 
     assert hits("en") == ["en", "en-GB", "en-US"]
     assert hits("EN-gb") == ["en-GB"]
@@ -188,7 +188,7 @@ def test_variants_are_kept_found_by_prefix_and_exported_with_their_tags(tmp_path
         out = tmp_path / "out.tmx"
         write_units(out, iter_store_units(store, "tm"))
         tags = [
-            [normalize_tag(t.get(XML)) for t in tu.iter("tuv")] for tu in ET.parse(out).iter("tu")
+            [normalize_lang(t.get(XML)) for t in tu.iter("tuv")] for tu in ET.parse(out).iter("tu")
         ]
         assert tags[0] == ["en-US", "en-GB", "de-DE", "zh-Hant-TW", "zh-TW", "zh-CN", "pt-BR"]
         tsv = tmp_path / "out.tsv"

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from xlsearch.engine.lang.tags import normalize_lang
 from xlsearch.engine.search import DEFAULT_THRESHOLD
 
 MINE_THRESHOLD = DEFAULT_THRESHOLD
@@ -23,12 +24,6 @@ def langs_option(langs: Sequence[str] | str | None) -> list[str]:
 
     return parse(langs)
 
-
-def normalize_lang(tag: str | None) -> str | None:
-    """A language tag in its normal form (``EN_gb`` → ``en-GB``); None when it is none."""
-    from xlsearch.engine.importers.base import normalize_lang as normal
-
-    return normal(tag)
 
 
 def unit_filter(
@@ -81,3 +76,13 @@ def importable_suffixes() -> list[str]:
     from xlsearch.engine.importers.base import _SUFFIXES
 
     return sorted(_SUFFIXES)
+
+
+__all__ = [
+    "MINE_THRESHOLD",
+    "import_paths",
+    "importable_suffixes",
+    "langs_option",
+    "normalize_lang",
+    "unit_filter",
+]

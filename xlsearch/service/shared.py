@@ -1,5 +1,7 @@
-"""Small rules both fronts share: language tags, a unit's lines, why a search found nothing,
-alignment edits and the saved theme. Pure and fast: safe on the UI thread."""
+"""Small rules both fronts share: why a search found nothing, alignment edits, the saved
+theme, matches worth showing, the files the user names (written atomically, checked before
+the work) and faults as user errors. Pure and fast: safe on the UI thread (what needs numpy
+or rapidfuzz is imported when called, not when a front starts)."""
 
 from __future__ import annotations
 
@@ -7,19 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-
-def normalize_lang(tag: str) -> str | None:
-    """A language tag as xlsearch stores it (BCP 47 as written), or None when it is none."""
-    from xlsearch.engine.importers.base import normalize_lang as norm
-
-    return norm(tag)
-
-
-def unit_lines(unit: dict[str, Any]) -> list[str]:
-    """A unit's metadata (ids, dates and users, props, notes) as short preview lines."""
-    from xlsearch.engine.store.units import unit_lines as lines
-
-    return lines(unit)
+from xlsearch.engine.runtime.atomic import write_output
+from xlsearch.engine.runtime.faults import user_error
+from xlsearch.engine.runtime.locations import cache_dir
+from xlsearch.engine.runtime.pathcheck import require_output
 
 
 def why_no_hits(
@@ -67,26 +60,7 @@ def save_theme(theme: str) -> None:
         pass
 
 
-def cache_dir() -> Path:
-    """xlsearch's cache folder."""
-    from xlsearch.engine.runtime.locations import cache_dir as folder
 
-    return folder()
-
-
-def write_output(path: Path | str, data: bytes | str) -> Path:
-    """Write a file the user named, atomically (a full disk: ``DiskFullError`` naming it)."""
-    from xlsearch.engine.runtime.atomic import write_output as write
-
-    return write(path, data)
-
-
-def user_error(exc: BaseException, store: Path | str | None = None) -> Any:
-    """A machine fault (full disk, damaged store) that escaped as a low-level exception, as
-    the user-facing ``XLSearchError``; None for anything else (a bug)."""
-    from xlsearch.engine.runtime.faults import user_error as known
-
-    return known(exc, store)
 
 
 def unwritable_hint(exc: OSError) -> str:
@@ -106,23 +80,6 @@ def unwritable_hint(exc: OSError) -> str:
     return " (hint: choose a path in a writable folder, or make that folder writable)"
 
 
-def toy_notice(
-    card: dict[str, Any], collections: Sequence[str] | None, languages: Sequence[str] = ()
-) -> str | None:
-    """The one-line notice for a toy model (the demo student, or any model that saw fewer
-    than 5,000 pairs) used beyond the demo collection, with the command for a real one
-    (exporting ``languages``, the memory's, most segments first)."""
-    from xlsearch.engine.tm.fill_policy import toy_notice as notice
-
-    return notice(card, collections, languages)
-
-
-def require_output(path: Path | str, example: str) -> None:
-    """A one-line error, before any work, when the output file the user named is a folder
-    or lies in a folder that cannot be written."""
-    from xlsearch.engine.runtime.pathcheck import require_output as check
-
-    check(Path(path), example)
 
 
 def matches_worth_showing(result: Any, min_fuzzy: float) -> list[Any]:
@@ -144,3 +101,18 @@ def split_tags(text: str) -> tuple[str, list[list[Any]] | None]:
     from xlsearch.engine.tm.fuzzy import split_tags as split
 
     return split(text)
+
+
+__all__ = [
+    "cache_dir",
+    "edit_beads",
+    "matches_worth_showing",
+    "require_output",
+    "save_theme",
+    "saved_theme",
+    "split_tags",
+    "unwritable_hint",
+    "user_error",
+    "why_no_hits",
+    "write_output",
+]

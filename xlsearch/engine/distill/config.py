@@ -84,12 +84,12 @@ class DistillConfig:
 
 
 # Preset values by (preset, student kind); only fields left as None are filled.
-# Static students get a small in-batch InfoNCE term: measured on ../shared/data (docs/
+# Static students get a small in-batch InfoNCE term: measured on the benchmark data (docs/
 # benchmarks.md) it lifts Tatoeba accuracy by ~10 points over pure MSE, at a cost in STS.
-# quick/static = the best measured CPU run (s2-static: table lr 0.005, dev acc 93.3 where
-# table lr 0.02 reached 90.0); 2 epochs ≈ 4,700 steps ≈ 11 CPU-minutes on all of train/.
-# quick/static fits its schedule to 15 minutes of training (issue 15: the best model within
-# 15 CPU-minutes on any CPU): 2 epochs take 11.6 min on a 2-core AVX-512 Xeon but ~25 on an
+# quick/static = the best measured CPU run (table lr 0.005, dev acc 93.3 where table lr 0.02
+# reached 90.0); 2 epochs ≈ 4,700 steps ≈ 11 CPU-minutes on all of train/.
+# quick/static fits its schedule to 15 minutes of training (the best model within 15
+# CPU-minutes on any CPU): 2 epochs take 11.6 min on a 2-core AVX-512 Xeon but ~25 on an
 # AVX2 EPYC, where the run then ends annealed after the steps that fit (dev accuracy is flat
 # after ~2,000 steps: docs/benchmarks.md).
 # sim_kd (similarity-structure term) stays off by default: +2.4 dev / +1.6 Tatoeba in matched

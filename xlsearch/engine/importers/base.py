@@ -24,6 +24,7 @@ from xlsearch.engine.importers.encoding import (
     utf16_without_bom,
 )
 from xlsearch.engine.importers.limits import LINE, SEGMENT, SKIPPED
+from xlsearch.engine.lang.tags import normalize_lang
 
 MAX_SEGMENT_CHARS = SEGMENT.value
 MAX_LINE_BYTES = LINE.value
@@ -156,13 +157,6 @@ def normalize(text: str) -> str:
 
 _CONTROL = {c: None for c in range(32) if chr(c) not in "\t\n\r\x0b\x0c"}
 
-
-def normalize_lang(tag: str | None) -> str | None:
-    """The BCP 47 tag as written, case-normalised (``en-gb`` → ``en-GB``, ``EN_us`` →
-    ``en-US``, ``deu`` → ``de``); anything unparseable → None. See ``engine.langtags``."""
-    from xlsearch.engine.lang.tags import normalize_tag
-
-    return normalize_tag(tag)
 
 
 def keep_lang(ctx: ReadContext, lang: str | None) -> bool:

@@ -171,7 +171,7 @@ def read_document_records(ctx: ReadContext, fmt: str) -> Iterator[Record]:
 def _guess_lang(texts: list[str], declared: str | None = None) -> str:
     """The texts' identified language; the ``declared`` tag (``<html lang="en-GB">``) where
     identification agrees with it or is unsure, so a region is kept and a stale label is not;
-    a short unsure text without one is ``langid.settle``d (English over Kikuyu)."""
+    a short unsure text without one is ``lang.identify.settle``d (English over Kikuyu)."""
     from xlsearch.engine.lang.doclang import GROUP_SHORT
     from xlsearch.engine.lang.identify import UNDETERMINED, classify, settle
     from xlsearch.engine.lang.tags import primary

@@ -66,11 +66,11 @@ _TAG = re.compile(r"([a-z]{2,3}|[A-Z]{2,3})(-([A-Za-z]{4}|[A-Za-z]{2}|\d{3}))*")
 def _known(word: str) -> str | None:
     """``word`` as a language tag when it is one (a lower- or upper-case language, then a
     script or region; not a capitalised word such as ``It`` or ``No``)."""
-    from xlsearch.engine.lang.tags import normalize_tag, primary
+    from xlsearch.engine.lang.tags import normalize_lang, primary
 
     if not _TAG.fullmatch(word):
         return None
-    tag = normalize_tag(word)
+    tag = normalize_lang(word)
     if tag is None or len(primary(tag)) != 2 or primary(tag) not in _identifier_langs():
         return None
     return tag
@@ -85,7 +85,7 @@ def _identifier_langs() -> frozenset[str]:
 def hinted(text: str, hint: str | None, prior: Sequence[str] = ()) -> str:
     """The language of a document's ``text`` (a sample of it): ``hint`` (the file name's
     tag) when identification agrees, is unsure, or still finds the hint plausible; else
-    what it identifies (``langid.settle``d on ``prior`` when short and unsure)."""
+    what it identifies (``lang.identify.settle``d on ``prior`` when short and unsure)."""
     from xlsearch.engine.lang.identify import UNDETERMINED, _identifier
     from xlsearch.engine.lang.tags import primary
 

@@ -35,8 +35,9 @@ _ALIASED_REGIONS = frozenset(
 
 
 @lru_cache(maxsize=4096)
-def normalize_tag(tag: str | None) -> str | None:
-    """The case-normalised BCP 47 form of ``tag``, or None when it is not a language tag."""
+def normalize_lang(tag: str | None) -> str | None:
+    """The BCP 47 tag as written, case-normalised (``en-gb`` → ``en-GB``, ``EN_us`` →
+    ``en-US``, ``deu`` → ``de``); None when ``tag`` is not a language tag."""
     if not tag:
         return None
     tag = tag.strip().replace("_", "-")
@@ -122,7 +123,7 @@ def tag_matches(filter_tag: str, tag: str) -> bool:
 
 def matching(filters: Sequence[str], tags: Iterable[str]) -> list[str]:
     """The ``tags`` that any of ``filters`` matches (in the order of ``tags``)."""
-    wanted = [normalize_tag(f) or f for f in filters]
+    wanted = [normalize_lang(f) or f for f in filters]
     return [t for t in tags if any(tag_matches(f, t) for f in wanted)]
 
 

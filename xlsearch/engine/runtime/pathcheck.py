@@ -20,7 +20,7 @@ def require_file(path: Path, hint: str | None = None) -> None:
     raise DataError(f"{path}: no such file")
 
 
-def require_output(path: Path, example: str) -> None:
+def require_output(path: Path | str, example: str) -> None:
     """A ``ConfigError`` when the file to write, ``path``, is an existing folder, or its
     folder (the nearest one that exists) cannot be written: found before the work, not
     after it."""

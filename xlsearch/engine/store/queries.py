@@ -35,7 +35,7 @@ class SegmentQueries:
         """A WHERE clause over ``segments s`` and its parameters.
 
         ``langs`` are BCP 47 prefixes (``en`` selects ``en``, ``en-GB`` …; see
-        ``engine.langtags``); ``units`` filters on translation-unit metadata."""
+        ``lang.tags``); ``units`` filters on translation-unit metadata."""
         clauses: list[str] = []
         params: list[Any] = []
         if collection is not None:

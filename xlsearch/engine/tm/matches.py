@@ -78,7 +78,7 @@ class Match:
     """Where the stored source's inline codes stood: ``[[offset, kind, id], …]`` (TMX)."""
     target_tags: list[list[Any]] | None = None
     """The same for the stored target: with ``source_tags``, what places the new segment's
-    tags in the target (``bilingual.tags``)."""
+    tags in the target (``tm.documents.tags``)."""
     context: str = ""
     """The stored unit's context (PO ``msgctxt``), '' when none."""
     repairs: list[str] = field(default_factory=list)

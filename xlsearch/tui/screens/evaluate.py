@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from rich.console import Group
@@ -30,12 +29,8 @@ SOURCES = [
 
 
 def default_data_dir() -> str:
-    """``$XLSEARCH_BENCH_DATA``, else ``../shared/data`` when it exists, else empty."""
-    env = os.environ.get("XLSEARCH_BENCH_DATA")
-    if env:
-        return env
-    guess = Path("..") / "shared" / "data"
-    return str(guess.resolve()) if guess.is_dir() else ""
+    """``$XLSEARCH_BENCH_DATA``, else empty (the user names the folder)."""
+    return os.environ.get("XLSEARCH_BENCH_DATA", "")
 
 
 def short_name(spec: str) -> str:

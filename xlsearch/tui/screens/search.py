@@ -18,7 +18,8 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Sta
 from xlsearch.engine.progress import CancelToken
 from xlsearch.service.api import SEARCH_MODES, ContextView, Hit
 from xlsearch.service.coverage import mark_unseen
-from xlsearch.service.shared import unit_lines, why_no_hits
+from xlsearch.service.hits import unit_lines
+from xlsearch.service.shared import why_no_hits
 from xlsearch.tui.messages import JobDone, JobFailed
 from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
 

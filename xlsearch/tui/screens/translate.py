@@ -501,7 +501,7 @@ class TranslateScreen(EngineScreen):
     def _take_languages(self) -> None:
         """The languages typed in the src/tgt fields become the document's (a file may lack
         its target language)."""
-        from xlsearch.service.shared import normalize_lang
+        from xlsearch.service.options import normalize_lang
 
         for field, attr in (("#tr-src", "src"), ("#tr-tgt", "tgt")):
             value = self.query_one(field, Input).value.strip()
