@@ -22,10 +22,15 @@ COMMAND_MODULES = (
     "xlsearch.commands.models",
     "xlsearch.commands.distill",
     "xlsearch.commands.corpus",
+    "xlsearch.commands.index",
     "xlsearch.commands.search",
+    "xlsearch.commands.sts",
+    "xlsearch.commands.mine",
     "xlsearch.commands.evaluate",
     "xlsearch.commands.align",
     "xlsearch.commands.lookup",
+    "xlsearch.commands.analyze",
+    "xlsearch.commands.serve",
     "xlsearch.commands.check",
 )
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
+from helpers.skips import needs
 
 TESTS = Path(__file__).resolve().parents[1]
 REPO = TESTS.parent
@@ -54,11 +54,12 @@ class SmallDisk:
 
 
 def mounted_small_disk(base: Path, size: str = "16m") -> Iterator[SmallDisk]:
-    """Mount a tmpfs of ``size`` under ``base`` (root only; skip with the reason otherwise)."""
+    """Mount a tmpfs of ``size`` under ``base`` (root only; skipped with the reason otherwise,
+    a failure in CI)."""
     if os.geteuid() != 0:
-        pytest.skip("disk-full and read-only faults need root to mount a small tmpfs")
+        needs("disk-full and read-only faults need root to mount a small tmpfs")
     if shutil.which("mount") is None or shutil.which("umount") is None:
-        pytest.skip("disk-full and read-only faults need mount(8)")
+        needs("disk-full and read-only faults need mount(8)")
     root = base / "small-disk"
     root.mkdir()
     proc = subprocess.run(
@@ -67,7 +68,7 @@ def mounted_small_disk(base: Path, size: str = "16m") -> Iterator[SmallDisk]:
         text=True,
     )
     if proc.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
+        needs(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
     try:
         yield SmallDisk(root)
     finally:

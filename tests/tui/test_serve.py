@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers.skips import needs
 
 RECORDER = """
 window.__xl_out = "";
@@ -179,7 +180,7 @@ def _browser() -> tuple[str, str]:
     chrome = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     if not chrome or not driver:
-        pytest.skip("needs Debian's chromium and chromium-driver (.ci/run installs them)")
+        needs("the browser test needs Debian's chromium and chromedriver (.ci/run installs them)")
     return chrome, driver
 
 

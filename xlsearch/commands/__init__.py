@@ -30,3 +30,26 @@ def error_line(exc: Any) -> str:
     text = " ".join(str(exc.message).split())
     hint = f" (hint: {' '.join(str(exc.hint).split())})" if exc.hint else ""
     return f"error: {exc.title}: {text}{hint}"
+
+
+def count_arg(text: str) -> int:
+    """argparse type: a whole number >= 1 (``--k 0`` showed 'no matches')."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def percent_arg(text: str) -> int:
+    """argparse type: a fuzzy % 0-100 (``--min-fuzzy 150`` silently filled nothing)."""
+    value = int(text)
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"a fuzzy % is 0-100, not {value}")
+    return value
+
+
+def local_engine(model: str | None = None, **encoder_options: Any) -> Any:
+    """The service engine over the user's store; ``model`` (``--model``) for this run."""
+    from xlsearch.service.local import LocalEngine
+
+    return LocalEngine(model=model, encoder_options=encoder_options)

@@ -25,7 +25,6 @@ def langs_option(langs: Sequence[str] | str | None) -> list[str]:
     return parse(langs)
 
 
-
 def unit_filter(
     where: Sequence[str] = (),
     *,

@@ -60,9 +60,6 @@ def save_theme(theme: str) -> None:
         pass
 
 
-
-
-
 def unwritable_hint(exc: OSError) -> str:
     """The fix for a write refused by a read-only disk or missing permissions ('' if none)."""
     import errno
@@ -78,8 +75,6 @@ def unwritable_hint(exc: OSError) -> str:
             "writable folder)"
         )
     return " (hint: choose a path in a writable folder, or make that folder writable)"
-
-
 
 
 def matches_worth_showing(result: Any, min_fuzzy: float) -> list[Any]:

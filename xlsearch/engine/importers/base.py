@@ -158,7 +158,6 @@ def normalize(text: str) -> str:
 _CONTROL = {c: None for c in range(32) if chr(c) not in "\t\n\r\x0b\x0c"}
 
 
-
 def keep_lang(ctx: ReadContext, lang: str | None) -> bool:
     """Whether a segment in ``lang`` is imported: ``--lang`` keeps the tags it matches as
     prefixes (``en`` keeps ``en-GB``); an unknown language is kept, to be identified among

@@ -1,0 +1,155 @@
+"""``xlsearch analyze``: a document to translate against the memory (CAT bands, pre-translation
+from it)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from xlsearch.commands import Once, percent_arg
+
+XLIFF_SUFFIXES = (".xlf", ".xliff")
+
+
+def register(sub: Any) -> None:
+    """Add ``analyze``."""
+    p = sub.add_parser(
+        "analyze",
+        help="analyse a document against the memory (CAT bands + semantic band), pre-translate",
+        description="Segment and word counts per CAT band (100, 95-99, 85-94, 75-84, 50-74, no "
+        "match), repetitions, and the semantic band: segments with no fuzzy match >= 75 % "
+        "that have a semantic match above --threshold. --out writes the document with the best "
+        "match per segment (marked for review); a semantic match is written only where the "
+        "model's calibration gives it 95 % precision for the language pair (xlsearch eval "
+        "MODEL --calibrate), else it stays a suggestion in the report.",
+    )
+    p.add_argument("document", help="XLIFF 1.2/2.x, PO, plain text or DOCX")
+    p.add_argument("--collection", "-c", action=Once, help="the memory (default: all collections)")
+    p.add_argument("--src", help="source language (default: from the file / detected)")
+    p.add_argument("--tgt", help="target language (default: from the file)")
+    p.add_argument(
+        "--format", choices=("xliff", "po", "text", "docx"), help="default: from the extension"
+    )
+    p.add_argument(
+        "--segment",
+        choices=("auto", "never", "always"),
+        default="auto",
+        help="units of several sentences: auto = look each up whole, split into sentences "
+        "only where the whole unit has no good match (default); never = keep whole; always "
+        "= split all",
+    )
+    p.add_argument("--report", help="write the report as .md or .json")
+    p.add_argument(
+        "--out",
+        help="write the pre-translated document here (a non-XLIFF document to .xlf: XLIFF 2.0)",
+    )
+    p.add_argument(
+        "--min-fuzzy", type=percent_arg, default=75, help="pre-translate from this %% (75)"
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="cosine of the semantic band, the suggestions listed (default 0.80)",
+    )
+    p.add_argument("--no-semantic-fill", action="store_true", help="pre-translate fuzzy only")
+    p.add_argument("--overwrite", action="store_true", help="replace existing targets too")
+    p.add_argument("--model", help="model (default: the active model)")
+    p.add_argument("--fuzzy-only", action="store_true", help="no model (CAT bands only)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress bars (notices still print)"
+    )
+    p.set_defaults(func=cmd_analyze)
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """Analyse a document; optionally write the report and the pre-translated document."""
+    from xlsearch.commands.progress import NoticeLines
+    from xlsearch.commands.progress import ProgressDisplay as ProgressBar
+    from xlsearch.engine.errors import ConfigError
+    from xlsearch.service.local import LocalEngine
+
+    if args.report and Path(args.report).suffix.lower() not in (
+        ".md",
+        ".markdown",
+        ".txt",
+        ".json",
+    ):
+        raise ConfigError(
+            f"{args.report}: the report is written as Markdown or JSON",
+            hint="name it report.md or report.json",
+        )
+    from xlsearch.service.shared import require_output
+
+    for out, example in ((args.out, "job.xlf"), (args.report, "report.md")):
+        if out:
+            require_output(out, example)  # a folder or a read-only place: now, not after
+    engine = LocalEngine(model=args.model)
+    doc = engine.open_document(
+        args.document, args.src or "", args.tgt or "", args.format or "", args.segment
+    )
+    if doc.language_notice:
+        print(f"notice: {doc.language_notice}", file=sys.stderr)
+    if args.out:
+        doc.check_output(args.out)
+    if args.out and not doc.tgt:  # else nothing is pre-translated and a copy is written
+        raise ConfigError(
+            f"{args.document}: the file does not say its target language, so there is "
+            "nothing to pre-translate into",
+            hint="pass --tgt LANG (e.g. --tgt en)",
+        )
+    engine.check_languages(args.collection, src=doc.src, tgt=doc.tgt)
+    if not args.fuzzy_only:
+        engine.encoder()
+    bar = NoticeLines() if args.quiet else ProgressBar()
+    try:
+        report = engine.analyze(
+            doc,
+            args.collection,
+            on_progress=bar,
+            segment=args.segment,
+            threshold=args.threshold,
+            semantic=not args.fuzzy_only,
+        )
+    finally:
+        bar.close()
+    if args.report:
+        path = Path(args.report).expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)  # as --out does
+        text = (
+            json.dumps(report.to_dict(), ensure_ascii=False, indent=1)
+            if path.suffix.lower() == ".json"
+            else report.to_markdown()
+        )
+        from xlsearch.service.shared import write_output
+
+        write_output(path, text)
+        print(f"report written to {path}", file=sys.stderr)
+    if args.out:
+        n = engine.pretranslate(
+            doc,
+            report,
+            min_fuzzy=args.min_fuzzy,
+            semantic=not args.no_semantic_fill,
+            overwrite=args.overwrite,
+        )
+        out = engine.save_document(doc, args.out)
+        print(f"pre-translated {n} of {len(doc.segments)} segments → {out}", file=sys.stderr)
+        if n and doc.fmt in ("text", "docx") and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
+            left = len(doc.segments) - n
+            rest = f", and the other {left} stay in the source language" if left else ""
+            print(  # a text or Word file has no place to mark a target for review
+                f"notice: {out}: its {n} pre-translated segments carry no review mark (a text "
+                f"or Word file has none){rest}; for your CAT tool, write XLIFF instead: "
+                f"--out {Path(out).stem}.xlf",
+                file=sys.stderr,
+            )
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
+    else:
+        print(report.to_markdown())
+    return 0
