@@ -29,6 +29,7 @@ from xlsearch.engine.progress import (
 )
 from xlsearch.engine.runtime.cpu import one_blas_thread
 from xlsearch.engine.tm import fuzzy as fz
+from xlsearch.engine.tm import inside
 from xlsearch.engine.tm import repair as rp
 from xlsearch.engine.tm.candidates import (
     LEXICAL_EXTRA,
@@ -45,6 +46,9 @@ from xlsearch.engine.tm.matches import (
     Match,
     Weights,
 )
+
+CAT_FILL = 75
+"""A sentence inside a paragraph unit is offered from this fuzzy % (what a CAT tool fills)."""
 
 
 def _first(seen: set[str], key: str) -> bool:
@@ -331,9 +335,13 @@ class Lookup(Candidates):
         overlaps = self.overlap(segment, texts) if self.weights.overlap else [0.0] * len(texts)
         scored = []
         twins: dict[int, tuple[int, list[str]]] = {}  # promoted: (fuzzy before, kinds)
+        paragraphs: list[int] = []  # units that may hold the segment as one sentence
         for (sid, cos), f, c, o in zip(cands, fuzzies, chars, overlaps, strict=True):
             if never_leveraged(rows[sid]["text"]):
                 continue  # another project's translator credits
+            if f < CAT_FILL and len(paragraphs) < inside.MOST:
+                if inside.worth_splitting(segment, rows[sid]["text"]):
+                    paragraphs.append(sid)
             if f < 100 and self.penalties is not None:
                 kinds = rp.differences(segment, rows[sid]["text"])
                 if kinds:
@@ -376,7 +384,54 @@ class Lookup(Candidates):
             out.append(m)
         if twins:  # a twin that could not be repaired ranks by its own fuzzy %
             out.sort(key=lambda m: (m.fuzzy < 100, not m.repairs, -m.score))
+        if paragraphs:
+            out = self._sentences_inside(segment, paragraphs, rows, units, tgt, out, k, min_fuzzy)
         return out
+
+    def _sentences_inside(
+        self,
+        segment: str,
+        paragraphs: list[int],
+        rows: dict[int, dict[str, Any]],
+        units: dict[str, list[dict[str, Any]]],
+        tgt: str,
+        out: list[Match],
+        k: int,
+        min_fuzzy: int,
+    ) -> list[Match]:
+        """``out`` with the matches of ``segment`` as one sentence of a paragraph unit
+        (``inside``), where one beats the paragraph's own match, best first."""
+        self._load_units(units, [rows[sid]["tu_id"] for sid in paragraphs])
+        found = []
+        for sid in paragraphs:
+            row = rows[sid]
+            side = self._target(row, units, tgt)[1]
+            if side is None:
+                continue
+            hit = inside.sentence_match(segment, row["text"], side["text"], row["lang"], tgt)
+            if hit is None or hit.fuzzy < max(min_fuzzy, CAT_FILL):
+                continue
+            m = self._match(
+                segment,
+                {**row, "text": hit.source, "meta": None},
+                {row["tu_id"]: [{**side, "text": hit.target, "meta": None}]},
+                tgt,
+                None,
+                hit.fuzzy,
+                fz.char_similarity(segment, hit.source),
+            )
+            m.diff = fz.diff(segment, m.source)
+            m.flags = [hit.flag, *fz.flags(segment, m.source)]
+            found.append(m)
+        if not found:
+            return out
+        merged = list(out)
+        for m in sorted(found, key=lambda m: -m.fuzzy):
+            if any((m.source, m.target) == (o.source, o.target) for o in merged):
+                continue
+            at = next((i for i, o in enumerate(merged) if o.fuzzy < m.fuzzy), len(merged))
+            merged.insert(at, m)  # before the first weaker match; the ranking stays as it was
+        return merged[:k]
 
     def _repair(self, segment: str, m: Match, before: int, kinds: list[str], tgt: str) -> None:
         """Repair a normalised twin's target (``repair``); one that cannot be repaired
