@@ -139,12 +139,18 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         )
         out = engine.save_document(doc, args.out)
         print(f"pre-translated {n} of {len(doc.segments)} segments → {out}", file=sys.stderr)
-        if n and doc.fmt in ("text", "docx") and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
+        if n and doc.fmt == "docx" and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
+            print(  # Word has no review state: a comment on each filled paragraph says it
+                f"notice: {out}: its {n} pre-translated sentences are marked by Word comments "
+                "(Review ▸ Comments) that say how good each match was",
+                file=sys.stderr,
+            )
+        elif n and doc.fmt == "text" and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
             left = len(doc.segments) - n
             rest = f", and the other {left} stay in the source language" if left else ""
-            print(  # a text or Word file has no place to mark a target for review
+            print(  # a text file has no place to mark a target for review
                 f"notice: {out}: its {n} pre-translated segments carry no review mark (a text "
-                f"or Word file has none){rest}; for your CAT tool, write XLIFF instead: "
+                f"file has none){rest}; for your CAT tool, write XLIFF instead: "
                 f"--out {Path(out).stem}.xlf",
                 file=sys.stderr,
             )

@@ -102,6 +102,8 @@ class Document:
     untranslatable: list[str] = field(default_factory=list, repr=False)
     """Sources of the units marked not to translate (``translate="no"``): left out of the
     segments, counted in the analysis."""
+    review_comments: dict[int, Any] = field(default_factory=dict, repr=False)
+    """A Word file's review comments by paragraph, rewritten when saved again."""
     language_notice: str | None = field(default=None, repr=False)
     """One line when the text reads as another language than ``src`` (``open_document``)."""
 

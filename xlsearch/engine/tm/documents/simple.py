@@ -597,10 +597,54 @@ def _split_formatted(run: Any, text: str, spans: list[tuple[str, Any]]) -> None:
         anchor = new
 
 
+REVIEWER = "xlsearch"
+"""The author of the Word comments that mark pre-translated sentences."""
+
+
+def _review_note(doc: Any, segs: list[Any]) -> str:
+    """What a Word comment on a paragraph says: which of its sentences xlsearch filled and
+    how good each match was ("" when none awaits review: confirmed, or no target)."""
+    filled = [(k, s) for k, s in enumerate(segs, 1) if s.target.strip() and not s.confirmed]
+    if not filled:
+        return ""
+    if len(segs) == 1:
+        return f"{_note(filled[0][1])}"
+    parts = [f"sentence {k}: {_note(s).removeprefix('xlsearch: ')}" for k, s in filled]
+    return (
+        f"xlsearch: {len(filled)} of {len(segs)} sentences pre-translated · "
+        + " · ".join(p.removesuffix(", needs review") for p in parts)
+        + " · needs review"
+    )
+
+
+def _mark_for_review(doc: Any, document: Any, paras: list[Any]) -> None:
+    """A Word comment (Review ▸ Comments) on every paragraph with sentences xlsearch filled:
+    a Word file has no review state, and a translation must not pass for a confirmed one.
+    Saved again, a paragraph's comment is rewritten, not repeated."""
+    by_para: dict[int, list[Any]] = {}
+    for seg in doc.segments:
+        by_para.setdefault(seg.ref, []).append(seg)
+    marked: dict[int, Any] = doc.review_comments
+    for p, segs in by_para.items():
+        note = _review_note(doc, segs)
+        old = marked.get(p)
+        if old is not None:
+            for para in old.paragraphs:
+                for run in para.runs:
+                    run.text = ""
+            if old.paragraphs and old.paragraphs[0].runs:
+                old.paragraphs[0].runs[0].text = note or "xlsearch: confirmed"
+            continue
+        runs = paras[p].runs
+        if note and runs:
+            marked[p] = document.add_comment(runs, note, author=REVIEWER, initials="xl")
+
+
 def dump_docx(doc: Any) -> bytes:
     document, paras = doc.handle
     for p, text in _paragraph_texts(doc).items():
         _replace_paragraph_text(paras[p], text)
+    _mark_for_review(doc, document, paras)
     buf = io.BytesIO()
     document.save(buf)
     return buf.getvalue()
