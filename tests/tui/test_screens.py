@@ -370,12 +370,12 @@ async def test_evaluate_models_side_by_side_and_bias_plot(
         assert not app._notifications, [n.message for n in app._notifications]
         summary = screen.query_one("#eval-summary", DataTable)
         assert [str(c.label) for c in summary.columns.values()] == [
-            "metric",
-            "demo-student",
-            "teacher",
+            "metric (mean, rows)",
+            "demo-student · bench",
+            "teacher · bench",
         ]
-        metrics = column(summary, "metric")
-        assert "tatoeba" in metrics and len(metrics) >= 2
+        metrics = column(summary, "metric (mean, rows)")
+        assert "tatoeba · trained" in metrics and len(metrics) >= 2
         detail = screen.query_one("#eval-detail", Static).content
         assert len(detail.renderables) >= 2
         assert screen.reports[TEACHER].bias_points
@@ -391,7 +391,10 @@ async def test_evaluate_builtin_sets_out_of_the_box(app, settle):
         screen = app.screen
         await pilot.press("ctrl+r")
         await settle(pilot)
-        assert column(screen.query_one("#eval-summary", DataTable), "metric") == ["demo-heldout"]
+        assert column(screen.query_one("#eval-summary", DataTable), "metric (mean, rows)") == [
+            "demo heldout · trained",
+            "demo heldout · untrained",
+        ]
         assert not app._notifications
         screen.query_one("#eval-source").value = EVAL_DEV  # not distilled here: no dev split
         await pilot.press("ctrl+r")

@@ -70,6 +70,19 @@ def known_languages(spec: str, card: dict[str, Any]) -> set[str] | None:
     return trained_languages(spec, card)
 
 
+def model_known_languages(spec: str) -> set[str] | None:
+    """The languages model ``spec`` (a name, folder or ``bundled:teacher``) was trained on,
+    from its card (None: it does not say, or the model is gone)."""
+    from xlsearch.engine.errors import XLSearchError
+    from xlsearch.engine.models.cards import model_id, read_card, resolve_model_path
+
+    try:
+        path = resolve_model_path(spec)
+        return known_languages(model_id(path), read_card(path))
+    except XLSearchError:
+        return None
+
+
 def display_name(spec: str, path: Path | None = None) -> str:
     """The name the user knows a model by: ``teacher`` or its folder's name."""
     from xlsearch.engine.models.cards import BUNDLED_TEACHER

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,6 +17,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Select, St
 from textual_plotext import PlotextPlot
 
 from xlsearch.service.api import EVAL_DEMO, EVAL_DEV, EvalReport
+from xlsearch.service.eval_view import Column, explanations, summary_rows
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.progress import JobPanel
@@ -67,6 +70,10 @@ class EvaluateScreen(EngineScreen):
     def __init__(self) -> None:
         super().__init__()
         self.reports: dict[str, EvalReport] = {}
+        """The latest report of each model (the plot and tables show the newest run)."""
+        self.columns: dict[tuple[str, str], Column] = {}
+        """Every evaluation of this session, by (model, data): a model run on another set
+        adds a column, it does not replace its earlier one."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -87,6 +94,7 @@ class EvaluateScreen(EngineScreen):
         yield JobPanel(id="eval-job")
         summary: DataTable[Any] = DataTable(id="eval-summary", cursor_type="row")
         yield summary
+        yield Static("", id="eval-explain", classes="muted")
         with Horizontal(id="eval-body"):
             with VerticalScroll(id="eval-tables"):
                 yield Static("Run the suite to see per-benchmark tables.", id="eval-detail")
@@ -94,7 +102,7 @@ class EvaluateScreen(EngineScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#eval-summary", DataTable).styles.height = 6
+        self.query_one("#eval-summary", DataTable).styles.height = 7
         self._plot(None)
         engine = self.engine
         self.run_query("models", lambda: (engine.list_models(), engine.active_model()))
@@ -102,7 +110,7 @@ class EvaluateScreen(EngineScreen):
     @on(Button.Pressed, "#run")
     def action_run(self) -> None:
         model = self.query_one("#eval-model", Select).value
-        if model == Select.BLANK:
+        if not isinstance(model, str) or not model:  # the blank entry (Select.NULL)
             self.notify("Choose a model first", title="No model")
             return
         if self.job_running():
@@ -115,7 +123,14 @@ class EvaluateScreen(EngineScreen):
             self.notify("Type the benchmark folder, or choose a built-in set", title="No data")
             self.query_one("#eval-data", Input).focus()
             return
-        self.run_job("evaluate", lambda p, c: engine.evaluate(spec, data, p, c))
+        label = {EVAL_DEMO: "demo held-out", EVAL_DEV: "dev split"}.get(data) or Path(data).name
+
+        def call(p: Any, c: Any) -> tuple[EvalReport, str, set[str] | None]:
+            from xlsearch.service.coverage import model_known_languages
+
+            return engine.evaluate(spec, data, p, c), label, model_known_languages(spec)
+
+        self.run_job("evaluate", call)
 
     @on(Select.Changed, "#eval-source")
     def _source_changed(self, event: Select.Changed) -> None:
@@ -139,8 +154,9 @@ class EvaluateScreen(EngineScreen):
             if any(m.spec == active for m in models):
                 select.value = active
         elif message.job == "evaluate":
-            report: EvalReport = message.result
+            report, label, known = message.result
             self.reports[report.model] = report
+            self.columns[(report.model, label)] = Column(report, label, known)
             self.query_one(JobPanel).finish(f"evaluated {short_name(report.model)}")
             self._show(report)
 
@@ -151,18 +167,20 @@ class EvaluateScreen(EngineScreen):
     def _show(self, report: EvalReport) -> None:
         summary = self.query_one("#eval-summary", DataTable)
         summary.clear(columns=True)
-        models = list(self.reports)
-        summary.add_column("metric", width=24)
-        for spec in models:
-            summary.add_column(short_name(spec)[:18], width=18)
-        metrics = list(dict.fromkeys(k for r in self.reports.values() for k in r.summary))
-        for metric in metrics:
-            summary.add_row(
-                metric,
-                *(_fmt(self.reports[m].summary.get(metric, "–")) for m in models),
-            )
+        columns = list(self.columns.values())
+        summary.add_column("metric (mean, rows)", width=26)
+        for col in columns:
+            summary.add_column(col.title[:32], width=max(14, min(32, len(col.title))))
+        rows = summary_rows(columns)
+        for row in rows:
+            summary.add_row(row.metric, *row.values)
+        notes = [r.note for r in rows if "same sets" in r.metric]
+        explain = self.query_one("#eval-explain", Static)
+        explain.update("\n".join(notes))
+        explain.display = bool(notes)
+        legend = Text("\n".join(explanations(columns)) + "\n", style="italic")
         tables = [benchmark_table(name, rows) for name, rows in report.tables.items()]
-        self.query_one("#eval-detail", Static).update(Group(*tables))
+        self.query_one("#eval-detail", Static).update(Group(legend, *tables))
         self._plot(report)
 
     def _plot(self, report: EvalReport | None) -> None:
