@@ -172,7 +172,7 @@ def is_credits(source: str) -> bool:
 
 _KEYWORDS = re.compile(r"^(?:[^;\s][^;]*;)+[^;]*$")
 _STRFTIME = re.compile(r"%[-_0^#]?[AaBbYyHIMSpejZzklTRDFuVwWGgCcxXhntdm]")
-_STRFTIME_ONLY = re.compile(r"%[-_0^#]?[AaBbYyHIMSjZzTRDFVGgC]")
+_STRFTIME_ONLY = re.compile(r"%[-_0^#]?[AaBbYyHIMSjZzTRDFVGC]")
 _NUMBER_WORDS = {
     "one": "1", "once": "1", "two": "2", "twice": "2", "double": "2", "three": "3",
     "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
@@ -332,17 +332,33 @@ def _numbers(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     flag("numbers", "warning", _describe(missing, extra, "number") or "numbers differ")
 
 
+def _printf_specs(text: str) -> list[str]:
+    """The printf conversions of ``text`` as written, argument positions and ``%%`` aside."""
+    text = text.replace("%%", "")
+    return [re.sub(r"^%\d+\$", "%", m.group()) for m in _PRINTF.finditer(text)]
+
+
 def _placeholders(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     if _STRFTIME_ONLY.search(s):
         a = Counter(_STRFTIME.findall(s))
         b = Counter(_STRFTIME.findall(t))
         if a != b:  # a date format: the translation may order or choose its fields
-            flag("placeholders", "info", _describe(*_multiset_diff(a, b), "date field"))
+            fewer = sum(b.values()) < sum(a.values())
+            flag(
+                "placeholders",
+                "warning" if fewer else "info",
+                _describe(*_multiset_diff(a, b), "date field"),
+            )
         return
     if "%" in s or "%" in t:
         msg = _tt(ctx.checker, "printf", _QT_STRIP.sub(" ", s), _QT_STRIP.sub(" ", t))
         if msg:
             flag("placeholders", "error", f"printf: {msg}")
+            return
+        a = Counter(_printf_specs(s))
+        b = Counter(_printf_specs(t))
+        if a != b:  # a width, precision or conversion written otherwise ("%0.0f" → "%0.1f")
+            flag("placeholders", "error", _describe(*_multiset_diff(a, b), "placeholder"))
             return
         a = Counter(m.group(1) for m in _QT.finditer(s))
         b = Counter(m.group(1) for m in _QT.finditer(t))
