@@ -423,15 +423,25 @@ class TranslateScreen(EngineScreen):
 
         return matches_worth_showing(self.result, MIN_FUZZY_SHOWN)
 
+    def fragments(self) -> list[Any]:
+        """The parts of the segment the memory translates, when it has no match ≥ 75 %:
+        listed after the matches, inserted at the cursor (never a whole target)."""
+        return list(getattr(self.result, "fragments", None) or [])
+
     def _show_matches(self) -> None:
         table = self.query_one("#tr-matches", DataTable)
         table.clear()
-        for i, m in enumerate(self.all_matches()):
+        matches = self.all_matches()
+        for i, m in enumerate(matches):
             fuzzy = "xlang" if m.cross_language else f"{m.fuzzy}%"
             sem = "" if m.semantic is None else f"{m.semantic:.2f}"
             target = m.target or Text("(no target)", style="dim")
             table.add_row(str(i + 1), fuzzy, sem, target, key=str(i))
-        if not self.all_matches():
+        for j, f in enumerate(self.fragments(), len(matches)):
+            table.add_row(str(j + 1), "part", "", f"{f.source} → {f.target}", key=str(j))
+        if not matches and self.fragments():
+            self._show_detail(0)
+        elif not matches:
             self.query_one("#tr-detail", Static).update(
                 f"No match of {MIN_FUZZY_SHOWN} % or more in the memory."
             )
@@ -448,6 +458,18 @@ class TranslateScreen(EngineScreen):
 
     def _show_detail(self, i: int) -> None:
         matches = self.all_matches()
+        frags = self.fragments()
+        if len(matches) <= i < len(matches) + len(frags):
+            f = frags[i - len(matches)]
+            how = "a whole unit of your memory" if f.how == "unit" else "aligned in your memory"
+            self.query_one("#tr-detail", Static).update(
+                Text.assemble(
+                    ("fragment ", "bold"),
+                    f"{f.source} → {f.target}",
+                    (f"\n{how}, ×{f.count} · enter or {i + 1} inserts it at the cursor", "dim"),
+                )
+            )
+            return
         if not 0 <= i < len(matches):
             return
         m = matches[i]
@@ -471,6 +493,12 @@ class TranslateScreen(EngineScreen):
         matches = self.all_matches()
         if self.doc is not None and self.doc.segments[self.current].locked:
             self.notify("This segment is locked in your CAT tool", title="Locked", timeout=3)
+            return
+        frags = self.fragments()
+        if self.doc is not None and len(matches) <= i < len(matches) + len(frags):
+            editor = self.query_one("#tr-target", TextArea)
+            editor.insert(frags[i - len(matches)].target)  # a part, where the cursor is
+            editor.focus()
             return
         if self.doc is None or not 0 <= i < len(matches) or not matches[i].target:
             self.notify("No target to insert for that match", title="Nothing inserted", timeout=3)

@@ -1,0 +1,46 @@
+"""Translate screen: a segment without a good match lists the fragments the memory
+translates after the matches; choosing one inserts it at the cursor, nothing more."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers.tui import OpenTranslate
+from textual.widgets import DataTable, TextArea
+
+pytestmark = pytest.mark.anyio
+
+HEAD = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
+MEMORY = [
+    ("Open Location", "Ouvrir un emplacement"),
+    ("Delete the file", "Supprimer le fichier"),
+    ("Rename the file", "Renommer le fichier"),
+    ("Copy the file", "Copier le fichier"),
+]
+
+
+async def test_fragments_are_listed_and_inserted_at_the_cursor(
+    tmp_path: Path, settle, translate: OpenTranslate
+) -> None:
+    from xlsearch.engine.store import Store
+
+    mem = tmp_path / "mem.po"
+    mem.write_text(HEAD + "".join(f'msgid "{s}"\nmsgstr "{t}"\n\n' for s, t in MEMORY), "utf-8")
+    job = tmp_path / "job.po"
+    job.write_text(HEAD + 'msgid "Failed to open location of the file"\nmsgstr ""\n', "utf-8")
+    with Store() as store:
+        store.import_file(mem, "tm")
+    async with translate(job) as (pilot, screen):
+        await settle(pilot, 3)
+        table = screen.query_one("#tr-matches", DataTable)
+        rows = [str(table.get_row_at(i)[3]) for i in range(table.row_count)]
+        assert "open location → Ouvrir un emplacement" in rows
+        assert "file → fichier" in rows
+        editor = screen.query_one("#tr-target", TextArea)
+        editor.text = "Impossible d’ouvrir "
+        editor.move_cursor((0, len(editor.text)))
+        screen.action_insert_match(rows.index("open location → Ouvrir un emplacement"))
+        await settle(pilot, 1)
+        assert editor.text == "Impossible d’ouvrir Ouvrir un emplacement"
+        assert screen.doc.segments[0].target == ""  # nothing written until the translator says
