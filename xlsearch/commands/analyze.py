@@ -31,7 +31,9 @@ def register(sub: Any) -> None:
     p.add_argument("--src", help="source language (default: from the file / detected)")
     p.add_argument("--tgt", help="target language (default: from the file)")
     p.add_argument(
-        "--format", choices=("xliff", "po", "text", "docx"), help="default: from the extension"
+        "--format",
+        choices=("xliff", "po", "text", "docx", "html"),
+        help="default: from the extension",
     )
     p.add_argument(
         "--segment",
@@ -145,15 +147,24 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                 "(Review ▸ Comments) that say how good each match was",
                 file=sys.stderr,
             )
-        elif n and doc.fmt == "text" and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
+        elif n and doc.fmt in ("text", "html") and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
             left = len(doc.segments) - n
             rest = f", and the other {left} stay in the source language" if left else ""
-            print(  # a text file has no place to mark a target for review
-                f"notice: {out}: its {n} pre-translated segments carry no review mark (a text "
-                f"file has none){rest}; for your CAT tool, write XLIFF instead: "
+            kind = "an HTML page" if doc.fmt == "html" else "a text file"
+            print(  # a text file or a web page has no place to mark a target for review
+                f"notice: {out}: its {n} pre-translated segments carry no review mark ({kind} "
+                f"has none){rest}; for your CAT tool, write XLIFF instead: "
                 f"--out {Path(out).stem}.xlf",
                 file=sys.stderr,
             )
+            unwritten = doc.handle[2] if doc.fmt == "html" else []
+            if unwritten:
+                print(  # the translation does not hold a link's or a code's words
+                    f"notice: {out}: {len(unwritten)} translated paragraphs stay in the source "
+                    "language: their links or markup cannot be placed in the translation; "
+                    f"--out {Path(out).stem}.xlf keeps them for your CAT tool",
+                    file=sys.stderr,
+                )
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
     else:

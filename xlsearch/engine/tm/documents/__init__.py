@@ -35,7 +35,7 @@ def open_document(
     p = Path(path).expanduser()
     from xlsearch.engine.runtime.pathcheck import require_file
 
-    require_file(p, "name the document to translate, one file (.xlf, .po, .txt, .md, .docx)")
+    require_file(p, "name the document to translate, one file (.xlf, .po, .txt, .md, .docx, .html)")
     kind = detect(p, fmt)
     from xlsearch.engine.importers.limits import check_file, check_segments
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from xlsearch.engine.errors import DataError
 
-FORMATS = ("xliff", "po", "text", "docx")
+FORMATS = ("xliff", "po", "text", "docx", "html")
 
 
 def _format_of(path: Path) -> str | None:
@@ -40,7 +40,13 @@ whole again); ``never`` keeps every unit whole; ``always`` splits every one on o
 a CAT tool does on import. A PO plural entry stays whole."""
 
 
-_A_FORMAT = {"xliff": "an XLIFF", "po": "a PO", "text": "a text", "docx": "a DOCX"}
+_A_FORMAT = {
+    "xliff": "an XLIFF",
+    "po": "a PO",
+    "text": "a text",
+    "docx": "a DOCX",
+    "html": "an HTML",
+}
 
 
 @dataclass
@@ -131,7 +137,7 @@ class Document:
         """Make the sentences ``first`` … ``last`` of one paragraph (text, Markdown, DOCX)
         one segment again, the whole paragraph; the segments after it are renumbered (see
         :meth:`split`). Returns whether it did."""
-        if self.fmt not in ("text", "docx"):
+        if self.fmt not in ("text", "docx", "html"):
             return False
         whole = self.codec.merge_segments(self, first, last)
         if whole is None:
@@ -144,7 +150,7 @@ class Document:
     def paragraphs(self) -> list[tuple[int, int]]:
         """``(first, last)`` segment of each paragraph split into several sentences (text,
         Markdown, DOCX); ``[]`` for other formats."""
-        if self.fmt not in ("text", "docx"):
+        if self.fmt not in ("text", "docx", "html"):
             return []
         return self._runs(lambda a, b: a.ref == b.ref)
 
@@ -260,7 +266,9 @@ class Document:
         named = _format_of(Path(path))
         if named is None or named == self.fmt or suffix in (".xlf", ".xliff"):
             return
-        own = {"xliff": ".xlf", "po": ".po", "text": ".txt", "docx": ".docx"}[self.fmt]
+        own = {"xliff": ".xlf", "po": ".po", "text": ".txt", "docx": ".docx", "html": ".html"}[
+            self.fmt
+        ]
         raise ConfigError(
             f"{path}: {_A_FORMAT[self.fmt]} document is written in its own format, not as {suffix}",
             hint=f"name it *{own}" + ("" if self.fmt == "xliff" else " or *.xlf (XLIFF 2.0)"),
@@ -289,6 +297,6 @@ def detect(path: Path, fmt: str | None = None) -> str:
     if found is None:
         raise DataError(
             f"{path}: cannot tell the format from the extension {path.suffix or '(none)'}",
-            hint="use .xlf/.xliff, .po, .txt, .md or .docx (a text file: --format text)",
+            hint="use .xlf/.xliff, .po, .txt, .md, .docx or .html (a text file: --format text)",
         )
     return found

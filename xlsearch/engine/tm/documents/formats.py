@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from xlsearch.engine.tm.documents import simple, xliff
+from xlsearch.engine.tm.documents import html, simple, xliff
 
 
 def load(kind: str, path: Path, src: str | None) -> Any:
@@ -18,6 +18,8 @@ def load(kind: str, path: Path, src: str | None) -> Any:
         doc = simple.load_po(path)
     elif kind == "docx":
         doc = simple.load_docx(path, src)
+    elif kind == "html":
+        doc = html.load_html(path, src)
     else:
         doc = simple.load_text(path, src)
     doc.codec = sys.modules[__name__]
@@ -34,6 +36,8 @@ def dump(doc: Any, as_xliff: bool) -> bytes:
         return simple.dump_po(doc)
     if doc.fmt == "docx":
         return simple.dump_docx(doc)
+    if doc.fmt == "html":
+        return html.dump_html(doc)
     return simple.dump_text(doc)
 
 
