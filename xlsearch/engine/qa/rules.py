@@ -18,11 +18,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from xlsearch.engine.importers.placeholders import PRINTF
 from xlsearch.engine.qa.units import Flag, QaUnit
 
-_PRINTF = re.compile(
-    r"%(?:\d+\$)?[-+ #0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]"
-)
+_PRINTF = re.compile(PRINTF)  # the one printf grammar (importers.placeholders)
 _QT = re.compile(r"(?<![%\w])%L?(\d{1,2})(?!\$)")
 _DOLLAR = re.compile(r"[$%]\{[\w.]+\}|\$\([\w.]+\)")
 _BRACE_CODE = re.compile(r"\{\{[^{}]*\}\}|\{[\w.:]*\}")
