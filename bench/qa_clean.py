@@ -84,7 +84,7 @@ def main() -> None:
         cmd = [
             exe, "distill", "--train", str(args.out / data), "--dev", str(args.out / "dev.tsv"),
             "--student", "static", "--max-steps", str(args.steps), "--out", str(model),
-            "--vocab-size", "16000", *extra,
+            "--vocab-size", "8000", *extra,
         ]  # fmt: skip
         t = time.perf_counter()
         res = subprocess.run(cmd, capture_output=True, text=True)

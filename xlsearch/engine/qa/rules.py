@@ -434,6 +434,8 @@ def _punctuation(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
         return
     if a in ("ellipsis", "colon", "question") or b in ("ellipsis", "colon", "question"):
         severity = "warning"
+    elif a and not b:  # the sentence lost its end (often its second half with it)
+        severity = "warning"
     else:
         severity = "info"
     flag(
