@@ -20,7 +20,8 @@ _SCRIPTS = {
 """Scripts a language is written in (every other listed-or-not language: Latin)."""
 MIN_LETTERS = 4
 LANGID_MIN_CHARS = 10
-LANGID_PROB = 0.98
+LANGID_PROB = 0.9
+LANGID_TARGET_MAX = 0.005
 
 
 def _script(ch: str) -> str:
@@ -89,12 +90,16 @@ def language_flags(units: Sequence[QaUnit], src: str, tgt: str) -> list[Flag]:
         if len(text) < LANGID_MIN_CHARS or foreign:
             continue
         ident = ident or _identifier()
-        ranked = ident.rank(text)
-        best, prob = str(ranked[0][0]), float(ranked[0][1])
-        if best == prim or best not in plausible or best == sprim or prob < LANGID_PROB:
+        ranked = [(str(lang), float(p)) for lang, p in ident.rank(text)]
+        # Among the languages a file is plausibly written in (the common ones, its own two):
+        # a look-alike outside them (Galician for Portuguese) does not hide the answer.
+        kept = [(lang, p) for lang, p in ranked if lang in plausible or lang == prim]
+        total = sum(p for _, p in kept) or 1.0
+        best, prob = kept[0][0], kept[0][1] / total
+        if best == prim or best == sprim or prob < LANGID_PROB:
             continue
-        p_tgt = next((float(p) for lang, p in ranked if lang == prim), 0.0)
-        if p_tgt > 1e-3:
+        p_tgt = next((p for lang, p in kept if lang == prim), 0.0) / total
+        if p_tgt > LANGID_TARGET_MAX:
             continue
         flags.append(
             Flag(
