@@ -131,3 +131,19 @@ def test_french_latin_1_bytes_in_a_file_declaring_utf8_suggest_cp1252(tmp_path: 
     tmx = write(tmp_path, "calendar.tmx", text.encode("latin-1"))
     with pytest.raises(DataError, match="pass --encoding cp1252"):
         read(tmx)
+
+
+def test_a_po_job_declaring_latin_1_but_holding_utf8_is_refused_not_translated_garbled(
+    tmp_path: Path,
+) -> None:
+    import pytest
+
+    from xlsearch.engine.errors import DataError
+    from xlsearch.engine.tm.documents import open_document
+
+    text = HEADER.format(language='"Language: fr\\n"\n') + ENTRIES
+    po = write(tmp_path, "fr.po", text.replace("charset=UTF-8", "charset=ISO-8859-1"))
+    with pytest.raises(DataError, match="not in the encoding it declares") as info:
+        open_document(po)
+    assert "“Ouvrir le lien dans une nouvelle _fenêtre” in utf-8" in str(info.value)
+    assert 'charset=UTF-8")' in str(info.value)

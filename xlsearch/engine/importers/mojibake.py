@@ -18,7 +18,7 @@ from xlsearch.engine.importers.base import ReadContext, Record
 MOJIBAKE_HINT = "pass --encoding {real} (the file's real encoding; its declaration is wrong)"
 
 
-def _short(text: str, width: int = 48) -> str:
+def shown(text: str, width: int = 48) -> str:
     """``text`` cut to ``width``, quoted, control characters (C1 codes of a misread UTF-8
     byte) shown as ``�``."""
     text = text if len(text) <= width else text[: width - 1] + "…"
@@ -37,7 +37,10 @@ def repaired(text: str) -> tuple[str, str | None]:
     if fixed == text or not plan:
         return text, None
     decodes = [step[1] for step in plan if step[0] == "decode"]
-    return fixed, (decodes[-1] if decodes else None)
+    if not decodes:
+        return text, None
+    real = decodes[-1]  # ftfy's own names: utf-8-variants, sloppy-windows-1252 …
+    return fixed, "utf-8" if "utf" in real and "8" in real else real.removeprefix("sloppy-")
 
 
 def _codec(name: str | None) -> str | None:
@@ -58,18 +61,18 @@ def guard(ctx: ReadContext, records: Iterator[Record]) -> Iterator[Record]:
         fixed, real = repaired(rec.text)
         if real is not None:
             used = _codec(ctx.decoded_as)
-            real_name = "utf-8" if "utf" in real and "8" in real else real
+            real_name = real
             if used is not None and used != _codec(real_name):
                 raise ctx.error(
-                    f"read as {used}, the text comes out garbled ({_short(rec.text)} is "
-                    f"{_short(fixed)} in {real_name}): the file is not in the encoding "
+                    f"read as {used}, the text comes out garbled ({shown(rec.text)} is "
+                    f"{shown(fixed)} in {real_name}): the file is not in the encoding "
                     "it declares",
                     line=rec.line,
                     hint=MOJIBAKE_HINT.format(real=real_name),
                 )
             count += 1
             if not example:
-                example = f"{_short(rec.text, 32)} → {_short(fixed, 32)}"
+                example = f"{shown(rec.text, 32)} → {shown(fixed, 32)}"
             rec.text = fixed
         yield rec
     if count:

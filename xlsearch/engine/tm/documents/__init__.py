@@ -42,6 +42,7 @@ def open_document(
     check_file(p)
     doc = formats.load(kind, p, src)
     check_segments(str(p), [s.source for s in doc.segments])
+    _refuse_mojibake(p, doc)
     from xlsearch.engine.importers.base import normalize_lang
     from xlsearch.engine.lang.tags import primary
 
@@ -64,6 +65,28 @@ def open_document(
     elif segment == "never":
         doc.merge_all()
     return doc
+
+
+def _refuse_mojibake(path: Path, doc: Document) -> None:
+    """A ``DataError`` when the job's text comes out garbled (``importers.mojibake``): a
+    file whose declared encoding lies would be translated, and written back, garbled."""
+    from xlsearch.engine.importers.mojibake import repaired, shown
+
+    for seg in doc.segments:
+        for text in (seg.source, seg.target):
+            fixed, real = repaired(text) if text else (text, None)
+            if real is None:
+                continue
+            fix = (
+                'make its header say so ("Content-Type: text/plain; charset=UTF-8")'
+                if doc.fmt == "po"
+                else "save it again in the encoding it declares (UTF-8 is safest)"
+            )
+            raise DataError(
+                f"{path}: the text comes out garbled ({shown(text)} is {shown(fixed)} in "
+                f"{real}): the file is not in the encoding it declares",
+                hint=fix,
+            )
 
 
 SURE = 0.9
