@@ -24,7 +24,10 @@ LOOKUP_DELAY = 0.05
 work for the segments it passes)."""
 MIN_FUZZY_SHOWN = 50
 """Matches below this fuzzy % (and below the semantic threshold) are not listed."""
-DOC_SUFFIXES = (".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".po", ".pot", ".txt", ".md", ".docx")
+DOC_SUFFIXES = (
+    ".xlf", ".xliff", ".sdlxliff", ".mqxliff", ".po", ".pot", ".txt", ".md", ".docx", ".html",
+    ".htm",
+)  # fmt: skip
 
 
 def diff_text(ops: list[tuple[str, str]]) -> Text:
