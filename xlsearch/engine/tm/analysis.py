@@ -19,7 +19,7 @@ from typing import Any
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.engine.tm import context as ctx
 from xlsearch.engine.tm.fuzzy import PLACEHOLDER_FLAG, placeholder_problem, words
-from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD, Lookup, Match
+from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD, Lookup, LookupResult, Match
 from xlsearch.engine.tm.repair import REPAIRED
 
 BANDS: list[tuple[str, int, int]] = [
@@ -319,29 +319,66 @@ def analyze(
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> Analysis:
-    """Analyse ``doc`` (a ``bilingual.Document``) against the memory behind ``lookup``.
+    """Analyse ``doc`` (a ``tm.documents.Document``) against the memory behind ``lookup``,
+    in named stages, top-down:
 
-    ``segment`` (``bilingual.SEGMENT_MODES``): ``auto`` looks every unit up whole and splits
-    into sentences only the units whose sentences do better than the whole
-    (``units.resegment``); ``always`` splits every unit first; ``never`` none."""
+    1. **segment** (``segment_document``): ``always`` splits every unit into sentences,
+       ``never`` none; ``auto`` looks every unit up whole and splits only the units whose
+       sentences do better (``whole_units.resegment``, which runs stages 2–5 on the whole
+       units first);
+    2. **candidates** (``find_candidates``): repetitions set aside, every other segment
+       looked up once (the lookup scores fuzzy %, cosine and repairs near-exact twins);
+    3. **score** (``score_matches``): tag penalty and context (101 %, another context);
+    4. **choose** (``choose``): the best match, the band, the alternatives, the semantic
+       match;
+    5. **fill policy** (``fill_policy.apply_to_analysis``, then ``check_placeholders``):
+       what may be written, on the evidence of the user's own memory;
+    6. **report** (``add_fragments``, ``Analysis``): fragments for what has no match, and
+       the counts."""
     from xlsearch.engine.tm.whole_units import LookupCache, resegment
 
     start = time.perf_counter()
-    from xlsearch.engine.tm.fill_policy import apply_to_analysis
+    cache = LookupCache(lookup, doc, on_progress, cancel)
+    segment_document(doc, segment)
+    results, policy = _match_stages(doc, cache, lookup, threshold)
+    if segment == "auto" and resegment(doc, results, cache):
+        results, policy = _match_stages(doc, cache, lookup, threshold)
+    for res in results:
+        check_placeholders(res)
+    add_fragments(results, lookup, doc.src, doc.tgt)
+    return _report(doc, lookup, threshold, results, policy, time.perf_counter() - start)
 
+
+def segment_document(doc: Any, segment: str) -> None:
+    """Stage 1 for ``always`` and ``never`` (``auto`` decides after a first look-up)."""
     if segment == "always":
         doc.split_all()
     elif segment == "never":
         doc.merge_all()
-    cache = LookupCache(lookup, doc, on_progress, cancel)
-    results = _analyze_pass(doc, cache, threshold)
-    policy = apply_to_analysis(results, lookup, doc.src, doc.tgt, threshold)
-    if segment == "auto" and resegment(doc, results, cache):
-        results = _analyze_pass(doc, cache, threshold)
-        policy = apply_to_analysis(results, lookup, doc.src, doc.tgt, threshold)
-    for res in results:
-        check_placeholders(res)
-    add_fragments(results, lookup, doc.src, doc.tgt)
+
+
+def _match_stages(
+    doc: Any, cache: Any, lookup: Lookup, threshold: float
+) -> tuple[list[SegmentResult], Any]:
+    """Stages 2–5 over the document's current segments."""
+    from xlsearch.engine.tm.fill_policy import apply_to_analysis
+
+    results, todo, first_text = find_candidates(doc)
+    found = cache.results([doc.segments[i].source for i in todo])
+    score_matches(doc, todo, found)
+    choose(doc, results, todo, found, first_text, threshold)
+    return results, apply_to_analysis(results, lookup, doc.src, doc.tgt, threshold)
+
+
+def _report(
+    doc: Any,
+    lookup: Lookup,
+    threshold: float,
+    results: list[SegmentResult],
+    policy: Any,
+    seconds: float,
+) -> Analysis:
+    """Stage 6: the analysis as reported."""
     model = ""
     if lookup.semantic:
         enc = lookup.searcher.encoder
@@ -353,7 +390,7 @@ def analyze(
         lookup.collection or "",
         threshold,
         results,
-        time.perf_counter() - start,
+        seconds,
         model.rsplit("/", 1)[-1],
         policy,
     )
@@ -373,9 +410,13 @@ def add_fragments(results: list[SegmentResult], lookup: Lookup, src: str, tgt: s
         r.fragments = idx.find(r.source)
 
 
-def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]:
-    """One pass over ``doc.segments``: repetitions, lookups (``cache``), bands."""
-    from xlsearch.engine.tm.whole_units import repetition_key, same_shape
+def find_candidates(
+    doc: Any,
+) -> tuple[list[SegmentResult], list[int], dict[tuple[str, str], int]]:
+    """Stage 2: a result per segment; repetitions, code-only segments and translator
+    credits set aside; returns (results, the segments to look up, the first segment of each
+    text and context)."""
+    from xlsearch.engine.tm.whole_units import repetition_key
 
     first: dict[Any, int] = {}
     first_text: dict[tuple[str, str], int] = {}  # the same words, perhaps with other codes
@@ -395,12 +436,31 @@ def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]
             first_text.setdefault((key[0], key[2]), seg.index)
             todo.append(seg.index)
         results.append(res)
-    found = cache.results([doc.segments[i].source for i in todo])
+    return results, todo, first_text
+
+
+def score_matches(doc: Any, todo: list[int], found: list[LookupResult]) -> None:
+    """Stage 3: the tag penalty and the context of each segment's matches."""
+    for i, lr in zip(todo, found, strict=True):
+        seg = doc.segments[i]
+        if seg.tags or any(m.source_tags for m in lr.matches):
+            tag_penalty(lr.matches, seg)  # codes on either side only
+        ctx.apply(lr.matches, seg.source, getattr(seg, "context", "") or "")
+
+
+def choose(
+    doc: Any,
+    results: list[SegmentResult],
+    todo: list[int],
+    found: list[LookupResult],
+    first_text: dict[tuple[str, str], int],
+    threshold: float,
+) -> None:
+    """Stage 4: each segment's best match, band, alternatives and semantic match."""
+    from xlsearch.engine.tm.whole_units import same_shape
+
     for i, lr in zip(todo, found, strict=True):
         res = results[i]
-        if doc.segments[i].tags or any(m.source_tags for m in lr.matches):
-            tag_penalty(lr.matches, doc.segments[i])  # codes on either side only
-        ctx.apply(lr.matches, res.source, getattr(doc.segments[i], "context", "") or "")
         if lr.matches:
             res.best = lr.matches[0]
             res.fuzzy = max(m.fuzzy for m in lr.matches)
@@ -415,7 +475,6 @@ def _analyze_pass(doc: Any, cache: Any, threshold: float) -> list[SegmentResult]
                 res.semantic = top
         seg = doc.segments[i]
         _tag_repetition(res, doc, results[first_text[(" ".join(res.source.split()), seg.context)]])
-    return results
 
 
 def _tag_repetition(res: SegmentResult, doc: Any, first: SegmentResult) -> None:
