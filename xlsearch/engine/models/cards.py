@@ -50,12 +50,26 @@ def search_path() -> list[Path]:
     return [locations.repo_models_dir(), locations.models_dir()]
 
 
+TEACHER_NAMES = ("teacher", "teacher (all-MiniLM-L6-v2)", "all-MiniLM-L6-v2")
+"""What the bundled teacher is called where it is listed (``xlsearch models``, the app)."""
+
+
+def canonical_spec(spec: str | os.PathLike[str]) -> str:
+    """``bundled:teacher`` for the names the bundled teacher is listed under (unless a model
+    folder of that name exists), else ``spec`` as text: one name resolves the same in every
+    command and screen."""
+    text = str(spec)
+    if text in TEACHER_NAMES and not any((f / text).is_dir() for f in search_path()):
+        return BUNDLED_TEACHER
+    return text
+
+
 def resolve_model_path(spec: str | os.PathLike[str]) -> Path:
     """Turn ``bundled:teacher``, a folder path or a model name into an existing model folder.
 
     Raises ``ModelError`` naming every folder tried; never contacts a hub.
     """
-    text = str(spec)
+    text = canonical_spec(spec)
     if text == BUNDLED_TEACHER:
         path = bundled_teacher_path()
         _check_model_folder(path)

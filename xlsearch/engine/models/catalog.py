@@ -10,6 +10,7 @@ from xlsearch.engine.errors import ModelError
 from xlsearch.engine.models.cards import (
     BUNDLED_TEACHER,
     bundled_teacher_path,
+    canonical_spec,
     read_card,
     resolve_model_path,
     search_path,
@@ -108,6 +109,7 @@ def active_model(settings: Settings | None = None) -> str:
 
 def set_active_model(spec: str) -> str:
     """Make ``spec`` the active model (checked to exist and finished) and save the setting."""
+    spec = canonical_spec(spec)
     resolved = BUNDLED_TEACHER if spec == BUNDLED_TEACHER else str(resolve_model_path(spec))
     if resolved != BUNDLED_TEACHER:
         info = ModelInfo(resolved, Path(resolved), _card(Path(resolved)))

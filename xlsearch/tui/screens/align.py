@@ -280,7 +280,7 @@ class AlignScreen(EngineScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("merge", "split", "shift", "accept", "next_flagged", "export"):
             return not isinstance(self.focused, Input)
-        return True
+        return super().check_action(action, parameters)
 
     def commands(self) -> list[tuple[str, str, Any]]:
         return [

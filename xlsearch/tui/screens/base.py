@@ -69,8 +69,14 @@ def execute(node: Screen, job: str, call: EngineCall, token: CancelToken) -> Non
 
 def cancel_binding(description: str = "Cancel") -> Binding:
     """ctrl+x → ``action_cancel`` from any focus: a priority key, so a text field's "cut" does
-    not swallow it while a job runs (with nothing running, a focused field keeps its cut)."""
+    not swallow it while a job runs (with nothing running, a focused field keeps its cut).
+    ``EngineScreen`` adds escape, which cancels a running job too (and otherwise does what
+    it does in the focused widget)."""
     return Binding("ctrl+x", "cancel", description, priority=True)
+
+
+ESCAPE_CANCELS = Binding("escape", "cancel_running", "Cancel", show=False, priority=True)
+"""escape → the screen's ``action_cancel`` while its long job runs, as ctrl+x."""
 
 
 class EngineScreen(Screen[None]):
@@ -81,6 +87,8 @@ class EngineScreen(Screen[None]):
     Subclasses handle ``JobProgress`` / ``JobDone`` / ``JobFailed`` for their job names; this
     base shows every failure as a titled notification and keeps a message log for tests.
     """
+
+    BINDINGS = [ESCAPE_CANCELS]
 
     def __init__(self) -> None:
         super().__init__()
@@ -134,7 +142,15 @@ class EngineScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel" and isinstance(self.focused, Input) and not self.job_running():
             return False  # nothing to stop: ctrl+x stays the text field's "cut"
+        if action == "cancel_running":
+            return self.job_running() and hasattr(self, "action_cancel")
         return True
+
+    def action_cancel_running(self) -> None:
+        """escape while a long job runs: what ctrl+x does (``action_cancel``)."""
+        cancel = getattr(self, "action_cancel", None)
+        if cancel is not None:
+            cancel()
 
     def job_running(self) -> bool:
         """True while this screen's long job is running."""

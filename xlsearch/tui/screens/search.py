@@ -112,6 +112,7 @@ class SearchScreen(EngineScreen):
                 placeholder="Search in any language… (enter = now, ↓ = results)",
                 id="query",
                 compact=True,
+                select_on_focus=False,
             )
             yield Select(
                 [(m, m) for m in SEARCH_MODES],
@@ -121,9 +122,14 @@ class SearchScreen(EngineScreen):
                 compact=True,
             )
         with Horizontal(id="filters", classes="bar"):
-            yield Input(placeholder="langs: en,de", id="langs", compact=True)
             yield Input(
-                placeholder="meta: client=ACME changed>=2024-01",
+                placeholder="all languages (type en,de…)",
+                id="langs",
+                compact=True,
+                tooltip="language prefixes, comma-separated: en = en, en-GB, en-US",
+            )
+            yield Input(
+                placeholder="any metadata (type client=ACME…)",
                 id="where",
                 compact=True,
                 tooltip="metadata filters, space-separated: KEY=VALUE (a prop such as "
@@ -410,18 +416,36 @@ class SearchScreen(EngineScreen):
             out.append(f"  {line}\n", style="italic dim")
         self.query_one("#preview", Static).update(out)
 
+    TABLE_KEYS = frozenset({"c", "t", "e", "space"})
+    """The results table's one-key shortcuts; any other letter typed there goes to the query."""
+
     def on_key(self, event: Any) -> None:
-        if event.key == "down" and self.focused is self.query_one("#query", Input) and self.hits:
+        query = self.query_one("#query", Input)
+        if event.key == "down" and self.focused is query and self.hits:
             self.query_one("#results", DataTable).focus()
+            event.stop()
+        elif (
+            isinstance(self.focused, DataTable)
+            and event.is_printable
+            and event.character
+            and event.key not in self.TABLE_KEYS
+        ):  # typing: the words go to the query, not to the table's shortcuts
+            query.focus()  # appended to the query (it does not select itself on focus)
+            query.cursor_position = len(query.value)
+            query.insert_text_at_cursor(event.character)
+            event.prevent_default()
             event.stop()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("copy_hit", "copy_translation", "toggle_mark", "export"):
             return isinstance(self.focused, DataTable)
-        return True
+        return super().check_action(action, parameters)
 
     def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
+        """Back to the query (escape, ctrl+f), all of it selected: typing replaces it."""
+        query = self.query_one("#query", Input)
+        query.focus()
+        query.action_select_all()
 
     def action_copy_hit(self) -> None:
         hit = self.current_hit()

@@ -515,7 +515,7 @@ class TranslateScreen(EngineScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "insert_match":  # digits type into the editor and the inputs
             return not isinstance(self.focused, (TextArea, Input))
-        return True
+        return super().check_action(action, parameters)
 
     # -- analysis, pre-translation, saving ----------------------------------------------------
     def action_analyze(self) -> None:

@@ -1,0 +1,88 @@
+"""Small things a user meets: escape cancels a running job as ctrl+x does; letters typed while
+the results table has focus go to the query, not to the table's shortcuts; filter fields
+whose placeholder does not read as an active filter; the teacher is "teacher" everywhere;
+ctrl+c in the app and the README agree."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input
+
+from xlsearch.engine.errors import CancelledError
+
+pytestmark = pytest.mark.anyio
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_escape_cancels_a_running_job(app, settle):  # type: ignore[no-untyped-def]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f7")
+        await settle(pilot)
+        screen = app.screen
+        stopped: list[bool] = []
+
+        def slow(_p, cancel):  # type: ignore[no-untyped-def]
+            for _ in range(500):
+                if cancel.cancelled:
+                    stopped.append(True)
+                    raise CancelledError("stopped")
+                time.sleep(0.01)
+
+        screen.run_job("mine", slow)
+        await pilot.pause(0.1)
+        assert screen.job_running()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert stopped == [True] and not screen.job_running()
+        await pilot.press("escape")  # nothing running: escape is not taken from the screen
+        assert not [n for n in app._notifications if n.title == "Cancelling"][1:]
+
+
+async def test_typing_in_the_results_table_goes_to_the_query(app, settle):  # type: ignore[no-untyped-def]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press(*"Zug", "enter")
+        await settle(pilot)
+        await pilot.press("down")
+        assert isinstance(screen.focused, DataTable)
+        await pilot.press(*" nach")  # space marks the hit, as the footer says
+        assert screen.query_one("#query", Input).value == "Zugnach"
+        assert isinstance(screen.focused, Input)
+        assert not [n for n in app._notifications if "Nothing" in n.title]
+
+
+async def test_filter_placeholders_do_not_read_as_filters(app, settle):  # type: ignore[no-untyped-def]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        langs = app.screen.query_one("#langs", Input).placeholder
+        meta = app.screen.query_one("#where", Input).placeholder
+        assert langs.startswith("all languages") and meta.startswith("any metadata")
+
+
+def test_the_teacher_resolves_by_the_name_it_is_listed_under(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from xlsearch.cli import main
+    from xlsearch.engine.models.cards import bundled_teacher_path, resolve_model_path
+
+    assert resolve_model_path("teacher") == bundled_teacher_path()
+    assert main(["models", "--use", "teacher"]) == 0
+    capsys.readouterr()
+    assert main(["eval", "--compare", "teacher"]) != 0  # nothing stored yet, but found
+    assert "model folder not found" not in capsys.readouterr().err
+
+
+async def test_ctrl_c_and_the_readme_agree(app, settle):  # type: ignore[no-untyped-def]
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert "in the app ctrl+q quits" in readme
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#results", DataTable).focus()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running
+        assert any("ctrl+q" in str(n.message) for n in app._notifications)
