@@ -123,13 +123,13 @@ class SearchScreen(EngineScreen):
             )
         with Horizontal(id="filters", classes="bar"):
             yield Input(
-                placeholder="all languages (type en,de…)",
+                placeholder="all languages",
                 id="langs",
                 compact=True,
                 tooltip="language prefixes, comma-separated: en = en, en-GB, en-US",
             )
             yield Input(
-                placeholder="any metadata (type client=ACME…)",
+                placeholder="any metadata",
                 id="where",
                 compact=True,
                 tooltip="metadata filters, space-separated: KEY=VALUE (a prop such as "
