@@ -65,12 +65,16 @@ def write_job_po(path: Path) -> Path:
 
 
 async def send_keys(app, keys: list[str], rate: float = 30.0, burst: int = 1) -> None:  # type: ignore[no-untyped-def]
-    """``keys`` at ``rate`` a second, as a terminal sends a held key: posted, not awaited;
+    """``keys`` at ``rate`` a second, as a terminal sends a held key: posted, not awaited,
+    on a fixed clock (keys the app is too busy to take queue up, as in a terminal);
     ``burst`` keys arrive together (what a busy screen reads from the terminal at once)."""
+    start = time.monotonic()
     for i in range(0, len(keys), burst):
+        delay = start + i / rate - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
         for key in keys[i : i + burst]:
             app.post_message(events.Key(key, None))
-        await asyncio.sleep(burst / rate)
 
 
 async def wait_idle(app, timeout: float = 15.0) -> float:  # type: ignore[no-untyped-def]

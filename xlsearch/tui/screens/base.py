@@ -62,8 +62,8 @@ def execute(node: Screen, job: str, call: EngineCall, token: CancelToken) -> Non
         log.exception("job %s failed", job)
         node.post_message(JobFailed(job, "Unexpected error", f"{type(exc).__name__}: {exc}"))
         return
-    if worker.is_cancelled and not token.cancelled:
-        return  # superseded by a newer exclusive worker
+    if worker.is_cancelled:
+        return  # superseded by a newer exclusive worker: its result is stale
     node.post_message(JobDone(job, result))
 
 
@@ -112,7 +112,10 @@ class EngineScreen(Screen[None]):
         self.sub_title = f"{base} · model {name}" if base else f"model {name}"
 
     def run_job(self, job: str, call: EngineCall) -> Worker[None]:
-        """Start a long job (replacing this screen's running long job, if any)."""
+        """Start a long job (replacing this screen's running long job, if any: its token is
+        cancelled, so its thread stops at the next safe point instead of running on)."""
+        for old in self.tokens.values():
+            old.cancel()
         token = CancelToken()
         self.tokens[job] = token
         return self._job_worker(job, call, token)
