@@ -1,20 +1,14 @@
-"""The Translate screen under key repeat: ↓ held down on a gettext catalogue (keys as a
-terminal sends them, 30 a second, without waiting for the screen) ends on the last segment,
-its matches shown, every stale lookup cancelled, and nothing left running."""
+"""Keys as a terminal sends them (held down: posted on a clock, not awaited), waiting for the
+app's workers, and the gettext job the key storm walks."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
-import pytest
-from helpers.spy import SpyEngine
-from helpers.tui import OpenTranslate
 from textual import events
-from textual.widgets import DataTable, Static
-
-pytestmark = pytest.mark.anyio
 
 ENTRIES = [
     ("menu", "_Restart the server", ""),
@@ -64,7 +58,7 @@ def write_job_po(path: Path) -> Path:
     return path
 
 
-async def send_keys(app, keys: list[str], rate: float = 30.0, burst: int = 1) -> None:  # type: ignore[no-untyped-def]
+async def send_keys(app: Any, keys: list[str], rate: float = 30.0, burst: int = 1) -> None:
     """``keys`` at ``rate`` a second, as a terminal sends a held key: posted, not awaited,
     on a fixed clock (keys the app is too busy to take queue up, as in a terminal);
     ``burst`` keys arrive together (what a busy screen reads from the terminal at once)."""
@@ -77,7 +71,7 @@ async def send_keys(app, keys: list[str], rate: float = 30.0, burst: int = 1) ->
             app.post_message(events.Key(key, None))
 
 
-async def wait_idle(app, timeout: float = 15.0) -> float:  # type: ignore[no-untyped-def]
+async def wait_idle(app: Any, timeout: float = 15.0) -> float:
     """Seconds until no worker runs (fails after ``timeout``, where a frozen screen ends)."""
     start = time.monotonic()
     while any(w.is_running for w in app.workers):
@@ -85,26 +79,3 @@ async def wait_idle(app, timeout: float = 15.0) -> float:  # type: ignore[no-unt
         await asyncio.sleep(0.02)
     await asyncio.sleep(0.05)  # the last result's message handled
     return time.monotonic() - start
-
-
-async def test_held_down_arrow_ends_on_the_last_segment_with_its_matches(
-    seeded_model: Path, tmp_path: Path, translate: OpenTranslate
-) -> None:
-    engine = SpyEngine()
-    job = write_job_po(tmp_path / "job.de.po")
-    async with translate(job, engine=engine, typed=True, src="en") as (pilot, screen):
-        app = pilot.app
-        assert screen.doc is not None and screen.current == 0
-        table = screen.query_one("#tr-segments", DataTable)
-        assert table.has_focus
-        before = len(engine.calls)
-        await send_keys(app, ["down"] * 11, burst=2)
-        await wait_idle(app)
-        assert screen.current == 11 and table.cursor_row == 11
-        assert screen.result is not None  # the last segment's matches, not "looking up…"
-        detail = str(screen.query_one("#tr-detail", Static).render())
-        assert not detail.startswith("looking up"), detail
-        # lookups a newer key made stale were dropped, not queued behind each other
-        looked_up = [c for c in engine.calls[before:] if c.startswith("lookup:")]
-        assert looked_up[-1] == "lookup:_Update"
-        assert len(looked_up) < 11, looked_up
