@@ -71,11 +71,21 @@ async def send_keys(app: Any, keys: list[str], rate: float = 30.0, burst: int = 
             app.post_message(events.Key(key, None))
 
 
+def _queued(app: Any) -> int:
+    """Messages waiting in the app, its screen and the focused widget (keys not yet taken)."""
+    pumps = [app, app.screen, app.focused]
+    return sum(p.message_queue_size for p in pumps if p is not None)
+
+
 async def wait_idle(app: Any, timeout: float = 15.0) -> float:
-    """Seconds until no worker runs (fails after ``timeout``, where a frozen screen ends)."""
+    """Seconds until every key sent was taken and no worker runs, twice in a row (fails
+    after ``timeout``, where a frozen screen ends)."""
     start = time.monotonic()
-    while any(w.is_running for w in app.workers):
+    calm = 0
+    while calm < 2:
+        busy = _queued(app) or any(w.is_running for w in app.workers)
         assert time.monotonic() - start < timeout, [(w.name, w.state) for w in app.workers]
+        calm = 0 if busy else calm + 1
         await asyncio.sleep(0.02)
     await asyncio.sleep(0.05)  # the last result's message handled
     return time.monotonic() - start

@@ -46,6 +46,8 @@ class Storm:
     probe_widget: str = ""
     """The widget the probe key goes to (focused first)."""
     probe_keys: list[str] = field(default_factory=lambda: ["ctrl+end"])
+    after: str = ""
+    """Sent after the probe (the menu it opened closed)."""
     fields: dict[str, str] = field(default_factory=dict)
     """Typed before the storm (the last one's Enter pressed): a query with results."""
     setup_key: str = "ctrl+home"
@@ -115,9 +117,10 @@ STORMS = [
         "f6",
         ["tab", "shift+tab", "escape"],
         probe_widget="eval-model",
-        probe_keys=["tab"],
-        setup_key="",
-        done=lambda s, _w: s.focused is not None and s.focused.id == "eval-source",
+        probe_keys=["enter"],
+        setup_key="escape",
+        after="escape",
+        done=lambda _s, w: bool(getattr(w, "expanded", False)),  # its menu open
     ),
     Storm(
         "f7",
@@ -174,6 +177,7 @@ async def answer_time(pilot, storm: Storm, tries: int = 3) -> float:  # type: ig
             )
             await asyncio.sleep(0.005)
         times.append(time.monotonic() - start)
+    await send_keys(app, storm.after.split())
     return min(times)
 
 
