@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv run test test-fast check bench gpu-prepare gpu-check clean
+.PHONY: help venv run test test-fast check bench student gpu-prepare gpu-check clean
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -34,6 +34,10 @@ check: $(STAMP)  ## lint
 
 bench: $(STAMP)  ## run the benchmarks (needs ../shared/data or XLSEARCH_BENCH_DATA)
 	$(PY) bench/encode.py
+
+student: $(STAMP)  ## rebuild the shipped multilingual student from ../shared/data (build/student/; long)
+	$(PY) bench/student.py all $(ARGS)
+	@echo "to ship it: replace assets/models/multilingual with build/student/shipped/multilingual (one commit)"
 
 # The GPU check runs where the venv may not exist (a borrowed GPU machine with torch,
 # transformers, sentencepiece and safetensors): the venv's python when there is one, else python3.

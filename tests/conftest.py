@@ -67,6 +67,8 @@ def _tmp_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     """Every test gets its own XLSEARCH_HOME (never the user's real data)."""
     home = tmp_path_factory.mktemp("xlhome")
     monkeypatch.setenv("XLSEARCH_HOME", str(home))
+    # tests run on tiny models: the shipped student is off unless a test turns it on
+    monkeypatch.setenv("XLSEARCH_SHIPPED_MODEL", "")
     return home
 
 

@@ -55,8 +55,10 @@ def check_distill(step: Step, j: Journey, data: dict[str, int]) -> None:
     assert re.search(r"^done at step \d+/\d+", step.out, re.M), step.out
     assert "xlsearch models --use my-student" in step.out, step.out
     listing = j.run("xlsearch models").ok()
-    assert re.search(r"^\* teacher", listing.out, re.M), "distilling changed the active model"
+    # the shipped student (a tiny stand-in here) stays active: distilling changes nothing
+    assert re.search(r"^\* multilingual\s+static", listing.out, re.M), listing.out
     assert re.search(r"^  my-student\s+static", listing.out, re.M), listing.out
+    assert "--init shipped" in step.line and "(shipped)" in listing.out, listing.out
 
 
 def check_models(step: Step, j: Journey, data: dict[str, int]) -> None:
@@ -117,7 +119,9 @@ def test_readme_section_is_marked_as_executed() -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(900)  # ~1.5 min on 2 idle cores; several times that when cores are shared
-def test_readme_own_data_journey(tmp_path: Path, tiny_static_model: Path) -> None:
+def test_readme_own_data_journey(
+    tmp_path: Path, tiny_static_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every command of the walk-through, verbatim, in order; then the Python snippet."""
     folder, home = tmp_path / "work", tmp_path / "home"
     folder.mkdir()
@@ -130,6 +134,16 @@ def test_readme_own_data_journey(tmp_path: Path, tiny_static_model: Path) -> Non
         "Der letzte Zug nach Wien fährt um zehn.\n",
         encoding="utf-8",
     )
+    # the shipped multilingual student: a tiny stand-in distilled from the journey's pairs
+    # (tests never depend on the real one's quality), int8 like the real one
+    from xlsearch.engine.distill import DistillConfig, distill
+    from xlsearch.engine.models.shrink import shrink_static
+
+    monkeypatch.setenv("XLSEARCH_HOME", str(home))  # its teacher cache serves the journey
+    made = distill(DistillConfig(train=[str(folder / "more-pairs.tsv.gz")], out=str(
+        tmp_path / "stand-in"), student="static", vocab_size=400, device="cpu"))  # fmt: skip
+    shipped = shrink_static(made.out, tmp_path / "assets" / "models" / "multilingual")
+    j.env["XLSEARCH_SHIPPED_MODEL"] = str(shipped)
     j.run("xlsearch import demo.tsv --collection demo --quiet").ok()
     j.run(f"xlsearch index --collection demo --model {tiny_static_model}").ok()
     (folder / "demo.tsv").unlink()

@@ -65,9 +65,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         )
     if args.no_app:
         return 0
+    from xlsearch.service.demo import app_model
     from xlsearch.service.local import LocalEngine
     from xlsearch.tui.app import run_app
 
-    # the demo searches with its own student, whatever model is active
-    engine = LocalEngine(model=str(state.model))
+    # the app searches with the active model (a new user's: the shipped multilingual
+    # student); without a shipped model, with the demo student, whatever model is active
+    engine = LocalEngine(model=app_model(state))
     return run_app(query=args.query if args.query is not None else EXAMPLE_QUERY, engine=engine)

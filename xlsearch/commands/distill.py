@@ -24,6 +24,10 @@ Students:
   ('bootstrap' — the teacher's body under a new vocabulary — is not offered: measured on
   CPU it did worse than the raw teacher, and no GPU run has shown it winning.)
 
+Your memory on top of the shipped model: --init shipped continues the multilingual student
+that comes with xlsearch on your pairs (its vocabulary and head kept, only the rows of your
+pairs' pieces trained), so your language pair gets better and the others stay.
+
 Ctrl-C saves a checkpoint and a usable model; --resume continues at the same step with the
 same data order. Runs unchanged under `torchrun --nproc_per_node N` (DDP).
 """
@@ -58,6 +62,12 @@ def register(sub: Any) -> None:
         default="auto",
         help="static | teacher | checkpoint:FOLDER (default: teacher with CUDA, else static)",
     )
+    p.add_argument(
+        "--init", metavar="MODEL", default="",
+        help="continue a static student on your pairs instead of starting a new one: "
+        "'shipped' (the multilingual student that comes with xlsearch), a model name or "
+        "folder; its vocabulary and head are kept, so its other languages stay",
+    )  # fmt: skip
     p.add_argument("--out", default="", help="output model folder (default: models dir/NAME)")
     p.add_argument("--name", default="", help="model name when --out is not given")
     p.add_argument("--preset", default="quick", choices=["quick", "full"])
@@ -151,10 +161,11 @@ def cmd_distill(args: argparse.Namespace) -> int:
         preset=args.preset,
         resume=args.resume,
         device=args.device,
+        start_from=args.init,
     )
     options = {
         "mono": list(args.mono),
-        "student": args.student,
+        "student": "static" if args.init and args.student == "auto" else args.student,
         "targets": args.targets,
         "dev": args.dev,
         "dev_per_lang": args.dev_per_lang,

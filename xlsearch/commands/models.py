@@ -70,7 +70,17 @@ def cmd_models(args: argparse.Namespace) -> int:
     models = engine.list_models()
     if args.json:
         rows = [
-            {"spec": m.spec, "name": m.name, "active": m.active, "card": m.card} for m in models
+            {
+                "name": m.name,
+                "spec": m.spec,
+                "folder": m.folder,
+                "languages": m.languages,
+                "size_bytes": m.size,
+                "active": m.active,
+                "shipped": m.shipped,
+                "card": m.card,
+            }
+            for m in models
         ]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
@@ -81,6 +91,10 @@ def cmd_models(args: argparse.Namespace) -> int:
         acc = metrics.get("dev_acc") or metrics.get("tatoeba_mean")
         mark = "*" if m.active else " "
         extra = f"  dev acc {float(acc):.1f}" if acc is not None else ""
+        if m.shipped:
+            extra += "  (shipped)"
+        if m.size is not None:
+            extra += f"  {m.size / 1e6:.0f} MB"
         print(
             f"{mark} {m.name:32s} {card.get('kind', '?'):11s} dim {card.get('dim', '?'):>4}"
             f"  langs {langs or '?'}{extra}"

@@ -173,6 +173,12 @@ class ModelEntry:
     is_student: bool = False
     active: bool = False
     card: dict[str, Any] = field(default_factory=dict)
+    folder: str = ""
+    """The model's folder on disk."""
+    size: int | None = None
+    """Bytes on disk of the model's folder (None: not measured)."""
+    shipped: bool = False
+    """The multilingual student that comes with xlsearch."""
 
 
 @dataclass(frozen=True)
@@ -208,6 +214,9 @@ class DistillConfig:
     """Folder name (under the models dir) or path; empty = derived from languages and time."""
     resume: bool = False
     device: str = "auto"
+    start_from: str = ""
+    """Continue this static student on the pairs (``shipped``: the multilingual student that
+    comes with xlsearch); empty = a new student."""
 
 
 @dataclass(frozen=True)

@@ -130,6 +130,14 @@ def index_is_fresh(store: Any, spec: str, collection: str) -> bool:
     return bool(row) and int(row[0]) == store.generation() and Path(row[1]).is_dir()
 
 
+def app_model(state: DemoState) -> str | None:
+    """The model the demo opens the app on: None (the active model) when xlsearch ships a
+    multilingual student, else the demo student, whatever model is active."""
+    from xlsearch.engine.models.cards import shipped_model_path
+
+    return None if shipped_model_path() is not None else str(state.model)
+
+
 def prepare_demo(
     *,
     fresh: bool = False,
@@ -144,8 +152,9 @@ def prepare_demo(
     student becomes the active model only when none was ever chosen. A cancelled first run
     is resumed on the next call.
     """
+    from xlsearch.engine.errors import XLSearchError
     from xlsearch.engine.index.manager import build_index
-    from xlsearch.engine.models.cards import read_card, update_card
+    from xlsearch.engine.models.cards import read_card, shipped_model_path, update_card
     from xlsearch.engine.models.catalog import ModelInfo
     from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.runtime.settings import Settings
@@ -228,8 +237,22 @@ def prepare_demo(
             build_index(store, encoder, DEMO_COLLECTION, on_progress=on_progress, cancel=cancel)
         state.timings["index"] = time.monotonic() - start
     settings = Settings.load()
-    if not settings.active_model:  # first run: the demo student, until the user chooses
+    shipped = shipped_model_path()
+    if not settings.active_model and shipped is None:
+        # first run without a shipped model: the demo student, until the user chooses
         settings.active_model = str(model_dir.resolve())
         settings.save()
+    active = settings.active_model or (str(shipped) if shipped is not None else "")
+    if active and active != spec:  # the app searches the demo corpus with the active model
+        with Store() as store:
+            if not index_is_fresh(store, active, DEMO_COLLECTION):
+                on_progress(Progress("demo", 2, 3, "indexing the demo corpus for the active model"))
+                try:
+                    encoder = load_encoder(active)
+                except XLSearchError:
+                    encoder = None  # a model that is gone: the app says so when it searches
+                if encoder is not None and encoder.kind == "static":  # seconds, not minutes
+                    build_index(store, encoder, DEMO_COLLECTION, on_progress=on_progress,
+                                cancel=cancel)  # fmt: skip
     on_progress(Progress("demo", 3, 3, "ready"))
     return state

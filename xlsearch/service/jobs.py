@@ -114,6 +114,8 @@ class JobsMixin:
             time_limit_min=config.time_limit_min or None,  # 0: the preset's
             device=config.device,
         )
+        if config.start_from:  # a continued student is a static one, whatever the device
+            settings.update(start_from=config.start_from, student="static")
         settings.update(options or {})
         r = distill(EngineConfig(**settings), on_progress, cancel, resume=config.resume)
         card = read_card(r.out) if Path(r.out).is_dir() else {}

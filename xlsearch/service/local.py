@@ -532,6 +532,7 @@ class LocalEngine(JobsMixin):
 
     def list_models(self) -> list[ModelEntry]:
         from xlsearch.engine.models.cards import model_languages
+        from xlsearch.engine.models.shrink import folder_bytes
 
         active = self.active_model()
         return [
@@ -544,6 +545,9 @@ class LocalEngine(JobsMixin):
                 m.is_student,
                 m.spec == active,
                 m.card,
+                folder=str(m.path),
+                size=folder_bytes(m.path),
+                shipped=m.shipped,
             )
             for m in self._catalog()
         ]

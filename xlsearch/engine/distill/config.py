@@ -36,6 +36,10 @@ class DistillConfig:
     head: str = "mlp"  # static: mlp (Dense tanh + Dense identity), linear or none
     init: str = "pairs"  # static: pairs (mean teacher vector of its sentences) | pieces | random
     sif: float = 1e-3  # static: init weight a/(a + p(piece)) — rarer pieces weigh more
+    start_from: str = ""  # continue this static student (its vocabulary, table and head:
+    # ``shipped`` = the multilingual student that comes with xlsearch); "" = a new student
+    freeze_head: bool | None = None  # keep the head fixed (None: yes when continuing, so that
+    # languages absent from the new pairs keep their vectors)
     extend_vocab: bool = False  # teacher: add tokens for what WordPiece maps to [UNK]
     max_new_words: int = 20000  # teacher: at most this many new whole-word tokens
     # --- optimisation
@@ -143,8 +147,18 @@ PRESETS: dict[tuple[str, str], dict[str, Any]] = {
 }
 
 
+CONTINUE: dict[str, Any] = dict(emb_lr=0.002, epochs=3.0, batch_size=256, freeze_head=True)
+"""Defaults of a continued static student (``start_from``), before the preset's: a gentler
+table learning rate and a few passes over the user's pairs, head fixed (measured on a 20k
+en-fr memory: docs/benchmarks.md)."""
+
+
 def apply_preset(cfg: DistillConfig, model_kind: str) -> DistillConfig:
     """Fill the None fields from the preset for this student's kind (static/transformer)."""
+    if cfg.start_from:
+        for name, value in CONTINUE.items():
+            if getattr(cfg, name) is None:
+                setattr(cfg, name, value)
     key = (cfg.preset, "static" if model_kind == "static" else "transformer")
     if key not in PRESETS:
         raise ConfigError(f"unknown preset {cfg.preset!r}", hint="quick or full")

@@ -98,6 +98,8 @@ def build_student(
     """A fresh student of the requested kind (see ``students``)."""
     from xlsearch.engine.distill import students
 
+    if cfg.start_from:
+        return students.continue_static(cfg.start_from, teacher.dim)
     kind, folder = students.parse_student(student)
     if kind == "static":
         model = students.build_static(

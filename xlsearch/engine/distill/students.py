@@ -334,3 +334,31 @@ def build_checkpoint_student(folder: str, teacher_dim: int) -> Any:
         model = SentenceModel(model.body, [*model.dense, proj], normalize=True)
     model.normalize = True
     return model
+
+
+def continue_static(spec: str, teacher_dim: int) -> tuple[Any, dict[str, Any]]:
+    """A static student to train on (``shipped``, a name or a folder): its vocabulary, table
+    (int8 rows scaled back to float32) and head, as they are."""
+    from xlsearch.engine.models.cards import read_card, resolve_model_path
+    from xlsearch.engine.models.trainable import load_model
+
+    path = resolve_model_path(spec)
+    model = load_model(path)
+    if model.kind != "static":
+        raise ConfigError(
+            f"--init {spec}: {path} is not a static student",
+            hint="continue a static student (xlsearch models lists them), e.g. --init shipped",
+        )
+    if model.dim != teacher_dim:
+        raise ConfigError(
+            f"--init {spec}: its vectors are {model.dim}-wide, the teacher's {teacher_dim}",
+            hint="continue a student of this teacher",
+        )
+    card = read_card(path)
+    info = {
+        "start_from": str(path),
+        "start_languages": [str(x) for x in card.get("languages", [])],
+        "start_pairs": sum(int(d.get("pairs", 0) or 0) for d in card.get("data", [])),
+        "vocab_size": int(model.body.embedding.num_embeddings),
+    }
+    return model, info

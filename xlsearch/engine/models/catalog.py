@@ -11,9 +11,11 @@ from xlsearch.engine.models.cards import (
     BUNDLED_TEACHER,
     bundled_teacher_path,
     canonical_spec,
+    default_model,
     read_card,
     resolve_model_path,
     search_path,
+    shipped_model_path,
 )
 from xlsearch.engine.runtime.settings import Settings
 
@@ -33,6 +35,11 @@ class ModelInfo:
     @property
     def name(self) -> str:
         return "teacher (all-MiniLM-L6-v2)" if self.spec == BUNDLED_TEACHER else self.path.name
+
+    @property
+    def shipped(self) -> bool:
+        """True for the multilingual student shipped with xlsearch."""
+        return self.path == shipped_model_path()
 
     @property
     def is_student(self) -> bool:
@@ -99,12 +106,13 @@ def _card(path: Path) -> dict[str, Any]:
 
 def active_model(settings: Settings | None = None) -> str:
     """The model used for indexing and search: the one chosen with ``models --use`` (or the
-    Models screen, or ``XLSEARCH_ACTIVE_MODEL``), else the bundled teacher.
+    Models screen, or ``XLSEARCH_ACTIVE_MODEL``), else the shipped multilingual student
+    (the bundled teacher where there is none).
 
     Nothing else changes it: distilling a student does not make it active.
     """
     settings = settings or Settings.load()
-    return settings.active_model or BUNDLED_TEACHER
+    return settings.active_model or default_model()
 
 
 def set_active_model(spec: str) -> str:

@@ -84,7 +84,13 @@ def is_static(folder: str | os.PathLike[str]) -> bool:
     return True
 
 
-_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.int64}
+_DTYPES = {
+    "F32": np.float32,
+    "F16": np.float16,
+    "F64": np.float64,
+    "I64": np.int64,
+    "I8": np.int8,
+}
 
 
 def _mapped(path: Path) -> dict[str, np.ndarray] | None:
@@ -221,7 +227,16 @@ class StaticEncoder:
         weights = _load(body / "model.safetensors")
         if "embedding.weight" not in weights:
             raise ModelError(f"{body / 'model.safetensors'}: no 'embedding.weight' tensor")
-        self.table = np.ascontiguousarray(weights["embedding.weight"], dtype=np.float32)
+        table = weights["embedding.weight"]
+        scale = weights.get("embedding.scale")
+        if scale is not None:  # int8 rows (``shrink``): scaled back only where a text uses them
+            if table.dtype != np.int8 or scale.shape != (len(table),):
+                raise ModelError(f"{body / 'model.safetensors'}: bad int8 table or scales")
+            self.table: np.ndarray = table
+            self.scale: np.ndarray | None = np.asarray(scale, dtype=np.float32)
+        else:
+            self.table = np.ascontiguousarray(table, dtype=np.float32)
+            self.scale = None
         self.max_seq_length = int(max_seq_length or 512)
         self.dense = [
             _Dense(self.path / m.get("path", "")) for m in modules[1:] if _kind(m) == "Dense"
@@ -245,7 +260,10 @@ class StaticEncoder:
             if flat.size and (flat.min() < 0 or flat.max() >= len(self.table)):
                 raise ModelError(f"{self.path}: the tokenizer yields ids beyond the table")
             bag = np.repeat(np.arange(len(ids)), lengths)
-            np.add.at(x, bag, self.table[flat])  # row by row, in order: as torch sums
+            rows = self.table[flat]
+            if self.scale is not None:
+                rows = rows.astype(np.float32) * self.scale[flat, None]
+            np.add.at(x, bag, rows)  # row by row, in order: as torch sums
             x[full] /= lengths[full, None].astype(np.float32)
         for layer in self.dense:
             x = layer(x)

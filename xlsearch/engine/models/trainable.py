@@ -228,6 +228,9 @@ class StaticBody(nn.Module):
         if "embedding.weight" not in weights:
             raise ModelError(f"{folder / 'model.safetensors'}: no 'embedding.weight' tensor")
         table = weights["embedding.weight"].float()
+        scale = weights.get("embedding.scale")
+        if scale is not None:  # int8 rows with one scale each (``shrink``)
+            table = table * scale.float()[:, None]
         bag = nn.EmbeddingBag.from_pretrained(table, freeze=False, mode="mean")
         return cls(Tokenizer.from_file(str(tok_path)), bag)
 

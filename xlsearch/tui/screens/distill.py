@@ -21,6 +21,8 @@ from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.card import format_card
 from xlsearch.tui.widgets.progress import JobPanel
 
+SHIPPED_CHOICE = ("your memory on top of the shipped multilingual student", "shipped")
+"""The first choice where xlsearch ships a multilingual student (``distill --init shipped``)."""
 STUDENTS = [
     ("static (fastest, CPU minutes)", "static"),
     ("teacher copy (transformer)", "teacher"),
@@ -108,7 +110,14 @@ class DistillScreen(EngineScreen):
     def on_mount(self) -> None:
         self._draw()
         engine = self.engine
-        self.run_query("setup", lambda: (engine.collections(), engine.device_description()))
+        self.run_query(
+            "setup",
+            lambda: (
+                engine.collections(),
+                engine.device_description(),
+                any(m.shipped for m in engine.list_models()),
+            ),
+        )
 
     # -- data ----------------------------------------------------------------------
     @on(Button.Pressed, "#pick")
@@ -196,6 +205,9 @@ class DistillScreen(EngineScreen):
             return parsed
 
         student = str(self.query_one("#student", Select).value)
+        start_from = ""
+        if student == SHIPPED_CHOICE[1]:
+            student, start_from = "static", "shipped"
         if student == "checkpoint":
             student = self.query_one("#checkpoint", Input).value.strip()
             if not student:
@@ -216,6 +228,7 @@ class DistillScreen(EngineScreen):
             time_limit_min=number("#minutes", "Minutes", float),
             output=self.query_one("#output", Input).value.strip(),
             resume=resume,
+            start_from=start_from,
         )
 
     @on(Button.Pressed, "#start")
@@ -308,8 +321,12 @@ class DistillScreen(EngineScreen):
 
     def on_job_done(self, message: JobDone) -> None:
         if message.job == "setup":
-            collections, device = message.result
+            collections, device, shipped = message.result
             self.query_one("#device", Label).update(f"device: {device}")
+            if shipped:  # continuing the shipped student comes first
+                student = self.query_one("#student", Select)
+                student.set_options([SHIPPED_CHOICE, *STUDENTS])
+                student.value = SHIPPED_CHOICE[1]
             self.collections = {c.name: c for c in collections}
             select = self.query_one("#tm-collection", Select)
             select.set_options([(c.name, c.name) for c in collections])

@@ -1,0 +1,55 @@
+"""Smaller static students: int8 rows and a narrower table give (nearly) the vectors of
+their parent, on the numpy path (no torch) and on the training loader alike."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from tests.models.test_static_encoder import TEXTS, _perturbed_static, _torch_vectors
+
+
+def test_int8_rows_keep_the_vectors_and_shrink_the_table(tmp_path: Path) -> None:
+    from xlsearch.engine.models.shrink import folder_bytes, shrink_static
+    from xlsearch.engine.models.static_encoder import StaticEncoder
+
+    parent = _perturbed_static(tmp_path, "mlp")
+    small = shrink_static(parent, tmp_path / "int8")
+    table = lambda f: f / "0_StaticEmbedding" / "model.safetensors"  # noqa: E731
+    assert table(small).stat().st_size < 0.35 * table(parent).stat().st_size
+    assert folder_bytes(small) < folder_bytes(parent)
+    a, b = StaticEncoder(parent).encode(TEXTS), StaticEncoder(small).encode(TEXTS)
+    assert isinstance(StaticEncoder(small).table, np.memmap)  # int8 rows stay on disk
+    assert np.isfinite(b).all()
+    assert (a * b).sum(1)[[0, 1, 2, 3, 8]].min() > 0.999
+    # the training loader reads the same int8 table (a continued student starts from it)
+    assert np.allclose(_torch_vectors(small, TEXTS), b, atol=1e-4)
+
+
+def test_narrower_table_absorbed_by_the_head(tmp_path: Path) -> None:
+    from xlsearch.engine.models.shrink import shrink_static
+    from xlsearch.engine.models.static_encoder import StaticEncoder
+
+    parent = _perturbed_static(tmp_path, "mlp")
+    full = shrink_static(parent, tmp_path / "same", int8=False, dim=24)
+    narrow = shrink_static(parent, tmp_path / "d8", int8=False, dim=8)
+    a = StaticEncoder(parent).encode(TEXTS[:4])
+    assert np.allclose(StaticEncoder(full).encode(TEXTS[:4]), a, atol=1e-4)  # all components
+    enc = StaticEncoder(narrow)
+    assert enc.table.shape[1] == 8 and enc.dim == StaticEncoder(parent).dim
+    assert np.isfinite(enc.encode(TEXTS)).all()
+
+
+def test_int8_student_encodes_without_torch(tmp_path: Path) -> None:
+    from xlsearch.engine.models.shrink import shrink_static
+
+    small = shrink_static(_perturbed_static(tmp_path, "mlp"), tmp_path / "int8")
+    code = (
+        "import sys; from xlsearch.engine.models.encoder import load_encoder; "
+        f"v = load_encoder({str(small)!r}).encode(['a cat', 'un chat']); "
+        "assert v.shape[0] == 2; assert 'torch' not in sys.modules, 'torch imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
