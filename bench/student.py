@@ -37,11 +37,13 @@ MULTI30K_FIRST = "Two young, White males are outside near many bushes."
 MULTI30K_LAST = "Two women wearing red and a man coming out of a port-a-potty."
 MULTI30K_FILES = ("de", "fr", "cs")
 SEED = 0
-STEPS = 2000
-MAX_TOKENS = 40
-"""Pairs whose sides are longer (teacher tokens) are left out: the teacher cache of all of
-train/ costs ~20 CPU-minutes, that of the pairs up to 40 tokens (86 % of the sentences)
-about 60 % of it — what a shared 2-core machine allowed when this model was made."""
+STEPS = 1500
+BUDGET = {"per_lang": 3000, "vocab": 64000, "batch": 256, "max_tokens": 40}
+"""The settings of the shipped file (``make student`` reproduces it): 3,000 train/ pairs per
+language plus train-extra/, pairs of at most 40 teacher tokens, 64k pieces, 1,500 steps of
+256 pairs — what a 2-core machine shared with other jobs allowed when it was made (the
+teacher cache of all of train/ alone is ~20 CPU-minutes). The full recipe, for a machine
+with an idle hour: ``--per-lang 0 --vocab 128000 --batch 512 --steps 2000 --max-tokens 128``."""
 
 
 def _lines(path: Path) -> list[str]:
@@ -100,23 +102,25 @@ def distill(extra: bool, steps: int, run: str, budget: dict[str, int]) -> Path:
     """``xlsearch distill`` on the prepared set; the model folder under build/student/runs.
 
     ``budget``: ``per_lang`` (pairs of train/ per language, 0 = all), ``vocab`` (pieces),
-    ``batch`` (pairs per step) — the full recipe by default, less on a busy machine."""
+    ``batch`` (pairs per step), ``max_tokens`` (longest pair kept): see ``BUDGET``."""
     data = prepare(extra, budget["per_lang"])
     DATASET[:] = [data.name]
     out = BUILD / "runs" / run
-    if (out / "xlsearch-card.json").exists() or (out / "model.safetensors").exists():
-        return out
     env = dict(os.environ, XLSEARCH_HOME=str(BUILD / "home"))
     cmd = [
         str(Path(sys.executable).parent / "xlsearch"), "distill",
         "--train", *sorted(str(p) for p in data.glob("en-*.tsv")),
         "--student", "static", "--max-steps", str(steps), "--time-limit", "0",
         "--seed", str(SEED), "--threads", "2", "--teacher-precision", "fp32",
-        "--eval-steps", "500", "--dev-per-lang", "300", "--max-seq-length", str(MAX_TOKENS),
-        "--out", str(out),
+        "--eval-steps", "500", "--dev-per-lang", "300",
+        "--max-seq-length", str(budget["max_tokens"]), "--out", str(out),
         "--vocab-size", str(budget["vocab"]), "--batch-size", str(budget["batch"]),
     ]  # fmt: skip
-    RECIPE[:] = cmd[2:]
+    files = [c for c in cmd if c.endswith(".tsv")]
+    RECIPE[:] = [c for c in cmd[1:] if c not in files[1:]]
+    RECIPE[RECIPE.index(files[0])] = str(data / "en-*.tsv")
+    if (out / "modules.json").is_file():
+        return out
     print(" ".join(cmd), flush=True)
     t0 = time.perf_counter()
     subprocess.run(cmd, env=env, check=True)
@@ -281,7 +285,9 @@ def card(run: str, results: dict[str, dict[str, Any]], chosen: str) -> Path:
             "calibration": "none shipped: semantic fills are calibrated on the user's memory",
         }
     )
-    (out / "xlsearch.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    text = text.replace(str(REPO) + "/", "")  # no path of the machine it was made on
+    (out / "xlsearch.json").write_text(text)
     return out
 
 
@@ -375,13 +381,26 @@ def main() -> None:
     ap.add_argument("--no-extra", action="store_true", help="train/ only (minus Multi30k)")
     ap.add_argument("--steps", type=int, default=STEPS)
     ap.add_argument("--run", default="", help="run name (default: shipped / train-only)")
-    ap.add_argument("--per-lang", type=int, default=0, help="train/ pairs per language (0: all)")
-    ap.add_argument("--vocab", type=int, default=128000, help="vocabulary pieces")
-    ap.add_argument("--batch", type=int, default=512, help="pairs per step")
+    ap.add_argument(
+        "--per-lang",
+        type=int,
+        default=BUDGET["per_lang"],
+        help="train/ pairs per language (0: all)",
+    )
+    ap.add_argument("--vocab", type=int, default=BUDGET["vocab"], help="vocabulary pieces")
+    ap.add_argument("--batch", type=int, default=BUDGET["batch"], help="pairs per step")
+    ap.add_argument(
+        "--max-tokens", type=int, default=BUDGET["max_tokens"], help="longest pair (tokens)"
+    )
     args = ap.parse_args()
     extra = not args.no_extra
     run = args.run or ("shipped" if extra else "train-only")
-    budget = {"per_lang": args.per_lang, "vocab": args.vocab, "batch": args.batch}
+    budget = {
+        "per_lang": args.per_lang,
+        "vocab": args.vocab,
+        "batch": args.batch,
+        "max_tokens": args.max_tokens,
+    }
     if args.stage == "memory":  # after `card`: the shipped student + your memory
         res = memory_run(BUILD / "shipped" / "multilingual")
         print(json.dumps({k: v for k, v in res.items() if k not in ("before", "after")}))

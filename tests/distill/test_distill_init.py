@@ -7,16 +7,27 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.distill import config
 
-from tests.distill.test_distill import _weights, config, corpus, shared_home  # noqa: F401
 from xlsearch.engine.distill import distill
 from xlsearch.engine.errors import ModelError
 
 
+def _weights(folder: Path) -> dict[str, np.ndarray]:
+    """Every tensor of a model folder, by ``module folder/name``."""
+    from safetensors.numpy import load_file
+
+    out: dict[str, np.ndarray] = {}
+    for f in sorted(folder.rglob("model.safetensors")):
+        for k, v in load_file(str(f)).items():
+            out[f"{f.parent.name}/{k}"] = v
+    return out
+
+
 def test_init_shipped_continues_the_student_and_keeps_its_head(
-    corpus: dict[str, Path],  # noqa: F811
+    corpus: dict[str, Path],
     tiny_st_model: Path,
-    shared_home: Path,  # noqa: F811
+    shared_home: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
