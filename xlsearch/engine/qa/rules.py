@@ -169,6 +169,11 @@ def is_credits(source: str) -> bool:
     return source.strip().lower() in ("translator-credits", "translator_credits", "translators")
 
 
+_KEYS = frozenset(
+    "ctrl alt shift super meta tab esc escape enter return space backspace home end insert "
+    "delete del pgup pgdn fn".split()
+)
+"""Key names, abbreviations and units (``Shift``, ``ms``, ``16px``) a UI keeps as written."""
 _KEYWORDS = re.compile(r"^(?:[^;\s][^;]*;)+[^;]*$")
 _STRFTIME = re.compile(r"%[-_0^#]?[AaBbYyHIMSpejZzklTRDFuVwWGgCcxXhntdm]")
 _STRFTIME_ONLY = re.compile(r"%[-_0^#]?[AaBbYyHIMSjZzTRDFVGC]")
@@ -248,8 +253,12 @@ def _untranslated(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
         flag("untranslated", "info", "a keyword list kept as the source (search terms)")
         return
     # A name, an acronym or a file name is often written the same in every language.
-    if all(_name_like(w, ctx.names) or w.casefold() in ctx.kept for w in words) or (
-        len(words) == 1 and _name_words(words, ctx.lower)
+    if (
+        all(_name_like(w, ctx.names) or w.casefold() in ctx.kept for w in words)
+        or (len(words) <= 2 and _name_words(words, ctx.lower))
+        or (len(words) <= 2 and all(len(w) <= 3 or w.casefold() in _KEYS for w in words))
+        or _EMAIL.search(s)
+        or "rights reserved" in s.lower()
     ):
         flag("untranslated", "info", "the target is the source (a name or an acronym?)")
         return
