@@ -58,6 +58,19 @@ def _vector_cache_v3(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE UNIQUE INDEX embeddings_key ON embeddings (model_id, text_hash)")
 
 
+def _unit_counts(conn: sqlite3.Connection) -> None:
+    """Units per document, recorded at import as segments and languages are: the
+    collections list and the Corpus screen then count nothing. An older store's documents
+    are counted once, here."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(documents)")}
+    if "unit_count" not in columns:
+        conn.execute("ALTER TABLE documents ADD COLUMN unit_count INTEGER")
+    conn.execute(
+        "UPDATE documents SET unit_count = "
+        "(SELECT COUNT(DISTINCT tu_id) FROM segments WHERE document_id = documents.id)"
+    )
+
+
 # Each entry: (version, SQL script or a function of the connection, run in the migration's
 # transaction). Never edit a released migration; append a new one.
 MIGRATIONS: list[tuple[int, str | Callable[[sqlite3.Connection], None]]] = [
@@ -180,17 +193,7 @@ MIGRATIONS: list[tuple[int, str | Callable[[sqlite3.Connection], None]]] = [
         """,
     ),
     (3, _vector_cache_v3),
-    (
-        4,
-        """
-        -- Units per document, recorded at import as segments and languages are: the
-        -- collections list and the Corpus screen then count nothing (NULL: count it).
-        ALTER TABLE documents ADD COLUMN unit_count INTEGER;
-        UPDATE documents SET unit_count = (
-            SELECT COUNT(DISTINCT tu_id) FROM segments WHERE document_id = documents.id
-        );
-        """,
-    ),
+    (4, _unit_counts),
 ]
 
 LATEST = MIGRATIONS[-1][0]
