@@ -86,3 +86,32 @@ async def test_ctrl_c_and_the_readme_agree(app, settle):  # type: ignore[no-unty
         await pilot.pause()
         assert app.is_running
         assert any("ctrl+q" in str(n.message) for n in app._notifications)
+
+
+async def test_a_50x16_terminal_still_shows_result_rows(app, settle):  # type: ignore[no-untyped-def]
+    async with app.run_test(size=(50, 16)) as pilot:
+        await settle(pilot)
+        await pilot.press(*"Zug", "enter")
+        await settle(pilot)
+        table = app.screen.query_one("#results", DataTable)
+        assert table.row_count >= 4
+        assert table.scrollable_content_region.height - 1 >= 4  # four rows under the header
+
+
+def test_search_screen_50x16(snap_compare, seeded_model: Path, _tmp_home: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """The layout at 50x16: query, filters, result rows and a short preview."""
+    from helpers.spy import PictureEngine
+    from helpers.tui import settle as settled
+
+    from xlsearch.tui.app import make_app
+
+    engine = PictureEngine({str(_tmp_home): "<home>", str(tmp_path): "<test>"})
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settled(pilot)
+        for widget in pilot.app.screen.query("Input"):
+            widget.cursor_blink = False
+        await pilot.pause()
+
+    app = make_app(engine=engine, query="Zug", theme="textual-dark")
+    assert snap_compare(app, terminal_size=(50, 16), run_before=run_before)

@@ -188,6 +188,11 @@ class SearchScreen(EngineScreen):
         table.add_column("document", width=12, key="document")
 
     def on_resize(self) -> None:
+        # a short terminal (50x16) keeps rows for the results: the preview shrinks first
+        height = self.size.height
+        self.query_one("#preview", Static).styles.height = (
+            8 if height >= 24 else max(3, height // 4)
+        )
         self._setup_columns()
         self._fill_table()
 
