@@ -173,3 +173,29 @@ def test_nothing_to_check_is_one_line(capsys: pytest.CaptureFixture[str], tmp_pa
     doc.write_text("hello\n", encoding="utf-8")
     assert main(["check", str(doc), "--rules-only"]) == 2
     assert "no targets to check" in capsys.readouterr().err
+
+
+def test_a_collection_is_checked_and_a_memory_compared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tmx = tmp_path / "tm.tmx"
+    tus = "".join(
+        f'<tu><tuv xml:lang="en"><seg>{s}</seg></tuv><tuv xml:lang="fr"><seg>{t}</seg></tuv></tu>'
+        for s, t in [("Show hidden files", "Afficher les fichiers cachés"), ("Page 4", "Page 5")]
+    )
+    tmx.write_text(
+        f'<?xml version="1.0"?><tmx version="1.4"><header srclang="en" datatype="plaintext" '
+        f'segtype="sentence" adminlang="en" creationtool="t" creationtoolversion="1" '
+        f'o-tmf="t"/><body>{tus}</body></tmx>',
+        encoding="utf-8",
+    )
+    assert main(["import", str(tmx), "--collection", "tm", "-q"]) == 0
+    capsys.readouterr()
+    _, out = _flags(capsys, ["--collection", "tm", "--src", "en", "--tgt", "fr", "--rules-only"])
+    assert out["checked"] == 2
+    assert [(f["source"], f["kind"]) for f in out["flags"]] == [("Page 4", "numbers")]
+    po = _po(tmp_path / "fr.po", [("Show hidden files", "Montrer les fichiers cachés")])
+    argv = [str(po), "--memory", "tm", "--src", "en", "--tgt", "fr", "--rules-only"]
+    _, out = _flags(capsys, [*argv, "--severity", "info"])
+    assert [f["kind"] for f in out["flags"]] == ["consistency"]
+    assert "Afficher les fichiers cachés" in out["flags"][0]["explanation"]

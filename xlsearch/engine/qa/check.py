@@ -38,7 +38,7 @@ def _norm(text: str, marker: str) -> str:
 
 
 def consistency_flags(
-    units: Sequence[QaUnit], marker: str, memory: dict[str, set[str]] | None = None
+    units: Sequence[QaUnit], marker: str, memory: dict[str, dict[str, str]] | None = None
 ) -> list[Flag]:
     """One source translated differently in the file (units without a context of their
     own) or otherwise than the memory always translates it."""
@@ -73,7 +73,7 @@ def consistency_flags(
                 flags.append(
                     Flag(
                         u.file, u.key, u.source, u.target, "consistency", "info",
-                        f"the memory translates this source {sorted(known)[0]!r}",
+                        f"the memory translates this source {sorted(known.values())[0]!r}",
                         line=u.line,
                     )
                 )  # fmt: skip
@@ -86,7 +86,7 @@ def check_units(
     tgt: str,
     *,
     encoder: Any = None,
-    memory: dict[str, set[str]] | None = None,
+    memory: dict[str, dict[str, str]] | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> tuple[list[Flag], Calibration | None]:
@@ -163,7 +163,7 @@ def check_files(
     src: str | None = None,
     tgt: str | None = None,
     encoder: Any = None,
-    memory: dict[str, set[str]] | None = None,
+    memory: dict[str, dict[str, str]] | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> CheckResult:

@@ -38,11 +38,12 @@ def collection_pairs(store: Any, collection: str, src: str, tgt: str) -> list[Qa
     return units
 
 
-def memory_of(units: list[QaUnit]) -> dict[str, set[str]]:
-    """Each source's targets in a memory (mnemonics aside, as the consistency compares)."""
+def memory_of(units: list[QaUnit]) -> dict[str, dict[str, str]]:
+    """Each source's targets in a memory: {compared form: as written} (mnemonics, spaces and
+    case aside, as the consistency check compares them)."""
     from xlsearch.engine.qa.check import _norm, _unmark
 
-    out: dict[str, set[str]] = {}
+    out: dict[str, dict[str, str]] = {}
     for u in units:
-        out.setdefault(_unmark(u.source, ""), set()).add(_norm(u.target, ""))
+        out.setdefault(_unmark(u.source, ""), {}).setdefault(_norm(u.target, ""), u.target)
     return out
