@@ -76,7 +76,7 @@ def test_html_blocks_without_scripts_and_with_breaks(tmp_path: Path) -> None:
         "Der Titel",
         "Überschrift",
         "Lose Worte",
-        "Erster Satz. Zweiter Satz.",
+        "Erster Satz. Zweiter\u00a0Satz.",  # &nbsp; stays a no-break space
         "Punkt eins",
         "Punkt zwei",
         "Zeile umgebrochen",
