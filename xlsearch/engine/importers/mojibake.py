@@ -10,6 +10,7 @@ repaired, with one warning saying so. Either way, none of it is stored as read.
 from __future__ import annotations
 
 import codecs
+import re
 import unicodedata
 from collections.abc import Iterator
 
@@ -25,9 +26,18 @@ def shown(text: str, width: int = 48) -> str:
     return "“" + "".join("�" if unicodedata.category(c) == "Cc" else c for c in text) + "”"
 
 
+_CP1252_HIGH = "".join(bytes([b]).decode("cp1252", "ignore") for b in range(0x80, 0xC0))
+_SUSPECT = re.compile(f"[\u00c2-\u00f4][\u0080-\u00bf{re.escape(_CP1252_HIGH)}]")
+"""A UTF-8 lead byte read as Latin-1/cp1252 (``Ã``, ``â``, ``Ð``) followed by a continuation
+byte read the same way (``©``, ``€``, ``¡``): every UTF-8 text misread so has one, real text
+almost never; only such text goes to ftfy (a tenth of the time on French prose)."""
+
+
 def repaired(text: str) -> tuple[str, str | None]:
     """(``text`` with its mojibake undone, the codec its bytes really were in); the codec is
     None when ``text`` is not mojibake."""
+    if _SUSPECT.search(text) is None:
+        return text, None
     from ftfy import fix_encoding_and_explain
     from ftfy.badness import is_bad
 
