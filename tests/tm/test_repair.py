@@ -69,3 +69,12 @@ def test_lookup_scores_a_twin_95_to_99_and_lists_its_repair(tmp_path: Path) -> N
         # without repair (penalties None) it is the CAT fuzzy % it always was
         plain = Lookup(store, None, collection="mem", semantic=False, penalties=None)
         assert plain.lookup("_Import…", "en", "fr").matches[0].fuzzy < 75
+
+
+def test_an_ellipsis_is_one_token_of_the_fuzzy_score() -> None:
+    """ "Other Application..." against "Other...": one word of three differs (66 %), not
+    one of five (80 %, written as "Sonstige…" for "Other Application…")."""
+    from xlsearch.engine.tm.fuzzy import fuzzy
+
+    assert fuzzy("Other Application...", "Other...") == fuzzy("Other Application…", "Other…")
+    assert fuzzy("Other Application...", "Other...") < 75

@@ -7,7 +7,8 @@ The fuzzy percentage is the one translators know from Trados, memoQ or OmegaT: a
 
 where A and B are the token sequences of the two segments and d counts token insertions,
 deletions and substitutions (each costs 1). Tokens are words, numbers, single punctuation
-marks, and each inline tag or placeholder (``<b>``, ``{0}``, ``%s``…) as one token; scripts
+marks (an ellipsis ``...`` is one, as ``…`` is), and each inline tag or placeholder
+(``<b>``, ``{0}``, ``%s``…) as one token; scripts
 written without spaces (Chinese, Japanese, Thai) count one token per character. Whitespace
 is normalised away and words compare case-insensitively (a typographic apostrophe as a
 straight one); a segment that then equals the stored one but differs in case, spacing,
@@ -45,7 +46,8 @@ _NUMBER = r"[-+]?\d+(?:[.,:/]\d+)*%?"
 _NOSPACE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f"
 _TOKEN = re.compile(
     rf"(?P<tag>{_TAG})|(?P<ph>{_PLACEHOLDER})|(?P<num>{_NUMBER})"
-    rf"|(?P<cjk>[{_NOSPACE}])|(?P<word>[^\W\d_{_NOSPACE}]+(?:['’][^\W\d_]+)*)|(?P<punct>\S)",
+    rf"|(?P<cjk>[{_NOSPACE}])|(?P<word>[^\W\d_{_NOSPACE}]+(?:['’][^\W\d_]+)*)"
+    r"|(?P<punct>\.{2,}|\S)",
     re.UNICODE,
 )
 _WS = re.compile(r"\s+")
@@ -79,7 +81,7 @@ _TAG_NAME = re.compile(r"[\s/>].*")
 
 
 _SPECIAL = re.compile(rf"[<{{}}%$\\{_NOSPACE}]")
-_PLAIN = re.compile(rf"{_NUMBER}|[^\W\d_]+(?:['’][^\W\d_]+)*|\S", re.UNICODE)
+_PLAIN = re.compile(rf"{_NUMBER}|[^\W\d_]+(?:['’][^\W\d_]+)*|\.{{2,}}|\S", re.UNICODE)
 """``_TOKEN`` for text without tags, placeholders and no-space scripts (most segments)."""
 
 
