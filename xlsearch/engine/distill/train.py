@@ -579,18 +579,23 @@ def _calibrate_fills(out: Path, dev: list[Any], device: str, report: Any) -> Non
     enc = load_encoder(out, device=device)
     cal = fill_policy.fit(groups, enc.encode, data="dev split")
     fill_policy.store(enc.id, out, cal)
-    done = sorted(k for k, v in cal["pairs"].items() if v.get("threshold") is not None)
-    report(
-        Progress(
-            "calibrate",
-            1,
-            1,
-            f"semantic fills calibrated for {', '.join(done)}"
-            if done
-            else "no language pair has enough held-out pairs for semantic fills "
-            f"({fill_policy.MIN_PAIRS:,} needed): semantic matches stay suggestions",
-        )
+    report(Progress("calibrate", 1, 1, fill_summary(cal["pairs"])))
+
+
+def fill_summary(pairs: dict[str, Any]) -> str:
+    """One line on the semantic-fill calibration: the pairs calibrated, and for the others
+    the real reason (too few held-out pairs, or no cosine reaching the precision bound)."""
+    done = sorted(k for k, v in pairs.items() if v.get("threshold") is not None)
+    why = "; ".join(
+        f"{k}: {v.get('why', 'not calibrated')}"
+        for k, v in sorted(pairs.items())
+        if v.get("threshold") is None
     )
+    if done:
+        return f"semantic fills calibrated for {', '.join(done)}" + (
+            f" (not for {why})" if why else ""
+        )
+    return f"no semantic fills ({why}): semantic matches stay suggestions"
 
 
 def _to(features: dict[str, Any], device: str, pin: bool) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -37,6 +37,12 @@ def diff_text(ops: list[tuple[str, str]]) -> Text:
         style = {"-": "strike red", "+": "bold green"}.get(op, "")
         out.append(text, style=style)
     return out
+
+
+def one_line(text: str) -> str:
+    """A segment in one table row: its line breaks shown as ↵ (a msgid that starts with
+    "\\n\\n" is not a blank row)."""
+    return text.replace("\r\n", "\n").replace("\n", "↵")
 
 
 def saved_path(path: Path) -> Path:
@@ -117,11 +123,7 @@ class TranslateScreen(EngineScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        segs = self.query_one("#tr-segments", DataTable)
-        segs.add_column("#", width=4, key="n")
-        segs.add_column("", width=1, key="st")
-        segs.add_column("source", width=28, key="source")
-        segs.add_column("target", width=18, key="target")
+        self._fit_columns(self.app.size.width)
         m = self.query_one("#tr-matches", DataTable)
         m.add_column("n", width=1, key="n")
         m.add_column("fuzzy", width=5, key="fuzzy")
@@ -259,10 +261,41 @@ class TranslateScreen(EngineScreen):
         self.current = -1
         self.goto(at or 0)
 
+    @staticmethod
+    def _add_columns(table: DataTable[Any], source: int) -> None:
+        """The segment table's columns, the source ``source`` wide, the target 2/3 of that."""
+        table.add_column("#", width=4, key="n")
+        table.add_column("", width=1, key="st")
+        table.add_column("source", width=source, key="source")
+        table.add_column("target", width=max(12, source * 2 // 3), key="target")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_columns(event.size.width)
+
+    def _fit_columns(self, width: int) -> None:
+        """The source and target columns share the segment table's width, half the screen
+        (a 160-column terminal shows twice the source a 100-column one does)."""
+        # half the screen less its margin, "#", the mark, each column's padding, a scrollbar
+        source = max(20, (width // 2 - 1 - 4 - 1 - 8 - 2) * 3 // 5)
+        table = self.query_one("#tr-segments", DataTable)
+        if table.columns and table.columns["source"].width == source:  # type: ignore[index]
+            return
+        with self.prevent(DataTable.RowHighlighted):
+            table.clear(columns=True)
+            self._add_columns(table, source)
+            if self.doc is not None:
+                self._add_rows(table)
+                if self.current >= 0:
+                    table.move_cursor(row=self.current, animate=False)
+
     def _add_rows(self, table: DataTable[Any]) -> None:
         for seg in self.doc.segments:
             table.add_row(
-                str(seg.index + 1), self._mark(seg), seg.source, seg.target, key=str(seg.index)
+                str(seg.index + 1),
+                self._mark(seg),
+                one_line(seg.source),
+                one_line(seg.target),
+                key=str(seg.index),
             )
 
     @staticmethod
@@ -414,7 +447,7 @@ class TranslateScreen(EngineScreen):
             self.doc.set_target(self.current, text, origin="edited")
         table = self.query_one("#tr-segments", DataTable)
         table.update_cell(str(self.current), "st", self._mark(seg))
-        table.update_cell(str(self.current), "target", seg.target)
+        table.update_cell(str(self.current), "target", one_line(seg.target))
 
     # -- matches -------------------------------------------------------------------------------
     def all_matches(self) -> list[Any]:
@@ -582,7 +615,7 @@ class TranslateScreen(EngineScreen):
         for seg, was in zip(self.doc.segments, before, strict=True):
             if (seg.target, self._mark(seg)) != was:  # only the filled rows, not all 5,000
                 table.update_cell(str(seg.index), "st", self._mark(seg))
-                table.update_cell(str(seg.index), "target", seg.target)
+                table.update_cell(str(seg.index), "target", one_line(seg.target))
         if self.current >= 0:
             self.query_one("#tr-target", TextArea).text = self.doc.segments[self.current].target
             with self.prevent(DataTable.RowHighlighted):
