@@ -54,6 +54,19 @@ class DistillResult:
     history: list[dict[str, Any]] = field(default_factory=list)
 
 
+
+DEV_POINTS = 10
+"""Dev evaluations a run makes at least (its curve, in the app and the log)."""
+
+
+def dev_interval(eval_steps: int | None, max_steps: int) -> int:
+    """Steps between dev evaluations: ``eval_steps``, made shorter when a run would get
+    fewer than ``DEV_POINTS`` of them (a 486-step run at 500 drew one dot); 0 = only at
+    the end, as asked."""
+    if not eval_steps:
+        return 0
+    return max(1, min(int(eval_steps), max_steps // DEV_POINTS))
+
 def _lr_lambda(cfg: DistillConfig, total: list[int]) -> Any:
     """The learning-rate factor per step; ``total[0]`` may shrink during the run (a time
     budget fitted to the machine's speed), and the decay follows it."""
@@ -415,7 +428,8 @@ def _run(
             if dist.main:
                 _log(log_path, {**m, "train_s": round(train_s, 2)})
             report(Progress("distill", step, max_steps, metrics=m))
-        if dist.main and cfg.eval_steps and step % cfg.eval_steps == 0 and step < max_steps:
+        every = dev_interval(cfg.eval_steps, max_steps)
+        if dist.main and every and step % every == 0 and step < max_steps:
             res = evaluate_and_keep_best()
             report(
                 Progress(

@@ -46,6 +46,16 @@ def axis_range(values: list[float], floor: float | None = None) -> tuple[float, 
     return lo, hi
 
 
+def rising_early(losses: list[tuple[float, float]], total: float) -> bool:
+    """True while the loss is above its first value in the first third of a run: normal
+    (the learning rate warms up and the embedding table moves fast), which the plot says."""
+    if len(losses) < 2 or not total:
+        return False
+    first = losses[0][1]
+    early = [y for x, y in losses if x <= total / 3]
+    return bool(early) and max(early) > first * 1.05 and losses[-1][0] <= total / 3
+
+
 class DistillScreen(EngineScreen):
     """Make a multilingual student from parallel sentences and watch it learn."""
 
@@ -63,6 +73,8 @@ class DistillScreen(EngineScreen):
         self.collections: dict[str, CollectionInfo] = {}
         self.losses: list[tuple[float, float]] = []
         self.dev: list[tuple[float, float]] = []
+        self.total = 0.0
+        """The run's planned steps (both plots share this x-axis)."""
         self.result: DistillResult | None = None
         self.last_config: DistillConfig | None = None
         self.can_resume = False
@@ -244,7 +256,7 @@ class DistillScreen(EngineScreen):
         if resume and self.last_config is not None:
             config.output = config.output or self.last_config.output
         if not resume:
-            self.losses, self.dev = [], []
+            self.losses, self.dev, self.total = [], [], 0.0
         self.last_config, self.result, self.can_resume = config, None, False
         self.query_one("#resume", Button).disabled = True
         self.query_one("#model-card", Static).update("")
@@ -290,6 +302,8 @@ class DistillScreen(EngineScreen):
     def _record(self, p: Progress) -> None:
         """Keep the curves' points (called in the worker thread for every event)."""
         step = float(p.metrics.get("step", p.done))
+        if p.total:
+            self.total = float(p.total)  # fitted to the time limit as the run goes
         if "loss" in p.metrics:
             self.losses.append((step, float(p.metrics["loss"])))
         if "dev_acc" in p.metrics:
@@ -308,14 +322,19 @@ class DistillScreen(EngineScreen):
             plt.clear_figure()
             if points:
                 title += f" · last {points[-1][1]:.4g}"
+            if selector == "#loss-plot" and rising_early(self.losses, self.total):
+                title += " · rising early: normal (warm-up), watch dev"
             plt.title(title)
+            plt.xlabel("step")
             if points:
                 xs, ys = [x for x, _ in points], [y for _, y in points]
                 if len(points) == 1:
                     plt.scatter(xs, ys, marker="●")
                 else:
                     plt.plot(xs, ys, marker="braille")
-                plt.xlim(*axis_range(xs, floor=0.0))
+                # one x-axis for both plots: step 0 to the run's planned steps
+                last = max([x for x, _ in self.losses] + [x for x, _ in self.dev] + [1.0])
+                plt.xlim(0.0, max(self.total, last))
                 plt.ylim(*(PERCENT if selector == "#dev-plot" else axis_range(ys, floor=0.0)))
             plot.refresh()
 
