@@ -60,7 +60,7 @@ EXPECTED = [
         "fr": "Fermez cette fenêtre.",
     },
     {
-        "en": 'Press Enter & wait for "5 < 6" ☕.',
+        "en": 'Press\u00a0Enter & wait for "5 < 6" ☕.',
         "de": "Drücken Sie Enter & warten Sie auf „5 < 6“ ☕.",
     },
     {"en": "See the logo above.", "de": "Siehe Logo oben."},
