@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv run test test-fast check bench student gpu-prepare gpu-check clean
+.PHONY: help venv run test test-fast typecheck check bench student gpu-prepare gpu-check clean
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -22,8 +22,11 @@ venv: $(STAMP)  ## create the virtual environment and install xlsearch
 run: $(STAMP)  ## first run builds the demo student + index, then opens the TUI
 	$(VENV)/bin/xlsearch demo $(ARGS)
 
-test: $(STAMP)  ## run the test suite (offline)
+test: typecheck  ## type-check, then run the test suite (offline)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+typecheck: $(STAMP)  ## mypy (pyproject.toml: strict on the service and the fronts; cache in .mypy_cache)
+	$(VENV)/bin/mypy
 
 test-fast: $(STAMP)  ## the fast subset for the inner loop: no slow tests, stop at the first failure
 	$(PY) -m pytest -m "not slow" -x -q $(PYTEST_ARGS)

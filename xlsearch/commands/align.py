@@ -54,8 +54,8 @@ def cmd_align(args: argparse.Namespace) -> int:
         raise ConfigError(
             "nowhere to put the alignment", hint="give --out FILE, --collection NAME or --beads"
         )
-    src_lang = (langs_option(args.src_lang) or [None])[0]
-    tgt_lang = (langs_option(args.tgt_lang) or [None])[0]
+    src_lang = next(iter(langs_option(args.src_lang)), None)
+    tgt_lang = next(iter(langs_option(args.tgt_lang)), None)
     from xlsearch.service.shared import require_output
 
     if args.out:

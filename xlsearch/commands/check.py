@@ -89,8 +89,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise ConfigError(
             "nothing to check", hint="name files (.xlf, .po, .tmx, .tsv) or --collection"
         )
-    src = (langs_option(args.src) or [None])[0]
-    tgt = (langs_option(args.tgt) or [None])[0]
+    src = next(iter(langs_option(args.src)), None)
+    tgt = next(iter(langs_option(args.tgt)), None)
     report = LocalEngine().check_files(
         [str(p) for p in args.files],
         collection=args.collection,

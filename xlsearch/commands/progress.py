@@ -107,17 +107,21 @@ class ProgressDisplay:
             from rich.progress import Progress as RichProgress
             from rich.table import Column
 
-            one_line = {"no_wrap": True, "overflow": "ellipsis"}
             self._rich = RichProgress(
                 SpinnerColumn(),
-                TextColumn("[bold]{task.description}", table_column=Column(**one_line)),
+                TextColumn(
+                    "[bold]{task.description}",
+                    table_column=Column(no_wrap=True, overflow="ellipsis"),
+                ),
                 BarColumn(bar_width=24),
                 TaskProgressColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
                 _eta_column()(),
                 TextColumn(
-                    "{task.fields[extra]}", style="dim", table_column=Column(ratio=1, **one_line)
+                    "{task.fields[extra]}",
+                    style="dim",
+                    table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis"),
                 ),
                 console=self.console,
                 transient=False,

@@ -25,8 +25,8 @@ def calibrate_fills(
     spec: str | None = None,
     pair_files: Sequence[str] = (),
     *,
-    device: str | None = None,
-    batch_size: int | None = None,
+    device: str = "auto",
+    batch_size: int = 32,
     save: bool = True,
     on_progress: ProgressCallback | None = None,
 ) -> FillCalibration:
@@ -51,7 +51,7 @@ def calibrate_fills(
             f"(at least {fill_policy.MIN_PAIRS} pairs per language pair)",
         )
     else:
-        groups = dev_groups(enc.path)
+        groups = dev_groups(enc.path) if enc.path is not None else {}
         data = "dev split"
     if not groups:
         raise ConfigError("no translation pairs to calibrate on", hint="check --calibrate-pairs")

@@ -100,11 +100,12 @@ def write_export(
         counts = Counter(lang for i in items for lang in dict(_segments(i)))
         every = [lang for lang in chosen if counts[lang] == len(items)]
         chosen = every if len(every) >= 2 else [lang for lang, _ in counts.most_common(2)]
+    columns: list[str] | None
     if fmt == "tmx":  # a hit keeps every segment; pairs the languages asked for
-        cols = None if hits_only or not langs else list(langs)
+        columns = None if hits_only or not langs else list(langs)
     else:
-        cols = chosen if fmt == "tsv" else chosen[:2]
-    return write_units(out, units, fmt, cols)
+        columns = chosen if fmt == "tsv" else chosen[:2]
+    return write_units(out, units, fmt, columns)
 
 
 def unit_lines(unit: dict[str, Any]) -> list[str]:

@@ -36,7 +36,9 @@ class JobsMixin:
         """Read the TSVs as distillation will: columns, languages, pairs and bad lines."""
         from xlsearch.engine.distill.data import TrainFile, read_tsv
 
-        columns, pairs, bad, sample, langs = 0, 0, [], [], ["en"]
+        columns, pairs, langs = 0, 0, ["en"]
+        bad: list[str] = []
+        sample: list[list[str]] = []
         for i, path in enumerate(paths):
             groups, report = read_tsv(TrainFile.parse(path), i)
             columns = max(columns, 1 + max((g.column for g in groups), default=0))

@@ -24,6 +24,7 @@ from xlsearch.service.api import (
     DocumentInfo,
     Hit,
     ImportReport,
+    IndexState,
     IndexStatus,
     ModelEntry,
     SearchMode,
@@ -33,6 +34,7 @@ from xlsearch.service.coverage import LanguageNotice
 from xlsearch.service.jobs import JobsMixin
 
 if TYPE_CHECKING:
+    from xlsearch.engine.store import Store
     from xlsearch.engine.store.units import UnitFilter
 
 
@@ -62,7 +64,7 @@ class LocalEngine(JobsMixin):
 
     # -- plumbing ------------------------------------------------------------------
     @contextmanager
-    def _store(self) -> Iterator[Any]:
+    def _store(self) -> Iterator[Store]:
         from xlsearch.engine.store import Store
 
         store = Store(self.store_path)
@@ -231,7 +233,7 @@ class LocalEngine(JobsMixin):
         pos = rows.index(current)
         translations = {
             t["lang"]: t["text"]
-            for t in units.get(current.get("tu_id"), [])
+            for t in units.get(current.get("tu_id") or "", [])
             if t["id"] != segment_id and t["document_id"] == current["document_id"]
         }
         return ContextView(
@@ -408,7 +410,7 @@ class LocalEngine(JobsMixin):
                     if not is_active and (name, key) not in recorded:
                         continue
                     st = index_status(store, stub, name)
-                    state = "stale" if st["state"] == "mismatch" else st["state"]
+                    state: IndexState = "stale" if st["state"] == "mismatch" else st["state"]
                     out.append(IndexStatus(name, info.spec, state, st["vectors"], st["segments"]))
         return out
 

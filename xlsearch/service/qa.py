@@ -91,13 +91,16 @@ def check_translations(
         store = Store()
         try:
             if memory:
-                if not (src and tgt):
+                if not src or not tgt:
                     raise DataError(
                         "comparing with a memory needs the language pair",
                         hint="pass --src and --tgt",
                     )
                 memory_map = memory_of(collection_pairs(store, memory, src, tgt))
-            pairs = collection_pairs(store, collection, src, tgt) if collection else []
+            # (a collection without its language pair was refused above)
+            pairs = []
+            if collection and src and tgt:
+                pairs = collection_pairs(store, collection, src, tgt)
         finally:
             store.close()
     result = check_files(

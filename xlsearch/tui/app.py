@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App, SystemCommand
@@ -48,11 +48,13 @@ SCREENS: dict[str, tuple[str, str, str, str]] = {
 }
 
 
-def _loader(target: str, title: str) -> Callable[[], Screen]:
+def _loader(target: str, title: str) -> Callable[[], Screen[Any]]:
     module, cls = target.split(":")
 
-    def load() -> Screen:
-        screen: Screen = getattr(importlib.import_module(f"xlsearch.tui.screens.{module}"), cls)()
+    def load() -> Screen[Any]:
+        screen: Screen[Any] = getattr(
+            importlib.import_module(f"xlsearch.tui.screens.{module}"), cls
+        )()
         screen.sub_title = title  # the header names the screen (the footer may not)
         return screen
 
@@ -158,7 +160,7 @@ class XLSearchApp(App[None]):
             keys[key] = [_fit(b, wide) for b in bindings]
         self.refresh_bindings()
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The built-in commands plus one "Open …" command per screen."""
         yield from super().get_system_commands(screen)
         for mode, (key, title, help_text, _t) in SCREENS.items():

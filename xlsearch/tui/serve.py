@@ -201,7 +201,7 @@ def make_server(
                 return _forbidden(
                     "open the address (with its ?token=…) that `xlsearch serve` printed"
                 )
-            response = await handler(request)
+            response: web.StreamResponse = await handler(request)
             if in_query and isinstance(response, web.Response):
                 response.set_cookie(
                     self.cookie, self.token, path="/", httponly=True, samesite="Strict"
@@ -276,7 +276,7 @@ def make_server(
                     self.command,
                     write_bytes=websocket.send_bytes,
                     write_str=websocket.send_str,
-                    close=websocket.close,
+                    close=websocket.close,  # type: ignore[arg-type]  # returns a bool
                     download_manager=self.download_manager,
                     debug=self.debug,
                 )

@@ -87,7 +87,7 @@ def agreement(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     source mask with each target mask (1: the same numbers, −1: disjoint ones or numbers on
     one side only), 0 where neither has a number. Only pairs with numbers on both sides are
     compared bit by bit (most sentences have none)."""
-    has_x, has_y = x.any(axis=1), y.any(axis=1)
+    has_x, has_y = np.asarray(x.any(axis=1)), np.asarray(y.any(axis=1))
     out = -(has_x[:, None] | has_y[None, :]).astype(np.float64)
     rows, cols = np.flatnonzero(has_x), np.flatnonzero(has_y)
     if len(rows) and len(cols):

@@ -83,7 +83,7 @@ def total_steps(cfg: DistillConfig, sizes: list[int], weights: list[int], world:
     per_round = sum(weights)
     rounds = max(s / w for s, w in zip(sizes, weights, strict=True))
     examples = (cfg.epochs or 1.0) * rounds * per_round
-    return max(1, math.ceil(examples / (cfg.batch_size * cfg.accum * world)))
+    return max(1, math.ceil(examples / ((cfg.batch_size or 1) * cfg.accum * world)))
 
 
 def build_student(

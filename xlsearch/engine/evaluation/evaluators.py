@@ -153,7 +153,12 @@ class MSEEvaluator(Evaluator):
             np.asarray(teacher, dtype=np.float32) if isinstance(teacher, np.ndarray) else None
         )
 
-    def __call__(self, encoder, on_progress=None, cancel=None):  # noqa: D102
+    def __call__(
+        self,
+        encoder: Any,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> dict[str, float]:  # noqa: D102
         if self._teacher_emb is None:
             self._teacher_emb = encode_unique(
                 self.teacher, self.sources, stage=f"{self.name} teacher",
@@ -189,7 +194,12 @@ class TranslationEvaluator(Evaluator):
     def from_set(cls, data: ParallelSet, **kw: Any) -> TranslationEvaluator:
         return cls(data.src, data.tgt, kw.pop("name", data.name), **kw)
 
-    def __call__(self, encoder, on_progress=None, cancel=None):  # noqa: D102
+    def __call__(
+        self,
+        encoder: Any,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> dict[str, float]:  # noqa: D102
         emb = self._encode(encoder, self.src + self.tgt, on_progress, cancel)
         a, b = emb[: len(self.src)], emb[len(self.src) :]
         if self.margin:
@@ -217,12 +227,22 @@ class STSEvaluator(Evaluator):
     def from_set(cls, data: StsSet, **kw: Any) -> STSEvaluator:
         return cls(data.s1, data.s2, data.scores, kw.pop("name", data.name), **kw)
 
-    def cosines(self, encoder, on_progress=None, cancel=None) -> np.ndarray:
+    def cosines(
+        self,
+        encoder: Any,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> np.ndarray:
         """Cosine similarity of each pair."""
         emb = self._encode(encoder, self.s1 + self.s2, on_progress, cancel)
         return M.pairwise_cosine(emb[: len(self.s1)], emb[len(self.s1) :])
 
-    def __call__(self, encoder, on_progress=None, cancel=None):  # noqa: D102
+    def __call__(
+        self,
+        encoder: Any,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> dict[str, float]:  # noqa: D102
         cos = self.cosines(encoder, on_progress, cancel)
         return {
             "spearman": 100.0 * M.spearman(cos, self.scores),
@@ -270,7 +290,12 @@ class MiningEvaluator(Evaluator):
         cand = mine_candidates(emb[: len(sids)], emb[len(sids) :], k=self.k)
         return [(sids[i], tids[j], s) for i, j, s in cand]
 
-    def __call__(self, encoder, on_progress=None, cancel=None):  # noqa: D102
+    def __call__(
+        self,
+        encoder: Any,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> dict[str, float]:  # noqa: D102
         train = self._candidates(self.task.train, encoder, on_progress, cancel)
         gold = self.task.train.gold
         threshold, f1_train, _, _ = M.best_f1_threshold(
@@ -312,7 +337,12 @@ class LanguageBiasEvaluator(Evaluator):
             raise ValueError("language bias needs at least one STS set")
         self.sets, self.parallel, self.name = list(sets), dict(parallel or {}), name
 
-    def __call__(self, encoder, on_progress=None, cancel=None):  # noqa: D102
+    def __call__(
+        self,
+        encoder: Any,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> dict[str, float]:  # noqa: D102
         texts: list[str] = []
         for s in self.sets:
             texts += s.s1 + s.s2

@@ -106,7 +106,7 @@ def calibrate(
     from xlsearch.engine.evaluation.evaluators import STSEvaluator
     from xlsearch.engine.evaluation.readers import read_sts
 
-    data = read_sts(sts_file)
+    data = read_sts(Path(sts_file))
     cos = STSEvaluator.from_set(data).cosines(encoder, on_progress, cancel)
     gold = np.asarray(data.scores, dtype=np.float64)
     cal = fit(cos, gold)

@@ -369,7 +369,7 @@ def _write_units(
     written = 0
     with atomic_write(path, newline="\n") as fh:
         if fmt == "tmx":
-            _tmx_header(fh, srclang or (langs or [None])[0], header_props)
+            _tmx_header(fh, srclang or next(iter(langs or ()), None), header_props)
         elif fmt == "xliff":
             xliff.header(fh, xliff_version, langs[0], langs[1], path.name)  # type: ignore[index]
         for unit in units:

@@ -301,7 +301,7 @@ def iter_lines(ctx: ReadContext) -> Iterator[tuple[int, str]]:
     ``--encoding``. Lines over ``MAX_LINE_BYTES`` are skipped with a warning.
     """
     with open_binary(ctx) as stream:
-        stream = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type]
+        stream = stream if hasattr(stream, "peek") else io.BufferedReader(stream)  # type: ignore[arg-type,type-var]
         bom_enc, _ = sniff(stream, ctx)
         try:
             encoding, head = _text_encoding(ctx, stream, bom_enc)

@@ -49,12 +49,13 @@ def read_text(ctx: ReadContext) -> Iterator[Record]:
     buf: list[str] = []
     size = 0
     first = 0
-    for number, line in _with_end(iter_lines(ctx)):
-        if line is not None and line.strip() and size < 4 * MAX_SEGMENT_CHARS:
+    end: str | None
+    for number, end in _with_end(iter_lines(ctx)):
+        if end is not None and end.strip() and size < 4 * MAX_SEGMENT_CHARS:
             if not buf:
                 first = number
-            buf.append(line)
-            size += len(line)
+            buf.append(end)
+            size += len(end)
             continue
         if buf:
             for sentence in split_sentences(" ".join(buf), lang):
@@ -62,8 +63,8 @@ def read_text(ctx: ReadContext) -> Iterator[Record]:
                     yield Record(tu, lang, sentence, first, group=DOCUMENT_GROUP)
                     tu += 1
             buf, size = [], 0
-        if line is not None and line.strip():  # the paragraph was too long: start a new one
-            buf, size, first = [line], len(line), number
+        if end is not None and end.strip():  # the paragraph was too long: start a new one
+            buf, size, first = [end], len(end), number
 
 
 def _with_end(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str | None]]:

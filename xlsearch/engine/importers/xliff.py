@@ -233,9 +233,9 @@ def _unit(
 
 def file_langs(
     ctx: ReadContext,
-    file,
+    file: Any,
     root_src: str | None,
-    root_trg: str | None,  # type: ignore[no-untyped-def]
+    root_trg: str | None,
 ) -> tuple[str | None, str | None]:
     """(source, target) language of one ``<file>``: its own attributes (1.2), else the
     ``<xliff>`` root's (2.x) — never the previous file's. What the file leaves out comes

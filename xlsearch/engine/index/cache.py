@@ -59,7 +59,8 @@ def _filters(
     documents: Sequence[int] | None,
     conn: Any = None,
 ) -> tuple[str, list[Any]]:
-    where, args = [], []
+    where: list[str] = []
+    args: list[str | int] = []
     if collection is not None:
         where.append("d.collection_id = (SELECT id FROM collections WHERE name = ?)")
         args.append(collection)

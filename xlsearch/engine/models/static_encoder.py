@@ -29,7 +29,8 @@ BATCH = 1024
 
 def _gelu(x: np.ndarray) -> np.ndarray:
     erf = np.frompyfunc(math.erf, 1, 1)
-    return (0.5 * x * (1.0 + erf(x / math.sqrt(2.0)).astype(np.float32))).astype(np.float32)
+    erfs = np.asarray(erf(x / math.sqrt(2.0)), dtype=np.float32)
+    return (0.5 * x * (1.0 + erfs)).astype(np.float32)
 
 
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {

@@ -51,7 +51,7 @@ def is_disk_full(exc: BaseException) -> bool:
 def _free(path: Path) -> str:
     for place in (path, *path.parents):
         try:
-            free = shutil.disk_usage(place).free
+            free: float = shutil.disk_usage(place).free
         except OSError:
             continue
         for unit in ("bytes", "KB", "MB", "GB"):

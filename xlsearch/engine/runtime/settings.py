@@ -90,7 +90,7 @@ def _coerce(name: str, type_name: object, value: object) -> object:
                 return value.strip().lower() in {"1", "true", "yes", "on"}
             return bool(value)
         if kind == "int":
-            return int(value)  # type: ignore[arg-type]
+            return int(str(value))
         return str(value)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"setting {name!r}: {value!r} is not a valid {kind}") from exc

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from xlsearch.engine.errors import ConfigError
 
 if TYPE_CHECKING:
-    from xlsearch.engine.store.core import Store
+    from xlsearch.engine.store.queries import SegmentQueries
     from xlsearch.engine.store.units import UnitFilter
 
 MODES = ("match", "phrase", "regex")
@@ -27,7 +27,7 @@ def _quote(token: str) -> str:
 
 
 def fts_search(
-    store: Store,
+    store: SegmentQueries,
     query: str,
     k: int = 10,
     collection: str | None = None,
@@ -96,7 +96,7 @@ def _chunk(chunk: str) -> str:
 
 
 def _fts(
-    store: Store, fts_query: str, where: str, params: list[Any]
+    store: SegmentQueries, fts_query: str, where: str, params: list[Any]
 ) -> Iterator[tuple[int, str, float]]:
     extra = where.replace(" WHERE ", " AND ", 1)
     cur = store.conn.execute(
@@ -123,7 +123,7 @@ def _exact_case(words: list[str], mode: str) -> list[re.Pattern[str]]:
 
 
 def _substring(
-    store: Store,
+    store: SegmentQueries,
     query: str,
     words: list[str],
     k: int,
@@ -155,7 +155,7 @@ def _substring(
 
 
 def _regex(
-    store: Store, pattern: re.Pattern[str], k: int, where: str, params: list[Any]
+    store: SegmentQueries, pattern: re.Pattern[str], k: int, where: str, params: list[Any]
 ) -> list[tuple[int, float]]:
     """Concordance: segments matching ``pattern`` in corpus order (FTS prefilter if possible)."""
     words = required_words(pattern.pattern)

@@ -25,7 +25,7 @@ EngineCall = Callable[[Callable[[Progress], None], CancelToken], Any]
 """``call(on_progress, cancel) -> result``: one engine call made inside a worker."""
 
 
-def execute(node: Screen, job: str, call: EngineCall, token: CancelToken) -> None:
+def execute(node: Screen[Any], job: str, call: EngineCall, token: CancelToken) -> None:
     """Run ``call`` in the current worker thread and post its outcome to ``node`` as messages.
 
     The worker's cancellation (user cancel, or an exclusive newer worker) sets ``token`` at the
@@ -104,7 +104,7 @@ class EngineScreen(Screen[None]):
         results depend on it."""
         from xlsearch.service.coverage import display_name
 
-        base = self.sub_title.split(" · model ")[0]
+        base = (self.sub_title or "").split(" · model ")[0]
         try:
             name = display_name(self.engine.active_model())
         except XLSearchError:

@@ -21,7 +21,7 @@ from xlsearch.tui.widgets.card import format_card
 
 def index_summary(spec: str, statuses: list[IndexStatus]) -> Text:
     """``2 fresh · 1 stale`` for one model's indexes (stale and missing in colour)."""
-    counts = Counter(s.state for s in statuses if s.model == spec)
+    counts: Counter[str] = Counter(s.state for s in statuses if s.model == spec)
     out = Text()
     for state, style in (("fresh", "green"), ("stale", "bold yellow"), ("missing", "bold red")):
         if counts[state]:

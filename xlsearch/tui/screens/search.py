@@ -516,7 +516,8 @@ def _toy_notice(engine: Any, args: dict[str, Any], stored: list[str] | None) -> 
     if args.get("mode") not in ("semantic", "hybrid") or stored == []:
         return None
     try:
-        return engine.toy_notice(args.get("collection"))
+        notice: str | None = engine.toy_notice(args.get("collection"))
+        return notice
     except Exception:  # noqa: BLE001 - a model that cannot be read says so where it is used
         return None
 
