@@ -248,11 +248,11 @@ def prepare_demo(
             if not index_is_fresh(store, active, DEMO_COLLECTION):
                 on_progress(Progress("demo", 2, 3, "indexing the demo corpus for the active model"))
                 try:
-                    encoder = load_encoder(active)
+                    loaded = load_encoder(active)
                 except XLSearchError:
-                    encoder = None  # a model that is gone: the app says so when it searches
-                if encoder is not None and encoder.kind == "static":  # seconds, not minutes
-                    build_index(store, encoder, DEMO_COLLECTION, on_progress=on_progress,
+                    loaded = None  # a model that is gone: the app says so when it searches
+                if loaded is not None and loaded.kind == "static":  # seconds, not minutes
+                    build_index(store, loaded, DEMO_COLLECTION, on_progress=on_progress,
                                 cancel=cancel)  # fmt: skip
     on_progress(Progress("demo", 3, 3, "ready"))
     return state
