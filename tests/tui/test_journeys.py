@@ -200,7 +200,7 @@ async def test_evaluate_out_of_the_box(real_app, tiny_static_model):
         [rows] = screen.reports[str(tiny_static_model)].tables.values()
         assert [r["label"] for r in rows] == ["de", "fr", "es", "ru", "zh", "ar", "ja", "mean"]
         summary = screen.query_one("#eval-summary", DataTable)
-        assert str(summary.get_row_at(0)[0]) == "demo-heldout"
+        assert str(summary.get_row_at(0)[0]) == "demo heldout · trained"
 
         screen.query_one("#eval-source", Select).value = EVAL_DEV  # a model without one
         await pilot.press("ctrl+r")

@@ -115,3 +115,35 @@ def test_search_screen_50x16(snap_compare, seeded_model: Path, _tmp_home: Path, 
 
     app = make_app(engine=engine, query="Zug", theme="textual-dark")
     assert snap_compare(app, terminal_size=(50, 16), run_before=run_before)
+
+
+async def test_the_wizard_shows_the_presets_values(app, settle):  # type: ignore[no-untyped-def]
+    from textual.widgets import Select
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+
+        def shown() -> list[str]:
+            return [
+                screen.query_one(f, Input).placeholder for f in ("#epochs", "#batch", "#minutes")
+            ]
+
+        assert shown() == ["epochs 2", "batch 512", "≤ 15 min"]  # quick, static
+        screen.query_one("#preset", Select).value = "full"
+        await pilot.pause()
+        assert shown() == ["epochs 20", "batch 1024", "no time limit"]
+
+
+async def test_the_wizard_fits_80x24_with_its_data_chosen(app, settle, tsv_file: Path):  # type: ignore[no-untyped-def]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        screen.set_files([str(tsv_file)])
+        await settle(pilot)
+        form = screen.query_one("#distill-form")
+        for selector in ("#teacher", "#preset", "#start"):
+            widget = screen.query_one(selector)
+            assert form.region.contains_region(widget.region), selector  # not scrolled off

@@ -85,3 +85,15 @@ __all__ = [
     "normalize_lang",
     "unit_filter",
 ]
+
+
+def preset_values(preset: str, student: str) -> dict[str, float]:
+    """What a distillation preset sets for a student kind (``static``, else a transformer):
+    ``epochs``, ``batch_size``, ``time_limit_min`` (0 = none), ``eval_steps``; empty for an
+    unknown preset. The wizard shows them in its fields."""
+    from xlsearch.engine.distill.config import PRESETS
+
+    kind = "static" if student in ("static", "shipped") else "transformer"
+    values = PRESETS.get((preset, kind), {})
+    keys = ("epochs", "batch_size", "time_limit_min", "eval_steps")
+    return {k: float(values[k]) for k in keys if values.get(k) is not None}

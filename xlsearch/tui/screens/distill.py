@@ -120,6 +120,7 @@ class DistillScreen(EngineScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.show_preset()
         self._draw()
         engine = self.engine
         self.run_query(
@@ -152,6 +153,28 @@ class DistillScreen(EngineScreen):
         self.query_one("#tsv-preview", Static).update(f"reading {len(paths)} file(s)…")
         engine = self.engine
         self.run_query("preview", lambda: engine.preview_tsv(paths))
+
+    @on(Select.Changed, "#preset")
+    @on(Select.Changed, "#student")
+    def show_preset(self) -> None:
+        """The preset's values in the fields it fills (as their placeholders: a field left
+        empty takes that value)."""
+        from xlsearch.service.options import preset_values
+
+        preset = str(self.query_one("#preset", Select).value)
+        values = preset_values(preset, str(self.query_one("#student", Select).value))
+
+        def show(value: float | None, unit: str = "") -> str:
+            return f"{value:g}{unit}" if value else ""
+
+        minutes = values.get("time_limit_min")
+        for field, text in (
+            ("#epochs", f"epochs {show(values.get('epochs'))}"),
+            ("#batch", f"batch {show(values.get('batch_size'))}"),
+            ("#max-steps", "max steps auto"),
+            ("#minutes", f"≤ {show(minutes)} min" if minutes else "no time limit"),
+        ):
+            self.query_one(field, Input).placeholder = text.strip()
 
     @on(Select.Changed, "#tm-collection")
     def _tm_chosen(self, event: Select.Changed) -> None:
