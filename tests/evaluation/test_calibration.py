@@ -49,7 +49,7 @@ def test_calibrate_cli_stores_curve_and_sts_uses_it(
     tiny_static_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from xlsearch.cli import main
-    from xlsearch.engine.search.searcher import sts
+    from xlsearch.engine.evaluation.sts_calibration import sts
 
     model = str(tiny_static_model)
     before = sts("the dog sleeps", "a red house", load_encoder(model))

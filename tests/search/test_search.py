@@ -11,9 +11,10 @@ import pytest
 from helpers.index import FakeEncoder, add_document, random_units
 
 from xlsearch.engine.errors import ConfigError, IndexMismatchError
+from xlsearch.engine.evaluation.sts_calibration import sts
 from xlsearch.engine.index import vectors
 from xlsearch.engine.index.manager import build_index
-from xlsearch.engine.search.searcher import Searcher, rrf, sts
+from xlsearch.engine.search.searcher import Searcher, rrf
 from xlsearch.engine.store import Store
 
 UNITS = [

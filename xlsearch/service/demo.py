@@ -153,6 +153,7 @@ def prepare_demo(
     is resumed on the next call.
     """
     from xlsearch.engine.errors import XLSearchError
+    from xlsearch.engine.index.files import remove_collection_folders
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.models.cards import read_card, shipped_model_path, update_card
     from xlsearch.engine.models.catalog import ModelInfo
@@ -168,8 +169,11 @@ def prepare_demo(
         shutil.rmtree(model_dir, ignore_errors=True)
         shutil.rmtree(model_dir.with_name(model_dir.name + ".run"), ignore_errors=True)
         with Store() as store:
-            if store.collection_id(DEMO_COLLECTION) is not None:
+            had = store.collection_id(DEMO_COLLECTION) is not None
+            if had:
                 store.delete_collection(DEMO_COLLECTION)
+        if had:
+            remove_collection_folders(DEMO_COLLECTION)
 
     start = time.monotonic()
     have = (model_dir / "modules.json").is_file()

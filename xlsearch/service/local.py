@@ -459,18 +459,17 @@ class LocalEngine(JobsMixin):
     def delete_collection(self, name: str) -> str:
         """Delete a collection, its documents and its index folders (every model's);
         returns what went, in one line."""
-        from xlsearch.engine.index.files import collection_folders
+        from xlsearch.engine.index.files import remove_collection_folders
         from xlsearch.engine.index.vectors import human_bytes
 
-        folders = collection_folders(name)
-        size = sum(f.stat().st_size for d in folders for f in d.rglob("*") if f.is_file())
         with self._store() as store:
             n = store.delete_collection(name)
+        folders, size = remove_collection_folders(name)
         for cache in self._index_cache.values():
             cache.pop(name, None)
         return (
             f"deleted collection {name!r} ({n:,} segments; "
-            f"{len(folders)} index folder(s), {human_bytes(size)} removed)"
+            f"{folders} index folder(s), {human_bytes(size)} removed)"
         )
 
     def delete_document(self, document_id: int) -> str:

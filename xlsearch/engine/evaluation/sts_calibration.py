@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +143,25 @@ def store(encoder: Any, cal: dict[str, Any]) -> Path:
     if hasattr(encoder, "card"):
         encoder.card = card
     return Path(encoder.path) / CARD_NAME
+
+
+@dataclass(frozen=True)
+class StsResult:
+    """Cosine similarity and its 0–5 STS score.
+
+    ``calibrated``: the score comes from the model's own curve fitted on human-labelled
+    pairs (``fit``: ``xlsearch eval MODEL --calibrate-sts FILE``);
+    otherwise it is the fallback ``5 × clip(cosine, 0, 1)``.
+    """
+
+    cosine: float
+    score: float
+    calibrated: bool = False
+
+
+def sts(a: str, b: str, encoder: Any) -> StsResult:
+    """Semantic similarity of two texts (any languages) with ``encoder``."""
+    va, vb = np.asarray(encoder.encode([a, b]), dtype=np.float32)
+    cos = float(np.clip(va @ vb / max(np.linalg.norm(va) * np.linalg.norm(vb), 1e-12), -1, 1))
+    score_, calibrated = score(encoder, cos)
+    return StsResult(cos, score_, calibrated)

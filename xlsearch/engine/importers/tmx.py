@@ -7,9 +7,9 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from xlsearch.engine.importers.base import ReadContext, Record, keep_lang, normalize_lang
+from xlsearch.engine.importers.dates import parse_date
 from xlsearch.engine.importers.inline import TEXT_CODE, segment_text_tags, sub_records
 from xlsearch.engine.importers.xmlutil import child, iter_xml
-from xlsearch.engine.store.units import parse_date
 
 _STARTS = frozenset({"tmx"})
 _ENDS = frozenset({"tu", "header"})

@@ -52,30 +52,6 @@ class SearchHit:
         return asdict(self)
 
 
-@dataclass(frozen=True)
-class StsResult:
-    """Cosine similarity and its 0–5 STS score.
-
-    ``calibrated``: the score comes from the model's own curve fitted on human-labelled
-    pairs (``engine/evaluation/sts_calibration.py``, ``xlsearch eval MODEL --calibrate-sts FILE``);
-    otherwise it is the fallback ``5 × clip(cosine, 0, 1)``.
-    """
-
-    cosine: float
-    score: float
-    calibrated: bool = False
-
-
-def sts(a: str, b: str, encoder: Any) -> StsResult:
-    """Semantic similarity of two texts (any languages) with ``encoder``."""
-    va, vb = np.asarray(encoder.encode([a, b]), dtype=np.float32)
-    cos = float(np.clip(va @ vb / max(np.linalg.norm(va) * np.linalg.norm(vb), 1e-12), -1, 1))
-    from xlsearch.engine.evaluation import sts_calibration as calibration
-
-    score, calibrated = calibration.score(encoder, cos)
-    return StsResult(cos, score, calibrated)
-
-
 def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:
     """Reciprocal-rank fusion: ``score(d) = Σ 1 / (k + rank_d)`` (ranks from 1), best first."""
     scores: dict[int, float] = {}
@@ -507,10 +483,8 @@ __all__ = [
     "MODES",
     "SearchHit",
     "Searcher",
-    "StsResult",
     "best_per_unit",
     "model_label",
     "rrf",
     "search",
-    "sts",
 ]

@@ -363,8 +363,9 @@ class Store(SegmentQueries):
         return cid
 
     def delete_collection(self, name: str) -> int:
-        """Delete a collection with its documents, segments, index records and index folders
-        (every model's); return segments removed. Cached vectors stay (keyed by text)."""
+        """Delete a collection with its documents, segments and index records; return segments
+        removed. Cached vectors stay (keyed by text); the index folders are the index's
+        (``index.files.remove_collection_folders``)."""
         with self.transaction() as conn:
             cid = self.require_collection(name)
             n = conn.execute(
@@ -376,9 +377,6 @@ class Store(SegmentQueries):
             conn.execute("DELETE FROM collections WHERE id=?", (cid,))
             conn.execute("DELETE FROM indexes WHERE collection=?", (name,))
             self._bump_generation()
-        from xlsearch.engine.index.files import remove_collection_folders
-
-        remove_collection_folders(name)
         return n
 
     # -- import ------------------------------------------------------------------------------

@@ -5,19 +5,31 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.importers import ReadContext, Record, detect_format, langs_option, read_records
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, ensure_token
 from xlsearch.engine.store.units import clear_units, units_digest, write_units
 
-if TYPE_CHECKING:
-    from xlsearch.engine.store.core import Store
+
+class ImportTarget(Protocol):
+    """What an import needs of the store (``store.core.Store`` is one)."""
+
+    conn: sqlite3.Connection
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+    def ensure_collection(self, name: str) -> int: ...
+
+    def _bump_generation(self) -> int: ...
+
 
 BATCH = 2000
 
@@ -131,7 +143,7 @@ re-importing an unchanged file after an upgrade reads it again."""
 
 
 def import_file(
-    store: Store,
+    store: ImportTarget,
     path: Path | str,
     collection: str = "default",
     fmt: str | None = None,

@@ -4,14 +4,29 @@ concordance (FTS prefilter where the pattern allows it, then Python ``re``)."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from xlsearch.engine.errors import ConfigError
 
 if TYPE_CHECKING:
-    from xlsearch.engine.store.queries import SegmentQueries
     from xlsearch.engine.store.units import UnitFilter
+
+
+class FilteredSegments(Protocol):
+    """What a lexical search needs of the store (``store.queries.SegmentQueries`` is one)."""
+
+    conn: sqlite3.Connection
+
+    def _filters(
+        self,
+        collection: str | None = None,
+        langs: Sequence[str] | None = None,
+        documents: Sequence[int] | None = None,
+        units: UnitFilter | None = None,
+    ) -> tuple[str, list[Any]]: ...
+
 
 MODES = ("match", "phrase", "regex")
 _WORD = re.compile(r"[^\W_]+(?:\*)?", re.UNICODE)
@@ -27,7 +42,7 @@ def _quote(token: str) -> str:
 
 
 def fts_search(
-    store: SegmentQueries,
+    store: FilteredSegments,
     query: str,
     k: int = 10,
     collection: str | None = None,
@@ -96,7 +111,7 @@ def _chunk(chunk: str) -> str:
 
 
 def _fts(
-    store: SegmentQueries, fts_query: str, where: str, params: list[Any]
+    store: FilteredSegments, fts_query: str, where: str, params: list[Any]
 ) -> Iterator[tuple[int, str, float]]:
     extra = where.replace(" WHERE ", " AND ", 1)
     cur = store.conn.execute(
@@ -123,7 +138,7 @@ def _exact_case(words: list[str], mode: str) -> list[re.Pattern[str]]:
 
 
 def _substring(
-    store: SegmentQueries,
+    store: FilteredSegments,
     query: str,
     words: list[str],
     k: int,
@@ -155,7 +170,7 @@ def _substring(
 
 
 def _regex(
-    store: SegmentQueries, pattern: re.Pattern[str], k: int, where: str, params: list[Any]
+    store: FilteredSegments, pattern: re.Pattern[str], k: int, where: str, params: list[Any]
 ) -> list[tuple[int, float]]:
     """Concordance: segments matching ``pattern`` in corpus order (FTS prefilter if possible)."""
     words = required_words(pattern.pattern)

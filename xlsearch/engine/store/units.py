@@ -21,43 +21,13 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.importers.dates import parse_date
 
 UNIT_KEYS = ("attrs", "props", "notes")
 """The parts of a unit's metadata kept verbatim (the rest is derived)."""
-DATE_FORMATS = (
-    "%Y%m%dT%H%M%SZ",  # TMX
-    "%Y-%m-%dT%H:%M:%SZ",
-    "%Y-%m-%dT%H:%M:%S.%fZ",
-    "%Y-%m-%dT%H:%M:%S%z",
-    "%Y-%m-%dT%H:%M:%S.%f%z",
-    "%Y-%m-%dT%H:%M:%S",
-    "%Y-%m-%d %H:%M:%S",
-    "%m/%d/%Y %H:%M:%S",  # SDLXLIFF sdl:value created_on / modified_on
-    "%Y-%m-%d",
-    "%Y%m%d",
-    "%Y-%m",
-    "%Y",
-)
-
-
-def parse_date(value: str | None) -> str | None:
-    """An ISO 8601 UTC timestamp (``2024-01-31T10:15:00Z``) for a date as tools write it."""
-    if not value:
-        return None
-    value = value.strip()
-    for fmt in DATE_FORMATS:
-        try:
-            stamp = datetime.strptime(value, fmt)
-        except ValueError:
-            continue
-        if stamp.tzinfo is not None:
-            stamp = stamp.astimezone(UTC).replace(tzinfo=None)
-        return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
-    return None
 
 
 def field_key(name: str) -> str:
