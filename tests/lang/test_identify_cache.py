@@ -37,9 +37,9 @@ def test_the_unpacked_model_answers_as_the_packed_one(fresh: Path) -> None:
     assert (folder / "ok").is_file() and (folder / "ptc.npy").stat().st_size > 10_000_000
     identify._IDENTIFIER = None
     again = [identify.classify(t) for t in TEXTS]  # memory-mapped from the folder
-    assert isinstance(identify._identifier().nb_ptc, __import__("numpy").memmap)
+    assert isinstance(identify.identifier().nb_ptc, __import__("numpy").memmap)
     assert first == again == [(str(a), float(b)) for a, b in map(packed.classify, TEXTS)]
-    assert [identify._identifier().rank(t)[:3] for t in TEXTS] == [
+    assert [identify.identifier().rank(t)[:3] for t in TEXTS] == [
         packed.rank(t)[:3] for t in TEXTS
     ]
 

@@ -54,7 +54,7 @@ def unit_filter(
 def import_paths(paths: Sequence[Path]) -> list[Path]:
     """Files as given, and every importable file under a folder (by extension, ``.gz``
     looked through; hidden files left out), in name order."""
-    from xlsearch.engine.importers.base import _SUFFIXES
+    from xlsearch.engine.importers.base import SUFFIXES
 
     out: list[Path] = []
     for path in paths:
@@ -63,7 +63,7 @@ def import_paths(paths: Sequence[Path]) -> list[Path]:
                 sfx = [s.lower() for s in f.suffixes]
                 if sfx and sfx[-1] == ".gz":
                     sfx = sfx[:-1]
-                if f.is_file() and not f.name.startswith(".") and sfx and sfx[-1] in _SUFFIXES:
+                if f.is_file() and not f.name.startswith(".") and sfx and sfx[-1] in SUFFIXES:
                     out.append(f)
         else:
             out.append(path)
@@ -72,9 +72,9 @@ def import_paths(paths: Sequence[Path]) -> list[Path]:
 
 def importable_suffixes() -> list[str]:
     """The file extensions ``import`` reads, sorted (``.gz`` of each also)."""
-    from xlsearch.engine.importers.base import _SUFFIXES
+    from xlsearch.engine.importers.base import SUFFIXES
 
-    return sorted(_SUFFIXES)
+    return sorted(SUFFIXES)
 
 
 __all__ = [

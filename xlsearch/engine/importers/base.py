@@ -33,7 +33,7 @@ document read whole (``ReadContext.whole``) is refused (``limits``)."""
 MAX_WARNINGS = 200
 
 FORMATS = ("tmx", "xliff", "po", "tsv", "csv", "text", "jsonl", "markdown", "docx", "html")
-_SUFFIXES = {
+SUFFIXES = {
     ".tmx": "tmx",
     ".xlf": "xliff",
     ".xliff": "xliff",
@@ -193,7 +193,7 @@ def suffix_format(path: Path, *, gz: bool = True) -> str | None:
     suffixes = [s.lower() for s in path.suffixes]
     if gz and suffixes and suffixes[-1] in (".gz", ".gzip"):
         suffixes = suffixes[:-1]
-    return _SUFFIXES.get(suffixes[-1]) if suffixes else None
+    return SUFFIXES.get(suffixes[-1]) if suffixes else None
 
 
 def detect_format(path: Path, fmt: str | None = None) -> str:
@@ -214,7 +214,7 @@ def detect_format(path: Path, fmt: str | None = None) -> str:
 def supported_formats() -> str:
     """``tmx (.tmx), xliff (.xlf .xliff …), …`` for messages."""
     by_fmt: dict[str, list[str]] = {}
-    for suffix, name in _SUFFIXES.items():
+    for suffix, name in SUFFIXES.items():
         by_fmt.setdefault(name, []).append(suffix)
     return ", ".join(f"{name} ({' '.join(by_fmt.get(name, []))})" for name in FORMATS)
 

@@ -77,23 +77,23 @@ def _known(word: str) -> str | None:
 
 
 def _identifier_langs() -> frozenset[str]:
-    from xlsearch.engine.lang.identify import _identifier
+    from xlsearch.engine.lang.identify import identifier
 
-    return frozenset(str(lang) for lang in _identifier().nb_classes)
+    return frozenset(str(lang) for lang in identifier().nb_classes)
 
 
 def hinted(text: str, hint: str | None, prior: Sequence[str] = ()) -> str:
     """The language of a document's ``text`` (a sample of it): ``hint`` (the file name's
     tag) when identification agrees, is unsure, or still finds the hint plausible; else
     what it identifies (``lang.identify.settle``d on ``prior`` when short and unsure)."""
-    from xlsearch.engine.lang.identify import UNDETERMINED, _identifier
+    from xlsearch.engine.lang.identify import UNDETERMINED, identifier
     from xlsearch.engine.lang.tags import primary
 
     lang, prob = classify(text)
     if hint:
         if lang in (UNDETERMINED, primary(hint)) or prob < 0.5:
             return hint
-        ranked = dict(_identifier().rank(text))
+        ranked = dict(identifier().rank(text))
         if ranked.get(primary(hint), 0.0) >= PLAUSIBLE:
             return hint
     return settle(text, lang, prob, prior, short=GROUP_SHORT)

@@ -39,7 +39,8 @@ CACHE_ENV = "XLSEARCH_LANGID_CACHE"
 _ARRAYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_feat")
 
 
-def _identifier() -> Any:
+def identifier() -> Any:
+    """The language identifier (py3langid, loaded once per process)."""
     global _IDENTIFIER
     with _LOCK:
         if _IDENTIFIER is None:
@@ -134,7 +135,7 @@ def classify(text: str) -> tuple[str, float]:
     """(ISO 639-1 code, probability) for one text; ``("und", 0.0)`` when it has no letters."""
     if not any(ch.isalpha() for ch in text):
         return UNDETERMINED, 0.0
-    lang, prob = _identifier().classify(text)
+    lang, prob = identifier().classify(text)
     return str(lang), float(prob)
 
 
@@ -156,7 +157,7 @@ def settle(text: str, lang: str, prob: float, prior: Sequence[str] = (), short: 
     weights["en"] = PRIOR_WEIGHTS["en"]
     weights.update((tag.split("-", 1)[0].lower(), PRIOR_WEIGHTS["store"]) for tag in prior)
     other = PRIOR_WEIGHTS["other"]
-    best, _ = max(_identifier().rank(text), key=lambda lp: lp[1] * weights.get(lp[0], other))
+    best, _ = max(identifier().rank(text), key=lambda lp: lp[1] * weights.get(lp[0], other))
     return str(best)
 
 
@@ -210,7 +211,7 @@ def classify_among(text: str, allowed: Sequence[str], plausible: float = 0.05) -
         by_primary.setdefault(tag.split("-", 1)[0].lower(), tag)
     if not any(ch.isalpha() for ch in text):
         return UNDETERMINED
-    ranked = _identifier().rank(text)
+    ranked = identifier().rank(text)
     best = str(ranked[0][0])
     if best in by_primary:
         return by_primary[best]

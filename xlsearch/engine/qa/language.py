@@ -52,7 +52,7 @@ def language_flags(units: Sequence[QaUnit], src: str, tgt: str) -> list[Flag]:
     """Targets written in another language than ``tgt``: letters of a script the language
     does not use (a Latin target in a Russian file, unless the source is the same words),
     or a long target the identifier is sure is another language."""
-    from xlsearch.engine.lang.identify import COMMON_LANGUAGES, _identifier
+    from xlsearch.engine.lang.identify import COMMON_LANGUAGES, identifier
 
     prim = (tgt or "").replace("_", "-").split("-")[0].lower()
     sprim = (src or "").replace("_", "-").split("-")[0].lower()
@@ -89,7 +89,7 @@ def language_flags(units: Sequence[QaUnit], src: str, tgt: str) -> list[Flag]:
             continue
         if len(text) < LANGID_MIN_CHARS or foreign:
             continue
-        ident = ident or _identifier()
+        ident = ident or identifier()
         ranked = [(str(lang), float(p)) for lang, p in ident.rank(text)]
         # Among the languages a file is plausibly written in (the common ones, its own two):
         # a look-alike outside them (Galician for Portuguese) does not hide the answer.

@@ -15,7 +15,7 @@ import numpy as np
 
 from xlsearch.engine.errors import ConfigError, DataError, StoreError, XLSearchError
 from xlsearch.engine.progress import CancelToken, ProgressCallback
-from xlsearch.engine.store.queries import SegmentQueries, _placeholders
+from xlsearch.engine.store.queries import SegmentQueries, sql_placeholders
 from xlsearch.engine.store.schema import migrate
 
 if TYPE_CHECKING:
@@ -447,7 +447,7 @@ class Store(SegmentQueries):
             chunk = keys[start : start + 900]
             for h, blob in self.conn.execute(
                 "SELECT text_hash, vector FROM embeddings WHERE model_id=? AND text_hash IN "
-                f"({_placeholders(chunk)})",
+                f"({sql_placeholders(chunk)})",
                 [model_id, *chunk],
             ):
                 vec = np.frombuffer(blob, dtype=np.float32)

@@ -16,7 +16,7 @@ from xlsearch.engine.store.units import UnitFilter
 SEGMENT_COLUMNS = "s.id, s.document_id, s.position, s.lang, s.text, s.text_hash, s.tu_id"
 
 
-def _placeholders(values: Sequence[Any]) -> str:
+def sql_placeholders(values: Sequence[Any]) -> str:
     return ",".join("?" * len(values))
 
 
@@ -46,11 +46,11 @@ class SegmentQueries:
             params.append(collection)
         if langs:
             tags = expand(self.conn, list(langs))
-            clauses.append(f"s.lang IN ({_placeholders(tags)})" if tags else "0")
+            clauses.append(f"s.lang IN ({sql_placeholders(tags)})" if tags else "0")
             params.extend(tags)
         if documents is not None:
             docs = [int(d) for d in documents]
-            clauses.append(f"s.document_id IN ({_placeholders(docs)})" if docs else "0")
+            clauses.append(f"s.document_id IN ({sql_placeholders(docs)})" if docs else "0")
             params.extend(docs)
         if units:
             clause, more = units.sql()
@@ -72,7 +72,7 @@ class SegmentQueries:
                 f"SELECT {SEGMENT_COLUMNS}, s.meta, d.path, c.name FROM segments s "
                 "JOIN documents d ON d.id = s.document_id "
                 "JOIN collections c ON c.id = d.collection_id "
-                f"WHERE s.id IN ({_placeholders(chunk)})",
+                f"WHERE s.id IN ({sql_placeholders(chunk)})",
                 chunk,
             ):
                 item = dict(zip(keys, row, strict=True))
@@ -136,7 +136,7 @@ class SegmentQueries:
             chunk = wanted[start : start + 900]
             for row in self.conn.execute(
                 f"SELECT {SEGMENT_COLUMNS} FROM segments s "
-                f"WHERE s.tu_id IN ({_placeholders(chunk)}) ORDER BY s.position",
+                f"WHERE s.tu_id IN ({sql_placeholders(chunk)}) ORDER BY s.position",
                 chunk,
             ):
                 item = dict(zip(keys, row, strict=True))
@@ -211,7 +211,7 @@ class SegmentQueries:
             chunk = wanted[lo : lo + 500]
             out.update(
                 self.conn.execute(
-                    f"SELECT id, lang FROM segments WHERE id IN ({_placeholders(chunk)})", chunk
+                    f"SELECT id, lang FROM segments WHERE id IN ({sql_placeholders(chunk)})", chunk
                 ).fetchall()
             )
         return out
