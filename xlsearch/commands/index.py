@@ -28,6 +28,19 @@ def register(sub: Any) -> None:
     p.add_argument("--rebuild", action="store_true", help="rebuild from scratch (vectors cached)")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, mps")
     p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument(
+        "--cluster",
+        metavar="local|auto|ADDRESS",
+        help="encode on a Ray cluster (pip install xlsearch[cluster]): local starts one here, "
+        "auto joins the one `ray start` runs here, else HOST:6379 or ray://HOST:10001",
+    )
+    p.add_argument(
+        "--shard-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="texts per cluster task (default 20000); finished shards are kept if killed",
+    )
     p.set_defaults(func=cmd_index)
 
 
@@ -43,7 +56,14 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 1
     for name in names:
         with progress_display() as bar:
-            st = engine.build_index(name, on_progress=bar, kind=args.kind, rebuild=args.rebuild)
+            st = engine.build_index(
+                name,
+                on_progress=bar,
+                kind=args.kind,
+                rebuild=args.rebuild,
+                cluster=args.cluster,
+                shard=args.shard_size,
+            )
         print(
             f"{name}: {st.vectors:,} vectors ({st.kind}), +{st.added:,} "
             f"-{st.removed:,}{' rebuilt' if st.rebuilt else ''} → {st.folder}"

@@ -423,9 +423,12 @@ class LocalEngine(JobsMixin):
         *,
         kind: str = "auto",
         rebuild: bool = False,
+        cluster: str | None = None,
+        shard: int | None = None,
     ) -> IndexStatus:
         """Create or update ``collection``'s index (``kind``: auto, flat, hnsw, ivf, sq8,
-        ivfpq; ``rebuild``: from scratch, cached vectors reused)."""
+        ivfpq; ``rebuild``: from scratch, cached vectors reused; ``cluster``: encode on a
+        Ray cluster, ``local``, ``auto`` or its address, ``shard`` texts per task)."""
         from xlsearch.engine.index.manager import build_index
 
         spec = model or self.active_model()
@@ -437,6 +440,8 @@ class LocalEngine(JobsMixin):
                 collection,
                 kind=kind,
                 rebuild=rebuild,
+                cluster=cluster,
+                shard=shard,
                 on_progress=on_progress,
                 cancel=cancel,
             )

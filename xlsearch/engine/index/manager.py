@@ -217,10 +217,16 @@ def build_index(
     kind: str = "auto",
     params: dict[str, Any] | None = None,
     rebuild: bool = False,
+    cluster: str | None = None,
+    shard: int | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> OpenIndex:
     """Create or incrementally update the index of ``collection`` for ``encoder``'s model.
+
+    ``cluster`` (``local``, ``auto`` or a Ray address): the uncached texts are first encoded
+    on a Ray cluster, ``shard`` texts per task (see ``cluster``); the index is then built
+    from the cache as without it, so it holds the same vectors in the same order.
 
     ``kind``: ``auto`` keeps the current kind (or picks flat/ivf/ivfpq by size), else one of
     flat, hnsw, ivf, sq8, ivfpq (a different kind rebuilds). Only segments whose text has no
@@ -235,6 +241,20 @@ def build_index(
         current = None if rebuild else _load_or_rebuild(folder, on_progress)
         if current is not None:
             _check_model(current[2], key, int(encoder.dim), folder)
+        spread: dict[str, Any] = {}
+        if cluster:
+            from xlsearch.engine.index.cluster import SHARD, encode_on_cluster
+
+            spread = encode_on_cluster(
+                store,
+                encoder,
+                key,
+                collection,
+                address=cluster,
+                shard=shard or SHARD,
+                on_progress=on_progress,
+                cancel=cancel,
+            )
         vi, keys, fields, stats = _update(
             store,
             encoder,
@@ -247,6 +267,8 @@ def build_index(
             on_progress=on_progress,
             cancel=cancel,
         )
+        if spread:
+            stats["cluster"] = spread
         if cancel is not None:
             cancel.raise_if_cancelled()
         head = {"collection": collection, "model_id": key, "model": str(getattr(encoder, "id", ""))}

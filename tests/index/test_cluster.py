@@ -1,0 +1,108 @@
+"""Indexing on a local Ray cluster: the same vectors and hits as on one machine, resumable."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers.index import add_document
+
+from xlsearch.engine.index.cache import cache_size, model_key
+from xlsearch.engine.index.manager import build_index
+from xlsearch.engine.models.encoder import load_encoder
+from xlsearch.engine.progress import CancelledError, CancelToken, Progress
+from xlsearch.engine.store import Store
+
+ray = pytest.importorskip("ray", reason="ray is not installed (pip install xlsearch[cluster])")
+
+WORDS = (
+    "the a cat dog house tree runs sleeps big small red green hello world good morning "
+    "der die das katze hund haus baum läuft schläft groß klein rot grün hallo welt guten "
+    "le la chat chien maison arbre court dort grand petit rouge vert bonjour monde"
+).split()
+N = 3000
+SHARD = 500
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    """A two-CPU Ray cluster on this machine for the module (started once: ~5 s)."""
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        _node_ip_address="127.0.0.1",
+    )
+    yield
+    ray.shutdown()
+
+
+def sentences(n: int, seed: int = 0) -> list[dict[str, str]]:
+    rng = np.random.default_rng(seed)
+    return [{"en": " ".join(rng.choice(WORDS, size=int(rng.integers(3, 9))))} for _ in range(n)]
+
+
+def vectors(store: Store, key: str) -> dict[str, np.ndarray]:
+    rows = store.db.execute(
+        "SELECT text_hash, vector FROM embeddings WHERE model_id = ?", [key]
+    ).fetchall()
+    return {th: np.frombuffer(v, dtype=np.float32) for th, v in rows}
+
+
+def test_cluster_build_gives_the_same_hits_and_resumes_by_shard(
+    local_ray: None, tiny_static_model: Path
+) -> None:
+    enc = load_encoder(tiny_static_model)
+    key = model_key(enc)
+    units = sentences(N)
+    queries = enc.encode([u["en"] for u in sentences(20, seed=1)])
+    with Store() as store:
+        add_document(store, "big", "big.txt", units)
+        texts = len({u["en"] for u in units})
+        # a run stopped after two finished shards keeps exactly those shards
+        cancel = CancelToken()
+
+        def stop_after_two(p: Progress) -> None:
+            if p.stage == "embed" and (p.metrics or {}).get("shards") == 2:
+                cancel.cancel()
+
+        with pytest.raises(CancelledError):
+            build_index(
+                store, enc, "big", kind="flat", cluster="local", shard=SHARD,
+                on_progress=stop_after_two, cancel=cancel,
+            )  # fmt: skip
+        kept = cache_size(store.db, key)
+        assert SHARD * 2 - 50 <= kept < texts  # shards of 500 segments, a few texts repeat
+        # the rerun encodes only what is missing: no finished shard is redone
+        oi = build_index(store, enc, "big", kind="flat", cluster="local", shard=SHARD)
+        assert oi.stats["cluster"]["encoded"] == texts - kept
+        assert oi.vi.ntotal == N and cache_size(store.db, key) == texts
+        dist = vectors(store, key)
+        s_c, i_c = oi.vi.search(queries, 10)
+        # the single-machine build from scratch
+        with store.transaction() as conn:
+            conn.execute("DELETE FROM embeddings")
+        single = build_index(store, enc, "big", kind="flat", rebuild=True)
+        assert "cluster" not in single.stats
+        one = vectors(store, key)
+        assert one.keys() == dist.keys()
+        for th, v in one.items():
+            np.testing.assert_allclose(dist[th], v, atol=1e-6)
+        s_1, i_1 = single.vi.search(queries, 10)
+    np.testing.assert_array_equal(i_c, i_1)
+    np.testing.assert_allclose(s_c, s_1, atol=1e-6)
+
+
+def test_default_install_does_not_import_ray() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, xlsearch.cli, xlsearch.service.local, xlsearch.engine.index.manager, "
+        "xlsearch.engine.index.cluster; print('ray' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
