@@ -114,10 +114,39 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+EXTENDED = {
+    "textual_serve.server:Server": ("_make_app", "_process_messages", "request_exit"),
+    "textual_serve.app_service:AppService": ("_open_app_process", "_build_environment"),
+}
+"""The parts of textual-serve that ``make_server`` overrides or calls: on a version without
+one of them the access checks could be skipped silently, so serve refuses to start."""
+
+
+def check_textual_serve() -> None:
+    """A ``ConfigError`` naming the installed textual-serve when it lacks a part ``serve``
+    extends (``EXTENDED``)."""
+    import importlib
+    from importlib.metadata import version
+
+    from xlsearch.engine.errors import ConfigError
+
+    for target, names in EXTENDED.items():
+        module, cls = target.split(":")
+        owner = getattr(importlib.import_module(module), cls, None)
+        missing = [n for n in names if owner is None or not callable(getattr(owner, n, None))]
+        if missing:
+            raise ConfigError(
+                f"textual-serve {version('textual-serve')} is not supported by xlsearch serve "
+                f"({cls} has no {', '.join(missing)})",
+                hint="pip install 'textual-serve>=1.1.3,<1.2'",
+            )
+
+
 def make_server(
     host: str, port: int, *, command: str = "", remote: bool = False, token: str | None = None
 ) -> Any:
     """A textual-serve ``Server`` with the access checks and process-group shutdown."""
+    check_textual_serve()
     from aiohttp import WSCloseCode, web
     from textual_serve.app_service import AppService
     from textual_serve.server import Server
