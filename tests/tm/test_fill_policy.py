@@ -259,7 +259,7 @@ def test_distill_stores_the_calibration_and_eval_rebuilds_the_same_dev_split(
     }
     assert pairs["en-fr"]["held_out"] == 16
     said = [e.message for e in events if e.stage == "calibrate"]
-    assert said[-1].startswith("no language pair has enough held-out pairs")
+    assert said[-1].startswith("no semantic fills (de-en: 16 held-out pairs (500 needed)")
     # `eval --calibrate` re-reads the training files and holds out the very same pairs
     from xlsearch.engine.distill.setup import read_data
     from xlsearch.engine.models.encoder import load_encoder
