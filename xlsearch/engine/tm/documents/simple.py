@@ -36,6 +36,7 @@ def load_po(path: Path) -> Any:
     from xlsearch.engine.importers.base import normalize_lang
     from xlsearch.engine.tm.documents.document import DocSegment, Document
 
+    _refuse_binary(path)
     original = _check_strings(path)
     try:
         po = polib.pofile(_wide_po_text(path) or str(path), wrapwidth=78)
@@ -71,6 +72,20 @@ def load_po(path: Path) -> Any:
     po.original_text = original  # written back line for line (``po_text``)
     po.changed_entries = set()
     return Document(path, "po", src, lang, segs, po)
+
+
+def _refuse_binary(path: Path) -> None:
+    """A ``DataError`` in import's words for a file with NUL bytes that is not UTF-16/32 (a
+    compiled .mo, an image renamed .po), rather than polib's decoding error."""
+    from xlsearch.engine.importers.encoding import from_bom, utf16_without_bom
+
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return  # polib says what is wrong with it
+    if b"\x00" in head and not (from_bom(head) or utf16_without_bom(head)):
+        raise DataError(f"{path}:1: looks like a binary file (NUL bytes), not text")
 
 
 def _check_strings(path: Path) -> str | None:
