@@ -149,7 +149,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.progress import CancelToken
     from xlsearch.service import shutdown
-    from xlsearch.service.api import DistillConfig
+    from xlsearch.service.api import DistillConfig, DistillOptions
     from xlsearch.service.local import LocalEngine
 
     if not args.train and not args.resume:
@@ -163,43 +163,43 @@ def cmd_distill(args: argparse.Namespace) -> int:
         device=args.device,
         start_from=args.init,
     )
-    options = {
-        "mono": list(args.mono),
-        "student": "static" if args.init and args.student == "auto" else args.student,
-        "targets": args.targets,
-        "dev": args.dev,
-        "dev_per_lang": args.dev_per_lang,
-        "langs": args.langs,
-        "clean": args.clean,
-        "max_seq_length": args.max_seq_length,
-        "out": args.out,
-        "name": args.name,
-        "vocab_size": args.vocab_size,
-        "vocab_balance": args.vocab_balance,
-        "head": args.head,
-        "extend_vocab": args.extend_vocab,
-        "batch_size": args.batch_size,
-        "accum": args.accum,
-        "lr": args.lr,
-        "emb_lr": args.emb_lr,
-        "warmup": args.warmup,
-        "schedule": args.schedule,
-        "epochs": args.epochs,
-        "max_steps": args.max_steps,
-        "time_limit_min": args.time_limit,
-        "seed": args.seed,
-        "ema": args.ema,
-        "contrastive": args.contrastive,
-        "contrastive_scale": args.contrastive_scale,
-        "sim_kd": args.sim_kd,
-        "ema_tau_base": args.ema_tau_base,
-        "eval_steps": args.eval_steps,
-        "ckpt_steps": args.ckpt_steps,
-        "log_steps": args.log_steps,
-        "threads": args.threads,
-        "teacher_precision": args.teacher_precision,
-        "calibrate_sts": args.calibrate_sts,
-    }
+    options = DistillOptions(
+        mono=list(args.mono),
+        student="static" if args.init and args.student == "auto" else args.student,
+        targets=args.targets,
+        dev=args.dev,
+        dev_per_lang=args.dev_per_lang,
+        langs=args.langs,
+        clean=args.clean,
+        max_seq_length=args.max_seq_length,
+        out=args.out,
+        name=args.name,
+        vocab_size=args.vocab_size,
+        vocab_balance=args.vocab_balance,
+        head=args.head,
+        extend_vocab=args.extend_vocab,
+        batch_size=args.batch_size,
+        accum=args.accum,
+        lr=args.lr,
+        emb_lr=args.emb_lr,
+        warmup=args.warmup,
+        schedule=args.schedule,
+        epochs=args.epochs,
+        max_steps=args.max_steps,
+        time_limit_min=args.time_limit,
+        seed=args.seed,
+        ema=args.ema,
+        contrastive=args.contrastive,
+        contrastive_scale=args.contrastive_scale,
+        sim_kd=args.sim_kd,
+        ema_tau_base=args.ema_tau_base,
+        eval_steps=args.eval_steps,
+        ckpt_steps=args.ckpt_steps,
+        log_steps=args.log_steps,
+        threads=args.threads,
+        teacher_precision=args.teacher_precision,
+        calibrate_sts=args.calibrate_sts,
+    )
     cancel = CancelToken()
     training = threading.Event()  # set at the first training step: a checkpoint can be saved
 

@@ -220,6 +220,48 @@ class DistillConfig:
 
 
 @dataclass(frozen=True)
+class DistillOptions:
+    """Every further setting of a run (``xlsearch distill``'s flags), named and typed as the
+    engine's ``DistillConfig`` has them; they go over what ``DistillConfig`` here says."""
+
+    mono: list[str] = field(default_factory=list)
+    student: str = "auto"
+    targets: str = "source"
+    dev: str | None = None
+    dev_per_lang: int = 1000
+    langs: list[str] | None = None
+    clean: bool = False
+    max_seq_length: int = 128
+    out: str = ""
+    name: str = ""
+    vocab_size: int = 128000
+    vocab_balance: float = 4.0
+    head: str = "mlp"
+    extend_vocab: bool = False
+    batch_size: int | None = None
+    accum: int = 1
+    lr: float | None = None
+    emb_lr: float | None = None
+    warmup: float = 0.05
+    schedule: str = "linear"
+    epochs: float | None = None
+    max_steps: int | None = None
+    time_limit_min: float | None = None
+    seed: int = 0
+    ema: bool = False
+    contrastive: float | None = None
+    contrastive_scale: float = 20.0
+    sim_kd: float | None = None
+    ema_tau_base: float = 0.99999
+    eval_steps: int | None = None
+    ckpt_steps: int | None = None
+    log_steps: int = 10
+    threads: int = 0
+    teacher_precision: str = "auto"
+    calibrate_sts: str = ""
+
+
+@dataclass(frozen=True)
 class DistillResult:
     path: str
     card: dict[str, Any] = field(default_factory=dict)

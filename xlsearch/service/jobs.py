@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -11,6 +12,7 @@ from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.service.api import (
     AlignmentSaved,
     DistillConfig,
+    DistillOptions,
     DistillResult,
     EvalReport,
     Hit,
@@ -86,12 +88,12 @@ class JobsMixin:
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
         *,
-        options: dict[str, Any] | None = None,
+        options: DistillOptions | None = None,
     ) -> DistillResult:
         """Train a student; a cancel returns with ``cancelled`` (a checkpoint is kept).
 
-        ``options``: further settings of the engine's ``DistillConfig`` (``xlsearch distill``
-        passes every flag), over what ``config`` says."""
+        ``options``: every further setting of the engine's ``DistillConfig`` (``xlsearch
+        distill`` passes its flags), over what ``config`` says."""
         from xlsearch.engine.distill import DistillConfig as EngineConfig
         from xlsearch.engine.distill import distill
         from xlsearch.engine.models.cards import read_card
@@ -118,7 +120,8 @@ class JobsMixin:
         )
         if config.start_from:  # a continued student is a static one, whatever the device
             settings.update(start_from=config.start_from, student="static")
-        settings.update(options or {})
+        if options is not None:
+            settings.update(dataclasses.asdict(options))
         r = distill(EngineConfig(**settings), on_progress, cancel, resume=config.resume)
         card = read_card(r.out) if Path(r.out).is_dir() else {}
         return DistillResult(
