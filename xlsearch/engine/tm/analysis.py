@@ -189,7 +189,13 @@ class Analysis:
             ]
         if self.fill_policy is not None:
             lines += self.fill_policy.report_lines(self.semantic_segments())
-        wrong = [s for s in self.segments if s.best is not None and _placeholder_flag(s.best)]
+        wrong = [  # only matches a translator would use: CAT fuzzy or the semantic band
+            s
+            for s in self.segments
+            if s.best is not None
+            and _placeholder_flag(s.best)
+            and (s.fuzzy >= CAT_MIN_FUZZY or s.in_semantic_band)
+        ]
         if wrong:
             lines += ["", "## Matches that get the placeholders wrong (suggestions only)", ""]
             for s in wrong[:examples]:

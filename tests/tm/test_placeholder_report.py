@@ -1,0 +1,35 @@
+"""The analysis report's "matches that get the placeholders wrong" lists matches a translator
+would use (a CAT fuzzy match, or one in the semantic band), not 0-2 % matches."""
+
+from __future__ import annotations
+
+from xlsearch.engine.tm.analysis import Analysis, SegmentResult, band_of
+from xlsearch.engine.tm.fuzzy import PLACEHOLDER_FLAG
+from xlsearch.engine.tm.matches import Match
+
+
+def _segment(i: int, source: str, stored: str, fuzzy: int) -> SegmentResult:
+    best = Match(
+        segment_id=i,
+        source=stored,
+        source_lang="en",
+        target="Fichier %s",
+        target_lang="fr",
+        fuzzy=fuzzy,
+        semantic=None,
+        score=fuzzy / 100,
+        flags=[f"{PLACEHOLDER_FLAG} %1$s missing, %s extra"],
+    )
+    return SegmentResult(i, source, len(source.split()), band_of(fuzzy), fuzzy, best=best)
+
+
+def test_only_usable_matches_are_listed_for_their_placeholders() -> None:
+    analysis = Analysis("fr.po", "en", "fr", "xfce", 0.8)
+    analysis.segments = [
+        _segment(0, "Open %1$s in a new window", "Open %s in a new window", 88),
+        _segment(1, "%1$s of %2$d", "File %s", 2),  # shares a letter: nobody uses it
+    ]
+    report = analysis.to_markdown()
+    listed = report.split("## Matches that get the placeholders wrong")[1].split("##")[0]
+    assert "Open %1$s in a new window" in listed
+    assert "%1$s of %2$d" not in listed
