@@ -25,6 +25,8 @@ from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no
 
 SHARD = 20_000
 """Texts per shard: a few seconds of one worker's time with the static student."""
+RETRIES = 3
+"""Times a shard is retried on a fresh worker when its worker dies."""
 MAX_FILE = 2 << 30
 """Model folders bigger than this are not shipped through the object store."""
 
@@ -173,7 +175,7 @@ def encode_on_cluster(
 
     Returns ``{"shards", "encoded", "workers"}`` (shards and texts encoded by this run;
     texts already cached, e.g. by a killed earlier run, are not counted nor encoded again).
-    A worker that dies is restarted by Ray and its shard retried.
+    A worker that dies is replaced and its shard retried (``RETRIES`` times).
     """
     on_progress = on_progress or no_progress
     path = getattr(encoder, "path", None)
@@ -193,9 +195,9 @@ def encode_on_cluster(
     stats["workers"] = n_workers
     on_progress(Progress("plan", 0, total, f"{total:,} texts to encode on {n_workers} workers"))
     files_ref = ray.put(_model_files(Path(path)))
-    actor_cls = ray.remote(num_cpus=1, max_restarts=3, max_task_retries=3)(_EncodeWorker)
+    actor_cls = ray.remote(num_cpus=1)(_EncodeWorker)
     actors = [actor_cls.remote(files_ref, batch_size) for _ in range(n_workers)]
-    pending: dict[Any, tuple[int, list[str]]] = {}
+    pending: dict[Any, tuple[int, list[str], list[str], int]] = {}
     free = list(range(n_workers))
     shards = _missing(db, key, collection, shard)
     done = 0
@@ -207,16 +209,29 @@ def encode_on_cluster(
                 if nxt is None:
                     exhausted = True
                     break
-                hashes, texts = nxt
                 a = free.pop()
-                pending[actors[a].encode.remote(texts)] = (a, hashes)
+                pending[actors[a].encode.remote(nxt[1])] = (a, *nxt, 0)
             if not pending:
                 break
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
-                a, hashes = pending.pop(ref)
+                a, hashes, texts, tries = pending.pop(ref)
+                try:
+                    vecs = ray.get(ref)
+                except ray.exceptions.RayError as exc:  # a worker died: a fresh one retries
+                    if tries >= RETRIES:
+                        raise ConfigError(
+                            f"a cluster worker failed {tries + 1} times on one shard: "
+                            f"{str(exc).splitlines()[0]}",
+                            hint="finished shards are kept: run the same command again",
+                        ) from exc
+                    ray.kill(actors[a])
+                    actors[a] = actor_cls.remote(files_ref, batch_size)
+                    pending[actors[a].encode.remote(texts)] = (a, hashes, texts, tries + 1)
+                    stats["retried"] = stats.get("retried", 0) + 1
+                    continue
                 free.append(a)
-                _commit(db, key, hashes, ray.get(ref))
+                _commit(db, key, hashes, vecs)
                 done += len(hashes)
                 stats["shards"] += 1
                 stats["encoded"] += len(hashes)
@@ -225,7 +240,7 @@ def encode_on_cluster(
                 cancel.raise_if_cancelled()
     finally:
         for ref in pending:
-            ray.cancel(ref, force=False)
+            ray.cancel(ref, force=True)
         for actor in actors:
             ray.kill(actor)
     return stats
