@@ -240,7 +240,7 @@ def encode_on_cluster(
                 cancel.raise_if_cancelled()
     finally:
         for ref in pending:
-            ray.cancel(ref, force=True)
+            ray.cancel(ref)
         for actor in actors:
             ray.kill(actor)
     return stats
