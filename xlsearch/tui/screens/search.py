@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import replace
+from pathlib import PurePath
 from typing import Any
 
 from rich.text import Text
@@ -64,6 +65,25 @@ def clipped(text: Text) -> Text:
     text.no_wrap = True
     text.overflow = "ellipsis"
     return text
+
+
+def document_labels(hits: list[Hit]) -> dict[str, str]:
+    """Each hit's document named by as few trailing parts of its path as tell it from the
+    other hits' documents ("thunar/fr.po" where ten modules each have a fr.po)."""
+    paths = {h.path or h.document for h in hits}
+    tails = {p: PurePath(p).parts for p in paths}
+    labels = {}
+    for p, parts in tails.items():
+        n = 1
+        while n < len(parts) and any(q != p and t[-n:] == parts[-n:] for q, t in tails.items()):
+            n += 1
+        labels[p] = "/".join(parts[-n:])
+    return labels
+
+
+def left_clipped(text: str, width: int) -> str:
+    """``text`` in ``width`` columns, cut at its start (a path's end tells files apart)."""
+    return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
 
 
 def shown_hits(hits: list[Hit], target: str, query_lang: str) -> list[Hit]:
@@ -371,7 +391,12 @@ class SearchScreen(EngineScreen):
         table.clear()
         target = self.query_one("#target", Select).value
         terms = query_terms(self.last_query)
+        labels = document_labels(self.hits)
+        width = table.columns["document"].width  # type: ignore[index]
         for i, hit in enumerate(self.hits):
+            copies = f" ×{hit.copies}" if hit.copies > 1 else ""
+            doc = labels[hit.path or hit.document]
+            doc = left_clipped(doc, width - len(copies)) if "/" in doc else doc
             lang, translation = pick_translation(hit, str(target), self.query_lang)
             table.add_row(
                 "●" if i in self.marked else "",
@@ -379,7 +404,7 @@ class SearchScreen(EngineScreen):
                 mark_unseen(hit.lang, self.unseen),
                 clipped(highlight(hit.text, terms, "bold")),
                 clipped(Text(f"{lang}: {translation}" if lang else "", style="italic")),
-                clipped(Text(hit.document + (f" ×{hit.copies}" if hit.copies > 1 else ""))),
+                clipped(Text(doc + copies)),
                 key=str(i),
             )
         if not self.hits:

@@ -1,0 +1,41 @@
+"""The Search screen names a hit's document by enough of its path to tell apart files of the
+same name (every module of a project has its own de.po)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input
+
+pytestmark = pytest.mark.anyio
+
+PO = """msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+"Language: de\\n"
+
+#: src/main.c:12
+msgid "{en}"
+msgstr "{de}"
+"""
+
+
+async def test_two_de_po_files_are_told_apart(seeded_model: Path, tmp_path: Path, app, settle):
+    for module, en, de in (
+        ("panel", "The train to Berlin leaves at nine.", "Der Zug nach Berlin fährt um neun ab."),
+        ("session", "The train was late because of the storm.", "Der Zug hatte Verspätung."),
+    ):
+        (tmp_path / module).mkdir()
+        (tmp_path / module / "de.po").write_text(PO.format(en=en, de=de), encoding="utf-8")
+        app.engine.import_files([str(tmp_path / module / "de.po")], "ui")
+    app.engine.build_index("ui")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, 2)
+        app.screen.query_one("#query", Input).value = "train"
+        app.screen.query_one("#query", Input).focus()
+        await pilot.press("enter")
+        await settle(pilot, 3)
+        table = app.screen.query_one("#results", DataTable)
+        docs = {str(table.get_row_at(i)[5]) for i in range(table.row_count)}
+        assert {"panel/de.po", "…ssion/de.po"} <= docs, docs
