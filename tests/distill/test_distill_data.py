@@ -58,6 +58,16 @@ def test_language_from_file_name(tmp_path: Path) -> None:
     assert groups[0].lang == "de"
 
 
+@pytest.mark.parametrize("name", ["fr-mem.en-fr.tsv", "my-tm.en-fr.tsv", "tm_2024.en-fr.tsv"])
+def test_language_from_the_last_pair_in_a_collection_file_name(tmp_path: Path, name: str) -> None:
+    """The wizard exports a collection as ``<collection>.<src>-<tgt>.tsv``: a hyphen in the
+    collection's name is not a language pair (the card said ``languages: en,mem``)."""
+    p = tmp_path / name
+    p.write_text("Open the file\tOuvrir le fichier\nSave\tEnregistrer\n", encoding="utf-8")
+    groups, _ = read_tsv(TrainFile(p), 0)
+    assert groups[0].lang == "fr"
+
+
 @pytest.mark.parametrize(
     ("content", "match"),
     [

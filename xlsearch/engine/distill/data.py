@@ -31,7 +31,7 @@ _CHAR_MAP = str.maketrans(
     }
 )
 _SPACES = re.compile(r"\s+")
-_LANG_IN_NAME = re.compile(r"(?:^|[^a-z])([a-z]{2,3})[-_]([a-z]{2,3})(?:[^a-z]|$)")
+_LANG_IN_NAME = re.compile(r"(?<![a-z])([a-z]{2,3})[-_]([a-z]{2,3})(?![a-z])")
 MAX_BAD_FRACTION = 0.5  # a file with more bad lines than this stops before training
 SNIFF_BYTES = 1 << 16
 
@@ -134,11 +134,12 @@ def _open_lines(path: Path) -> Iterator[bytes]:
 
 
 def guess_lang(path: Path, column: int, ncols: int, sample: list[str]) -> str:
-    """Target language of a column: from ``en-de.tsv`` style names, else py3langid."""
+    """Target language of a column: from ``en-de.tsv`` style names (the last such pair, so
+    that ``fr-mem.en-fr.tsv`` reads ``fr``, not ``mem``), else py3langid."""
     name = path.name.lower()
-    m = _LANG_IN_NAME.search(name)
-    if m and ncols == 2:
-        return m.group(2)
+    found = list(_LANG_IN_NAME.finditer(name))
+    if found and ncols == 2:
+        return found[-1].group(2)
     if sample:
         try:
             from collections import Counter
