@@ -39,9 +39,7 @@ def test_the_unpacked_model_answers_as_the_packed_one(fresh: Path) -> None:
     again = [identify.classify(t) for t in TEXTS]  # memory-mapped from the folder
     assert isinstance(identify.identifier().nb_ptc, __import__("numpy").memmap)
     assert first == again == [(str(a), float(b)) for a, b in map(packed.classify, TEXTS)]
-    assert [identify.identifier().rank(t)[:3] for t in TEXTS] == [
-        packed.rank(t)[:3] for t in TEXTS
-    ]
+    assert [identify.identifier().rank(t)[:3] for t in TEXTS] == [packed.rank(t)[:3] for t in TEXTS]
 
 
 def test_a_damaged_or_unwritable_cache_falls_back_to_the_packed_model(fresh: Path) -> None:

@@ -54,7 +54,6 @@ class DistillResult:
     history: list[dict[str, Any]] = field(default_factory=list)
 
 
-
 DEV_POINTS = 10
 """Dev evaluations a run makes at least (its curve, in the app and the log)."""
 
@@ -66,6 +65,7 @@ def dev_interval(eval_steps: int | None, max_steps: int) -> int:
     if not eval_steps:
         return 0
     return max(1, min(int(eval_steps), max_steps // DEV_POINTS))
+
 
 def _lr_lambda(cfg: DistillConfig, total: list[int]) -> Any:
     """The learning-rate factor per step; ``total[0]`` may shrink during the run (a time
