@@ -268,3 +268,22 @@ def test_search_with_no_hits_says_why(tmp_path: Path, capsys) -> None:
     assert main(["search", "zebra", "--mode", "lexical", "--lang", "en"]) == 0
     out, err = capsys.readouterr()
     assert out == "no hits\n" and "(" not in err  # simply no match: nothing to explain
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["import", "tm.tmx", "-q"],
+        ["index", "-q"],
+        ["distill", "--train", "en-fr.tsv", "-q"],
+        ["analyze", "job.po", "--collection", "tm", "-q"],
+        ["align", "a.txt", "b.txt", "-q"],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_every_long_command_takes_quiet(argv: list[str]) -> None:
+    """A script silences each long-running command the same way (index and distill refused
+    ``-q`` where import, analyze and align took it)."""
+    from xlsearch.cli import build_parser
+
+    assert build_parser().parse_args(argv).quiet is True

@@ -121,6 +121,7 @@ def register(sub: Any) -> None:
     p.add_argument("--eval-steps", type=int, help="dev evaluation every N steps")
     p.add_argument("--ckpt-steps", type=int, help="checkpoint every N steps")
     p.add_argument("--log-steps", type=int, default=10, help="log / progress every N steps")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar (notices print)")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N")
     p.add_argument(
         "--threads", type=int, default=0, help="CPU threads (0 = automatic: the free cores)"
@@ -145,6 +146,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
     import sys
     import threading
 
+    from xlsearch.commands.progress import NoticeLines
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.progress import CancelToken
@@ -225,7 +227,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
 
     stops = (signal.SIGINT, *shutdown.STOP_SIGNALS)
     previous = {sig: signal.signal(sig, on_stop) for sig in stops}
-    bar = ProgressBar()
+    bar = NoticeLines() if args.quiet else ProgressBar()
     try:
         result = LocalEngine().distill(config, on_progress, cancel, options=options)
     finally:

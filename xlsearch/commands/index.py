@@ -41,6 +41,7 @@ def register(sub: Any) -> None:
         metavar="N",
         help="texts per cluster task (default 20000); finished shards are kept if killed",
     )
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_index)
 
 
@@ -55,7 +56,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         print("nothing to index: import files first (xlsearch import FILE…)", file=sys.stderr)
         return 1
     for name in names:
-        with progress_display() as bar:
+        with progress_display(args.quiet) as bar:
             st = engine.build_index(
                 name,
                 on_progress=bar,
