@@ -7,6 +7,7 @@ and texts/s of each, Ray start-up, the per-worker encode rate, the IVF add rate 
 IVF index's recall@10 against exact (flat) search on held-in queries.
 
     .venv/bin/python bench/cluster.py [--sentences 200000] [--workers 2] [--shard 20000]
+    .venv/bin/python bench/cluster.py --steps   # per-step rates: encode, commit, build
 """
 
 from __future__ import annotations
@@ -62,6 +63,45 @@ def fill(store: object, texts: list[str]) -> None:
         conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
 
 
+def steps(model: str, n: int) -> dict[str, object]:
+    """Rates of each step alone, in sentences per CPU-second: encode on one thread (a
+    worker), commit shards of 10,000 vectors to the cache and build the index from a full
+    cache (the head node)."""
+    import numpy as np
+
+    from xlsearch.engine.index.cache import model_key, register_model
+    from xlsearch.engine.index.cluster import _commit
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.engine.store import Store
+
+    texts = read_sentences(n)
+    enc = load_encoder(model, threads=1)
+    out: dict[str, object] = {}
+    sub = texts[:20000]
+    c = time.process_time()
+    enc.encode(sub)
+    out["encode_1thread_per_cpu_s"] = round(len(sub) / (time.process_time() - c))
+    with Store() as store:
+        fill(store, texts)
+        key = model_key(enc)
+        register_model(store.db, key, enc)
+        hashes = [r[0] for r in store.db.execute("SELECT text_hash FROM segments ORDER BY id")]
+        vecs = np.random.default_rng(0).standard_normal((len(hashes), enc.dim), np.float32)
+        c = time.process_time()
+        for i in range(0, len(hashes), 10000):
+            _commit(store.db, key, hashes[i : i + 10000], vecs[i : i + 10000])
+        out["head_commit_per_cpu_s"] = round(len(hashes) / (time.process_time() - c))
+        for kind in ("flat", "ivf"):
+            c = time.process_time()
+            build_index(store, enc, "big", kind=kind, rebuild=True)
+            out[f"head_{kind}_build_per_cpu_s"] = round(len(hashes) / (time.process_time() - c))
+        pages = store.db.execute("PRAGMA page_count").fetchone()[0]
+        size = pages * store.db.execute("PRAGMA page_size").fetchone()[0]
+        out["store_bytes_per_sentence"] = round(size / len(hashes))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sentences", type=int, default=200_000)
@@ -69,8 +109,12 @@ def main() -> None:
     ap.add_argument("--shard", type=int, default=20_000)
     ap.add_argument("--model", default=str(HERE.parent / "assets/models/multilingual"))
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--steps", action="store_true", help="per-step rates instead")
     args = ap.parse_args()
     os.environ["XLSEARCH_HOME"] = tempfile.mkdtemp(prefix="xlsearch-bench-cluster-")
+    if args.steps:
+        print(json.dumps(steps(args.model, args.sentences), indent=1))
+        return
     import numpy as np
     import ray
 
