@@ -93,8 +93,28 @@ class XLSearchApp(App[None]):
         self._wide_footer: bool | None = None
         self.stopped_by: int | None = None
         """The signal that closed the app, if one did."""
+        self.unsaved_checks: list[Callable[[], str | None]] = []
+        """Screens holding a user's unsaved work: each names its document, or None."""
+        self._quit_warned_until = 0.0
         wanted = theme or _saved_theme()
         self.theme = wanted if wanted in self.available_themes else DARK_THEME
+
+    async def action_quit(self) -> None:
+        """Quit; when a document holds unsaved translations, the first ctrl+q says so and a
+        second one (within 10 s) quits without saving."""
+        if time.monotonic() > self._quit_warned_until:
+            names = [name for check in self.unsaved_checks if (name := check())]
+            if names:
+                self._quit_warned_until = time.monotonic() + 10
+                self.notify(
+                    f"{', '.join(names)} has translations that are not saved: ctrl+s on the "
+                    "Translate screen saves them; ctrl+q again quits without saving.",
+                    title="Unsaved translations",
+                    severity="warning",
+                    timeout=10,
+                )
+                return
+        self.exit()
 
     def on_mount(self) -> None:
         self.fit_footer(self.size.width)

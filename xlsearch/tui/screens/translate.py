@@ -87,6 +87,9 @@ class TranslateScreen(EngineScreen):
         self.analysis: Any = None
         self._inserted: tuple[int, str, Any] | None = None
         self._lookup_token = CancelToken()
+        self._edits = 0  # changes made to the open document (targets, confirmations, fills)
+        self._saved_edits = 0  # how many of them the last finished save wrote
+        self._saving_edits = 0  # how many of them the save in progress writes
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -130,6 +133,9 @@ class TranslateScreen(EngineScreen):
         m.add_column("sem", width=4, key="sem")
         m.add_column("target", key="target")
         self.query_one("#doc-path", Input).focus()
+        checks = getattr(self.app, "unsaved_checks", None)
+        if checks is not None:  # the app asks before ctrl+q drops unsaved translations
+            checks.append(self.unsaved_document)
         engine = self.engine
         self.run_query("collections", lambda: engine.collections())
 
@@ -178,6 +184,7 @@ class TranslateScreen(EngineScreen):
         elif message.job == "open":
             self.doc = message.result
             self.analysis = None
+            self._edits = self._saved_edits = self._saving_edits = 0
             self.query_one("#tr-src", Input).value = self.doc.src
             self.query_one("#tr-tgt", Input).value = self.doc.tgt
             self._fill_segments()
@@ -210,10 +217,12 @@ class TranslateScreen(EngineScreen):
                 self._resegmented()
             self._show_analysis()
         elif message.job == "pretranslate":
+            self._edits += 1
             self._show_pretranslated(*message.result)
         elif message.job == "check":
             self._show_check(message.result)
         elif message.job == "save":
+            self._saved_edits = self._saving_edits
             self._status(f"saved → {message.result}")
             self.notify(str(message.result), title="Saved", timeout=4)
 
@@ -396,6 +405,7 @@ class TranslateScreen(EngineScreen):
         except DataError as exc:
             self.notify(str(exc), title="Not confirmed", severity="warning", timeout=8)
             return
+        self._edits += 1
         self.query_one("#tr-segments", DataTable).update_cell(
             str(self.current), "st", self._mark(seg)
         )
@@ -445,6 +455,7 @@ class TranslateScreen(EngineScreen):
             )
         else:
             self.doc.set_target(self.current, text, origin="edited")
+        self._edits += 1
         table = self.query_one("#tr-segments", DataTable)
         table.update_cell(str(self.current), "st", self._mark(seg))
         table.update_cell(str(self.current), "target", one_line(seg.target))
@@ -658,6 +669,7 @@ class TranslateScreen(EngineScreen):
         self.commit()
         target = path or str(saved_path(self.doc.path))
         engine, doc, analysis = self.engine, self.doc, self.analysis
+        self._saving_edits = self._edits
 
         def call(_p: Any, _c: Any) -> str:
             out = engine.save_document(doc, target)
@@ -667,6 +679,14 @@ class TranslateScreen(EngineScreen):
             return out
 
         self.run_job("save", call)
+
+    def unsaved_document(self) -> str | None:
+        """The open document's file name when it holds changes no save has written (the
+        editor's text included), else None."""
+        if self.doc is None:
+            return None
+        self.commit()
+        return Path(self.doc.path).name if self._edits > self._saved_edits else None
 
     def commands(self) -> list[tuple[str, str, Any]]:
         """Screen-specific command palette entries."""
