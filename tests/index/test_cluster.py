@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -94,6 +95,53 @@ def test_cluster_build_gives_the_same_hits_and_resumes_by_shard(
         s_1, i_1 = single.vi.search(queries, 10)
     np.testing.assert_array_equal(i_c, i_1)
     np.testing.assert_allclose(s_c, s_1, atol=1e-6)
+
+
+def _encode_workers() -> list[int]:
+    """Pids of the Ray worker processes running our encode actors (started by this test)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and b"_EncodeWorker" in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids
+
+
+def test_a_killed_worker_loses_and_duplicates_no_shard(
+    local_ray: None, tiny_static_model: Path
+) -> None:
+    import signal
+
+    enc = load_encoder(tiny_static_model)
+    key = model_key(enc)
+    units = sentences(2000, seed=3)
+    killed: list[int] = []
+
+    def kill_one(p: Progress) -> None:
+        if p.stage == "embed" and not killed:
+            pids = _encode_workers()
+            assert pids, "no encode worker process found"
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
+
+    with Store() as store:
+        add_document(store, "big", "big.txt", units)
+        texts = {u["en"] for u in units}
+        oi = build_index(
+            store, enc, "big", kind="flat", cluster="local", shard=250, on_progress=kill_one
+        )
+        assert killed and oi.stats["cluster"]["retried"] >= 1
+        # every text encoded once: no shard lost, none committed twice
+        assert oi.stats["cluster"]["encoded"] == len(texts) == cache_size(store.db, key)
+        assert oi.vi.ntotal == len(units)
+        got = vectors(store, key)
+    want = enc.encode(sorted(texts))
+    import hashlib
+
+    for text, v in zip(sorted(texts), want, strict=True):
+        np.testing.assert_allclose(got[hashlib.sha256(text.encode()).hexdigest()], v, atol=1e-6)
 
 
 def test_default_install_does_not_import_ray() -> None:

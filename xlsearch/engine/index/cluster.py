@@ -193,7 +193,8 @@ def encode_on_cluster(
     cpus = int(ray.cluster_resources().get("CPU", 1))
     n_workers = max(1, min(workers or cpus, -(-total // shard)))
     stats["workers"] = n_workers
-    on_progress(Progress("plan", 0, total, f"{total:,} texts to encode on {n_workers} workers"))
+    who = f"{n_workers} worker{'s' if n_workers > 1 else ''}"
+    on_progress(Progress("plan", 0, None, f"{total:,} texts to encode on {who} of the cluster"))
     files_ref = ray.put(_model_files(Path(path)))
     actor_cls = ray.remote(num_cpus=1)(_EncodeWorker)
     actors = [actor_cls.remote(files_ref, batch_size) for _ in range(n_workers)]
