@@ -154,3 +154,13 @@ def test_default_install_does_not_import_ray() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_an_unreachable_cluster_is_a_one_line_error_not_a_wait() -> None:
+    from xlsearch.engine.errors import ConfigError
+    from xlsearch.engine.index.cluster import _probe
+
+    with pytest.raises(ConfigError, match="no Ray cluster answers at 127.0.0.1:1"):
+        _probe("127.0.0.1:1", timeout=2)
+    with pytest.raises(ConfigError, match="not local, auto or HOST:PORT"):
+        _probe("nonsense")

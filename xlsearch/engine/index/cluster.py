@@ -52,6 +52,8 @@ def connect(address: str) -> Any:
     ray = _ray()
     if ray.is_initialized():
         return ray
+    if address not in ("local", "auto"):
+        _probe(address)
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
     try:
         if address == "local":
@@ -64,6 +66,26 @@ def connect(address: str) -> Any:
             hint="start it with `ray start --head` (or use --cluster local)",
         ) from exc
     return ray
+
+
+def _probe(address: str, timeout: float = 5.0) -> None:
+    """Fail fast (Ray itself retries for minutes) when nothing answers at ``address``."""
+    import socket
+
+    hostport = address.removeprefix("ray://")
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(
+            f"--cluster {address!r} is not local, auto or HOST:PORT",
+            hint="e.g. --cluster head.example.org:6379 or --cluster ray://head.example.org:10001",
+        )
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ConfigError(
+            f"no Ray cluster answers at {hostport} ({exc.strerror or exc})",
+            hint="start it there with `ray start --head`, or use --cluster local",
+        ) from exc
 
 
 def _model_files(path: Path) -> dict[str, bytes]:
