@@ -97,6 +97,32 @@ def test_cluster_build_gives_the_same_hits_and_resumes_by_shard(
     np.testing.assert_allclose(s_c, s_1, atol=1e-6)
 
 
+def test_mining_on_the_cluster_gives_the_same_pairs(
+    local_ray: None, tiny_static_model: Path
+) -> None:
+    from xlsearch.engine.search.mining import mine_store
+
+    enc = load_encoder(tiny_static_model)
+    key = model_key(enc)
+    en = sentences(600, seed=5)
+    de = [{"de": u["en"].replace("the", "der").replace("cat", "katze")} for u in en]
+    with Store() as store:
+        add_document(store, "web", "en.txt", en)
+        add_document(store, "web", "de.txt", de)
+        dist = mine_store(store, enc, "en", "de", collection="web", threshold=None, cluster="local")
+        assert cache_size(store.db, key) > 0
+        with store.transaction() as conn:
+            conn.execute("DELETE FROM embeddings")
+        one = mine_store(store, enc, "en", "de", collection="web", threshold=None)
+    assert len(one.pairs) > 100
+    assert [(p["src_id"], p["tgt_id"]) for p in dist.pairs] == [
+        (p["src_id"], p["tgt_id"]) for p in one.pairs
+    ]
+    np.testing.assert_allclose(
+        [p["score"] for p in dist.pairs], [p["score"] for p in one.pairs], atol=1e-6
+    )
+
+
 def _encode_workers() -> list[int]:
     """Pids of the Ray worker processes running our encode actors (started by this test)."""
     pids = []

@@ -37,6 +37,11 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--out", help="write pairs to .tmx, .xlf (XLIFF 1.2) or .tsv (TSV = distillation input)"
     )
+    p.add_argument(
+        "--cluster",
+        metavar="local|auto|ADDRESS",
+        help="encode on a Ray cluster first (pip install xlsearch[cluster]); see docs/scale.md",
+    )
     p.add_argument("--show", type=int, default=20, help="pairs to print (default 20)")
     p.set_defaults(func=cmd_mine)
 
@@ -66,6 +71,7 @@ def cmd_mine(args: argparse.Namespace) -> int:
             margin=args.margin,
             retrieval=args.retrieval,
             exact=not args.fast,
+            cluster=args.cluster,
         )
     s = engine.mined
     print(

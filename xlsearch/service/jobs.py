@@ -276,10 +276,12 @@ class JobsMixin:
         margin: str = "ratio",
         retrieval: str = "max",
         exact: bool = True,
+        cluster: str | None = None,
     ) -> list[MinedPair]:
         """Parallel pairs by margin score (Artetxe & Schwenk 2019), best first;
         ``self.mined`` then holds the run's figures (``src``, ``tgt`` segments, ``pairs`` …).
-        ``exact=False``: approximate (IVF) neighbours for big sides."""
+        ``exact=False``: approximate (IVF) neighbours for big sides; ``cluster``: encode on a
+        Ray cluster (``local``, ``auto`` or its address) first."""
         from xlsearch.engine.search.mining import mine_store
 
         encoder = self.encoder()
@@ -296,6 +298,7 @@ class JobsMixin:
                 retrieval=retrieval,
                 threshold=threshold,
                 exact=exact,
+                cluster=cluster,
                 on_progress=on_progress,
                 cancel=cancel,
             )

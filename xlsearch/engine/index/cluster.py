@@ -125,23 +125,29 @@ class _EncodeWorker:
         return os.getpid()
 
 
+def _where(collection: str | None) -> tuple[str, list[Any]]:
+    if collection is None:
+        return "", []
+    return "d.collection_id = (SELECT id FROM collections WHERE name = ?) AND ", [collection]
+
+
 def _missing(
-    db: Any, key: str, collection: str, shard: int
+    db: Any, key: str, collection: str | None, shard: int
 ) -> Iterator[tuple[list[str], list[str]]]:
     """Shards of (text hashes, texts) of ``collection`` with no cached vector for ``key``,
     in segment-id order, each distinct text once. Read page by page (a fresh query each,
     so committing shards meanwhile is safe)."""
+    where, args = _where(collection)
     sql = (
         "SELECT s.id, s.text_hash, s.text FROM segments s JOIN documents d "
         "ON d.id = s.document_id LEFT JOIN embeddings e ON e.model_id = ? "
-        "AND e.text_hash = s.text_hash WHERE d.collection_id = "
-        "(SELECT id FROM collections WHERE name = ?) AND e.vector IS NULL AND s.id > ? "
+        f"AND e.text_hash = s.text_hash WHERE {where}e.vector IS NULL AND s.id > ? "
         "ORDER BY s.id LIMIT ?"
     )
     seen: set[str] = set()
     last = -1
     while True:
-        rows = db.execute(sql, [key, collection, last, shard]).fetchall()
+        rows = db.execute(sql, [key, *args, last, shard]).fetchall()
         if not rows:
             return
         last = int(rows[-1][0])
@@ -156,14 +162,14 @@ def _missing(
             yield hashes, texts
 
 
-def _count_missing(db: Any, key: str, collection: str) -> int:
+def _count_missing(db: Any, key: str, collection: str | None) -> int:
+    where, args = _where(collection)
     return int(
         db.execute(
             "SELECT count(DISTINCT s.text_hash) FROM segments s JOIN documents d "
             "ON d.id = s.document_id LEFT JOIN embeddings e ON e.model_id = ? "
-            "AND e.text_hash = s.text_hash WHERE d.collection_id = "
-            "(SELECT id FROM collections WHERE name = ?) AND e.vector IS NULL",
-            [key, collection],
+            f"AND e.text_hash = s.text_hash WHERE {where}e.vector IS NULL",
+            [key, *args],
         ).fetchone()[0]
     )
 
@@ -184,7 +190,7 @@ def encode_on_cluster(
     store: Any,
     encoder: Any,
     key: str,
-    collection: str,
+    collection: str | None,
     *,
     address: str,
     shard: int = SHARD,
@@ -193,7 +199,8 @@ def encode_on_cluster(
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
-    """Encode ``collection``'s uncached texts on the Ray cluster at ``address``.
+    """Encode ``collection``'s (None: every collection's) uncached texts on the Ray cluster
+    at ``address``.
 
     Returns ``{"shards", "encoded", "workers"}`` (shards and texts encoded by this run;
     texts already cached, e.g. by a killed earlier run, are not counted nor encoded again).

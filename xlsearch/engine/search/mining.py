@@ -135,6 +135,7 @@ def mine_store(
     retrieval: str = "max",
     threshold: float | None = DEFAULT_THRESHOLD,
     exact: bool = True,
+    cluster: str | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> MinedBitext:
@@ -142,12 +143,21 @@ def mine_store(
 
     Vectors come from the store's vector cache (embedding only texts not cached yet);
     identical texts are mined once. ``exact=False`` uses IVF k-NN for sides over 50k.
+    ``cluster`` (``local``, ``auto`` or a Ray address): uncached texts of the collection(s)
+    are first encoded on a Ray cluster (same vectors, hence the same pairs).
     """
     from xlsearch.engine.index.cache import ensure_vectors, model_key, segment_rows
 
     on_progress = on_progress or no_progress
     key = model_key(encoder)
     tgt_coll = tgt_collection if tgt_collection is not None else collection
+    if cluster:
+        from xlsearch.engine.index.cluster import encode_on_cluster
+
+        for coll in dict.fromkeys((collection, tgt_coll)):
+            encode_on_cluster(
+                store, encoder, key, coll, address=cluster, on_progress=on_progress, cancel=cancel
+            )
     sides = []
     for side, lang, coll in (("source", src_lang, collection), ("target", tgt_lang, tgt_coll)):
         rows = segment_rows(store.db, collection=coll, langs=[lang])
