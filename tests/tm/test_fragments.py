@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polib
+import pytest
 
 from xlsearch.engine.store import Store
 from xlsearch.engine.tm.analysis import analyze, pretranslate
@@ -60,3 +61,34 @@ def test_analysis_reports_fragments_and_never_writes_them(tmp_path: Path) -> Non
         assert pretranslate(doc, rep) == 0
         out = doc.save(tmp_path / "out.po")
     assert [e.msgstr for e in polib.pofile(str(out))] == [""]
+
+
+def test_the_fragment_index_is_learnt_once_per_memory_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CAT tool's hook runs ``lookup`` in a fresh process per segment: the index is read
+    from the cache folder, not learnt again (a no-match lookup cost 4.7× the CPU), and it
+    is learnt again once the memory changes."""
+    from xlsearch.engine.tm import fragments
+
+    head = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
+    mem = tmp_path / "mem.po"
+    mem.write_text(head + "".join(f'msgid "{s}"\nmsgstr "{t}"\n\n' for s, t in MEMORY), "utf-8")
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(mem, "mem")
+        first = fragments.index_for(store, "mem", "en", "fr")
+        fragments._CACHE.clear()  # a new process
+
+        def never(*_a: object) -> fragments.FragmentIndex:
+            raise AssertionError("learnt again for an unchanged memory")
+
+        monkeypatch.setattr(fragments.FragmentIndex, "learn", never)
+        again = fragments.index_for(store, "mem", "en", "fr")
+        assert again.units == first.units and again.align == first.align
+        assert again.find("Delete the trash") == first.find("Delete the trash")
+        monkeypatch.undo()
+        more = tmp_path / "more.po"
+        more.write_text(head + 'msgid "Empty"\nmsgstr "Vide"\n', "utf-8")
+        store.import_file(more, "mem")  # a new generation: learnt again, with the new unit
+        fragments._CACHE.clear()
+        assert ("empty",) in fragments.index_for(store, "mem", "en", "fr").units

@@ -18,10 +18,12 @@ a file as a target.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 MAX_UNIT_WORDS = 4
 UNIT_MIN_USES = 2
@@ -177,24 +179,68 @@ def memory_pairs(
 
 
 _CACHE: dict[tuple[str, str | None, str, str, int], FragmentIndex] = {}
+CACHE_VERSION = 1
+
+
+def _cache_file(key: tuple[str, str | None, str, str, int]) -> Path:
+    """Where the fragment index of one memory generation and pair is kept between processes
+    (a CAT tool's hook runs ``lookup`` once per segment: learning it again each time cost
+    seconds)."""
+    import hashlib
+
+    from xlsearch.engine.runtime import locations
+
+    name = hashlib.blake2b(
+        "|".join(str(part) for part in key[:4]).encode("utf-8"), digest_size=10
+    ).hexdigest()
+    return locations.cache_dir() / "fragments" / f"{name}.json"
+
+
+def _read_cached(path: Path, generation: int) -> FragmentIndex | None:
+    """The index saved for this generation of the memory, or None (missing, stale, damaged)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("version") != CACHE_VERSION or data.get("generation") != generation:
+            return None
+        units = {tuple(k.split(" ")): Counter(v) for k, v in data["units"].items()}
+        align = {k: (str(v[0]), int(v[1])) for k, v in data["align"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+        return None
+    return FragmentIndex(units, align)
+
+
+def _write_cached(path: Path, generation: int, index: FragmentIndex) -> None:
+    from xlsearch.engine.runtime.atomic import write_json
+
+    data = {
+        "version": CACHE_VERSION,
+        "generation": generation,
+        "units": {" ".join(k): dict(v) for k, v in index.units.items()},
+        "align": {k: [t, n] for k, (t, n) in index.align.items()},
+    }
+    try:
+        write_json(path, data, indent=None)
+    except OSError:  # a read-only or full cache folder: learnt again next time, no harm
+        pass
 
 
 def index_for(store: object, collection: str | None, src: str, tgt: str) -> FragmentIndex:
-    """The fragment index of a memory (cached per store generation)."""
+    """The fragment index of a memory, cached per store generation in the process and in
+    the user's cache folder."""
     from xlsearch.engine.lang.tags import primary
 
-    key = (
-        str(getattr(store, "path", "")),
-        collection,
-        primary(src),
-        primary(tgt),
-        int(store.generation()),  # type: ignore[attr-defined]
-    )
+    generation = int(store.generation())  # type: ignore[attr-defined]
+    key = (str(getattr(store, "path", "")), collection, primary(src), primary(tgt), generation)
     got = _CACHE.get(key)
     if got is None:
+        path = _cache_file(key)
+        got = _read_cached(path, generation)
+        if got is None:
+            got = FragmentIndex.learn(memory_pairs(store, collection, src, tgt))
+            _write_cached(path, generation, got)
         if len(_CACHE) > 8:
             _CACHE.clear()
-        got = _CACHE[key] = FragmentIndex.learn(memory_pairs(store, collection, src, tgt))
+        _CACHE[key] = got
     return got
 
 
