@@ -27,7 +27,6 @@ with language pairs keyed by their sorted primary subtags.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,6 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine.errors import DataError
-from xlsearch.engine.runtime.atomic import write_json
 
 KEY = "fill_calibration"
 PRECISION = 0.95
@@ -178,46 +176,18 @@ def groups_from_parallel(dev: Sequence[Any], teacher_lang: str = "en") -> dict[s
 
 
 # -- storing and reading -------------------------------------------------------------------------
-def _teacher_file() -> Path:
-    from xlsearch.engine.runtime import locations
-
-    return locations.data_dir() / "eval" / "teacher.json"
-
-
-def _is_bundled(model: str) -> bool:
-    from xlsearch.engine.models.cards import BUNDLED_TEACHER
-
-    return model == BUNDLED_TEACHER
-
-
 def store(model: str, path: str | Path | None, cal: dict[str, Any]) -> Path:
     """Write ``cal`` into the model's card (the bundled teacher's: its results file)."""
-    if _is_bundled(model):
-        target = _teacher_file()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            data = json.loads(target.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = {}
-        data[KEY] = cal
-        return write_json(target, data)
-    from xlsearch.engine.models.cards import CARD_NAME, update_card
+    from xlsearch.engine.models.cards import store_model_entry
 
-    if path is None:
-        raise DataError("an in-memory model has no card to store a calibration in")
-    update_card(path, **{KEY: cal})
-    return Path(path) / CARD_NAME
+    return store_model_entry(model, path, KEY, cal)[0]
 
 
 def load(model: str, card: dict[str, Any] | None) -> dict[str, Any] | None:
     """The fill calibration stored for a model (its card, or the teacher's results file)."""
-    if _is_bundled(model):
-        try:
-            cal = json.loads(_teacher_file().read_text(encoding="utf-8")).get(KEY)
-        except (OSError, ValueError, AttributeError):
-            return None
-    else:
-        cal = (card or {}).get(KEY)
+    from xlsearch.engine.models.cards import BUNDLED_TEACHER, read_teacher_entry
+
+    cal = read_teacher_entry(KEY) if model == BUNDLED_TEACHER else (card or {}).get(KEY)
     return cal if isinstance(cal, dict) and isinstance(cal.get("pairs"), dict) else None
 
 

@@ -14,7 +14,6 @@ them it is the end value. Without a calibration the documented fallback is
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,6 @@ import numpy as np
 
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.progress import CancelToken, ProgressCallback
-from xlsearch.engine.runtime.atomic import write_json
 
 KEY = "sts_calibration"
 KNOTS = 64
@@ -59,26 +57,12 @@ def apply(cosine: float | np.ndarray, calibration: dict[str, Any] | None) -> Any
     return np.clip(np.interp(cosine, calibration["x"], calibration["y"]), 0.0, 5.0)
 
 
-def _teacher_file() -> Path:
-    from xlsearch.engine.runtime import locations
-
-    return locations.data_dir() / "eval" / "teacher.json"
-
-
-def _is_bundled(encoder_id: str) -> bool:
-    from xlsearch.engine.models.cards import BUNDLED_TEACHER
-
-    return encoder_id == BUNDLED_TEACHER
-
-
 def load(encoder: Any) -> dict[str, Any] | None:
     """The calibration stored for ``encoder`` (card, or the bundled teacher's file), if any."""
-    if _is_bundled(getattr(encoder, "id", "")):
-        try:
-            data = json.loads(_teacher_file().read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        cal = data.get(KEY)
+    from xlsearch.engine.models.cards import BUNDLED_TEACHER, read_teacher_entry
+
+    if getattr(encoder, "id", "") == BUNDLED_TEACHER:
+        cal = read_teacher_entry(KEY)
     else:
         cal = (getattr(encoder, "card", None) or {}).get(KEY)
     return cal if isinstance(cal, dict) and cal.get("x") else None
@@ -126,23 +110,14 @@ def calibrate(
 
 def store(encoder: Any, cal: dict[str, Any]) -> Path:
     """Write ``cal`` into the model card (or the bundled teacher's results file)."""
-    if _is_bundled(getattr(encoder, "id", "")):
-        path = _teacher_file()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = {}
-        data[KEY] = cal
-        return write_json(path, data)
-    from xlsearch.engine.models.cards import CARD_NAME, update_card
+    from xlsearch.engine.models.cards import store_model_entry
 
-    if encoder.path is None:
-        raise DataError("an in-memory model has no card to store a calibration in")
-    card = update_card(encoder.path, **{KEY: cal})
-    if hasattr(encoder, "card"):
+    written, card = store_model_entry(
+        getattr(encoder, "id", ""), getattr(encoder, "path", None), KEY, cal
+    )
+    if card is not None and hasattr(encoder, "card"):
         encoder.card = card
-    return Path(encoder.path) / CARD_NAME
+    return written
 
 
 @dataclass(frozen=True)

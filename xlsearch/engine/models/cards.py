@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from xlsearch.engine.errors import ModelError
+from xlsearch.engine.errors import DataError, ModelError
 from xlsearch.engine.runtime import locations
 from xlsearch.engine.runtime.atomic import write_json
 
@@ -199,6 +199,40 @@ def update_card(path: str | os.PathLike[str], **changes: Any) -> dict[str, Any]:
             card[key] = value
     write_card(path, card)
     return card
+
+
+def teacher_results_file() -> Path:
+    """The bundled teacher's results file: its calibrations and figures live here, since
+    the teacher's folder belongs to an installed package and has no card of ours."""
+    return locations.data_dir() / "eval" / "teacher.json"
+
+
+def read_teacher_entry(key: str) -> Any:
+    """``key`` of the bundled teacher's results file (None when missing or unreadable)."""
+    try:
+        return json.loads(teacher_results_file().read_text(encoding="utf-8")).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def store_model_entry(
+    model: str, path: str | os.PathLike[str] | None, key: str, value: Any
+) -> tuple[Path, dict[str, Any] | None]:
+    """Write ``key`` into a model's card, or the bundled teacher's results file; returns the
+    file written and the new card (None for the teacher)."""
+    if model == BUNDLED_TEACHER:
+        target = teacher_results_file()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            data = json.loads(target.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        data[key] = value
+        return write_json(target, data), None
+    if path is None:
+        raise DataError("an in-memory model has no card to store a calibration in")
+    card = update_card(path, **{key: value})
+    return Path(path) / CARD_NAME, card
 
 
 def model_id(path: str | os.PathLike[str]) -> str:
