@@ -402,7 +402,15 @@ def test_a_toy_model_never_writes_a_semantic_fill_even_when_calibrated(
     fill_policy.store("x", tiny_static_model, _permissive(-1.0))  # everything would pass
     update_card(tiny_static_model, data=[{"path": "demo-train.tsv", "pairs": 3830}])
     pol = fill_policy.policy_for(load_encoder(str(tiny_static_model)), "en", "de")
-    assert pol.threshold is None and pol.why == "a demo model: it saw only 3,830 pairs"
+    assert pol.threshold is None
+    # the user's own small student is theirs, not "a demo model"
+    assert pol.why == "your own student, trained on only 3,830 pairs (fewer than 5,000)"
+    update_card(tiny_static_model, demo=True)
+    pol = fill_policy.policy_for(load_encoder(str(tiny_static_model)), "en", "de")
+    assert pol.why == "the demo model: it saw only 3,830 pairs"
+    notice = toy_notice(load_encoder(str(tiny_static_model)), ["mem"])
+    assert notice is not None and "(the demo model)" in notice
+    update_card(tiny_static_model, demo=False)
     _, verdicts = fill_policy.judge(
         load_encoder(str(tiny_static_model)), "en", "de", ["the cat"], ["die katze"]
     )

@@ -273,8 +273,9 @@ async def test_analysis_says_who_may_fill_and_that_a_toy_model_is_a_toy(
         await settle(pilot, 3)
         shown = str(screen.query_one("#tr-detail", Static).render())
         assert "suggestions only: tiny-static writes no de-en fills" in shown
-        assert "a demo model: it saw only 3,830 pairs" in shown
-        assert "notice: this model saw only 3,830 translation pairs" in shown
+        assert "your own student, trained on only 3,830 pairs" in shown
+        assert "a demo model" not in shown and "the demo model" not in shown
+        assert "notice: this model saw only 3,830 translation pairs (your own student" in shown
         assert any("saw only 3,830" in str(n.message) for n in pilot.app._notifications)
         assert "xlsearch distill --train tm.tsv" in shown
 

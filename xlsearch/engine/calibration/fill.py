@@ -198,6 +198,19 @@ def probability(cosine: float | np.ndarray, pair: dict[str, Any]) -> Any:
     return np.clip(np.interp(cosine, pair["x"], pair["y"]), 0.0, 1.0)
 
 
+def is_demo(card: dict[str, Any]) -> bool:
+    """True for the demo student (``xlsearch demo`` marks its card), not a user's own model."""
+    return bool(card.get("demo"))
+
+
+def small_model_label(card: dict[str, Any]) -> str:
+    """What a model that saw fewer than ``TOY_PAIRS`` pairs is: the demo, or the user's own
+    student trained on little data (never "a demo model": it is theirs)."""
+    if is_demo(card):
+        return "the demo model"
+    return f"your own student; reliable scores need {TOY_PAIRS:,}+ pairs"
+
+
 def trained_pairs(card: dict[str, Any]) -> int | None:
     """How many translation pairs a distilled model saw (None: not a distilled student)."""
     data = card.get("data")
@@ -268,7 +281,12 @@ def policy_for(encoder: Any, src: str, tgt: str) -> FillPolicy:
     if seen is not None and seen < TOY_PAIRS:
         # measured: the demo student, calibrated on 2,000 unseen pairs per language, still
         # wrote wrong fills on unrelated text at its "95 %" threshold
-        return FillPolicy(name, key, None, f"a demo model: it saw only {seen:,} pairs")
+        why = (
+            f"the demo model: it saw only {seen:,} pairs"
+            if is_demo(card)
+            else f"your own student, trained on only {seen:,} pairs (fewer than {TOY_PAIRS:,})"
+        )
+        return FillPolicy(name, key, None, why)
     cal = load(model, card)
     if cal is None:
         return FillPolicy(name, key, None, "not calibrated")
@@ -319,11 +337,13 @@ __all__ = [
     "fit",
     "fit_pair",
     "groups_from_parallel",
+    "is_demo",
     "judge",
     "load",
     "pair_key",
     "policy_for",
     "probability",
+    "small_model_label",
     "store",
     "trained_pairs",
 ]

@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from xlsearch.engine.calibration.fill import TOY_PAIRS, FillPolicy, judge, pair_key, trained_pairs
+from xlsearch.engine.calibration.fill import (
+    TOY_PAIRS,
+    FillPolicy,
+    judge,
+    pair_key,
+    small_model_label,
+    trained_pairs,
+)
 
 
 def apply_to_analysis(
@@ -169,7 +176,8 @@ def toy_notice(
     if collections is not None and list(collections) and set(collections) <= {DEMO}:
         return None
     head = (
-        f"this model saw only {n:,} translation pairs (a demo model): its semantic scores are rough"
+        f"this model saw only {n:,} translation pairs ({small_model_label(card)}): "
+        "its semantic scores are rough"
     )
     if covering:
         return f"{head}; {covering} knows your memory's languages: xlsearch models --use {covering}"
