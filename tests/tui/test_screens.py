@@ -527,3 +527,23 @@ def test_model_card_shows_held_out_results_as_a_table():
     assert lines[i + 2].split() == ["student", "teacher"]
     assert lines[i + 3].split() == ["de", "92.7", "66.1"]
     assert lines[i + 5].split() == ["mean", "81.5", "39.9"]
+
+
+async def test_distill_name_typed_just_before_ctrl_r_is_the_name_used(app, settle, teacher: str):
+    """Keys typed quickly and ctrl+r (a priority key) arrive together: the run must start
+    with every letter the field shows, not the field as it was a moment before."""
+    from textual import events
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#teacher", Input).value = teacher
+        screen.query_one("#output", Input).focus()
+        await pilot.pause()
+        for key in "mywiz":  # queued at once, as a fast typist's keys are
+            app.post_message(events.Key(key, key))
+        app.post_message(events.Key("ctrl+r", None))
+        await settle(pilot)  # no data chosen: the run stops at once, its settings kept
+        assert screen.query_one("#output", Input).value == "mywiz"
+        assert screen.last_config is not None and screen.last_config.output == "mywiz"

@@ -268,6 +268,19 @@ class DistillScreen(EngineScreen):
 
     @on(Button.Pressed, "#start")
     def action_start(self, resume: bool = False) -> None:
+        """Start (or resume) a run with the form as typed.
+
+        ctrl+r is a priority key: the app handles it as soon as it arrives, while the keys
+        typed just before it may still wait in the focused field's queue (a name typed
+        quickly lost its last letters, or all of them). The run then starts from that
+        field's queue, after the field has taken every key typed before ctrl+r."""
+        focused = self.focused
+        if isinstance(focused, Input):
+            focused.call_later(self._start, resume)
+        else:
+            self._start(resume)
+
+    def _start(self, resume: bool = False) -> None:
         if self.job_running():
             self.notify("Training is running; cancel it first (ctrl+x)", title="Busy")
             return
