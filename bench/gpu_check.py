@@ -200,7 +200,7 @@ def _sts_rows(path: Path, english: bool) -> list[tuple[str, str, float]]:
 def _fuzzy() -> Any:
     """The engine's CAT fuzzy module, or None where rapidfuzz is missing (the GPU machine)."""
     try:
-        from xlsearch.engine.tm import fuzzy
+        from xlsearch.engine.tm.matching import fuzzy
     except ImportError:
         return None
     return fuzzy
@@ -227,7 +227,7 @@ def lookup(enc: Any, dev: Path, xlang: str = "de") -> dict[str, Any]:
     cases["near"] = ([q for q, _ in nc], [o for _, o in nc], ["\x00"] * len(nc))
     fz = _fuzzy()
     if fz is not None:
-        from xlsearch.engine.tm.matches import DEFAULT_WEIGHTS as W
+        from xlsearch.engine.tm.matching.matches import DEFAULT_WEIGHTS as W
     out: dict[str, Any] = {"memory": len(memory), "combined": fz is not None}
     for name, (queries, gold, exclude) in cases.items():
         if not queries:

@@ -222,9 +222,10 @@ def write_memory(files: list[Path], dest: Path) -> set[str]:
 def run_xlsearch(
     store: Any, enc: Any, collection: str, job: Path, out: Path, fragments: bool
 ) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str], Any]:
-    from xlsearch.engine.tm.analysis import analyze, pretranslate
+    from xlsearch.engine.tm.analysis.analyze import analyze
+    from xlsearch.engine.tm.analysis.pretranslate import pretranslate
     from xlsearch.engine.tm.documents import open_document
-    from xlsearch.engine.tm.lookup import Lookup
+    from xlsearch.engine.tm.matching.lookup import Lookup
 
     doc = open_document(job)
     rep = analyze(doc, Lookup(store, enc, collection=collection, semantic=enc is not None))

@@ -110,7 +110,7 @@ def features(
     lk, query: str, src: str, exclude: str
 ) -> list[tuple[str, float, float, float, float]]:
     """Candidates of the real lookup: (text, fuzzy, cosine, char similarity, overlap)."""
-    from xlsearch.engine.tm import fuzzy as fz
+    from xlsearch.engine.tm.matching import fuzzy as fz
 
     res = lk.lookup(query, src, "", k=60, cross_k=60, all_matches=True)
     ms = [m for m in [*res.matches, *res.cross] if m.source != exclude]
@@ -142,7 +142,7 @@ class Case:
     """One query set over one memory: brute-force baselines and the lookup's candidates."""
 
     def __init__(self, name, queries, gold, exclude, memory, mem_vecs, enc, lk, src):
-        from xlsearch.engine.tm import fuzzy as fz
+        from xlsearch.engine.tm.matching import fuzzy as fz
 
         self.name, self.gold = name, gold
         qv = lk.encode(queries)
@@ -197,7 +197,7 @@ def quality(args) -> None:
     from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
     from xlsearch.engine.store.ingest import text_hash
-    from xlsearch.engine.tm.lookup import DEFAULT_WEIGHTS, Lookup
+    from xlsearch.engine.tm.matching.lookup import DEFAULT_WEIGHTS, Lookup
 
     enc = load_encoder(args.model, threads=args.threads)
     results = {}
@@ -335,9 +335,9 @@ def latency(args) -> None:
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
-    from xlsearch.engine.tm.analysis import analyze
+    from xlsearch.engine.tm.analysis.analyze import analyze
     from xlsearch.engine.tm.documents import open_document
-    from xlsearch.engine.tm.lookup import Lookup
+    from xlsearch.engine.tm.matching.lookup import Lookup
 
     n = args.latency
     import faiss
@@ -452,7 +452,7 @@ def vector_recall(lk, queries: list[str]) -> dict:
 
 
 def vector_budget() -> int:
-    from xlsearch.engine.tm import candidates as lookup_candidates
+    from xlsearch.engine.tm.matching import candidates as lookup_candidates
 
     return lookup_candidates.VECTOR_BUDGET
 
@@ -481,7 +481,7 @@ def main() -> None:
     Path(home).mkdir(parents=True, exist_ok=True)
     os.environ["XLSEARCH_HOME"] = home
     if args.vector_budget:
-        import xlsearch.engine.tm.candidates as lc
+        import xlsearch.engine.tm.matching.candidates as lc
 
         lc.VECTOR_BUDGET = args.vector_budget
     if args.quality:

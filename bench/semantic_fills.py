@@ -112,9 +112,10 @@ def run_job(store, enc, name, memory, src, tgt, job, tmp, mem_src=None):  # noqa
     """Import ``memory`` (``mem_src``–``tgt`` units) as collection ``name``, analyse +
     pre-translate ``job`` (``src`` → ``tgt``); returns (analysis, document)."""
     from xlsearch.engine.index.manager import build_index
-    from xlsearch.engine.tm.analysis import analyze, pretranslate
+    from xlsearch.engine.tm.analysis.analyze import analyze
+    from xlsearch.engine.tm.analysis.pretranslate import pretranslate
     from xlsearch.engine.tm.documents import open_document
-    from xlsearch.engine.tm.lookup import Lookup
+    from xlsearch.engine.tm.matching.lookup import Lookup
 
     if store.collection_id(name) is None:
         store.import_file(write_tmx(tmp / f"{name}.tmx", memory, mem_src or src, tgt), name)

@@ -100,9 +100,9 @@ def run(args: argparse.Namespace, tmp: Path, paras: list[tuple[list[str], list[s
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.store import Store
-    from xlsearch.engine.tm.analysis import analyze
+    from xlsearch.engine.tm.analysis.analyze import analyze
     from xlsearch.engine.tm.documents import open_document
-    from xlsearch.engine.tm.lookup import Lookup
+    from xlsearch.engine.tm.matching.lookup import Lookup
 
     known = paras[: exact + edited]
     para_tm = _tmx(tmp / "para.tmx", [(" ".join(e), " ".join(d)) for e, d in known], "paragraph")

@@ -16,8 +16,8 @@ from lxml import etree
 from xlsearch.engine.importers.base import ReadContext
 from xlsearch.engine.importers.inline import segment_text_tags
 from xlsearch.engine.importers.placeholders import code_placeholder
-from xlsearch.engine.tm import fuzzy as fz
 from xlsearch.engine.tm.documents import open_document
+from xlsearch.engine.tm.matching import fuzzy as fz
 
 CAT = Path(__file__).resolve().parents[1] / "fixtures" / "cat"
 N12 = "urn:oasis:names:tc:xliff:document:1.2"
@@ -100,7 +100,7 @@ def test_placeholder_problem_names_missing_and_extra_placeholders() -> None:
 
 def test_lookup_finds_the_100_percent_match_for_a_job_with_the_placeholder_as_text() -> None:
     from xlsearch.engine.store import Store
-    from xlsearch.engine.tm.lookup import Lookup
+    from xlsearch.engine.tm.matching.lookup import Lookup
 
     with Store() as store:
         store.import_file(CAT / "nc_memory.tmx", "acme")
@@ -135,8 +135,9 @@ def _memory(tmp_path: Path) -> Path:
 
 def test_a_memoq_job_gets_its_placeholder_code_back_in_the_target(tmp_path: Path) -> None:
     from xlsearch.engine.store import Store
-    from xlsearch.engine.tm.analysis import analyze, pretranslate
-    from xlsearch.engine.tm.lookup import Lookup
+    from xlsearch.engine.tm.analysis.analyze import analyze
+    from xlsearch.engine.tm.analysis.pretranslate import pretranslate
+    from xlsearch.engine.tm.matching.lookup import Lookup
 
     doc = open_document(CAT / "nc_ui_strings.mqxliff")
     # the Translate screen's source pane shows the segment's source: the placeholder in it
@@ -228,9 +229,11 @@ def test_analyze_out_never_writes_a_target_without_its_placeholder(tmp_path: Pat
 
 def test_a_semantic_fill_without_the_placeholder_stays_a_suggestion(tmp_path: Path) -> None:
     """The calibrated semantic fill obeys the same check: flagged, and not written."""
-    from xlsearch.engine.tm.analysis import SegmentResult, check_placeholders, pretranslate
+    from xlsearch.engine.tm.analysis.analyze import check_placeholders
+    from xlsearch.engine.tm.analysis.pretranslate import pretranslate
+    from xlsearch.engine.tm.analysis.results import SegmentResult
     from xlsearch.engine.tm.documents import DocSegment, Document
-    from xlsearch.engine.tm.matches import Match
+    from xlsearch.engine.tm.matching.matches import Match
 
     source = "The upload is bigger than {max_size} MB."
 

@@ -9,9 +9,11 @@ import pytest
 from helpers.memory import write_tmx, write_xliff
 from lxml import etree
 
-from xlsearch.engine.tm.analysis import analyze, band_of, pretranslate
+from xlsearch.engine.tm.analysis.analyze import analyze
+from xlsearch.engine.tm.analysis.pretranslate import pretranslate
+from xlsearch.engine.tm.analysis.results import band_of
 from xlsearch.engine.tm.documents import open_document
-from xlsearch.engine.tm.lookup import Lookup
+from xlsearch.engine.tm.matching.lookup import Lookup
 
 CAT = Path(__file__).resolve().parents[1] / "fixtures" / "cat"
 

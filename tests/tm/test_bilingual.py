@@ -695,8 +695,8 @@ def test_markdown_markup_is_not_matched_and_comes_back_where_its_place_is_clear(
 
 def test_a_markdown_sentence_matches_its_memory_text_as_99_percent(tmp_path: Path) -> None:
     from xlsearch.engine.store import Store
-    from xlsearch.engine.tm.analysis import analyze
-    from xlsearch.engine.tm.lookup import Lookup
+    from xlsearch.engine.tm.analysis.analyze import analyze
+    from xlsearch.engine.tm.matching.lookup import Lookup
 
     (tmp_path / "tm.tsv").write_text(
         "de\ten\nPrüfen Sie die Pumpe.\tCheck the pump.\n", encoding="utf-8"

@@ -11,7 +11,7 @@ import pytest
 from lxml import etree
 
 from xlsearch.engine.errors import DataError
-from xlsearch.engine.tm.analysis import pretranslate
+from xlsearch.engine.tm.analysis.pretranslate import pretranslate
 from xlsearch.engine.tm.documents import open_document
 from xlsearch.service.local import LocalEngine
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import polib
 
 from xlsearch.engine.store import Store
-from xlsearch.engine.tm.analysis import analyze, pretranslate
+from xlsearch.engine.tm.analysis.analyze import analyze
+from xlsearch.engine.tm.analysis.pretranslate import pretranslate
 from xlsearch.engine.tm.documents import open_document
-from xlsearch.engine.tm.lookup import Lookup
+from xlsearch.engine.tm.matching.lookup import Lookup
 
 HEAD = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
 

@@ -12,10 +12,11 @@ from helpers.memory import write_tmx
 
 from xlsearch.engine.calibration import fill as fill_policy
 from xlsearch.engine.distill.fill_data import dev_groups
-from xlsearch.engine.tm.analysis import analyze, pretranslate
+from xlsearch.engine.tm.analysis.analyze import analyze
+from xlsearch.engine.tm.analysis.pretranslate import pretranslate
+from xlsearch.engine.tm.calibration.fill_policy import toy_notice
 from xlsearch.engine.tm.documents import open_document
-from xlsearch.engine.tm.fill_policy import toy_notice
-from xlsearch.engine.tm.lookup import Lookup
+from xlsearch.engine.tm.matching.lookup import Lookup
 
 MEMORY = [
     ("the big dog sleeps", "der große hund schläft"),

@@ -9,10 +9,11 @@ import polib
 import pytest
 
 from xlsearch.engine.store import Store
-from xlsearch.engine.tm.analysis import analyze, pretranslate
+from xlsearch.engine.tm.analysis.analyze import analyze
+from xlsearch.engine.tm.analysis.pretranslate import pretranslate
 from xlsearch.engine.tm.documents import open_document
-from xlsearch.engine.tm.fragments import FragmentIndex
-from xlsearch.engine.tm.lookup import Lookup
+from xlsearch.engine.tm.matching.fragments import FragmentIndex
+from xlsearch.engine.tm.matching.lookup import Lookup
 
 MEMORY = [
     ("Open _Location…", "Ouvrir un _emplacement…"),
@@ -69,7 +70,7 @@ def test_the_fragment_index_is_learnt_once_per_memory_generation(
     """A CAT tool's hook runs ``lookup`` in a fresh process per segment: the index is read
     from the cache folder, not learnt again (a no-match lookup cost 4.7× the CPU), and it
     is learnt again once the memory changes."""
-    from xlsearch.engine.tm import fragments
+    from xlsearch.engine.tm.matching import fragments
 
     head = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
     mem = tmp_path / "mem.po"

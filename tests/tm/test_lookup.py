@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from helpers.memory import UNITS, write_tmx, write_xliff
 
-from xlsearch.engine.tm import fuzzy as fz
-from xlsearch.engine.tm.lookup import Lookup, Weights
+from xlsearch.engine.tm.matching import fuzzy as fz
+from xlsearch.engine.tm.matching.lookup import Lookup, Weights
 
 
 @pytest.fixture()
@@ -233,7 +233,7 @@ def test_batched_fuzzy_and_char_similarity_equal_the_pairwise_formulas() -> None
 
 
 def test_lexical_candidates_skip_words_beyond_the_postings_budget(memory, monkeypatch) -> None:
-    import xlsearch.engine.tm.candidates as lookup_mod
+    import xlsearch.engine.tm.matching.candidates as lookup_mod
 
     store, enc = memory
     lk = Lookup(store, enc, collection="tm")

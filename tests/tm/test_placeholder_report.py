@@ -3,9 +3,9 @@ would use (a CAT fuzzy match, or one in the semantic band), not 0-2 % matches.""
 
 from __future__ import annotations
 
-from xlsearch.engine.tm.analysis import Analysis, SegmentResult, band_of
-from xlsearch.engine.tm.fuzzy import PLACEHOLDER_FLAG
-from xlsearch.engine.tm.matches import Match
+from xlsearch.engine.tm.analysis.results import Analysis, SegmentResult, band_of
+from xlsearch.engine.tm.matching.fuzzy import PLACEHOLDER_FLAG
+from xlsearch.engine.tm.matching.matches import Match
 
 
 def _segment(i: int, source: str, stored: str, fuzzy: int) -> SegmentResult:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xlsearch.engine.importers.placeholders import arguments, is_placeholder, placeholders
-from xlsearch.engine.tm import fuzzy
+from xlsearch.engine.tm.matching import fuzzy
 
 CASES = [
     ("Image %2$u of %1$u", {"%2$u": 1, "%1$u": 1}),

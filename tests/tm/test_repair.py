@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from xlsearch.engine.store import Store
-from xlsearch.engine.tm.lookup import Lookup
-from xlsearch.engine.tm.repair import Conventions, differences, repair
+from xlsearch.engine.tm.matching.lookup import Lookup
+from xlsearch.engine.tm.matching.repair import Conventions, differences, repair
 
 FR = Conventions.learn(["_Ouvrir", "Enregistrer…", "Nom\u00a0:", "Fermer"], "fr")
 ZH = Conventions.learn(["打开(_O)", "保存…"], "zh")
@@ -74,7 +74,7 @@ def test_lookup_scores_a_twin_95_to_99_and_lists_its_repair(tmp_path: Path) -> N
 def test_an_ellipsis_is_one_token_of_the_fuzzy_score() -> None:
     """ "Other Application..." against "Other...": one word of three differs (66 %), not
     one of five (80 %, written as "Sonstige…" for "Other Application…")."""
-    from xlsearch.engine.tm.fuzzy import fuzzy
+    from xlsearch.engine.tm.matching.fuzzy import fuzzy
 
     assert fuzzy("Other Application...", "Other...") == fuzzy("Other Application…", "Other…")
     assert fuzzy("Other Application...", "Other...") < 75

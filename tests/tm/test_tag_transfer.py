@@ -131,8 +131,9 @@ def test_a_tmx_memory_puts_the_tags_where_its_target_had_them(tmp_path: Path) ->
     kept at import, and the new segment's tags take their counterparts' places in the
     target; where the tags do not correspond, the text rule applies (nothing guessed)."""
     from xlsearch.engine.store import Store
-    from xlsearch.engine.tm.analysis import analyze, pretranslate
-    from xlsearch.engine.tm.lookup import Lookup
+    from xlsearch.engine.tm.analysis.analyze import analyze
+    from xlsearch.engine.tm.analysis.pretranslate import pretranslate
+    from xlsearch.engine.tm.matching.lookup import Lookup
 
     (tmp_path / "tm.tmx").write_text(TMX, encoding="utf-8")
     (tmp_path / "job.xlf").write_text(JOB, encoding="utf-8")
@@ -198,8 +199,9 @@ def test_tmx_codes_are_anchored_in_the_plain_text(seg: str, text: str, tags) -> 
 def test_an_xliff_memory_places_paired_tags_too(tmp_path: Path) -> None:
     """A translated XLIFF imported as a memory keeps its ``g``/``x`` positions as well."""
     from xlsearch.engine.store import Store
-    from xlsearch.engine.tm.analysis import analyze, pretranslate
-    from xlsearch.engine.tm.lookup import Lookup
+    from xlsearch.engine.tm.analysis.analyze import analyze
+    from xlsearch.engine.tm.analysis.pretranslate import pretranslate
+    from xlsearch.engine.tm.matching.lookup import Lookup
 
     memory = f"""<?xml version="1.0" encoding="UTF-8"?>
 <xliff version="1.2" xmlns="{N12}"><file original="old.html" source-language="en-GB"
@@ -230,8 +232,9 @@ def test_a_100_percent_match_with_the_same_tags_stays_100(tmp_path: Path) -> Non
     same codes at the same places (ids aside) is a 100 % match and an exact match in the
     file; the same words with a code elsewhere, or a memory without codes, are 99 %."""
     from xlsearch.engine.store import Store
-    from xlsearch.engine.tm.analysis import analyze, pretranslate
-    from xlsearch.engine.tm.lookup import Lookup
+    from xlsearch.engine.tm.analysis.analyze import analyze
+    from xlsearch.engine.tm.analysis.pretranslate import pretranslate
+    from xlsearch.engine.tm.matching.lookup import Lookup
 
     def unit(uid: str, source: str, target: str = "") -> str:
         tgt = f'<target state="translated">{target}</target>' if target else ""

@@ -13,9 +13,10 @@ from lxml import etree
 
 from xlsearch.cli import main
 from xlsearch.engine.store import Store
-from xlsearch.engine.tm.analysis import analyze, pretranslate
+from xlsearch.engine.tm.analysis.analyze import analyze
+from xlsearch.engine.tm.analysis.pretranslate import pretranslate
 from xlsearch.engine.tm.documents import open_document
-from xlsearch.engine.tm.lookup import Lookup
+from xlsearch.engine.tm.matching.lookup import Lookup
 
 CAT = Path(__file__).resolve().parents[1] / "fixtures" / "cat"
 NS12 = {"x": "urn:oasis:names:tc:xliff:document:1.2"}

@@ -107,7 +107,7 @@ async def test_matches_below_the_minimum_are_not_listed(
     tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
 ) -> None:
     """A 9 % "match" with cosine 0.59 from another collection was listed like a real one."""
-    from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD, LookupResult, Match
+    from xlsearch.engine.tm.matching.lookup import SEMANTIC_THRESHOLD, LookupResult, Match
     from xlsearch.tui.screens.translate import MIN_FUZZY_SHOWN
 
     def match(fuzzy: int, semantic: float, target: str) -> Match:

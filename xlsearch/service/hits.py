@@ -117,13 +117,13 @@ def unit_lines(unit: dict[str, Any]) -> list[str]:
 
 def diff_markup(diff: Any) -> str:
     """A match's word diff in wdiff notation: ``[-deleted-] {+inserted+}``."""
-    from xlsearch.engine.tm.fuzzy import diff_markup as markup
+    from xlsearch.engine.tm.matching.fuzzy import diff_markup as markup
 
     return markup(diff)
 
 
 def empty_lookup(segment: str, src: str, tgt: str) -> Any:
     """The answer for a blank line of ``lookup --stdin``: no matches (one answer a line)."""
-    from xlsearch.engine.tm.matches import LookupResult
+    from xlsearch.engine.tm.matching.matches import LookupResult
 
     return LookupResult(segment, src, tgt, [], [])

@@ -657,7 +657,7 @@ class LocalEngine(JobsMixin):
         cancel: CancelToken | None = None,
     ) -> Any:
         """A ``Lookup`` over ``store`` with the cached encoder (none when not ``semantic``)."""
-        from xlsearch.engine.tm.lookup import Lookup
+        from xlsearch.engine.tm.matching.lookup import Lookup
 
         searcher = self._searcher(store, load=semantic, on_progress=on_progress, cancel=cancel)
         return Lookup(store, collection=collection, semantic=semantic, searcher=searcher)
@@ -709,7 +709,7 @@ class LocalEngine(JobsMixin):
         language is no match (nothing to insert). ``doc_segment``: the document's segment
         looked up; its inline codes decide 100 % or 99 % as in an analysis. ``cancel``: a
         lookup a newer one made stale stops (``CancelledError``) between its stages."""
-        from xlsearch.engine.tm.analysis import tag_penalty
+        from xlsearch.engine.tm.analysis.analyze import tag_penalty
 
         with self._store() as store:
             lk = self._lookup(store, collection, semantic, on_progress, cancel)
@@ -773,7 +773,7 @@ class LocalEngine(JobsMixin):
         """The one-line notice when the model in use is a toy (fewer than 5,000 training
         pairs) searched beyond the demo collection, with the command for a real one."""
         from xlsearch.engine.calibration.fill import TOY_PAIRS, trained_pairs
-        from xlsearch.engine.tm.fill_policy import (
+        from xlsearch.engine.tm.calibration.fill_policy import (
             covering_model,
             english_pairs,
             memory_languages,
@@ -809,8 +809,8 @@ class LocalEngine(JobsMixin):
         semantic band above ``threshold`` (default ``SEMANTIC_THRESHOLD``);
         ``semantic=False``: CAT bands only, no model. ``on_progress`` also sees a collection
         indexed on the spot."""
-        from xlsearch.engine.tm.analysis import analyze
-        from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD
+        from xlsearch.engine.tm.analysis.analyze import analyze
+        from xlsearch.engine.tm.matching.lookup import SEMANTIC_THRESHOLD
 
         with self._store() as store:
             lk = self._lookup(store, collection, semantic, on_progress, cancel)
@@ -835,7 +835,7 @@ class LocalEngine(JobsMixin):
         """Write the best match per segment into ``doc`` (fuzzy ≥ ``min_fuzzy``, else a
         semantic match when ``semantic``), marked for review; existing targets are kept
         unless ``overwrite``. Returns the segments filled."""
-        from xlsearch.engine.tm.analysis import pretranslate
+        from xlsearch.engine.tm.analysis.pretranslate import pretranslate
 
         return pretranslate(
             doc, analysis, min_fuzzy=min_fuzzy, semantic=semantic, overwrite=overwrite

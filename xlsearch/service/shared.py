@@ -80,7 +80,7 @@ def unwritable_hint(exc: OSError) -> str:
 def matches_worth_showing(result: Any, min_fuzzy: float) -> list[Any]:
     """A lookup's matches worth showing a translator: fuzzy ≥ ``min_fuzzy`` % (a CAT tool's
     minimum match), or a semantic match at the lookup's threshold (cross-language ones too)."""
-    from xlsearch.engine.tm.lookup import SEMANTIC_THRESHOLD
+    from xlsearch.engine.tm.matching.lookup import SEMANTIC_THRESHOLD
 
     return [
         m
@@ -93,7 +93,7 @@ def matches_worth_showing(result: Any, min_fuzzy: float) -> list[Any]:
 def split_tags(text: str) -> tuple[str, list[list[Any]] | None]:
     """A segment typed with inline tags as the memory stores one: the text without them and
     where they stood (``tm.fuzzy.split_tags``)."""
-    from xlsearch.engine.tm.fuzzy import split_tags as split
+    from xlsearch.engine.tm.matching.fuzzy import split_tags as split
 
     return split(text)
 

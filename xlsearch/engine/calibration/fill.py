@@ -233,7 +233,7 @@ class FillPolicy:
     notice: str | None = None
     """The toy-model notice (``toy_notice``), when it applies."""
     memory: Any = None
-    """``memory_calibration.MemoryCalibration``: the evidence of the user's own memory,
+    """``tm.calibration.memory.MemoryCalibration``: the evidence of the user's own memory,
     which every semantic fill needs."""
 
     def describe(self) -> str:

@@ -1,5 +1,5 @@
 """Which semantic matches of an analysis may be written (``apply_to_analysis``: the user's
-own memory decides, ``memory_calibration``; the model's fill calibration,
+own memory decides, ``tm.calibration.memory``; the model's fill calibration,
 ``calibration.fill``, is the prior), and the demo-model notice."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def apply_to_analysis(
     """Decide which semantic-band segments of an analysis may be written: sets ``fill``,
     ``fill_probability`` (the model's prior) and ``fill_evidence`` on each result with a
     semantic match. A fill needs the evidence of the user's own memory
-    (``memory_calibration``): the dev-split calibration alone never writes."""
+    (``tm.calibration.memory``): the dev-split calibration alone never writes."""
     todo = [r for r in results if r.semantic is not None and r.semantic.target]
     encoder = lookup.searcher.encoder if getattr(lookup, "semantic", False) else None
     if encoder is None:
@@ -35,7 +35,7 @@ def apply_to_analysis(
     toy = seen is not None and seen < TOY_PAIRS
     mem = None
     if todo and not toy:
-        from xlsearch.engine.tm.memory_calibration import calibrate
+        from xlsearch.engine.tm.calibration.memory import calibrate
 
         mem = calibrate(lookup, src, tgt, threshold)
     policy.memory = mem

@@ -48,7 +48,7 @@ def group(segment: str) -> str:
     """``fragile``: few words, a mnemonic or a placeholder (a near neighbour in meaning is
     most often another UI string: *Undo* for *Redo*); ``plain`` otherwise."""
     from xlsearch.engine.importers.placeholders import placeholders
-    from xlsearch.engine.tm.fuzzy import words
+    from xlsearch.engine.tm.matching.fuzzy import words
 
     if words(segment) <= SHORT_WORDS or re.search(r"[_&][^\W_]", segment):
         return "fragile"
@@ -57,7 +57,7 @@ def group(segment: str) -> str:
 
 def same_translation(a: str, b: str) -> bool:
     """Targets equal but for mnemonic, trailing punctuation, case and spacing."""
-    from xlsearch.engine.tm.repair import parse
+    from xlsearch.engine.tm.matching.repair import parse
 
     return parse(a).core.lower() == parse(b).core.lower()
 
@@ -165,7 +165,7 @@ def calibrate(
     without a model or a target language."""
     from xlsearch.engine.calibration.fill import pair_key
     from xlsearch.engine.runtime.atomic import write_json
-    from xlsearch.engine.tm.whole_units import same_shape
+    from xlsearch.engine.tm.matching.shape import same_shape
 
     if not getattr(lookup, "semantic", False) or not tgt:
         return None

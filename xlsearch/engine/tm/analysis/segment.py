@@ -100,21 +100,6 @@ def sentences_of(doc: Any, seg: Any) -> list[str]:
     return found if len(found) > 1 else []
 
 
-def several(text: str, lang: str) -> bool:
-    """Whether ``text`` holds several sentences (a paragraph unit) or one."""
-    from xlsearch.engine.lang.sentences import split_sentences
-
-    return len(split_sentences(text, lang or "en")) > 1
-
-
-def same_shape(matches: list[Any], segment: str, src: str) -> list[Any]:
-    """The semantic candidates that are units of the segment's kind: a paragraph for a
-    paragraph, a sentence for a sentence. A sentence "means" the paragraph it opens (a high
-    cosine), but the paragraph's translation is no translation of the sentence."""
-    own = several(segment, src)
-    return [m for m in matches if several(m.source, m.source_lang or src) == own]
-
-
 def resegment(doc: Any, results: Sequence[Any], cache: LookupCache) -> bool:
     """``segment="auto"`` after a first pass: XLIFF units and PO entries split where their
     sentences do better (``split_where_better``), text and DOCX paragraphs made whole where
@@ -180,7 +165,6 @@ __all__ = [
     "merge_where_better",
     "repetition_key",
     "resegment",
-    "same_shape",
     "sentences_of",
     "split_where_better",
 ]

@@ -28,16 +28,16 @@ from xlsearch.engine.progress import (
     no_progress,
 )
 from xlsearch.engine.runtime.cpu import one_blas_thread
-from xlsearch.engine.tm import fuzzy as fz
-from xlsearch.engine.tm import inside
-from xlsearch.engine.tm import repair as rp
-from xlsearch.engine.tm.candidates import (
+from xlsearch.engine.tm.matching import fuzzy as fz
+from xlsearch.engine.tm.matching import inside
+from xlsearch.engine.tm.matching import repair as rp
+from xlsearch.engine.tm.matching.candidates import (
     LEXICAL_EXTRA,
     Candidates,
     _primary,
 )
-from xlsearch.engine.tm.context import never_leveraged
-from xlsearch.engine.tm.matches import (
+from xlsearch.engine.tm.matching.context import never_leveraged
+from xlsearch.engine.tm.matching.matches import (
     COSINE_FLOOR,
     DEFAULT_WEIGHTS,
     FUZZY_FLOOR,
@@ -171,7 +171,7 @@ class Lookup(Candidates):
             segment, qvec, hits, src, tgt, k, cross_k, require_target, min_fuzzy, all_matches, k
         )
         if tgt and max((m.fuzzy for m in res.matches), default=0) < 75:
-            from xlsearch.engine.tm.fragments import index_for
+            from xlsearch.engine.tm.matching.fragments import index_for
 
             res.fragments = index_for(self.store, self.collection, src, tgt).find(segment)
         res.ms = (time.perf_counter() - start) * 1000

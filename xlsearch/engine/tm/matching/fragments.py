@@ -64,7 +64,7 @@ def words(text: str) -> list[str]:
 
 
 def _clean_target(text: str) -> str:
-    from xlsearch.engine.tm.repair import _CJK_MNEMONIC, _INLINE_MNEMONIC
+    from xlsearch.engine.tm.matching.repair import _CJK_MNEMONIC, _INLINE_MNEMONIC
 
     out = _CJK_MNEMONIC.sub("", text)
     out = _INLINE_MNEMONIC.sub("", out)

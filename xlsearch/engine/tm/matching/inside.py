@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from xlsearch.engine.tm import fuzzy as fz
+from xlsearch.engine.tm.matching import fuzzy as fz
 
 PARTIAL = 80
 """A paragraph is split only when the segment is this similar to some part of it (rapidfuzz

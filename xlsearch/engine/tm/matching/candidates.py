@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine.lang.tags import primary
-from xlsearch.engine.tm import fuzzy as fz
+from xlsearch.engine.tm.matching import fuzzy as fz
 
 POSTINGS_CACHED = 4_000_000
 """Segment ids (8 bytes each) the posting-list cache may hold before it starts afresh."""

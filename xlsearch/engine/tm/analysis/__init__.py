@@ -1,0 +1,2 @@
+"""Analysis of a document against the memory, one pass of named stages (``analyze``), and
+pre-translation with its result (``pretranslate``)."""
