@@ -1,4 +1,5 @@
-"""Wrong language of a target: its script, then the language identifier (py3langid)."""
+"""Wrong language of a target: its script, then the language identifier (py3langid) with the
+file's declared language as the prior and the file's own words as evidence."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+
+import numpy as np
 
 from xlsearch.engine.qa.units import Flag, QaUnit
 
@@ -19,9 +22,26 @@ _SCRIPTS = {
 }  # fmt: skip
 """Scripts a language is written in (every other listed-or-not language: Latin)."""
 MIN_LETTERS = 4
-LANGID_MIN_CHARS = 10
-LANGID_PROB = 0.9
-LANGID_TARGET_MAX = 0.005
+"""Letters (a CJK, kana or Hangul character counts two) a target needs to be judged by its
+script."""
+RARE_SCRIPT = 0.02
+"""A script that at most this share of the file's targets use is foreign to the file: two
+of its letters (one CJK, kana or Hangul character) in a target read as another language."""
+_WIDE = frozenset({"CJK", "HIRAGANA", "KATAKANA", "HANGUL"})
+LANGID_MIN_CHARS = 4
+LANGID_LOG_ODDS = 2.0
+"""A target is flagged when the identifier's log odds for another language over the file's
+declared one (among the languages a file is plausibly written in), less the evidence of the
+words the file's other targets use, exceed this."""
+WORD_WEIGHT = 1.5
+"""Log odds for the file's language that each word the file's other targets use adds."""
+WIDE_WEIGHT = 0.5
+"""The same for a CJK character the file's other targets use."""
+UNSEEN_WIDE = 1.0
+"""Log odds against the file's language for a CJK character its other targets never use (a
+simplified Chinese character in a Japanese file)."""
+_MNEMONIC = re.compile(r"\(\s*[_&~][^\W_]\)|[_&~](?=[^\W_])")
+_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 def _script(ch: str) -> str:
@@ -43,69 +63,109 @@ def letter_scripts(text: str) -> Counter[str]:
 
 
 def _strip(text: str) -> str:
+    """The target's words: placeholders, markup and mnemonics (``_O``, CJK ``(_O)``) removed."""
     from xlsearch.engine.qa.rules import _strip_codes
 
-    return _strip_codes(text)
+    return _MNEMONIC.sub("", _strip_codes(text))
+
+
+def _words(text: str) -> set[str]:
+    """Words of two letters or more; each character of a text written without spaces."""
+    out = {w.casefold() for w in _WORD.findall(text)}
+    wide = {ch for ch in text if ch.isalpha() and _script(ch) in _WIDE}
+    return (out - {w for w in out if any(ch in wide for ch in w)}) | wide
+
+
+def _odds(probs: np.ndarray, own: int, source: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per text (a row of the identifier's probabilities): the log odds of the likeliest
+    other language than column ``own`` (the source's column aside), and its column."""
+    other = probs.copy()
+    other[:, own] = 0.0
+    if source >= 0:
+        other[:, source] = 0.0
+    best = other.argmax(axis=1)
+    top = other[np.arange(len(best)), best]
+    return np.log(np.maximum(top, 1e-30)) - np.log(np.maximum(probs[:, own], 1e-30)), best
 
 
 def language_flags(units: Sequence[QaUnit], src: str, tgt: str) -> list[Flag]:
     """Targets written in another language than ``tgt``: letters of a script the language
-    does not use (a Latin target in a Russian file, unless the source is the same words),
-    or a long target the identifier is sure is another language."""
+    does not use or that the file's other targets hardly use (a Latin target in a Russian
+    file, unless the source is the same words; a Chinese target in a Korean file), or a
+    target the identifier reads as another language, with the declared language as the
+    prior and the words the file's other translations use as evidence for it."""
     from xlsearch.engine.lang.identify import COMMON_LANGUAGES, identifier
+    from xlsearch.engine.qa.rules import is_credits
 
     prim = (tgt or "").replace("_", "-").split("-")[0].lower()
     sprim = (src or "").replace("_", "-").split("-")[0].lower()
     if not prim:
         return []
     want = _SCRIPTS.get(prim, {"LATIN"})
-    plausible = set(COMMON_LANGUAGES) | {sprim}
+    plausible = set(COMMON_LANGUAGES) | {sprim, prim}
+    texts = [_strip(u.target) for u in units]
+    scripts = [letter_scripts(t) for t in texts]
+    words = [_words(t) for t in texts]
+    # What the file's translations are written with: scripts and words, per target.
+    uses: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    for u, sc, ws in zip(units, scripts, words, strict=True):
+        if u.target.strip() and u.target.strip() != u.source.strip():
+            uses.update(sc.keys())
+            seen.update(ws)
+    translated = max(1, sum(1 for u in units if u.target.strip()))
+    rare = {s for s, n in uses.items() if n <= RARE_SCRIPT * translated}
     flags: list[Flag] = []
     ident = None
-    from xlsearch.engine.qa.rules import is_credits
+    langs = sorted(plausible)
+    asked: list[tuple[QaUnit, list[float], float]] = []
 
-    for u in units:
-        if is_credits(u.source):
+    def flag(u: QaUnit, message: str) -> None:
+        flags.append(Flag(u.file, u.key, u.source, u.target, "wrong-language", "error",
+                          message, line=u.line))  # fmt: skip
+
+    for u, text, counts, ws in zip(units, texts, scripts, words, strict=True):
+        if is_credits(u.source) or u.target.strip() == u.source.strip():
             continue
-        text = _strip(u.target)
-        counts = letter_scripts(text)
         letters = sum(counts.values())
-        if letters < MIN_LETTERS:
+        if not letters:
+            continue
+        in_source = letter_scripts(u.source)
+        odd = {s: n for s, n in counts.items() if s in rare and s not in in_source}
+        weight = sum(n * (2 if s in _WIDE else 1) for s, n in odd.items())
+        if weight >= 2 and (weight >= 0.3 * letters or odd.keys() & _WIDE):
+            top = max(odd, key=lambda k: odd[k]).title()
+            flag(u, f"the target is written in {top} script, which this file's "
+                 f"{tgt} translations hardly use")  # fmt: skip
             continue
         foreign = sum(v for k, v in counts.items() if k not in want)
-        if foreign / letters > 0.8 and u.target.strip() != u.source.strip():
+        wide = sum(v for k, v in counts.items() if k not in want and k in _WIDE)
+        if letters + wide >= MIN_LETTERS and foreign / letters > 0.8:
             names = {w.casefold() for w in re.findall(r"[^\W\d_]+", _strip(u.source))}
-            words = [w.casefold() for w in re.findall(r"[^\W\d_]+", text)]
-            if names and sum(w in names for w in words) >= 0.5 * len(words):
+            tw = [w.casefold() for w in re.findall(r"[^\W\d_]+", text)]
+            if names and sum(w in names for w in tw) >= 0.5 * len(tw):
                 continue  # names and terms kept as in the source
             top = max(counts, key=lambda k: counts[k]).title()
-            flags.append(
-                Flag(
-                    u.file, u.key, u.source, u.target, "wrong-language", "error",
-                    f"the target is written in {top} script, not in {tgt}'s",
-                    line=u.line,
-                )
-            )  # fmt: skip
+            flag(u, f"the target is written in {top} script, not in {tgt}'s")
             continue
-        if len(text) < LANGID_MIN_CHARS or foreign:
+        if len(text.strip()) < LANGID_MIN_CHARS:
             continue
+        own = ws - _words(_strip(u.source))
+        if not own:
+            continue  # the source's own words (names, terms) kept as written
+        evidence = 0.0
+        for w in own:
+            if len(w) == 1:  # a CJK character: seen in the file's other targets or not
+                evidence += WIDE_WEIGHT if seen[w] > 1 else -UNSEEN_WIDE
+            elif seen[w] > 1:
+                evidence += WORD_WEIGHT
         ident = ident or identifier()
-        ranked = [(str(lang), float(p)) for lang, p in ident.rank(text)]
-        # Among the languages a file is plausibly written in (the common ones, its own two):
-        # a look-alike outside them (Galician for Portuguese) does not hide the answer.
-        kept = [(lang, p) for lang, p in ranked if lang in plausible or lang == prim]
-        total = sum(p for _, p in kept) or 1.0
-        best, prob = kept[0][0], kept[0][1] / total
-        if best == prim or best == sprim or prob < LANGID_PROB:
-            continue
-        p_tgt = next((p for lang, p in kept if lang == prim), 0.0) / total
-        if p_tgt > LANGID_TARGET_MAX:
-            continue
-        flags.append(
-            Flag(
-                u.file, u.key, u.source, u.target, "wrong-language", "error",
-                f"the target reads as {best}, not {tgt} (identifier {prob:.0%})",
-                line=u.line,
-            )
-        )  # fmt: skip
+        ranked = {str(lang): float(p) for lang, p in ident.rank(text)}
+        asked.append((u, [ranked.get(lang, 0.0) for lang in langs], evidence))
+    if asked:
+        probs = np.asarray([row for _, row, _ in asked], dtype=np.float64)
+        odds, best = _odds(probs, langs.index(prim), langs.index(sprim) if sprim in langs else -1)
+        for (u, _, evidence), o, b in zip(asked, odds, best, strict=True):
+            if o - evidence > LANGID_LOG_ODDS:
+                flag(u, f"the target reads as {langs[b]}, not {tgt} (log odds {min(o, 99):.1f})")
     return flags

@@ -1,0 +1,68 @@
+"""Wrong language of a target on short UI strings: the file's declared language as the prior,
+the file's own scripts and words as evidence."""
+
+from __future__ import annotations
+
+from xlsearch.engine.qa import QaUnit
+from xlsearch.engine.qa.language import language_flags
+
+# A German GTK catalogue: menu items, labels and tooltips as Xfce writes them.
+GERMAN = [
+    ("_File", "_Datei"), ("_Edit", "_Bearbeiten"), ("_View", "_Ansicht"),
+    ("_Help", "_Hilfe"), ("_Open", "Ö_ffnen"), ("_Save", "_Speichern"),
+    ("Save _As...", "Speichern _unter …"), ("_Close", "_Schließen"), ("_Quit", "_Beenden"),
+    ("_Copy", "_Kopieren"), ("_Paste", "_Einfügen"), ("Cu_t", "_Ausschneiden"),
+    ("_Delete", "_Löschen"), ("Select _All", "_Alles auswählen"), ("_Undo", "_Rückgängig"),
+    ("_Redo", "_Wiederholen"), ("_Find", "_Suchen"), ("Find and Rep_lace", "Suchen und _ersetzen"),
+    ("_Preferences", "_Einstellungen"), ("_About", "_Info"), ("New _Window", "Neues _Fenster"),
+    ("New _Tab", "Neuer _Reiter"), ("Close the current tab", "Den aktuellen Reiter schließen"),
+    ("Open a new window", "Ein neues Fenster öffnen"), ("Show hidden files", "Verborgene Dateien anzeigen"),
+    ("Create a new folder", "Einen neuen Ordner anlegen"), ("Empty the trash", "Den Papierkorb leeren"),
+    ("Rename the selected file", "Die ausgewählte Datei umbenennen"), ("File name:", "Dateiname:"),
+    ("Folder name:", "Ordnername:"), ("Size:", "Größe:"), ("Modified:", "Geändert:"),
+    ("Permissions", "Berechtigungen"), ("Owner:", "Besitzer:"), ("Group:", "Gruppe:"),
+    ("Open the file with another application", "Die Datei mit einer anderen Anwendung öffnen"),
+    ("The file could not be saved", "Die Datei konnte nicht gespeichert werden"),
+    ("Are you sure you want to delete this file?", "Möchten Sie diese Datei wirklich löschen?"),
+    ("Search in the current folder", "Im aktuellen Ordner suchen"),
+    ("Show the toolbar", "Die Werkzeugleiste anzeigen"),
+]  # fmt: skip
+
+
+def _units(pairs: list[tuple[str, str]]) -> list[QaUnit]:
+    return [QaUnit("de.po", s, s, t, line=n) for n, (s, t) in enumerate(pairs)]
+
+
+def test_short_targets_in_another_language_are_flagged_and_the_file_is_not() -> None:
+    bad = [
+        ("Enter the name:", "Inserire il nome:"),  # Italian, 17 characters
+        ("_Network", "네트워크(_N)"),  # Korean, four syllables and a mnemonic
+        ("Computer", "컴퓨터"),  # Korean, three syllables
+    ]
+    flags = language_flags(_units(GERMAN + bad), "en", "de")
+    assert {f.source for f in flags} == {s for s, _ in bad}
+    assert {f.kind for f in flags} == {"wrong-language"}
+
+
+def test_a_japanese_target_in_a_chinese_file_is_flagged_by_its_kana() -> None:
+    chinese = [
+        ("_Open", "打开(_O)"), ("_Save", "保存(_S)"), ("_Close", "关闭(_C)"), ("_Copy", "复制(_C)"),
+        ("_Paste", "粘贴(_P)"), ("_Delete", "删除(_D)"), ("Rename", "重命名"), ("Size:", "大小:"),
+        ("Show hidden files", "显示隐藏文件"), ("Create a new folder", "创建新文件夹"),
+        ("Empty the trash", "清空回收站"), ("File name:", "文件名:"), ("Owner:", "所有者:"),
+        ("Open a new window", "打开新窗口"), ("Search in the current folder", "在当前文件夹中搜索"),
+        ("Permissions", "权限"), ("Modified:", "修改时间:"), ("Group:", "组:"),
+        ("Close the current tab", "关闭当前标签页"), ("Show the toolbar", "显示工具栏"),
+    ]  # fmt: skip
+    bad = [("C_ase sensitive", "大文字小文字を区別(_A)")]  # Japanese: one kana among kanji
+    flags = language_flags(_units(chinese * 3 + bad), "en", "zh_CN")
+    assert [f.source for f in flags] == ["C_ase sensitive"]
+
+
+def test_names_kept_from_the_source_are_not_another_language() -> None:
+    pairs = GERMAN + [
+        ("Konqueror Web Browser", "Konqueror"),
+        ("Galeon Web Browser", "Galeon Web Browser Galeon"),
+        ("SOCKET ID", "ID SOCKET"),
+    ]
+    assert language_flags(_units(pairs), "en", "de") == []
