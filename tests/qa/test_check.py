@@ -199,3 +199,24 @@ def test_a_collection_is_checked_and_a_memory_compared(
     _, out = _flags(capsys, [*argv, "--severity", "info"])
     assert [f["kind"] for f in out["flags"]] == ["consistency"]
     assert "Afficher les fichiers cachés" in out["flags"][0]["explanation"]
+
+
+def test_a_short_copy_of_words_the_file_translates_is_a_warning_and_a_name_is_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs = [
+        ("Go _Back", "_Retroceder"),
+        ("_Go to Location...", "_Ir a la ubicación…"),
+        ("Go to the parent folder", "Ir a la carpeta superior"),
+        ("_Help", "Ay_uda"),
+        ("Display the help", "Mostrar la ayuda"),
+        ("About Thunar", "Acerca de Thunar"),
+        ("Thunar Preferences", "Preferencias de Thunar"),
+        ("_Go", "_Go"),  # left in English: the file translates "go" everywhere else
+        ("Help", "Help"),
+        ("Thunar", "Thunar"),  # the program's name, kept
+    ]
+    _, out = _flags(capsys, [str(_po(tmp_path / "es.po", pairs, "es")), "--rules-only"])
+    warned = {f["source"] for f in out["flags"] if f["kind"] == "untranslated"
+              and f["severity"] == "warning"}  # fmt: skip
+    assert warned == {"_Go", "Help"}

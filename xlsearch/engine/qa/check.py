@@ -101,6 +101,7 @@ def check_units(
         rule_flags,
         source_names,
         target_words,
+        translated_words,
     )
 
     on_progress = on_progress or no_progress
@@ -113,6 +114,7 @@ def check_units(
         target_words((u.source, u.target) for u in units),
         lower_words(u.source for u in units),
     )
+    ctx.translated = translated_words(((u.source, u.target) for u in units), marker)
     if marker:
         with_one = [u for u in units if marker in u.source]
         kept = sum(marker in u.target for u in with_one)

@@ -174,6 +174,10 @@ _KEYS = frozenset(
     "delete del pgup pgdn fn".split()
 )
 """Key names, abbreviations and units (``Shift``, ``ms``, ``16px``) a UI keeps as written."""
+_STOPWORDS = frozenset(
+    "the and for with from into not all any are was were has have this that these those you "
+    "your its our their can will may of to in on at by or is it as be do if an".split()
+)
 _KEYWORDS = re.compile(r"^(?:[^;\s][^;]*;)+[^;]*$")
 _STRFTIME = re.compile(r"%[-_0^#]?[AaBbYyHIMSpejZzklTRDFuVwWGgCcxXhntdm]")
 _STRFTIME_ONLY = re.compile(r"%[-_0^#]?[AaBbYyHIMSjZzTRDFVGC]")
@@ -199,6 +203,8 @@ class RuleContext:
         lower: frozenset[str] = frozenset(),
     ) -> None:
         self.lower = lower
+        self.translated: frozenset[str] = frozenset()
+        """Source words (case-folded) the file's translations translate, not keep."""
         self.uses_mnemonics = True
         """Whether the file's translations keep mnemonics (most targets of a source with
         one have one): a team that leaves them out is told in notes, not warnings."""
@@ -251,6 +257,13 @@ def _untranslated(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
         return
     if _KEYWORDS.match(s.strip()):
         flag("untranslated", "info", "a keyword list kept as the source (search terms)")
+        return
+    content = [w for w in words if len(w) > 1 and w.casefold() not in _STOPWORDS]
+    if content and all(
+        w.casefold() in ctx.translated and not _name_like(w, ctx.names) for w in content
+    ):
+        told = content[0].casefold()
+        flag("untranslated", "warning", f"the target is the source (this file translates {told!r})")
         return
     # A name, an acronym or a file name is often written the same in every language.
     if (
@@ -322,6 +335,31 @@ def target_words(pairs: Iterable[tuple[str, str]]) -> frozenset[str]:
         if s.strip() != t.strip():
             out.update(w.casefold() for w in re.findall(r"[^\W\d_]+", t))
     return frozenset(out)
+
+
+TRANSLATED_MIN_UNITS = 2
+TRANSLATED_MAX_KEPT = 0.34
+
+
+def translated_words(pairs: Iterable[tuple[str, str]], marker: str = "") -> frozenset[str]:
+    """Source words (case-folded) the file translates: in at least ``TRANSLATED_MIN_UNITS``
+    of its translated units, and kept as written in the target of at most
+    ``TRANSLATED_MAX_KEPT`` of them (``Help`` → ``Ayuda``; not ``Thunar``, not ``URL``)."""
+    seen: Counter[str] = Counter()
+    kept: Counter[str] = Counter()
+    for s, t in pairs:
+        if not t.strip() or s.strip() == t.strip():
+            continue
+        if marker:
+            s, t = s.replace(marker, ""), t.replace(marker, "")
+        sw = {w.casefold() for w in re.findall(r"[^\W\d_]+", s)}
+        tw = {w.casefold() for w in re.findall(r"[^\W\d_]+", t)}
+        seen.update(sw)
+        kept.update(sw & tw)
+    return frozenset(
+        w for w, n in seen.items()
+        if n >= TRANSLATED_MIN_UNITS and kept[w] <= TRANSLATED_MAX_KEPT * n
+    )  # fmt: skip
 
 
 def _numbers(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
