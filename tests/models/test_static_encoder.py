@@ -257,5 +257,8 @@ def test_the_transformer_path_still_loads_torch(tmp_path: Path, tiny_st_model: P
     """The check above can fail: with a transformer active, the same probe sees torch."""
     env = {**os.environ, "XLSEARCH_HOME": str(tmp_path / "home")}
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2])] + sys.path)
-    got = _run(RUN, ["sts", "a", "b", "--model", str(tiny_st_model)], env, tmp_path)
+    (tmp_path / "a.txt").write_text("the dog sleeps.\n")
+    (tmp_path / "b.txt").write_text("der hund schläft.\n")
+    args = ["align", "a.txt", "b.txt", "--src-lang", "en", "--tgt-lang", "de", "-o", "al.tsv"]
+    got = _run(RUN, [*args, "--model", str(tiny_st_model)], env, tmp_path)
     assert got["rc"] == 0 and "torch" in got["heavy"]

@@ -102,6 +102,40 @@ class LocalEngine(JobsMixin):
                 self._encoders[spec] = enc
             return enc
 
+    def few_texts_encoder(self, n: int, spec: str | None = None) -> Any:
+        """An encoder to embed ``n`` texts once (an STS score): the loaded one if there is
+        one; for a BERT model (the bundled teacher) on the CPU and a few texts, its numpy
+        twin, which needs no torch import (a fresh ``xlsearch sts``: ~6 s → under 1 s)."""
+        import sys
+
+        from xlsearch.engine.models.cards import resolve_model_path
+        from xlsearch.engine.models.numpy_transformer import (
+            MAX_TEXTS,
+            NumpyTransformer,
+            is_numpy_bert,
+        )
+        from xlsearch.engine.runtime.settings import Settings
+
+        spec = spec or self.active_model()
+        key = f"numpy:{spec}"
+        with self._lock:
+            if spec in self._encoders or "torch" in sys.modules or n > MAX_TEXTS:
+                light = None
+            else:
+                light = self._encoders.get(key)
+        if light is None and spec not in self._encoders and "torch" not in sys.modules:
+            s = Settings.load()
+            opts = {"device": s.device, "quantize": s.quantize, **self.encoder_options}
+            cpu = opts.get("device", "auto") in ("auto", "cpu") and not opts.get("quantize")
+            path = resolve_model_path(spec)
+            if cpu and n <= MAX_TEXTS and is_numpy_bert(path):
+                light = NumpyTransformer(
+                    path, max_seq_length=opts.get("max_seq_length") or s.max_seq_length
+                )
+                with self._lock:
+                    self._encoders[key] = light
+        return light if light is not None else self.encoder(spec)
+
     def _searcher(
         self, store: Any, spec: str | None = None, *, load: bool = True, **kwargs: Any
     ) -> Any:
@@ -252,7 +286,7 @@ class LocalEngine(JobsMixin):
 
         from xlsearch.engine.evaluation import sts_calibration as calibration
 
-        encoder = self.encoder()
+        encoder = self.few_texts_encoder(1 + len(b_list))
         vecs = np.asarray(encoder.encode([a, *b_list]), dtype=np.float32)
         norms = np.maximum(np.linalg.norm(vecs, axis=1), 1e-12)
         cos = np.clip((vecs[1:] @ vecs[0]) / (norms[1:] * norms[0]), -1.0, 1.0)
