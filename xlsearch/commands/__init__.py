@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
+
+if TYPE_CHECKING:
+    from xlsearch.service.local import LocalEngine
+    from xlsearch.service.types import EncoderOptions
 
 
 class Once(argparse.Action):
@@ -48,7 +52,9 @@ def percent_arg(text: str) -> int:
     return value
 
 
-def local_engine(model: str | None = None, **encoder_options: Any) -> Any:
+def local_engine(
+    model: str | None = None, **encoder_options: Unpack[EncoderOptions]
+) -> LocalEngine:
     """The service engine over the user's store; ``model`` (``--model``) for this run."""
     from xlsearch.service.local import LocalEngine
 

@@ -157,10 +157,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                 f"--out {Path(out).stem}.xlf",
                 file=sys.stderr,
             )
-            unwritten = doc.handle[2] if doc.fmt == "html" else []
+            unwritten = engine.unwritten_paragraphs(doc)
             if unwritten:
                 print(  # the translation does not hold a link's or a code's words
-                    f"notice: {out}: {len(unwritten)} translated paragraphs stay in the source "
+                    f"notice: {out}: {unwritten} translated paragraphs stay in the source "
                     "language: their links or markup cannot be placed in the translation; "
                     f"--out {Path(out).stem}.xlf keeps them for your CAT tool",
                     file=sys.stderr,

@@ -55,12 +55,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     bar.close()
     took = ", ".join(f"{k} {v:.1f}s" for k, v in state.timings.items())
     print(f"demo ready in {time.monotonic() - start:.1f}s ({took})", file=sys.stderr)
-    if state.heldout:
-        student = state.heldout.get("student", {})
-        teacher = state.heldout.get("teacher", {})
+    if state.heldout is not None:
+        held = state.heldout
         print(
-            f"demo student, held-out translation accuracy: mean {student.get('mean')} "
-            f"(teacher {teacher.get('mean')}) on {state.heldout.get('units')} unseen units",
+            f"demo student, held-out translation accuracy: mean {held.student.get('mean')} "
+            f"(teacher {held.teacher.get('mean')}) on {held.units} unseen units",
             file=sys.stderr,
         )
     if args.no_app:

@@ -179,7 +179,7 @@ def cmd_collections(args: argparse.Namespace) -> int:
             print(json.dumps(docs, ensure_ascii=False, indent=2))
             return 0
         for d in docs:
-            langs = ", ".join(f"{k} {v:,}" for k, v in d["languages"].items())
+            langs = ", ".join(f"{k} {v:,}" for k, v in _counts(d["languages"]).items())
             print(f"{d['id']:>5}  {d['format']:<6} {d['segment_count']:>9,}  {d['path']}")
             print(f"{'':>13}{langs}  (imported {d['imported_at']})")
         return 0
@@ -192,8 +192,9 @@ def cmd_collections(args: argparse.Namespace) -> int:
         return 0
     print(f"{'collection':<20} {'docs':>5} {'segments':>10}  languages")
     for c in cols:
-        langs = ", ".join(f"{k} {v:,}" for k, v in list(c["languages"].items())[:8])
-        more = " …" if len(c["languages"]) > 8 else ""
+        counts = _counts(c["languages"])
+        langs = ", ".join(f"{k} {v:,}" for k, v in list(counts.items())[:8])
+        more = " …" if len(counts) > 8 else ""
         print(f"{c['name']:<20} {c['documents']:>5} {c['segments']:>10,}  {langs}{more}")
     return 0
 
@@ -231,3 +232,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         )
     print(report.describe())
     return 0
+
+
+def _counts(value: object) -> dict[str, int]:
+    """Segment counts by language, as a row of the store lists them."""
+    return value if isinstance(value, dict) else {}

@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xlsearch.service.types import Benchmarks
 
 
 def register(sub: Any) -> None:
@@ -56,7 +59,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_eval)
 
 
-def _benchmarks(args: argparse.Namespace) -> dict[str, Any]:
+def _benchmarks(args: argparse.Namespace) -> Benchmarks:
     return {
         "tatoeba_dir": args.tatoeba,
         "langs": args.langs,
@@ -69,6 +72,9 @@ def _benchmarks(args: argparse.Namespace) -> dict[str, Any]:
         "bucc_synthetic": args.bucc_synthetic,
         "mse_file": args.mse,
         "teacher": args.teacher,
+        "device": args.device,
+        "quantize": args.int8,
+        "batch_size": args.batch_size,
     }
 
 
@@ -79,8 +85,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from xlsearch.service.local import LocalEngine
 
     bench = _benchmarks(args)
-    wanted = any(bench[k] for k in bench if k not in ("teacher", "margin", "sts_cross", "langs"))
-    run_opts = {"device": args.device, "quantize": args.int8, "batch_size": args.batch_size}
+    settings = ("teacher", "margin", "sts_cross", "langs", "device", "quantize", "batch_size")
+    wanted = any(v for k, v in bench.items() if k not in settings)
     engine = LocalEngine()
 
     if args.compare:
@@ -91,7 +97,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             for spec in models:
                 bar = ProgressBar()
                 try:
-                    reports.append(engine.run_benchmarks(spec, bar, **bench, **run_opts))
+                    reports.append(engine.run_benchmarks(spec, bar, **bench))
                 finally:
                     bar.close()
                 if not args.no_save:
@@ -122,7 +128,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     spec = args.model or engine.active_model()
     bar = ProgressBar()
     try:
-        report = engine.run_benchmarks(spec, bar, **bench, **run_opts)
+        report = engine.run_benchmarks(spec, bar, **bench)
     finally:
         bar.close()
     print(report.to_markdown() if args.markdown else report.to_text())
@@ -148,15 +154,15 @@ def _calibrate(args: argparse.Namespace) -> None:
     finally:
         bar.close()
     print(
-        f"STS calibration on {cal['data']} ({cal['pairs']:,} pairs, "
-        f"Spearman {cal['spearman']:.1f}): mean absolute error "
-        f"{cal['mae_fallback']:.2f} (5 × cosine) → {cal['mae']:.2f}"
+        f"STS calibration on {cal.data} ({cal.pairs:,} pairs, "
+        f"Spearman {cal.spearman:.1f}): mean absolute error "
+        f"{cal.mae_fallback:.2f} (5 × cosine) → {cal.mae:.2f}"
         f" (calibrated), 0-5 scale"
     )
-    points = [f"{x:.2f}→{y:.1f}" for x, y in zip(cal["x"][::8], cal["y"][::8], strict=False)]
+    points = [f"{x:.2f}→{y:.1f}" for x, y in zip(cal.x[::8], cal.y[::8], strict=False)]
     print("cosine → score: " + ", ".join(points))
     if not args.no_save:
-        print(f"calibration stored for {cal['id']}", file=sys.stderr)
+        print(f"calibration stored for {cal.model}", file=sys.stderr)
 
 
 def _compare_json(table: Any, models: list[str]) -> str:

@@ -44,17 +44,15 @@ def run(args: argparse.Namespace) -> None:
         )
     finally:
         bar.close()
-    cal, data = fitted.calibration, fitted.data
-    print(f"semantic-fill calibration of {fitted.model} on {data}:")
-    for key, pair in cal["pairs"].items():
-        thr = pair.get("threshold")
-        if thr is None:
-            print(f"  {key}: no fills ({pair.get('why', '')})")
+    print(f"semantic-fill calibration of {fitted.model} on {fitted.data}:")
+    for key, pair in fitted.pairs.items():
+        if pair.threshold is None:
+            print(f"  {key}: no fills ({pair.why})")
         else:
             print(
-                f"  {key}: fills from cosine {thr:.3f} ({pair['held_out']:,} held-out pairs; "
-                f"precision {100 * pair['precision']:.1f} %, recall "
-                f"{100 * pair['recall']:.1f} % of the true pairs)"
+                f"  {key}: fills from cosine {pair.threshold:.3f} ({pair.held_out:,} held-out "
+                f"pairs; precision {100 * pair.precision:.1f} %, recall "
+                f"{100 * pair.recall:.1f} % of the true pairs)"
             )
     if fitted.stored is not None:
         print(f"calibration stored in {fitted.stored}", file=sys.stderr)

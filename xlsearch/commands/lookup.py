@@ -45,7 +45,6 @@ def register(sub: Any) -> None:
 
 def cmd_lookup(args: argparse.Namespace) -> int:
     """Print the matches of one segment (or of each line of stdin with ``--stdin``)."""
-    from types import SimpleNamespace
 
     from xlsearch.commands.progress import ProgressDisplay as ProgressBar
     from xlsearch.engine.errors import ConfigError
@@ -53,6 +52,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     from xlsearch.service.local import LocalEngine
     from xlsearch.service.options import normalize_lang
     from xlsearch.service.shared import split_tags
+    from xlsearch.service.types import SegmentCodes
 
     if args.stdin == (args.segment is not None):
         raise ConfigError(
@@ -102,7 +102,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
                 min_fuzzy=args.min_fuzzy,
                 semantic=not args.fuzzy_only,
                 on_progress=bar,
-                doc_segment=SimpleNamespace(tags=len(tags or ()), source_tags=tags),
+                doc_segment=SegmentCodes(len(tags or ()), tags),
             )
         if args.stdin and args.json:
             print(json.dumps(res.to_dict(), ensure_ascii=False))

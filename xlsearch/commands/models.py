@@ -36,8 +36,13 @@ def cmd_encode(args: argparse.Namespace) -> int:
     from xlsearch.service.local import LocalEngine
 
     texts = args.texts or [line.rstrip("\n") for line in sys.stdin]
-    options = {"device": args.device, "batch_size": args.batch_size, "precision": args.precision}
-    engine = LocalEngine(encoder_options=options)
+    engine = LocalEngine(
+        encoder_options={
+            "device": args.device,
+            "batch_size": args.batch_size,
+            "precision": args.precision,
+        }
+    )
     engine.encoder(args.model)
     bar = ProgressBar()
     vecs = engine.encode(texts, args.model, on_progress=bar if args.out else None)
@@ -87,7 +92,8 @@ def cmd_models(args: argparse.Namespace) -> int:
     for m in models:
         card = m.card
         langs = ",".join(m.languages[:12])
-        metrics = card.get("metrics", {})
+        metrics = card.get("metrics")
+        metrics = metrics if isinstance(metrics, dict) else {}
         acc = metrics.get("dev_acc") or metrics.get("tatoeba_mean")
         mark = "*" if m.active else " "
         extra = f"  dev acc {float(acc):.1f}" if acc is not None else ""

@@ -5,13 +5,22 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.service.types import (
+    DocumentAnalysis,
+    InlineCodes,
+    JSONDict,
+    LookupMatches,
+    TranslationDocument,
+)
 
 if TYPE_CHECKING:
     from xlsearch.engine.store.units import UnitFilter
     from xlsearch.service.coverage import LanguageNotice
+    from xlsearch.service.qa import CheckReport
+    from xlsearch.service.types import Alignment
 
 SearchMode = Literal["semantic", "lexical", "hybrid", "phrase", "regex"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("semantic", "lexical", "hybrid", "phrase", "regex")
@@ -36,7 +45,7 @@ class Hit:
     collection: str = ""
     translations: dict[str, str] = field(default_factory=dict)
     """Aligned segments of the same translation unit, by language."""
-    unit: dict[str, Any] = field(default_factory=dict)
+    unit: JSONDict = field(default_factory=dict)
     """The unit's memory metadata: tuid, created/changed (ISO dates) and created_by/
     changed_by, props [{type, text}], notes [{text}] (see ``store.units``); {} if none."""
     path: str = ""
@@ -44,13 +53,13 @@ class Hit:
     document_id: int = 0
     tu_id: str = ""
     """The translation unit's id in the store (``""``: none)."""
-    aligned: list[dict[str, Any]] = field(default_factory=list)
+    aligned: list[dict[str, str | int]] = field(default_factory=list)
     """Every aligned segment in stored order, ``{"id", "lang", "text"}`` (``translations``
     keeps the first of each language)."""
     copies: int = 1
     """Units with the same text and translations this hit stands for."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONDict:
         """The hit as the command line's ``--json`` prints it."""
         return {
             "id": self.segment_id,
@@ -78,7 +87,7 @@ class ContextView:
     before: list[str] = field(default_factory=list)
     after: list[str] = field(default_factory=list)
     translations: dict[str, str] = field(default_factory=dict)
-    unit: dict[str, Any] = field(default_factory=dict)
+    unit: JSONDict = field(default_factory=dict)
     """The unit's memory metadata (as ``Hit.unit``)."""
 
 
@@ -172,7 +181,7 @@ class ModelEntry:
     languages: list[str] = field(default_factory=list)
     is_student: bool = False
     active: bool = False
-    card: dict[str, Any] = field(default_factory=dict)
+    card: JSONDict = field(default_factory=dict)
     folder: str = ""
     """The model's folder on disk."""
     size: int | None = None
@@ -264,10 +273,10 @@ class DistillOptions:
 @dataclass(frozen=True)
 class DistillResult:
     path: str
-    card: dict[str, Any] = field(default_factory=dict)
+    card: JSONDict = field(default_factory=dict)
     cancelled: bool = False
     checkpoint: str = ""
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[dict[str, float]] = field(default_factory=list)
     """Dev evaluations of the run (``step``, ``dev_acc``, ``dev_mse`` …)."""
     steps: int = 0
     max_steps: int = 0
@@ -275,9 +284,30 @@ class DistillResult:
     """Steps planned before the schedule was fitted to the time limit."""
     stopped_early: bool = False
     """The time limit was reached (resumable)."""
-    metrics: dict[str, Any] = field(default_factory=dict)
+    metrics: JSONDict = field(default_factory=dict)
     """The best dev metrics (``dev_acc``, ``dev_mse``)."""
     pairs_per_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class StsCalibration:
+    """A model's fitted 0-5 STS score curve (``calibrate_sts``)."""
+
+    model: str
+    """The model's id."""
+    data: str
+    """The STS file it was fitted on."""
+    pairs: int
+    spearman: float
+    """Spearman × 100 of cosine against the gold scores."""
+    mae: float
+    """Mean absolute error of the calibrated score (0-5 scale)."""
+    mae_fallback: float
+    """The same of the fallback ``5 × cosine``."""
+    x: list[float] = field(default_factory=list)
+    """Knots: cosines …"""
+    y: list[float] = field(default_factory=list)
+    """… and their scores."""
 
 
 @dataclass(frozen=True)
@@ -285,7 +315,7 @@ class EvalReport:
     """Evaluation of one model: a table (list of row dicts) per benchmark, and bias points."""
 
     model: str
-    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    tables: dict[str, list[JSONDict]] = field(default_factory=dict)
     summary: dict[str, float] = field(default_factory=dict)
     bias_points: list[tuple[float, float, str]] = field(default_factory=list)
     """2-D PCA coordinates of sentence embeddings and their language."""
@@ -405,7 +435,7 @@ class EngineAPI(Protocol):
 
     def set_active_model(self, spec: str) -> str: ...
 
-    def model_card(self, spec: str) -> dict[str, Any]: ...
+    def model_card(self, spec: str) -> JSONDict: ...
 
     def preview_tsv(self, paths: Sequence[str]) -> TsvPreview: ...
 
@@ -447,11 +477,11 @@ class EngineAPI(Protocol):
         presplit: bool = False,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
-    ) -> Any:
+    ) -> Alignment:
         """Align two documents (an ``engine.align.Alignment``; resumable after a cancel)."""
         ...
 
-    def save_alignment(self, alignment: Any, collection: str = "", path: str = "") -> str:
+    def save_alignment(self, alignment: Alignment, collection: str = "", path: str = "") -> str:
         """Import the alignment into ``collection`` and/or write it to ``path`` (.tmx, .tsv,
         .beads); returns a one-line summary."""
         ...
@@ -468,7 +498,7 @@ class EngineAPI(Protocol):
         collection with ``spec`` (the cost of switching to it)."""
         ...
 
-    # -- translating with the memory (engine/lookup, analysis, bilingual) ----------------
+    # -- translating with the memory ------------------------------------------------------
     def lookup(
         self,
         segment: str,
@@ -477,46 +507,46 @@ class EngineAPI(Protocol):
         collection: str | None = None,
         k: int = 5,
         *,
-        doc_segment: Any = None,
+        doc_segment: InlineCodes | None = None,
         cancel: CancelToken | None = None,
-    ) -> Any:
-        """``lookup.LookupResult``: CAT matches (fuzzy %, semantic, diff, target, flags).
+    ) -> LookupMatches:
+        """CAT matches (fuzzy %, semantic, diff, target, flags).
         ``doc_segment``: the document's segment being looked up; its inline codes decide
         100 % or 99 % as in an analysis. ``cancel``: a stale lookup stops early."""
         ...
 
-    def open_document(self, path: str, src: str = "", tgt: str = "") -> Any:
-        """``bilingual.Document``: a document to translate (XLIFF, PO, text, DOCX)."""
+    def open_document(self, path: str, src: str = "", tgt: str = "") -> TranslationDocument:
+        """A document to translate (XLIFF, PO, text, DOCX)."""
         ...
 
     def analyze(
         self,
-        doc: Any,
+        doc: TranslationDocument,
         collection: str | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
         segment: str = "auto",
-    ) -> Any:
-        """``analysis.Analysis`` of ``doc`` against the memory; ``segment``: how units of
-        several sentences are segmented (``bilingual.SEGMENT_MODES``; ``auto``: whole units
+    ) -> DocumentAnalysis:
+        """The analysis of ``doc`` against the memory; ``segment``: how units of
+        several sentences are segmented (``documents.SEGMENT_MODES``; ``auto``: whole units
         first, split only where the whole has no good match)."""
         ...
 
-    def pretranslate(self, doc: Any, analysis: Any) -> int:
+    def pretranslate(self, doc: TranslationDocument, analysis: DocumentAnalysis) -> int:
         """Fill ``doc``'s empty targets from ``analysis`` (what may be written); how many."""
         ...
 
-    def save_document(self, doc: Any, path: str = "") -> str:
+    def save_document(self, doc: TranslationDocument, path: str = "") -> str:
         """Write ``doc`` back (in its format, or XLIFF 2.0 for an .xlf path)."""
         ...
 
     def check_document(
         self,
-        doc: Any,
+        doc: TranslationDocument,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
-    ) -> Any:
-        """``qa.CheckReport`` of ``doc``'s targets: rule, consistency, language and (with
+    ) -> CheckReport:
+        """The check of ``doc``'s targets: rule, consistency, language and (with
         the active model) calibrated semantic checks; each flag names its segment."""
         ...
 

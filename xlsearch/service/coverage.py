@@ -12,7 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
+
+from xlsearch.service.types import JSONDict
+
+if TYPE_CHECKING:
+    from xlsearch.engine.models.catalog import ModelInfo
 
 Front = Literal["cli", "app"]
 
@@ -63,7 +68,7 @@ def _primary(tag: str | None) -> str:
     return (tag or "").replace("_", "-").split("-")[0].lower()
 
 
-def known_languages(spec: str, card: dict[str, Any]) -> set[str] | None:
+def known_languages(spec: str, card: JSONDict) -> set[str] | None:
     """The primary subtags the model was trained on (None: its card does not say)."""
     from xlsearch.engine.models.cards import trained_languages
 
@@ -94,9 +99,9 @@ def display_name(spec: str, path: Path | None = None) -> str:
 
 def language_notice(
     spec: str,
-    card: dict[str, Any],
+    card: JSONDict,
     langs: Iterable[str | None],
-    catalog: Sequence[Any] = (),
+    catalog: Sequence[ModelInfo] = (),
 ) -> LanguageNotice | None:
     """The notice for a result in ``langs`` (BCP 47 tags; None or ``und``: unknown) made
     with model ``spec`` (its ``card``); None when the model knows them all or its card

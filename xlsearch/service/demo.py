@@ -10,14 +10,18 @@ import json
 import shutil
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xlsearch.engine.errors import DataError
 from xlsearch.engine.models.catalog import DEMO_COLLECTION  # noqa: F401 - the demo's collection
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 from xlsearch.engine.runtime import locations
+
+if TYPE_CHECKING:
+    from xlsearch.engine.store import Store
+    from xlsearch.service.types import LoadedEncoder
 
 DEMO_LANGS = ("en", "de", "fr", "es", "ru", "zh", "ar", "ja")
 DEMO_MODEL = "demo-student"
@@ -72,6 +76,16 @@ def build_assets(out: Path | None = None, source: Path | None = None) -> dict[st
     }
 
 
+@dataclass(frozen=True)
+class HeldoutAccuracy:
+    """Translation accuracy en↔xx on the demo's held-out units, by language and ``mean``."""
+
+    student: dict[str, float]
+    teacher: dict[str, float]
+    units: int
+    """Held-out units (never trained on)."""
+
+
 @dataclass
 class DemoState:
     """What the demo set up, and how long each step took (seconds; 0 = reused)."""
@@ -79,7 +93,8 @@ class DemoState:
     model: Path
     collection: str = DEMO_COLLECTION
     timings: dict[str, float] = field(default_factory=dict)
-    heldout: dict[str, Any] = field(default_factory=dict)
+    heldout: HeldoutAccuracy | None = None
+    """Set when the demo student was trained in this run."""
 
 
 def demo_model_path() -> Path:
@@ -87,7 +102,7 @@ def demo_model_path() -> Path:
     return locations.models_dir() / DEMO_MODEL
 
 
-def heldout_accuracy(encoder: Any, assets: Path | None = None) -> dict[str, float]:
+def heldout_accuracy(encoder: LoadedEncoder, assets: Path | None = None) -> dict[str, float]:
     """Translation accuracy en↔xx (mean of both directions) on the held-out demo units."""
     from xlsearch.engine.evaluation.metrics import translation_accuracy
 
@@ -104,7 +119,7 @@ def heldout_accuracy(encoder: Any, assets: Path | None = None) -> dict[str, floa
     return scores
 
 
-def index_is_fresh(store: Any, spec: str, collection: str) -> bool:
+def index_is_fresh(store: Store, spec: str, collection: str) -> bool:
     """True when the store records an index of ``collection`` for this model at the store's
     current generation — checked from the model's card alone, without loading torch."""
     from types import SimpleNamespace
@@ -208,12 +223,12 @@ def prepare_demo(
             raise CancelledError("demo set-up cancelled; the next run resumes the distillation")
         encoder = load_encoder(model_dir)
         teacher = load_encoder("bundled:teacher")
-        state.heldout = {
-            "student": heldout_accuracy(encoder, assets),
-            "teacher": heldout_accuracy(teacher, assets),
-            "units": sum(1 for u in load_units(assets / "source") if is_heldout(u["id"])),
-        }
-        update_card(model_dir, demo_heldout=state.heldout, demo=True)
+        state.heldout = HeldoutAccuracy(
+            heldout_accuracy(encoder, assets),
+            heldout_accuracy(teacher, assets),
+            sum(1 for u in load_units(assets / "source") if is_heldout(u["id"])),
+        )
+        update_card(model_dir, demo_heldout=asdict(state.heldout), demo=True)
     if sts_file:
         from xlsearch.engine.evaluation import sts_calibration as calibration
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from xlsearch.service.api import EvalReport
+from xlsearch.service.types import JSONDict
 
 EXPLAIN: dict[str, str] = {
     "tatoeba": "Tatoeba: % of sentences whose nearest neighbour among the other language's "
@@ -78,7 +78,7 @@ def row_languages(key: str, label: str) -> set[str]:
     return {"en"}  # the STS benchmark itself (sts-test) is English
 
 
-def _primary_column(key: str, row: dict[str, Any]) -> str | None:
+def _primary_column(key: str, row: JSONDict) -> str | None:
     for col in ("mean", "bias", "spearman", "F1", "mse"):
         if col in row:
             return col

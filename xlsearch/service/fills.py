@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from xlsearch.engine.progress import ProgressCallback
+from xlsearch.service.types import JSONDict
+
+
+@dataclass(frozen=True)
+class PairFit:
+    """One language pair's fit: the cosine from which the model writes, or why it does not."""
+
+    threshold: float | None
+    why: str = ""
+    held_out: int = 0
+    """Held-out pairs the precision and recall were measured on."""
+    precision: float = 0.0
+    recall: float = 0.0
 
 
 @dataclass
@@ -17,8 +29,11 @@ class FillCalibration:
     model: str
     data: str
     """What it was fitted on: ``dev split`` or the pair files' names."""
-    calibration: dict[str, Any]
+    calibration: JSONDict
+    """As stored with the model."""
     stored: Path | None = None
+    pairs: dict[str, PairFit] = field(default_factory=dict)
+    """By language pair (``en-de``)."""
 
 
 def calibrate_fills(
@@ -57,4 +72,14 @@ def calibrate_fills(
         raise ConfigError("no translation pairs to calibrate on", hint="check --calibrate-pairs")
     cal = fill_policy.fit(groups, lambda t: enc.encode(t, on_progress=on_progress), data=data)
     stored = fill_policy.store(enc.id, enc.path, cal) if save else None
-    return FillCalibration(enc.id, data, cal, Path(stored) if stored else None)
+    pairs = {
+        key: PairFit(
+            pair.get("threshold"),
+            pair.get("why", ""),
+            pair.get("held_out", 0),
+            pair.get("precision", 0.0),
+            pair.get("recall", 0.0),
+        )
+        for key, pair in cal["pairs"].items()
+    }
+    return FillCalibration(enc.id, data, cal, Path(stored) if stored else None, pairs)

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from xlsearch.service.api import HIT_COLUMNS, Hit, MinedPair
+from xlsearch.service.types import JSONDict, LookupMatches
 
 HitTable = Literal["screen", "languages"]
 
@@ -108,21 +109,21 @@ def write_export(
     return write_units(out, units, fmt, columns)
 
 
-def unit_lines(unit: dict[str, Any]) -> list[str]:
+def unit_lines(unit: JSONDict) -> list[str]:
     """A hit's memory metadata as short display lines (tuid, dates and users, props, notes)."""
     from xlsearch.engine.store.units import unit_lines as lines
 
     return lines(unit)
 
 
-def diff_markup(diff: Any) -> str:
+def diff_markup(diff: Sequence[tuple[str, str]]) -> str:
     """A match's word diff in wdiff notation: ``[-deleted-] {+inserted+}``."""
     from xlsearch.engine.tm.matching.fuzzy import diff_markup as markup
 
     return markup(diff)
 
 
-def empty_lookup(segment: str, src: str, tgt: str) -> Any:
+def empty_lookup(segment: str, src: str, tgt: str) -> LookupMatches:
     """The answer for a blank line of ``lookup --stdin``: no matches (one answer a line)."""
     from xlsearch.engine.tm.matching.matches import LookupResult
 

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.service.api import (
@@ -18,20 +18,31 @@ from xlsearch.service.api import (
     Hit,
     ImportReport,
     MinedPair,
+    StsCalibration,
     TsvPreview,
 )
+from xlsearch.service.types import Benchmarks, JSONDict
+
+if TYPE_CHECKING:
+    from xlsearch.engine.store import Store
+    from xlsearch.service.types import (
+        Alignment,
+        BenchmarkReport,
+        LoadedEncoder,
+        ModelComparison,
+    )
 
 
 class JobsMixin:
     """Needs ``_store()``, ``encoder(spec)`` and ``model_card(spec)`` from the engine class."""
 
-    def _store(self) -> AbstractContextManager[Any]:
+    def _store(self) -> AbstractContextManager[Store]:
         raise NotImplementedError
 
-    def encoder(self, spec: str | None = None) -> Any:
+    def encoder(self, spec: str | None = None) -> LoadedEncoder:
         raise NotImplementedError
 
-    def model_card(self, spec: str) -> dict[str, Any]:
+    def model_card(self, spec: str) -> JSONDict:
         raise NotImplementedError
 
     def preview_tsv(self, paths: Sequence[str]) -> TsvPreview:
@@ -188,7 +199,8 @@ class JobsMixin:
         langs: list[str] | None = None
         if tatoeba.is_dir():
             have = set(tatoeba_languages(tatoeba))
-            wanted = [lang for lang in card.get("languages", []) if lang != "en"]
+            known = card.get("languages")
+            wanted = [lang for lang in known if lang != "en"] if isinstance(known, list) else []
             wanted = wanted or ["de", "fr", "es", "ru", "zh", "ar", "ja"]
             langs = [lang for lang in wanted if to_iso3(lang) in have] or None
         s = Settings.load()
@@ -212,8 +224,8 @@ class JobsMixin:
         model: str,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
-        **benchmarks: Any,
-    ) -> Any:
+        **benchmarks: Unpack[Benchmarks],
+    ) -> BenchmarkReport:
         """The evaluation suite on ``model`` with the benchmarks given (``tatoeba_dir``,
         ``langs``, ``sts_files``, ``sts17_dir``, ``bucc_dir``, ``mse_file`` … and ``device``,
         ``quantize``, ``batch_size``): the engine's report (``to_text``, ``to_markdown``,
@@ -222,14 +234,16 @@ class JobsMixin:
 
         return run_suite(model, **benchmarks, on_progress=on_progress, cancel=cancel)
 
-    def save_benchmarks(self, report: Any, model: str) -> Path:
+    def save_benchmarks(self, report: BenchmarkReport, model: str) -> Path:
         """Store a report's figures in the model's card (the bundled teacher's in the data
         folder); returns where."""
         from xlsearch.engine.evaluation.suite import save_results
 
         return save_results(report, model)
 
-    def compare_models(self, models: Sequence[str], reports: Sequence[Any] | None = None) -> Any:
+    def compare_models(
+        self, models: Sequence[str], reports: Sequence[BenchmarkReport] | None = None
+    ) -> ModelComparison:
         """Models side by side (``to_text``, ``to_markdown``, ``to_dict``): from fresh
         ``reports`` in the same order, else from their stored results."""
         from xlsearch.engine.evaluation.suite import compare
@@ -244,20 +258,28 @@ class JobsMixin:
         save: bool = True,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
-    ) -> dict[str, Any]:
+    ) -> StsCalibration:
         """Fit ``model``'s 0-5 STS score curve on an STS file (and, ``save``, store it with
-        the model): knots ``x``/``y``, ``data``, ``pairs``, ``spearman``, ``mae`` and
-        ``mae_fallback``, and the model's ``id``."""
+        the model)."""
         from xlsearch.engine.evaluation import sts_calibration as calibration
 
         encoder = self.encoder(model)
         cal = calibration.calibrate(
             encoder, sts_file, save=save, on_progress=on_progress, cancel=cancel
         )
-        return {**cal, "id": encoder.id}
+        return StsCalibration(
+            encoder.id,
+            cal["data"],
+            cal["pairs"],
+            cal["spearman"],
+            cal["mae"],
+            cal["mae_fallback"],
+            list(cal["x"]),
+            list(cal["y"]),
+        )
 
     @staticmethod
-    def _eval_report(model: str, report: Any) -> EvalReport:
+    def _eval_report(model: str, report: BenchmarkReport) -> EvalReport:
         titles = {t.key: t.title for t in report.tables}
         tables = {titles[k]: rows for k, rows in report.row_dicts().items()}
         return EvalReport(model, tables, report.summary(), report.bias_points())
@@ -302,7 +324,7 @@ class JobsMixin:
                 on_progress=on_progress,
                 cancel=cancel,
             )
-        self.mined: dict[str, Any] = dict(mined.stats)
+        self.mined: JSONDict = dict(mined.stats)
         return [
             MinedPair(
                 p["src_id"],
@@ -331,7 +353,7 @@ class JobsMixin:
         del_penalty: float | None = None,
         lengths: bool = False,
         outputs: Sequence[str | Path] = (),
-    ) -> Any:
+    ) -> Alignment:
         """Align two documents (an ``engine.align.Alignment``; resumable after a cancel).
 
         ``max_side``/``max_total``: most sentences on one side / in a bead; ``del_penalty``:
@@ -361,7 +383,7 @@ class JobsMixin:
 
     def write_alignment(
         self,
-        alignment: Any,
+        alignment: Alignment,
         collection: str = "",
         path: str | Path = "",
         *,
@@ -396,7 +418,7 @@ class JobsMixin:
             )
         return AlignmentSaved(written, str(path or ""), beads, str(beads_path or ""), imported)
 
-    def save_alignment(self, alignment: Any, collection: str = "", path: str = "") -> str:
+    def save_alignment(self, alignment: Alignment, collection: str = "", path: str = "") -> str:
         """Import the alignment into ``collection`` and/or write it to ``path``; returns a
         one-line summary."""
         from xlsearch.engine.errors import ConfigError

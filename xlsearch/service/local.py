@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from xlsearch.engine.errors import XLSearchError
 from xlsearch.engine.progress import CancelToken, ProgressCallback
@@ -32,10 +32,28 @@ from xlsearch.service.api import (
 )
 from xlsearch.service.coverage import LanguageNotice
 from xlsearch.service.jobs import JobsMixin
+from xlsearch.service.types import (
+    DocumentAnalysis,
+    EncoderOptions,
+    InlineCodes,
+    JSONDict,
+    LookupMatches,
+    TranslationDocument,
+)
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from xlsearch.engine.models.catalog import ModelInfo
+    from xlsearch.engine.search.searcher import Searcher
     from xlsearch.engine.store import Store
     from xlsearch.engine.store.units import UnitFilter
+    from xlsearch.engine.tm.analysis.results import Analysis
+    from xlsearch.engine.tm.documents import Document
+    from xlsearch.engine.tm.matching.lookup import Lookup
+    from xlsearch.service.qa import CheckReport
+    from xlsearch.service.types import ExportReport, LoadedEncoder
 
 
 class LocalEngine(JobsMixin):
@@ -50,15 +68,15 @@ class LocalEngine(JobsMixin):
         self,
         store_path: str | Path | None = None,
         model: str | None = None,
-        encoder_options: dict[str, Any] | None = None,
+        encoder_options: EncoderOptions | None = None,
     ) -> None:
         self.store_path = store_path
         self.session_model = model
-        self.encoder_options = dict(encoder_options or {})
+        self.encoder_options: EncoderOptions = encoder_options.copy() if encoder_options else {}
         """Loading options over the settings' (``device``, ``batch_size``, ``precision`` …)."""
         self._lock = threading.Lock()
-        self._encoders: dict[str, Any] = {}
-        self._index_cache: dict[str, dict[str, Any]] = {}
+        self._encoders: dict[str, LoadedEncoder] = {}
+        self._index_cache: dict[str, dict[str, object]] = {}
         self.notices: list[str] = []
         """Notices of the last ``search`` (e.g. a collection indexed on the spot)."""
 
@@ -73,7 +91,7 @@ class LocalEngine(JobsMixin):
         finally:
             store.close()
 
-    def encoder(self, spec: str | None = None) -> Any:
+    def encoder(self, spec: str | None = None) -> LoadedEncoder:
         """The loaded encoder of ``spec`` (default: the active model), cached."""
         from xlsearch.engine.models.cards import check_model_folder, model_folder_state
 
@@ -90,7 +108,7 @@ class LocalEngine(JobsMixin):
                 from xlsearch.engine.runtime.settings import Settings
 
                 s = Settings.load()
-                options = {
+                options: EncoderOptions = {
                     "device": s.device,
                     "batch_size": s.batch_size,
                     "max_seq_length": s.max_seq_length,
@@ -137,28 +155,39 @@ class LocalEngine(JobsMixin):
         return light if light is not None else self.encoder(spec)
 
     def _searcher(
-        self, store: Any, spec: str | None = None, *, load: bool = True, **kwargs: Any
-    ) -> Any:
+        self,
+        store: Store,
+        spec: str | None = None,
+        *,
+        load: bool = True,
+        repair: bool = True,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Searcher:
         """A ``Searcher`` with the cached encoder (``load=False``: loaded only if a search
         needs it, e.g. not for a lexical one)."""
         from xlsearch.engine.search.searcher import Searcher
 
         spec = spec or self.active_model()
-        if load:
-            searcher = Searcher(store, self.encoder(spec), **kwargs)
-        else:
-            searcher = Searcher(store, None, model=spec, **kwargs)
-        # Share opened indexes across calls; the Searcher re-checks them against the store.
-        searcher._indexes = self._index_cache.setdefault(spec, {})
-        return searcher
+        # opened indexes are shared across calls; the Searcher re-checks them against the store
+        indexes = self._index_cache.setdefault(spec, {})
+        return Searcher(
+            store,
+            self.encoder(spec) if load else None,
+            model=None if load else spec,
+            repair=repair,
+            on_progress=on_progress,
+            cancel=cancel,
+            indexes=indexes,
+        )
 
-    def _model_stub(self, spec: str, card: dict[str, Any]) -> Any:
+    def _model_stub(self, spec: str, card: JSONDict) -> LoadedEncoder | SimpleNamespace:
         """What the index layer needs of an encoder (id, path, dim, card) without loading it."""
         from xlsearch.engine.models.cards import model_id, read_card, resolve_model_path
 
         path = resolve_model_path(spec)
         dim = card.get("dim")
-        if dim is None:
+        if not isinstance(dim, int | float | str):
             return self.encoder(spec)
         return SimpleNamespace(id=model_id(path), path=path, dim=int(dim), card=read_card(path))
 
@@ -408,13 +437,13 @@ class LocalEngine(JobsMixin):
             reports.append(replace(r, path=str(path), problems=problems))
         return reports
 
-    def collection_rows(self) -> list[dict[str, Any]]:
+    def collection_rows(self) -> list[JSONDict]:
         """The collections as the store lists them (``id``, ``name``, ``documents``,
         ``segments``, ``languages`` with segment counts …): plain data, JSON-ready."""
         with self._store() as store:
             return store.collections()
 
-    def document_rows(self, collection: str) -> list[dict[str, Any]]:
+    def document_rows(self, collection: str) -> list[JSONDict]:
         """One collection's documents as the store lists them (``id``, ``path``, ``format``,
         ``segment_count``, ``languages`` with counts, ``imported_at`` …); an unknown name
         raises ``DataError``."""
@@ -528,7 +557,7 @@ class LocalEngine(JobsMixin):
         units: UnitFilter | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
-    ) -> Any:
+    ) -> ExportReport:
         """Write a collection's (default: every) translation units as TMX, XLIFF or TSV
         (``fmt``, else from the name); returns the engine's ``ExportReport`` (``describe()``
         says what was written and what was left out). XLIFF needs ``langs`` source,target."""
@@ -555,7 +584,7 @@ class LocalEngine(JobsMixin):
             )
 
     # -- models --------------------------------------------------------------------
-    def _catalog(self) -> list[Any]:
+    def _catalog(self) -> list[ModelInfo]:
         """The catalog's models, plus the active model when it lives elsewhere."""
         from xlsearch.engine.models.cards import read_card, resolve_model_path
         from xlsearch.engine.models.catalog import ModelInfo, list_models
@@ -606,7 +635,7 @@ class LocalEngine(JobsMixin):
         texts: Sequence[str],
         model: str | None = None,
         on_progress: ProgressCallback | None = None,
-    ) -> Any:
+    ) -> npt.NDArray[np.float32]:
         """Sentence embeddings of ``texts`` (a float32 array, one row per text)."""
         return self.encoder(model).encode(list(texts), on_progress=on_progress)
 
@@ -632,7 +661,7 @@ class LocalEngine(JobsMixin):
         p = Path(path)
         return p.name if p.parent.resolve() == locations.models_dir().resolve() else str(p)
 
-    def model_card(self, spec: str) -> dict[str, Any]:
+    def model_card(self, spec: str) -> JSONDict:
         from xlsearch.engine.models.cards import read_card, resolve_model_path
 
         return read_card(resolve_model_path(spec))
@@ -684,12 +713,12 @@ class LocalEngine(JobsMixin):
     # -- translating with the memory -------------------------------------------------
     def _lookup(
         self,
-        store: Any,
+        store: Store,
         collection: str | None,
         semantic: bool = True,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
-    ) -> Any:
+    ) -> Lookup:
         """A ``Lookup`` over ``store`` with the cached encoder (none when not ``semantic``)."""
         from xlsearch.engine.tm.matching.lookup import Lookup
 
@@ -734,10 +763,10 @@ class LocalEngine(JobsMixin):
         min_fuzzy: int = 0,
         semantic: bool = True,
         on_progress: ProgressCallback | None = None,
-        doc_segment: Any = None,
+        doc_segment: InlineCodes | None = None,
         cancel: CancelToken | None = None,
-    ) -> Any:
-        """CAT matches of ``segment`` (``tm.lookup.LookupResult``): the best ``k`` in
+    ) -> LookupMatches:
+        """CAT matches of ``segment``: the best ``k`` in
         ``src``, ``cross`` cross-language ones; ``min_fuzzy`` hides weaker ones;
         ``semantic=False``: by fuzzy % alone, no model. With ``tgt`` a unit without that
         language is no match (nothing to insert). ``doc_segment``: the document's segment
@@ -765,7 +794,7 @@ class LocalEngine(JobsMixin):
 
     def open_document(
         self, path: str, src: str = "", tgt: str = "", fmt: str = "", segment: str = "auto"
-    ) -> Any:
+    ) -> TranslationDocument:
         """A document to translate (XLIFF, PO, text, DOCX; ``fmt`` default: by extension);
         ``segment``: how units of several sentences open (``tm.documents.SEGMENT_MODES``)."""
         from xlsearch.engine.tm.documents import open_document
@@ -830,7 +859,7 @@ class LocalEngine(JobsMixin):
 
     def analyze(
         self,
-        doc: Any,
+        doc: TranslationDocument,
         collection: str | None = None,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
@@ -838,8 +867,8 @@ class LocalEngine(JobsMixin):
         *,
         threshold: float | None = None,
         semantic: bool = True,
-    ) -> Any:
-        """``tm.analysis.Analysis`` of ``doc`` against the memory: CAT bands and the
+    ) -> DocumentAnalysis:
+        """The analysis of ``doc`` against the memory: CAT bands and the
         semantic band above ``threshold`` (default ``SEMANTIC_THRESHOLD``);
         ``semantic=False``: CAT bands only, no model. ``on_progress`` also sees a collection
         indexed on the spot."""
@@ -849,7 +878,7 @@ class LocalEngine(JobsMixin):
         with self._store() as store:
             lk = self._lookup(store, collection, semantic, on_progress, cancel)
             return analyze(
-                doc,
+                _document(doc),
                 lk,
                 threshold=SEMANTIC_THRESHOLD if threshold is None else threshold,
                 segment=segment,
@@ -859,8 +888,8 @@ class LocalEngine(JobsMixin):
 
     def pretranslate(
         self,
-        doc: Any,
-        analysis: Any,
+        doc: TranslationDocument,
+        analysis: DocumentAnalysis,
         *,
         min_fuzzy: int = 75,
         semantic: bool = True,
@@ -872,11 +901,22 @@ class LocalEngine(JobsMixin):
         from xlsearch.engine.tm.analysis.pretranslate import pretranslate
 
         return pretranslate(
-            doc, analysis, min_fuzzy=min_fuzzy, semantic=semantic, overwrite=overwrite
+            _document(doc),
+            _analysis(analysis),
+            min_fuzzy=min_fuzzy,
+            semantic=semantic,
+            overwrite=overwrite,
         )
 
-    def save_document(self, doc: Any, path: str = "") -> str:
-        return str(doc.save(path or None))
+    def save_document(self, doc: TranslationDocument, path: str = "") -> str:
+        """Write ``doc`` back (in its format, or XLIFF 2.0 for an .xlf path); returns where."""
+        return str(_document(doc).save(path or None))
+
+    def unwritten_paragraphs(self, doc: TranslationDocument) -> int:
+        """Translated paragraphs of a saved HTML page that stay in the source language
+        (their links or markup cannot be placed in the translation); 0 for other formats."""
+        d = _document(doc)
+        return len(d.handle[2]) if d.fmt == "html" else 0
 
     def check_files(
         self,
@@ -888,8 +928,8 @@ class LocalEngine(JobsMixin):
         tgt: str | None = None,
         model: str | None = None,
         semantic: bool = True,
-    ) -> Any:
-        """``qa.CheckReport`` of files (and a collection's pairs); ``semantic``: with
+    ) -> CheckReport:
+        """The check of files (and a collection's pairs); ``semantic``: with
         ``model`` (default: the active model)."""
         from xlsearch.service.qa import check_translations
 
@@ -906,15 +946,15 @@ class LocalEngine(JobsMixin):
 
     def check_document(
         self,
-        doc: Any,
+        doc: TranslationDocument,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
-    ) -> Any:
+    ) -> CheckReport:
         from xlsearch.service.qa import check_document
 
         model = self.active_model()
         return check_document(
-            doc, self.encoder(model), model=model, on_progress=on_progress, cancel=cancel
+            _document(doc), self.encoder(model), model=model, on_progress=on_progress, cancel=cancel
         )
 
     def device_description(self) -> str:
@@ -929,3 +969,21 @@ def _has_lang(have: dict[str, int], lang: str) -> bool:
     from xlsearch.engine.lang.tags import primary
 
     return any(primary(tag) == primary(lang) for tag in have)
+
+
+def _document(doc: TranslationDocument) -> Document:
+    """The engine's document behind ``doc`` (one ``open_document`` returned)."""
+    from xlsearch.engine.tm.documents import Document
+
+    if not isinstance(doc, Document):
+        raise TypeError(f"not a document opened by the engine: {type(doc).__name__}")
+    return doc
+
+
+def _analysis(analysis: DocumentAnalysis) -> Analysis:
+    """The engine's analysis behind ``analysis`` (one ``analyze`` returned)."""
+    from xlsearch.engine.tm.analysis.results import Analysis
+
+    if not isinstance(analysis, Analysis):
+        raise TypeError(f"not an analysis made by the engine: {type(analysis).__name__}")
+    return analysis

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
+
+if TYPE_CHECKING:
+    from xlsearch.engine.qa.check import CheckResult
+    from xlsearch.engine.tm.documents import Document
+    from xlsearch.service.types import LoadedEncoder
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +71,7 @@ def check_translations(
     memory: str | None = None,
     src: str | None = None,
     tgt: str | None = None,
-    encoder: Any = None,
+    encoder: LoadedEncoder | None = None,
     model_name: str = "",
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
@@ -128,8 +133,8 @@ def check_translations(
 
 
 def check_document(
-    doc: Any,
-    encoder: Any = None,
+    doc: Document,
+    encoder: LoadedEncoder | None = None,
     *,
     model: str = "",
     on_progress: ProgressCallback | None = None,
@@ -159,7 +164,7 @@ def check_document(
     return _report(result, model, keys)
 
 
-def _report(result: Any, model: str, keys: dict[str, str] | None = None) -> CheckReport:
+def _report(result: CheckResult, model: str, keys: dict[str, str] | None = None) -> CheckReport:
     """The typed report of an engine result (``keys``: segment index → unit key)."""
     return CheckReport(
         checked=result.checked,

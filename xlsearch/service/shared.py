@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xlsearch.engine.runtime.atomic import write_output
 from xlsearch.engine.runtime.faults import user_error
 from xlsearch.engine.runtime.locations import cache_dir
 from xlsearch.engine.runtime.pathcheck import require_output
+from xlsearch.service.types import LookupMatches, MemoryMatch, TagPlaces
+
+if TYPE_CHECKING:
+    from xlsearch.engine.align.beads import Bead
 
 
 def why_no_hits(
@@ -29,13 +33,22 @@ def why_no_hits(
     return ""
 
 
-def edit_beads(op: str, beads: list[Any], index: int, *args: Any) -> Any:
-    """An aligner bead edit: ``merge``, ``split``, ``shift`` (side, direction) or ``accept``."""
+def edit_beads(
+    op: str, beads: list[Bead], index: int, side: str = "src", direction: int = 0
+) -> list[Bead]:
+    """An aligner bead edit: ``merge``, ``split``, ``shift`` (``side``, ``direction``) or
+    ``accept``."""
     from xlsearch.engine.align import edit
 
-    if op not in ("merge", "split", "shift", "accept"):
-        raise ValueError(f"unknown bead edit {op!r}")
-    return getattr(edit, op)(beads, index, *args)
+    if op == "shift":
+        return edit.shift(beads, index, side, direction)
+    if op == "merge":
+        return edit.merge(beads, index)
+    if op == "split":
+        return edit.split(beads, index)
+    if op == "accept":
+        return edit.accept(beads, index)
+    raise ValueError(f"unknown bead edit {op!r}")
 
 
 def saved_theme(default: str) -> str:
@@ -77,7 +90,7 @@ def unwritable_hint(exc: OSError) -> str:
     return " (hint: choose a path in a writable folder, or make that folder writable)"
 
 
-def matches_worth_showing(result: Any, min_fuzzy: float) -> list[Any]:
+def matches_worth_showing(result: LookupMatches, min_fuzzy: float) -> list[MemoryMatch]:
     """A lookup's matches worth showing a translator: fuzzy ≥ ``min_fuzzy`` % (a CAT tool's
     minimum match), or a semantic match at the lookup's threshold (cross-language ones too)."""
     from xlsearch.engine.tm.matching.lookup import SEMANTIC_THRESHOLD
@@ -90,7 +103,7 @@ def matches_worth_showing(result: Any, min_fuzzy: float) -> list[Any]:
     ]
 
 
-def split_tags(text: str) -> tuple[str, list[list[Any]] | None]:
+def split_tags(text: str) -> tuple[str, TagPlaces | None]:
     """A segment typed with inline tags as the memory stores one: the text without them and
     where they stood (``tm.fuzzy.split_tags``)."""
     from xlsearch.engine.tm.matching.fuzzy import split_tags as split

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from types import FrameType
-from typing import Any, NoReturn
+from typing import NoReturn
 
 EXIT_GRACE_S = 1.0
 """Seconds from the first SIGTERM/SIGHUP to the forced exit."""
@@ -87,7 +87,9 @@ def installed() -> Iterator[None]:
             signal.set_wakeup_fd(current)
 
 
-def _unraisable(hook: Callable[[Any], object], unraisable: Any) -> None:
+def _unraisable(
+    hook: Callable[[sys.UnraisableHookArgs], object], unraisable: sys.UnraisableHookArgs
+) -> None:
     """``Terminated`` raised where it cannot propagate (a weakref callback, a ``__del__``)
     is dropped silently: the watchdog, armed by then, ends the process."""
     if isinstance(unraisable.exc_value, Terminated):

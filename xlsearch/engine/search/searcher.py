@@ -80,6 +80,7 @@ class Searcher:
         repair: bool = True,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        indexes: dict[str, Any] | None = None,
     ) -> None:
         self.store = store
         self._encoder = encoder
@@ -87,7 +88,9 @@ class Searcher:
         self.repair = repair
         self.on_progress = on_progress
         self.cancel = cancel
-        self._indexes: dict[str, Any] = {}
+        self._indexes: dict[str, Any] = {} if indexes is None else indexes
+        """Opened indexes by collection (``indexes``: shared between searchers; each is
+        re-checked against the store before use)."""
         self._allowed: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self.notices: list[str] = []
         """What searching had to do that the user did not ask for (indexing on the spot)."""

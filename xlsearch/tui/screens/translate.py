@@ -3,6 +3,7 @@ target, analyse, pre-translate and save it back for the CAT tool."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,16 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static, TextArea
 
 from xlsearch.engine.progress import CancelToken
+from xlsearch.service.qa import CheckReport
 from xlsearch.service.shared import write_output
+from xlsearch.service.types import (
+    DocumentAnalysis,
+    LookupMatches,
+    MatchFragment,
+    MemoryMatch,
+    TranslationDocument,
+    TranslationSegment,
+)
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineCall, EngineScreen, execute
 
@@ -30,7 +40,7 @@ DOC_SUFFIXES = (
 )  # fmt: skip
 
 
-def diff_text(ops: list[tuple[str, str]]) -> Text:
+def diff_text(ops: Sequence[tuple[str, str]]) -> Text:
     """A word diff as rich text: deletions struck through in red, insertions green."""
     out = Text()
     for op, text in ops:
@@ -80,12 +90,12 @@ class TranslateScreen(EngineScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.doc: Any = None
+        self.doc: TranslationDocument | None = None
         self.current = -1
-        self._current_seg: Any = None
-        self.result: Any = None
-        self.analysis: Any = None
-        self._inserted: tuple[int, str, Any] | None = None
+        self._current_seg: TranslationSegment | None = None
+        self.result: LookupMatches | None = None
+        self.analysis: DocumentAnalysis | None = None
+        self._inserted: tuple[int, str, MemoryMatch] | None = None
         self._lookup_token = CancelToken()
         self._edits = 0  # changes made to the open document (targets, confirmations, fills)
         self._saved_edits = 0  # how many of them the last finished save wrote
@@ -213,7 +223,8 @@ class TranslateScreen(EngineScreen):
                     self._status(result.note.splitlines()[0])
         elif message.job == "analyze":
             self.analysis = message.result
-            if self.query_one("#tr-segments", DataTable).row_count != len(self.doc.segments):
+            rows = self.query_one("#tr-segments", DataTable).row_count
+            if self.doc is not None and rows != len(self.doc.segments):
                 self._resegmented()
             self._show_analysis()
         elif message.job == "pretranslate":
@@ -239,6 +250,8 @@ class TranslateScreen(EngineScreen):
 
     def _summary(self) -> str:
         d = self.doc
+        if d is None:
+            return "no document open"
         return (
             f"{d.path.name} · {d.fmt} · {d.src} → {d.tgt or '?'} · {len(d.segments)} segments, "
             f"{d.translated} with a target, {d.confirmed} confirmed"
@@ -253,6 +266,8 @@ class TranslateScreen(EngineScreen):
     def _resegmented(self) -> None:
         """The analysis split units into sentences or made paragraphs whole: show the new
         segments, the cursor on the segment it was on (or what it became)."""
+        if self.doc is None:
+            return
         segs = self.doc.segments
         was = self._current_seg
         at = next((s.index for s in segs if s is was), None)
@@ -298,6 +313,8 @@ class TranslateScreen(EngineScreen):
                     table.move_cursor(row=self.current, animate=False)
 
     def _add_rows(self, table: DataTable[Any]) -> None:
+        if self.doc is None:
+            return
         for seg in self.doc.segments:
             table.add_row(
                 str(seg.index + 1),
@@ -308,7 +325,7 @@ class TranslateScreen(EngineScreen):
             )
 
     @staticmethod
-    def _mark(seg: Any) -> str:
+    def _mark(seg: TranslationSegment) -> str:
         """✓ confirmed, ✎ set or edited here (for review), ● a target from the file."""
         if seg.confirmed:
             return "✓"
@@ -361,7 +378,7 @@ class TranslateScreen(EngineScreen):
         tgt_lang = self.query_one("#tr-tgt", Input).value.strip() or self.doc.tgt
         collection = self._collection()
 
-        def call(_p: Any, cancel: CancelToken) -> tuple[int, Any]:
+        def call(_p: object, cancel: CancelToken) -> tuple[int, LookupMatches]:
             found = engine.lookup(
                 seg.source, src_lang, tgt_lang, collection, 5, doc_segment=seg, cancel=cancel
             )
@@ -461,7 +478,7 @@ class TranslateScreen(EngineScreen):
         table.update_cell(str(self.current), "target", one_line(seg.target))
 
     # -- matches -------------------------------------------------------------------------------
-    def all_matches(self) -> list[Any]:
+    def all_matches(self) -> list[MemoryMatch]:
         """The matches worth showing: fuzzy ≥ ``MIN_FUZZY_SHOWN`` % (as a CAT tool's minimum
         match), or a semantic match at the lookup's threshold (cross-language ones too)."""
         if self.result is None:
@@ -470,10 +487,10 @@ class TranslateScreen(EngineScreen):
 
         return matches_worth_showing(self.result, MIN_FUZZY_SHOWN)
 
-    def fragments(self) -> list[Any]:
+    def fragments(self) -> list[MatchFragment]:
         """The parts of the segment the memory translates, when it has no match ≥ 75 %:
         listed after the matches, inserted at the cursor (never a whole target)."""
-        return list(getattr(self.result, "fragments", None) or [])
+        return list(self.result.fragments) if self.result is not None else []
 
     def _show_matches(self) -> None:
         table = self.query_one("#tr-matches", DataTable)
@@ -585,6 +602,8 @@ class TranslateScreen(EngineScreen):
 
     def _show_analysis(self) -> None:
         a = self.analysis
+        if a is None:
+            return
         out = Text("Analysis", style="bold")
         out.append(f" ({a.seconds:.1f} s)\n")
         for row in a.table():
@@ -603,7 +622,7 @@ class TranslateScreen(EngineScreen):
         self._status(self._summary() + " · analysed (ctrl+e pre-translates)")
 
     def action_pretranslate(self) -> None:
-        if self.analysis is None:
+        if self.doc is None or self.analysis is None:
             self.notify("Analyse first (ctrl+r)", title="No analysis")
             return
         if not self.analysis.tgt:
@@ -644,7 +663,7 @@ class TranslateScreen(EngineScreen):
         self._status("checking the targets…")
         self.run_job("check", lambda p, c: engine.check_document(doc, p, c))
 
-    def _show_check(self, report: Any) -> None:
+    def _show_check(self, report: CheckReport) -> None:
         from xlsearch.tui.widgets.check import CheckScreen
 
         counts = report.counts()
