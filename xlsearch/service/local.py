@@ -120,7 +120,7 @@ class LocalEngine(JobsMixin):
                 self._encoders[spec] = enc
             return enc
 
-    def few_texts_encoder(self, n: int, spec: str | None = None) -> Any:
+    def few_texts_encoder(self, n: int, spec: str | None = None) -> LoadedEncoder:
         """An encoder to embed ``n`` texts once (an STS score): the loaded one if there is
         one; for a BERT model (the bundled teacher) on the CPU and a few texts, its numpy
         twin, which needs no torch import (a fresh ``xlsearch sts``: ~6 s → under 1 s)."""
@@ -138,12 +138,16 @@ class LocalEngine(JobsMixin):
         key = f"numpy:{spec}"
         with self._lock:
             if spec in self._encoders or "torch" in sys.modules or n > MAX_TEXTS:
-                light = None
+                light: LoadedEncoder | None = None
             else:
                 light = self._encoders.get(key)
         if light is None and spec not in self._encoders and "torch" not in sys.modules:
             s = Settings.load()
-            opts = {"device": s.device, "quantize": s.quantize, **self.encoder_options}
+            opts: EncoderOptions = {
+                "device": s.device,
+                "quantize": s.quantize,
+                **self.encoder_options,
+            }
             cpu = opts.get("device", "auto") in ("auto", "cpu") and not opts.get("quantize")
             path = resolve_model_path(spec)
             if cpu and n <= MAX_TEXTS and is_numpy_bert(path):

@@ -17,10 +17,11 @@ if TYPE_CHECKING:  # the engine's own typed classes, named here for the fronts
     from xlsearch.engine.evaluation.report import Report, Table
     from xlsearch.engine.export.writer import ExportReport as ExportReport
     from xlsearch.engine.models.encoder import Encoder
+    from xlsearch.engine.models.numpy_transformer import NumpyTransformer
     from xlsearch.engine.models.static_encoder import StaticEncoder
 
-    LoadedEncoder = Encoder | StaticEncoder
-    """A loaded model (``LocalEngine.encoder``)."""
+    LoadedEncoder = Encoder | StaticEncoder | NumpyTransformer
+    """A loaded model (``LocalEngine.encoder``; a BERT's numpy twin for a few texts)."""
     BenchmarkReport = Report
     """An evaluation run (``to_text``, ``to_markdown``, ``to_json``)."""
     ModelComparison = Table
