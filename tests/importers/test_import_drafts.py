@@ -160,5 +160,5 @@ def test_drafts_do_not_enter_the_memory_as_translations() -> None:
     assert "Hochladen fehlgeschlagen:" not in texts  # PartiallyEdited in memoQ
     assert "Upload failed: the file is larger than {max_size} MB." in texts  # source kept
     assert {"Einstellungen"} <= texts  # confirmed translations stay
-    assert any("1 fuzzy entries" in w for w in po.warnings)
-    assert any("memoQ status PartiallyEdited" in w for w in memoq.warnings)
+    assert any("1 fuzzy entries" in w for w in po.problems)
+    assert any("memoQ status PartiallyEdited" in w for w in memoq.problems)

@@ -141,7 +141,7 @@ def test_translate_no_at_every_level_is_honoured_and_counted_alike(tmp_path) -> 
             report = s.import_file(CAT / name, name)
             stored = [t for (t,) in s.conn.execute("SELECT text FROM segments ORDER BY id")]
             assert stored[-len(sources) :] == sources
-            assert f'{skipped} segments marked translate="no" not imported' in report.warnings[0]
+            assert f'{skipped} segments marked translate="no" not imported' in report.problems[0]
             doc = open_document(CAT / name)
             assert [seg.source for seg in doc.segments] == sources
             rep = analyze(doc, Lookup(s, None, collection=name, semantic=False))

@@ -128,16 +128,16 @@ def cmd_import(args: argparse.Namespace) -> int:
             f"{report.status:<9} {report.path}: {change} ({report.segments:,} segments, "
             f"{report.seconds:.1f}s)"
             + (
-                f", {report.warnings} warning{'s' if report.warnings != 1 else ''}"
-                if report.warnings
+                f", {report.problem_count} warning{'s' if report.problem_count != 1 else ''}"
+                if report.problem_count
                 else ""
             )
         )
         if not args.quiet:
             for warning in report.problems[:10]:
                 print(f"  warning: {warning}", file=sys.stderr)
-            if report.warnings > 10:
-                print(f"  … {report.warnings - 10} more warnings", file=sys.stderr)
+            if report.problem_count > 10:
+                print(f"  … {report.problem_count - 10} more warnings", file=sys.stderr)
         if args.check:
             _check_imported(engine, path, args.lang)
     return 2 if failed else 0

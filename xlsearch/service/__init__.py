@@ -7,6 +7,8 @@ the UI tests alike. No textual import here.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from xlsearch.service.api import (
     SEARCH_MODES,
     CollectionInfo,
@@ -18,7 +20,6 @@ from xlsearch.service.api import (
     EngineAPI,
     EvalReport,
     Hit,
-    ImportReport,
     IndexStatus,
     MinedPair,
     ModelEntry,
@@ -27,6 +28,9 @@ from xlsearch.service.api import (
     TsvPreview,
 )
 from xlsearch.service.hits import write_export
+
+if TYPE_CHECKING:
+    from xlsearch.service.api import ImportReport as ImportReport
 
 __all__ = [
     "SEARCH_MODES",
@@ -56,3 +60,12 @@ def make_engine() -> EngineAPI:
     from xlsearch.service.local import LocalEngine
 
     return LocalEngine()
+
+
+def __getattr__(name: str) -> object:
+    """``ImportReport``, imported when first asked for (see ``service.api``)."""
+    if name == "ImportReport":
+        from xlsearch.engine.store.ingest import ImportReport
+
+        return ImportReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

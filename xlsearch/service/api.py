@@ -17,6 +17,7 @@ from xlsearch.service.types import (
 )
 
 if TYPE_CHECKING:
+    from xlsearch.engine.store.ingest import ImportReport as ImportReport
     from xlsearch.engine.store.units import UnitFilter
     from xlsearch.service.coverage import LanguageNotice
     from xlsearch.service.qa import CheckReport
@@ -130,29 +131,6 @@ class DocumentInfo:
     segments: int = 0
     languages: list[str] = field(default_factory=list)
     source: str = ""
-
-
-@dataclass(frozen=True)
-class ImportReport:
-    """What one imported file added and what it skipped."""
-
-    path: str
-    collection: str
-    added: int = 0
-    """Segments added by this import."""
-    segments: int = 0
-    """Segments of the document after the import."""
-    skipped: int = 0
-    problems: list[str] = field(default_factory=list)
-    """Human-readable ``FILE:LINE: reason`` lines for skipped or bad input."""
-    languages: list[str] = field(default_factory=list)
-    status: str = "imported"
-    """``imported``, ``updated``, ``unchanged`` or ``failed`` (problems say why)."""
-    removed: int = 0
-    """Segments removed (a changed file re-imported)."""
-    warnings: int = 0
-    """Problems in all (``problems`` holds the first of them)."""
-    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -557,3 +535,13 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     na = math.sqrt(sum(x * x for x in a))
     nb = math.sqrt(sum(y * y for y in b))
     return dot / (na * nb) if na and nb else 0.0
+
+
+def __getattr__(name: str) -> object:
+    """``ImportReport`` is the store's own (imported when first asked for: the store's
+    package loads numpy, which a front's start does without)."""
+    if name == "ImportReport":
+        from xlsearch.engine.store.ingest import ImportReport
+
+        return ImportReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,7 +16,6 @@ from xlsearch.service.api import (
     DistillResult,
     EvalReport,
     Hit,
-    ImportReport,
     MinedPair,
     StsCalibration,
     TsvPreview,
@@ -412,10 +411,7 @@ class JobsMixin:
         imported = None
         if collection:
             tmx = path if path and output_format(path) == "tmx" else None
-            r = save_to_collection(alignment, collection, tmx, include_flagged)
-            imported = ImportReport(
-                str(r.path), collection, r.added, r.segments, r.skipped, status=r.status
-            )
+            imported = save_to_collection(alignment, collection, tmx, include_flagged)
         return AlignmentSaved(written, str(path or ""), beads, str(beads_path or ""), imported)
 
     def save_alignment(self, alignment: Alignment, collection: str = "", path: str = "") -> str:

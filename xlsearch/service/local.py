@@ -23,7 +23,6 @@ from xlsearch.service.api import (
     ContextView,
     DocumentInfo,
     Hit,
-    ImportReport,
     IndexState,
     IndexStatus,
     ModelEntry,
@@ -48,6 +47,7 @@ if TYPE_CHECKING:
     from xlsearch.engine.models.catalog import ModelInfo
     from xlsearch.engine.search.searcher import Searcher
     from xlsearch.engine.store import Store
+    from xlsearch.engine.store.ingest import ImportReport
     from xlsearch.engine.store.units import UnitFilter
     from xlsearch.engine.tm.analysis.results import Analysis
     from xlsearch.engine.tm.documents import Document
@@ -395,19 +395,7 @@ class LocalEngine(JobsMixin):
             if r.document_id is not None:
                 doc = [d for d in store.documents(collection) if d["id"] == r.document_id]
                 found = list(doc[0]["languages"]) if doc else []
-        return ImportReport(
-            str(r.path),
-            collection,
-            r.added,
-            r.segments,
-            r.skipped,
-            list(r.warnings),
-            found,
-            r.status,
-            r.removed,
-            r.warning_count,
-            r.seconds,
-        )
+        return replace(r, path=str(r.path), collection=collection, languages=found)
 
     def import_files(
         self,
@@ -431,13 +419,15 @@ class LocalEngine(JobsMixin):
             except CancelledError:
                 raise
             except XLSearchError as exc:
+                from xlsearch.engine.store.ingest import ImportReport
+
                 reports.append(
-                    ImportReport(str(path), collection, problems=[str(exc)], status="failed")
+                    ImportReport(str(path), "failed", problems=[str(exc)], collection=collection)
                 )
                 continue
             problems = list(r.problems)
-            if r.warnings > len(problems):
-                problems.append(f"… {r.warnings - len(problems)} more")
+            if r.problem_count > len(problems):
+                problems.append(f"… {r.problem_count - len(problems)} more")
             reports.append(replace(r, path=str(path), problems=problems))
         return reports
 

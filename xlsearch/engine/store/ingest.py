@@ -36,22 +36,28 @@ BATCH = 2000
 
 @dataclass
 class ImportReport:
-    """What importing one file did."""
+    """What importing one file added and what it skipped."""
 
     path: str
     status: str
-    """"imported" (new document), "updated" (changed file re-imported) or "unchanged"."""
+    """``imported`` (new document), ``updated`` (changed file re-imported), ``unchanged``, or
+    ``failed`` (``problems`` says why)."""
     added: int = 0
+    """Segments added by this import."""
     removed: int = 0
+    """Segments removed (a changed file re-imported)."""
     skipped: int = 0
-    warnings: list[str] = field(default_factory=list)
-    """Skippable problems, each naming file and line/element (capped; see warning_count)."""
+    problems: list[str] = field(default_factory=list)
+    """Human-readable ``FILE:LINE: reason`` lines for skipped or bad input (the first
+    ``MAX_WARNINGS`` of them; ``problem_count`` counts them all)."""
     collection: str = "default"
     document_id: int | None = None
     format: str = ""
     segments: int = 0
     """Segments of the document after the import."""
-    warning_count: int = 0
+    problem_count: int = 0
+    languages: list[str] = field(default_factory=list)
+    """The document's languages (set by the service after the import)."""
     seconds: float = 0.0
 
 
@@ -278,8 +284,8 @@ def import_file(
             store._bump_generation()
     progress(Progress("import", size, size, path.name, {"segments": report.segments}))
     report.document_id = doc_id
-    report.skipped, report.warnings = ctx.skipped, ctx.warnings
-    report.warning_count = ctx.warning_count
+    report.skipped, report.problems = ctx.skipped, ctx.warnings
+    report.problem_count = ctx.warning_count
     report.seconds = time.monotonic() - start
     return report
 

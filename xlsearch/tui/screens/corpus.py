@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -11,10 +11,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
 
-from xlsearch.service.api import CollectionInfo, ImportReport, IndexStatus
+from xlsearch.service.api import CollectionInfo, IndexStatus
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.progress import JobPanel
+
+if TYPE_CHECKING:
+    from xlsearch.service.api import ImportReport
 
 IMPORT_SUFFIXES = (
     ".tmx",
