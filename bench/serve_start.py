@@ -1,10 +1,14 @@
 """``xlsearch serve`` start-up, step by step, in fresh processes: the address printed, the page
-served, the WebSocket open, the app's first bytes and its first screen (the footer drawn).
+served (it holds a picture of the app's first screen), the WebSocket open, the app's first bytes
+and its first screen (the footer drawn).
 
+``--after S``: the page is asked for S seconds after the address was printed (a user who
+opens the address a moment later); the steps are then also given from that request.
+``--xlsearch PATH``: another checkout's ``xlsearch`` (a baseline in the same run).
 A browser adds its own page load (xterm.js and the font, ~1 MB from localhost) before it
 opens the WebSocket; the figures here are the server's and the app's part.
 
-    .venv/bin/python bench/serve_start.py [--runs 3] [--port 8765]
+    .venv/bin/python bench/serve_start.py [--runs 3] [--port 8765] [--after 0] [--xlsearch X]
 """
 
 from __future__ import annotations
@@ -25,11 +29,12 @@ STEPS = ("address printed", "page", "websocket", "first app bytes", "first scree
 ANSI = re.compile(r"\x1b\[[0-9;?<>$]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]|\x1b[=>]")
 
 
-async def one_run(port: int) -> list[float]:
-    """Seconds from launching ``serve`` to each of ``STEPS``."""
+async def one_run(port: int, after: float = 0.0, xlsearch: Path = XLSEARCH) -> list[float]:
+    """Seconds from launching ``serve`` to each of ``STEPS`` (the page asked for ``after``
+    seconds after the address was printed)."""
     start = time.monotonic()
     proc = subprocess.Popen(
-        [str(XLSEARCH), "serve", "--no-browser", "--port", str(port)],
+        [str(xlsearch), "serve", "--no-browser", "--port", str(port)],
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -38,6 +43,7 @@ async def one_run(port: int) -> list[float]:
         found = re.search(r"http://\S+", proc.stderr.readline())
         assert found, "serve printed no address"
         out = [time.monotonic() - start]
+        await asyncio.sleep(after)
         jar = aiohttp.CookieJar(unsafe=True)  # the key's cookie, on 127.0.0.1
         async with aiohttp.ClientSession(cookie_jar=jar) as session:
             while True:
@@ -73,12 +79,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--port", type=int, default=8765)
+    ap.add_argument("--after", type=float, default=0.0)
+    ap.add_argument("--xlsearch", type=Path, default=XLSEARCH)
     args = ap.parse_args()
-    runs = [asyncio.run(one_run(args.port)) for _ in range(args.runs)]
+    runs = [asyncio.run(one_run(args.port, args.after, args.xlsearch)) for _ in range(args.runs)]
+    print(f"{args.xlsearch}, page asked for {args.after:g} s after the address was printed")
     for i, step in enumerate(STEPS):
         times = [r[i] for r in runs]
         each = ", ".join(f"{t:.2f}" for t in times)
-        print(f"{step:>16}: median {statistics.median(times):.2f} s ({each})")
+        line = f"{step:>16}: median {statistics.median(times):.2f} s ({each})"
+        if args.after and i:
+            since = [r[i] - r[0] - args.after for r in runs]
+            line += f"; from the request: median {statistics.median(since):.2f} s"
+        print(line)
 
 
 if __name__ == "__main__":

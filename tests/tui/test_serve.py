@@ -173,7 +173,35 @@ def test_serve_serves_the_app_page_offline(served: str) -> None:
     with urllib.request.urlopen(served, timeout=5) as resp:
         html = resp.read().decode("utf-8")
     assert "textual-terminal" in html and "data-session-websocket-url" in html
-    assert "googleapis" not in html  # no remote resources: the app works offline
+    assert "https://" not in html  # no remote resources: the app works offline
+    # the page itself shows the app's first screen (a picture until the terminal draws)
+    picture = html[html.index('class="first-screen"') : html.index('class="closed"')]
+    assert "<svg" in picture and "Search&#160;in&#160;any&#160;language" in picture
+
+
+@pytest.mark.slow
+def test_a_plain_headless_screenshot_shows_the_app(served: str, tmp_path: Path) -> None:
+    """``chromium --headless --screenshot URL`` (one picture as soon as the page has loaded)
+    shows the app's screen, not a splash: mostly the app's own dark surfaces, not the page's
+    background."""
+    from collections import Counter
+
+    from helpers.png import read_png
+
+    chrome, _driver = _browser()
+    shot = tmp_path / "shot.png"
+    run = subprocess.run(
+        [chrome, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=800,500",
+         f"--screenshot={shot}", served],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert shot.is_file(), run.stderr[-2000:]
+    _w, _h, rows = read_png(shot)
+    colours = Counter(row[i : i + 3] for row in rows[::5] for i in range(0, len(row), 15))
+    total = sum(colours.values())
+    page_background = colours[bytes.fromhex("0c181f")] / total
+    app_surfaces = sum(colours[bytes.fromhex(c)] for c in ("1e1e1e", "121212")) / total
+    assert page_background < 0.2 and app_surfaces > 0.5, colours.most_common(5)
 
 
 def _browser() -> tuple[str, str]:
@@ -269,12 +297,15 @@ def _http_status(url: str, headers: dict[str, str] | None = None) -> int:
 
 def test_serve_lets_in_only_the_printed_url(tmp_path: Path) -> None:
     """Without the key, from a foreign page (Origin) or under a foreign host name (DNS
-    rebinding) the page and the WebSocket get 403 and no app process starts; with the key
+    rebinding) the page and the WebSocket get 403 and no app process starts (beyond the one
+    that waits for the first browser); with the key
     (the printed URL, then its cookie) the WebSocket starts the app."""
     server = start_serve(tmp_path)
     port, key = server.port, server.token
     own = f"http://127.0.0.1:{port}"
     try:
+        waiting = _descendants(server.proc.pid)  # the app started for the first browser
+        assert len(waiting) == 1, waiting
         assert _http_status(f"{own}/") == 403
         assert _http_status(f"{own}/?token=wrong{key}") == 403
         assert _http_status(f"{own}/static/js/textual.js") == 403
@@ -290,7 +321,7 @@ def test_serve_lets_in_only_the_printed_url(tmp_path: Path) -> None:
         for status in refused:
             assert asyncio.run(status) == 403
         time.sleep(0.5)
-        assert _descendants(server.proc.pid) == set(), "an app process was started"
+        assert _descendants(server.proc.pid) == waiting, "an app process was started"
         # the key's holder gets in (so the refusals above are the checks, not a broken server)
         assert asyncio.run(_ws_status(port, cookie=key, origin=own)) == 101
         assert asyncio.run(_ws_status(port, cookie=key, origin=None)) == 101  # not a browser
@@ -404,3 +435,33 @@ def test_the_key_is_printed_once_not_logged_with_every_request(tmp_path: Path) -
     log = server.log.read_text()
     assert log.count(server.token) == 1, log  # the address printed at start
     assert "wrong" not in log and '"GET /"' in log.replace("\n", " ").replace("  ", " ")
+
+
+def test_a_client_sending_garbage_gets_log_lines_not_a_traceback(tmp_path: Path) -> None:
+    """WebSocket messages that are not the protocol's (not JSON, a number, a bad size) are
+    ignored with one log line each naming the client; the session goes on (ping → pong)."""
+    server = start_serve(tmp_path)
+    own = f"http://127.0.0.1:{server.port}"
+
+    async def session() -> list[object]:
+        import aiohttp
+
+        cookies = {f"xlsearch-serve-{server.port}": server.token}
+        async with aiohttp.ClientSession(cookies=cookies) as client:
+            url = f"ws://127.0.0.1:{server.port}/ws?width=abc&height=-5"
+            async with client.ws_connect(url, origin=own) as ws:
+                for junk in ("not json", "42", '["resize", "wide"]', "[]", '["stdin", 7]'):
+                    await ws.send_str(junk)
+                await ws.send_str('["ping", "x"]')
+                async for msg in ws:
+                    if msg.type == aiohttp.WSMsgType.TEXT:
+                        return list(msg.json())
+        return []
+
+    try:
+        assert asyncio.run(asyncio.wait_for(session(), 60)) == ["pong", "x"]
+    finally:
+        stop_serve(server.proc)
+    log = server.log.read_text()
+    assert "Traceback" not in log, log
+    assert log.count("client 127.0.0.1: ignored") >= 2, log

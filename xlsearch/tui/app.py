@@ -16,6 +16,8 @@ from textual.binding import Binding
 from textual.driver import Driver
 from textual.screen import Screen
 
+from xlsearch.tui.serve_page import SNAPSHOT_ENV
+
 if TYPE_CHECKING:
     from xlsearch.service import EngineAPI
 
@@ -24,6 +26,9 @@ WIDE_FOOTER = 140
 READY_ENV = "XLSEARCH_EXIT_WHEN_READY"
 """When set to a file path, the app writes (JSON) the wall-clock time the search screen became
 interactive and which heavy modules were loaded by then, and exits (``bench/startup.py``)."""
+
+SNAPSHOT_DELAY_S = 0.2
+"""After the first screen is ready: time for its filters and model name to show."""
 
 LIGHT_THEME = "textual-light"
 DARK_THEME = "textual-dark"
@@ -205,6 +210,8 @@ class XLSearchApp(App[None]):
         """Called by the first screen once it can take input: the start-up benchmark hook.
         (The active model loads in the background from ``on_mount``, so the first semantic
         search finds it loaded.)"""
+        if os.environ.get(SNAPSHOT_ENV):  # a waiting app of `xlsearch serve`
+            self.set_timer(SNAPSHOT_DELAY_S, self.save_first_screen)
         target = os.environ.get(READY_ENV)
         if target:
             import json
@@ -214,6 +221,17 @@ class XLSearchApp(App[None]):
             with open(target, "w", encoding="utf-8") as fh:
                 json.dump({"time": time.time(), "loaded": heavy}, fh)
             self.exit()
+
+    def save_first_screen(self) -> None:
+        """Save an SVG screenshot of the screen where ``SNAPSHOT_ENV`` says (atomically):
+        ``xlsearch serve``'s page shows it until the live terminal draws."""
+        target = os.environ.get(SNAPSHOT_ENV)
+        if not target:
+            return
+        part = f"{target}.part"
+        with open(part, "w", encoding="utf-8") as fh:
+            fh.write(self.export_screenshot(title="xlsearch"))
+        os.replace(part, target)
 
     def warm_up(self) -> None:
         """Load the active model (and open its indexes) in a thread worker."""

@@ -1,19 +1,25 @@
-"""``xlsearch serve``: the same Textual app in a web browser (textual-serve, localhost).
+"""``xlsearch serve``: the same Textual app in a web browser, on localhost.
 
-textual-serve runs ``python -m xlsearch app`` in a pseudo-terminal per browser session and
-streams it to xterm.js. Its page template links a Google font stylesheet; xlsearch works
-offline, so the page is served from a copy of the template without that link (the font
-itself ships with textual-serve as a local file) and with an empty favicon.
+A small aiohttp server of our own: each browser session (a WebSocket) drives one
+``python -m xlsearch app`` process through Textual's web driver (packets on its stdin and
+stdout), drawn in the browser by textual-serve's client (xterm.js; textual-serve supplies
+those files and nothing else).
+
+Start-up: one app process is started before any browser asks for it and waits, its output
+kept; a session takes it (its output so far is replayed, then its size set) and the next one
+starts. It saves an SVG screenshot of its first screen, which the page shows until the live
+terminal draws, so a browser (or a one-shot headless screenshot) shows the app at once.
 
 Access: the app can read every memory and import or export any file the user can, so the
 server lets in only whoever holds the address it printed. Each run makes a fresh random key;
 the printed URL carries it (``?token=…``), the page sets it as an ``HttpOnly``,
-``SameSite=Strict`` cookie, and every request (page, WebSocket, static files, downloads)
-without it gets HTTP 403 before any app process starts. The ``Host`` header must name the
-served address (DNS rebinding) and an ``Origin`` header must be that same address
-(cross-site WebSocket hijacking). Stopping ``serve`` (Ctrl+C, SIGTERM, SIGHUP) ends every
-app process it started: each runs in its own process group, which gets SIGTERM and, after a
-grace period, SIGKILL.
+``SameSite=Strict`` cookie, and every request (page, WebSocket, static files) without it gets
+HTTP 403 before any app process is given to it. The ``Host`` header must name the served
+address (DNS rebinding) and an ``Origin`` header must be that same address (cross-site
+WebSocket hijacking). A client sending what is not a message of the protocol gets one log
+line naming it. Stopping ``serve`` (Ctrl+C, SIGTERM, SIGHUP) ends every app process it
+started: each runs in its own process group, which gets SIGTERM and, after a grace period,
+SIGKILL.
 """
 
 from __future__ import annotations
@@ -22,17 +28,22 @@ import asyncio
 import contextlib
 import hmac
 import ipaddress
+import json
+import logging
 import os
-import re
 import secrets
-import shlex
 import signal
 import sys
+import tempfile
 import threading
 import time
 import webbrowser
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from xlsearch.tui.serve_page import SNAPSHOT_ENV
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -42,27 +53,542 @@ TOKEN_PARAM = "token"
 GRACE_S = 1.0
 """How long an app process gets to end after SIGTERM before it is killed."""
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+WAITING_SIZE = (132, 40)
+"""Columns and rows a waiting app starts with (a session then sets its own)."""
+SNAPSHOT_WAIT_S = 15.0
+"""How long the first page request waits for the first app's screenshot."""
+KEPT_OUTPUT_LIMIT = 8 * 1024 * 1024
+"""A waiting app whose kept output grows past this many bytes is replaced on use."""
+CLIENT_FILES = ("js/textual.js", "css/xterm.css", "fonts/RobotoMono-VariableFont_wght.ttf")
+
+log = logging.getLogger("xlsearch.serve")
 
 
-def offline_templates() -> Path:
-    """A templates folder: textual-serve's page minus the remote font stylesheet."""
-    import textual_serve
+def app_command() -> list[str]:
+    """The command each browser session runs."""
+    return [sys.executable, "-m", "xlsearch", "app"]
 
-    from xlsearch.service.shared import cache_dir
 
-    src = Path(textual_serve.__file__).parent / "templates" / "app_index.html"
-    html = re.sub(r"<link[^>]*fonts\.googleapis\.com[^>]*>", "", src.read_text("utf-8"))
-    # an empty icon: browsers otherwise ask for /favicon.ico and log a 404 error
-    html = html.replace("<head>", '<head>\n    <link rel="icon" href="data:," />', 1)
-    folder = cache_dir() / "serve-templates"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "app_index.html").write_text(html, encoding="utf-8")
+def client_files() -> Path:
+    """textual-serve's browser client (``static/``: textual.js, xterm.css, the font); a
+    ``ConfigError`` with the fix when it is missing or lacks a file the page loads."""
+    import importlib.util
+
+    from xlsearch.engine.errors import ConfigError
+
+    spec = importlib.util.find_spec("textual_serve")
+    folder = Path(spec.origin).parent / "static" if spec and spec.origin else None
+    missing = [f for f in CLIENT_FILES if folder is None or not (folder / f).is_file()]
+    if folder is None or missing:
+        raise ConfigError(
+            "xlsearch serve needs textual-serve's browser client"
+            + (f" (missing: {', '.join(missing)})" if folder is not None else ""),
+            hint="pip install 'textual-serve>=1.1.3,<1.2'",
+        )
     return folder
 
 
-def app_command(extra: str = "") -> str:
-    """The shell command each browser session runs."""
-    return f"{shlex.quote(sys.executable)} -m xlsearch app {extra}".strip()
+def app_environment(width: int, height: int, snapshot: Path | None = None) -> dict[str, str]:
+    """The environment of an app process: Textual's web driver, the terminal's size, and
+    where to save its first screen's screenshot (a waiting app)."""
+    env = dict(os.environ)
+    env.pop(SNAPSHOT_ENV, None)
+    env.update(
+        TEXTUAL_DRIVER="textual.drivers.web_driver:WebDriver",
+        TEXTUAL_FPS="60",
+        TEXTUAL_COLOR_SYSTEM="truecolor",
+        TERM_PROGRAM="textual",
+        COLUMNS=str(width),
+        ROWS=str(height),
+    )
+    if snapshot is not None:
+        env[SNAPSHOT_ENV] = str(snapshot)
+    return env
+
+
+def packet(kind: bytes, payload: bytes) -> bytes:
+    """One packet of Textual's web driver protocol: kind (``D`` data, ``M`` meta), length,
+    payload."""
+    return kind + len(payload).to_bytes(4, "big") + payload
+
+
+class AppProcess:
+    """One ``xlsearch app`` process under Textual's web driver, in its own process group.
+
+    Until a browser session attaches, what the app draws is kept; ``attach`` replays it to
+    the session's WebSocket and from then on forwards each packet as it comes."""
+
+    def __init__(self, process: asyncio.subprocess.Process, snapshot: Path | None) -> None:
+        self.process = process
+        self.snapshot = snapshot
+        self.kept: deque[bytes] = deque()
+        self.kept_bytes = 0
+        self.send: Callable[[bytes], Awaitable[None]] | None = None
+        self.send_text: Callable[[str], Awaitable[None]] | None = None
+        self.on_exit: Callable[[], Awaitable[Any]] | None = None
+        self.ended = asyncio.Event()
+        self.stderr = bytearray()
+        self.reader = asyncio.ensure_future(self._read())
+
+    @classmethod
+    async def start(
+        cls, command: Sequence[str], width: int, height: int, snapshot: Path | None
+    ) -> AppProcess:
+        """Start ``command`` at ``width`` x ``height`` (``snapshot``: where it saves its first
+        screen)."""
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=app_environment(width, height, snapshot),
+            start_new_session=True,
+        )
+        return cls(process, snapshot)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def usable(self) -> bool:
+        """Still running and its kept output within ``KEPT_OUTPUT_LIMIT``."""
+        return not self.ended.is_set() and self.kept_bytes <= KEPT_OUTPUT_LIMIT
+
+    async def _read(self) -> None:
+        """Read the app's packets until it ends; keep or forward its screen output."""
+        stdout, stderr = self.process.stdout, self.process.stderr
+        assert stdout is not None and stderr is not None
+
+        async def drain_stderr() -> None:
+            while chunk := await stderr.read(4096):
+                self.stderr += chunk[: max(0, 65536 - len(self.stderr))]
+
+        errors = asyncio.ensure_future(drain_stderr())
+        try:
+            for _ in range(10):  # Textual's web driver announces itself first
+                line = await stdout.readline()
+                if not line or line == b"__GANGLION__\n":
+                    break
+            while True:
+                kind = await stdout.readexactly(1)
+                size = int.from_bytes(await stdout.readexactly(4), "big")
+                payload = await stdout.readexactly(size)
+                if kind == b"D":
+                    await self._screen(payload)
+                elif kind == b"M":
+                    await self._meta(payload)
+                # b"P": file deliveries; the app offers none in the browser
+        except (asyncio.IncompleteReadError, ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(errors, GRACE_S)
+            self.ended.set()
+            if self.on_exit is not None:
+                with contextlib.suppress(Exception):
+                    await self.on_exit()
+
+    async def _screen(self, payload: bytes) -> None:
+        if self.send is None:
+            self.kept.append(payload)
+            self.kept_bytes += len(payload)
+            return
+        with contextlib.suppress(ConnectionResetError, RuntimeError):
+            await self.send(payload)
+
+    async def _meta(self, payload: bytes) -> None:
+        try:
+            meta = json.loads(payload)
+        except ValueError:
+            return
+        if not isinstance(meta, dict):
+            return
+        if meta.get("type") == "exit" and self.on_exit is not None:
+            await self.on_exit()
+        elif meta.get("type") == "open_url" and self.send_text is not None:
+            url = {"url": meta.get("url"), "new_tab": meta.get("new_tab", True)}
+            await self.send_text(json.dumps(["open_url", url]))
+
+    async def attach(
+        self,
+        send: Callable[[bytes], Awaitable[None]],
+        send_text: Callable[[str], Awaitable[None]],
+        on_exit: Callable[[], Awaitable[Any]],
+        width: int,
+        height: int,
+    ) -> None:
+        """Give the app to a session: replay what it drew, then set the session's size."""
+        while self.kept:
+            chunk = self.kept.popleft()
+            await send(chunk)
+        self.send, self.send_text, self.on_exit = send, send_text, on_exit
+        self.kept_bytes = 0
+        await self.resize(width, height)
+
+    async def write(self, data: bytes) -> bool:
+        """``data`` on the app's stdin; False when the app has gone."""
+        stdin = self.process.stdin
+        if stdin is None or self.ended.is_set():
+            return False
+        try:
+            stdin.write(data)
+            await stdin.drain()
+        except (ConnectionResetError, BrokenPipeError, RuntimeError):
+            return False
+        return True
+
+    async def keys(self, text: str) -> bool:
+        return await self.write(packet(b"D", text.encode("utf-8")))
+
+    async def meta(self, data: dict[str, object]) -> bool:
+        return await self.write(packet(b"M", json.dumps(data).encode("utf-8")))
+
+    async def resize(self, width: int, height: int) -> None:
+        await self.meta({"type": "resize", "width": width, "height": height})
+
+    async def stop(self) -> None:
+        """Ask the app to quit; SIGTERM then SIGKILL to its group if it does not; reap it."""
+        self.on_exit = None
+        await self.meta({"type": "quit"})
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.process.wait(), GRACE_S)
+        if self.process.returncode is None and _signal_group(self.pid, signal.SIGTERM):
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.process.wait(), GRACE_S)
+        if self.process.returncode is None:
+            _signal_group(self.pid, signal.SIGKILL)
+        await _reap(self.process)
+        self.reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.reader
+        if self.snapshot is not None:
+            with contextlib.suppress(OSError):
+                self.snapshot.unlink()
+
+
+class Server:
+    """The page, the client's files and one app process per WebSocket, behind a key, a Host
+    check and an Origin check."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        command: Sequence[str] | None = None,
+        remote: bool = False,
+        token: str | None = None,
+    ) -> None:
+        self.host, self.port, self.remote = host, port, remote
+        self.command = list(command) if command else app_command()
+        self.static = client_files()
+        self.public_url = f"http://{_url_host(host)}:{port}"
+        self.token = token or secrets.token_urlsafe(32)
+        self.cookie = f"xlsearch-serve-{port}"
+        self.apps: set[AppProcess] = set()
+        self.sockets: set[web.WebSocketResponse] = set()
+        self.waiting: asyncio.Future[AppProcess] | None = None
+        self.first_screen: str | None = None  # the latest waiting app's screenshot (SVG)
+        self.first_screen_ready: asyncio.Event | None = None
+        self.folder = Path(tempfile.mkdtemp(prefix="xlsearch-serve-"))
+        self.started = 0
+        self.stopping = False
+        self.stopped_by = 0  # the signal that stopped the server (0: none yet)
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def private_url(self) -> str:
+        """The address to open: the public URL with the access key."""
+        return f"{self.public_url}/?{TOKEN_PARAM}={self.token}"
+
+    # -- access ---------------------------------------------------------------------------
+
+    def _host_allowed(self, request: web.Request) -> bool:
+        try:
+            url = request.url  # built from the Host header
+        except ValueError:  # a malformed Host header
+            return False
+        if url.port != self.port:
+            return False
+        name = (url.host or "").lower().strip("[]")
+        return self.remote or name in LOOPBACK_NAMES | {self.host}
+
+    def _has_key(self, request: web.Request) -> tuple[bool, bool]:
+        """(has the key, came in the query)."""
+        given = request.query.get(TOKEN_PARAM)
+        if given is not None and hmac.compare_digest(given.encode(), self.token.encode()):
+            return True, True
+        cookie = request.cookies.get(self.cookie)
+        ok = cookie is not None and hmac.compare_digest(cookie.encode(), self.token.encode())
+        return ok, False
+
+    async def _guard(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        if not self._host_allowed(request):
+            return _forbidden(f"unknown host {request.host!r}")
+        origin = request.headers.get("Origin")
+        if origin is not None and origin.lower() != f"http://{request.host}".lower():
+            return _forbidden(f"requests from {origin} are not allowed")
+        ok, in_query = self._has_key(request)
+        if not ok:
+            return _forbidden("open the address (with its ?token=…) that `xlsearch serve` printed")
+        response = await handler(request)
+        if in_query and isinstance(response, _Response()):
+            response.set_cookie(self.cookie, self.token, path="/", httponly=True, samesite="Strict")
+        return response
+
+    # -- the app processes ----------------------------------------------------------------
+
+    async def _start_app(self, width: int, height: int, snapshot: Path | None) -> AppProcess:
+        app = await AppProcess.start(self.command, width, height, snapshot)
+        self.apps.add(app)
+        if self.stopping:  # stopped while it started
+            _signal_group(app.pid, signal.SIGTERM)
+        return app
+
+    def _start_waiting(self) -> None:
+        """Start the next app process, which waits for a session (and saves its screen)."""
+        if self.stopping:
+            return
+        self.started += 1
+        snapshot = self.folder / f"first-screen-{self.started}.svg"
+        self.waiting = asyncio.ensure_future(self._start_app(*WAITING_SIZE, snapshot))
+        asyncio.ensure_future(self._watch_snapshot(self.waiting, snapshot))
+
+    async def _watch_snapshot(self, starting: asyncio.Future[AppProcess], path: Path) -> None:
+        """Read the waiting app's screenshot once it has saved it (the page shows it)."""
+        from xlsearch.tui.serve_page import offline_svg
+
+        with contextlib.suppress(Exception):
+            app = await starting
+            while not app.ended.is_set() and not self.stopping:
+                if path.is_file():
+                    self.first_screen = offline_svg(path.read_text("utf-8"))
+                    if self.first_screen_ready is not None:
+                        self.first_screen_ready.set()
+                    return
+                await asyncio.sleep(0.05)
+
+    async def _take_app(self, width: int, height: int) -> AppProcess:
+        """The waiting app process when it is usable (a fresh one otherwise); the next starts."""
+        app: AppProcess | None = None
+        if self.waiting is not None:
+            with contextlib.suppress(Exception):
+                app = await self.waiting
+            self.waiting = None
+        if app is not None and not app.usable:
+            await app.stop()
+            self.apps.discard(app)
+            app = None
+        self._start_waiting()
+        return app if app is not None else await self._start_app(width, height, None)
+
+    # -- handlers -------------------------------------------------------------------------
+
+    async def handle_index(self, request: web.Request) -> web.Response:
+        """The page, on the address the browser used (so that ``localhost`` and ``127.0.0.1``
+        both keep their cookie); it waits (at most ``SNAPSHOT_WAIT_S``) for the first app's
+        screenshot."""
+        from xlsearch.tui.serve_page import render_page
+
+        if self.first_screen is None and self.first_screen_ready is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.first_screen_ready.wait(), SNAPSHOT_WAIT_S)
+        page = render_page(
+            title="xlsearch",
+            static=f"http://{request.host}/static/",
+            websocket=f"ws://{request.host}/ws",
+            font_size=_to_int(request.query.get("fontsize", "16"), 16),
+            snapshot=self.first_screen,
+        )
+        from aiohttp import web
+
+        return web.Response(text=page, content_type="text/html")
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """One browser session: an app process driven by the client's messages."""
+        from aiohttp import web
+
+        ws = web.WebSocketResponse(heartbeat=15)
+        width = _size(request.query.get("width"), 80)
+        height = _size(request.query.get("height"), 24)
+        app: AppProcess | None = None
+        self.sockets.add(ws)
+        try:
+            await ws.prepare(request)
+            app = await self._take_app(width, height)
+            await app.attach(ws.send_bytes, ws.send_str, ws.close, width, height)
+            await self._messages(request, ws, app)
+        except asyncio.CancelledError:
+            await ws.close()
+        except (ConnectionResetError, OSError) as e:
+            log.info("client %s: connection lost (%s)", request.remote, e)
+        finally:
+            self.sockets.discard(ws)
+            if app is not None:
+                await app.stop()
+                self.apps.discard(app)
+        return ws
+
+    async def _messages(
+        self, request: web.Request, ws: web.WebSocketResponse, app: AppProcess
+    ) -> None:
+        """The client's messages: ``["stdin", text]``, ``["resize", {width, height}]``,
+        ``["ping", x]``, ``["focus"]``, ``["blur"]``; anything else is logged and ignored."""
+        from aiohttp import WSMsgType
+
+        async for message in ws:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                envelope = json.loads(message.data)
+                kind = envelope[0]
+                data = envelope[1] if len(envelope) > 1 else None
+            except (ValueError, TypeError, KeyError, IndexError):
+                log.warning(
+                    "client %s: ignored a message that is not JSON [type, data]", request.remote
+                )
+                continue
+            if kind == "stdin" and isinstance(data, str):
+                await app.keys(data)
+            elif kind == "resize" and isinstance(data, dict):
+                await app.resize(_size(data.get("width"), 80), _size(data.get("height"), 24))
+            elif kind == "ping":
+                await ws.send_json(["pong", data])
+            elif kind in ("focus", "blur"):
+                await app.meta({"type": kind})
+            else:
+                log.warning("client %s: ignored an unknown message %.40r", request.remote, kind)
+            if app.ended.is_set():
+                break
+
+    # -- running --------------------------------------------------------------------------
+
+    def make_app(self) -> web.Application:
+        """The aiohttp application: routes, the access check, start-up and shutdown."""
+        from aiohttp import web
+
+        guard = self._guard
+
+        @web.middleware
+        async def access(
+            request: web.Request,
+            handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+        ) -> web.StreamResponse:
+            return await guard(request, handler)
+
+        app = web.Application(middlewares=[access])
+        app.add_routes(
+            [
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws", self.handle_websocket, name="websocket"),
+                web.static("/static", self.static, name="static"),
+            ]
+        )
+        app.on_startup.append(self.on_startup)
+        app.on_shutdown.append(self.on_shutdown)
+        return app
+
+    async def on_startup(self, app: web.Application) -> None:
+        """Start the first app process: the first browser finds it ready."""
+        self.first_screen_ready = asyncio.Event()
+        self._start_waiting()
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        from aiohttp import WSCloseCode
+
+        self.stopping = True
+        for ws in list(self.sockets):
+            await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
+        if self.waiting is not None and not self.waiting.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self.waiting), GRACE_S)
+        await asyncio.get_running_loop().run_in_executor(None, self.stop_apps)
+        for proc in list(self.apps):  # reap them while the loop still runs
+            await _reap(proc.process)
+
+    def term_apps(self) -> set[int]:
+        """SIGTERM to every app process group; their ids."""
+        pids = {a.pid for a in list(self.apps)}
+        for pid in pids:
+            _signal_group(pid, signal.SIGTERM)
+        return pids
+
+    def stop_apps(self) -> None:
+        """SIGTERM to every app process group, SIGKILL to those alive after the grace."""
+        deadline = time.monotonic() + GRACE_S
+        alive = [pid for pid in self.term_apps() if _group_alive(pid)]
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.02)
+            alive = [pid for pid in alive if _group_alive(pid)]
+        for pid in alive:
+            _signal_group(pid, signal.SIGKILL)
+
+    def on_signal(self, signum: int) -> None:
+        """A stop signal: remember the first (the exit status says it), then stop."""
+        from aiohttp.web_runner import GracefulExit
+
+        self.stopped_by = self.stopped_by or signum
+        self.stopping = True
+        self.term_apps()
+        raise GracefulExit()
+
+    def serve(self) -> None:
+        """Run until SIGINT, SIGTERM or SIGHUP; every app process ends with it."""
+        import shutil
+
+        from aiohttp import web
+
+        logging.basicConfig(level=logging.INFO, format="%(levelname)-8s %(message)s")
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self.loop = loop
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, self.on_signal, sig)
+        try:
+            web.run_app(
+                self.make_app(),
+                host=self.host,
+                port=self.port,
+                handle_signals=False,
+                loop=loop,
+                shutdown_timeout=GRACE_S,
+                print=lambda *args: None,
+                access_log_class=_keyless_access_log(),
+            )
+        finally:
+            self.stop_apps()
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def make_server(
+    host: str,
+    port: int,
+    *,
+    command: Sequence[str] | None = None,
+    remote: bool = False,
+    token: str | None = None,
+) -> Server:
+    """The server for ``host:port`` (not started)."""
+    return Server(host, port, command=command, remote=remote, token=token)
+
+
+def _Response() -> type[web.Response]:  # noqa: N802 - a class
+    """aiohttp's ``web.Response`` (aiohttp is imported when the server runs, not with the CLI)."""
+    from aiohttp import web
+
+    return web.Response
+
+
+def _size(value: object, default: int) -> int:
+    """A terminal dimension from a client: an int in 1..1000, else ``default``."""
+    try:
+        n = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return default
+    return n if 0 < n <= 1000 else default
 
 
 def is_loopback(host: str) -> bool:
@@ -112,245 +638,6 @@ def _url_host(host: str) -> str:
     if host in ("0.0.0.0", "::", ""):
         return socket.gethostname()
     return f"[{host}]" if ":" in host else host
-
-
-EXTENDED = {
-    "textual_serve.server:Server": ("_make_app", "_process_messages", "request_exit"),
-    "textual_serve.app_service:AppService": ("_open_app_process", "_build_environment"),
-}
-"""The parts of textual-serve that ``make_server`` overrides or calls: on a version without
-one of them the access checks could be skipped silently, so serve refuses to start."""
-
-
-def check_textual_serve() -> None:
-    """A ``ConfigError`` naming the installed textual-serve when it lacks a part ``serve``
-    extends (``EXTENDED``)."""
-    import importlib
-    from importlib.metadata import version
-
-    from xlsearch.engine.errors import ConfigError
-
-    for target, names in EXTENDED.items():
-        module, cls = target.split(":")
-        owner = getattr(importlib.import_module(module), cls, None)
-        missing = [n for n in names if owner is None or not callable(getattr(owner, n, None))]
-        if missing:
-            raise ConfigError(
-                f"textual-serve {version('textual-serve')} is not supported by xlsearch serve "
-                f"({cls} has no {', '.join(missing)})",
-                hint="pip install 'textual-serve>=1.1.3,<1.2'",
-            )
-
-
-def make_server(
-    host: str, port: int, *, command: str = "", remote: bool = False, token: str | None = None
-) -> Any:
-    """A textual-serve ``Server`` with the access checks and process-group shutdown."""
-    check_textual_serve()
-    from aiohttp import WSCloseCode, web
-    from textual_serve.app_service import AppService
-    from textual_serve.server import Server
-
-    class GuardedAppService(AppService):
-        """An app process in its own process group, so that stopping reaches all of it."""
-
-        async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
-            env = self._build_environment(width=width, height=height)
-            self._process = process = await asyncio.create_subprocess_shell(
-                self.command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=env,
-                start_new_session=True,
-            )
-            assert process.stdin is not None
-            self._stdin = process.stdin
-            server.app_pids.add(process.pid)
-            server.processes.add(process)
-            return process
-
-    class GuardedServer(Server):
-        """textual-serve's server behind a key, a Host check and an Origin check."""
-
-        def __init__(self) -> None:
-            super().__init__(
-                command or app_command(),
-                host=host,
-                port=port,
-                title="xlsearch",
-                public_url=f"http://{_url_host(host)}:{port}",
-                templates_path=offline_templates(),
-            )
-            self.token = token or secrets.token_urlsafe(32)
-            self.cookie = f"xlsearch-serve-{port}"
-            self.app_pids: set[int] = set()
-            self.processes: set[asyncio.subprocess.Process] = set()
-            self.termed: set[int] = set()  # app process groups sent SIGTERM
-            self.sockets: set[web.WebSocketResponse] = set()
-            self.stopped_by = 0  # the signal that stopped the server (0: none yet)
-
-        @property
-        def private_url(self) -> str:
-            """The address to open: the public URL with the access key."""
-            return f"{self.public_url}/?{TOKEN_PARAM}={self.token}"
-
-        async def _make_app(self) -> web.Application:
-            app = await super()._make_app()
-            app.middlewares.append(self._guard)
-            return app
-
-        def _host_allowed(self, request: web.Request) -> bool:
-            try:
-                url = request.url  # built from the Host header
-            except ValueError:  # a malformed Host header
-                return False
-            if url.port != self.port:
-                return False
-            return remote or (url.host or "").lower().strip("[]") in LOOPBACK_NAMES | {host}
-
-        def _has_key(self, request: web.Request) -> tuple[bool, bool]:
-            """(has the key, came in the query)."""
-            given = request.query.get(TOKEN_PARAM)
-            if given is not None and hmac.compare_digest(given.encode(), self.token.encode()):
-                return True, True
-            cookie = request.cookies.get(self.cookie)
-            ok = cookie is not None and hmac.compare_digest(cookie.encode(), self.token.encode())
-            return ok, False
-
-        @web.middleware
-        async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
-            if not self._host_allowed(request):
-                return _forbidden(f"unknown host {request.host!r}")
-            origin = request.headers.get("Origin")
-            if origin is not None and origin.lower() != f"http://{request.host}".lower():
-                return _forbidden(f"requests from {origin} are not allowed")
-            ok, in_query = self._has_key(request)
-            if not ok:
-                return _forbidden(
-                    "open the address (with its ?token=…) that `xlsearch serve` printed"
-                )
-            response: web.StreamResponse = await handler(request)
-            if in_query and isinstance(response, web.Response):
-                response.set_cookie(
-                    self.cookie, self.token, path="/", httponly=True, samesite="Strict"
-                )
-            return response
-
-        async def handle_index(self, request: web.Request) -> web.StreamResponse:
-            """The page, its WebSocket and static URLs on the address the browser used (so
-            that ``localhost`` and ``127.0.0.1`` both keep their cookie)."""
-            import aiohttp_jinja2
-
-            base = f"http://{request.host}"
-            router = request.app.router
-            static = f"{base}{router['static'].url_for(filename='/')}".rstrip("/") + "/"
-            context = {
-                "font_size": _to_int(request.query.get("fontsize", "16"), 16),
-                "app_websocket_url": f"ws://{request.host}{router['websocket'].url_for()}",
-                "config": {"static": {"url": static}},
-                "application": {"name": self.title},
-            }
-            return aiohttp_jinja2.render_template("app_index.html", request, context)
-
-        async def on_startup(self, app: web.Application) -> None:
-            """Quiet: ``serve`` prints the address itself (with the key)."""
-
-        async def on_shutdown(self, app: web.Application) -> None:
-            for ws in list(self.sockets):
-                await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
-            await asyncio.get_running_loop().run_in_executor(None, self.stop_apps)
-            for process in list(self.processes):  # reap them while the loop still runs
-                await _reap(process)
-
-        def term_apps(self) -> set[int]:
-            """SIGTERM to every app process group not sent one yet; all the groups."""
-            pids = set(self.app_pids)  # a copy: sessions end meanwhile (stop_apps' thread)
-            for pid in pids - self.termed:
-                _signal_group(pid, signal.SIGTERM)
-            self.termed |= pids
-            return pids
-
-        def stop_apps(self) -> None:
-            """SIGTERM to every app process group, SIGKILL to those alive after the grace."""
-            deadline = time.monotonic() + GRACE_S
-            alive = [pid for pid in self.term_apps() if _group_alive(pid)]
-            while alive and time.monotonic() < deadline:
-                time.sleep(0.02)
-                alive = [pid for pid in alive if _group_alive(pid)]
-            for pid in alive:
-                _signal_group(pid, signal.SIGKILL)
-
-        def request_exit(self) -> None:
-            """On SIGINT/SIGTERM/SIGHUP: stop the apps, then the server."""
-            self.term_apps()
-            super().request_exit()
-
-        def on_signal(self, signum: int) -> None:
-            """A stop signal: remember the first (the exit status says it), then stop."""
-            self.stopped_by = self.stopped_by or signum
-            self.request_exit()
-
-        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-            """textual-serve's handler, with the app in a process group and the socket
-            tracked (closed on shutdown)."""
-            websocket = web.WebSocketResponse(heartbeat=15)
-            width = _to_int(request.query.get("width", "80"), 80)
-            height = _to_int(request.query.get("height", "24"), 24)
-            app_service: AppService | None = None
-            self.sockets.add(websocket)
-            try:
-                await websocket.prepare(request)
-                app_service = GuardedAppService(
-                    self.command,
-                    write_bytes=websocket.send_bytes,
-                    write_str=websocket.send_str,
-                    close=websocket.close,  # type: ignore[arg-type]  # returns a bool
-                    download_manager=self.download_manager,
-                    debug=self.debug,
-                )
-                await app_service.start(width, height)
-                await self._process_messages(websocket, app_service)
-            except asyncio.CancelledError:
-                await websocket.close()
-            except Exception as error:  # noqa: BLE001 - as textual-serve: log, end the session
-                import logging
-
-                logging.getLogger("textual-serve").exception(error)
-            finally:
-                self.sockets.discard(websocket)
-                if app_service is not None:
-                    await app_service.stop()
-                    if app_service._process is not None:
-                        await _reap(app_service._process)
-                        self.app_pids.discard(app_service._process.pid)
-                        self.processes.discard(app_service._process)
-            return websocket
-
-        def serve(self, debug: bool = False) -> None:
-            """Run until SIGINT, SIGTERM or SIGHUP; every app process ends with it."""
-            self.debug = debug
-            self.initialize_logging()
-            loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(loop)
-            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                loop.add_signal_handler(sig, self.on_signal, sig)
-            try:
-                web.run_app(
-                    self._make_app(),
-                    host=self.host,
-                    port=self.port,
-                    handle_signals=False,
-                    loop=loop,
-                    shutdown_timeout=GRACE_S,
-                    print=lambda *args: None,
-                    access_log_class=_keyless_access_log(),
-                )
-            finally:
-                self.stop_apps()
-
-    server = GuardedServer()
-    return server
 
 
 def _keyless_access_log() -> type:
@@ -425,7 +712,7 @@ def serve(
     port: int = 8000,
     *,
     open_browser: bool = True,
-    command: str = "",
+    command: Sequence[str] | None = None,
     allow_remote: bool = False,
 ) -> None:
     """Serve the app on ``http://host:port`` until stopped; open the browser first."""
@@ -442,7 +729,8 @@ def serve(
         )
     print(f"xlsearch in your browser: {server.private_url}  (Ctrl+C to stop)", file=sys.stderr)
     if open_browser:
-        timer = threading.Timer(1.0, webbrowser.open, args=(server.private_url,))
+        # the page waits for the first screen: the browser can ask for it at once
+        timer = threading.Timer(0.2, webbrowser.open, args=(server.private_url,))
         timer.daemon = True
         timer.start()
     server.serve()
