@@ -55,6 +55,20 @@ def one_line(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", "↵")
 
 
+def memory_language_notice(engine: Any, doc: Any, collection: str | None) -> str | None:
+    """One line when the memory (or ``collection``) holds no segment in the job's source or
+    target language, as ``xlsearch analyze`` refuses it; None when it does."""
+    from xlsearch.engine.errors import ConfigError
+
+    try:
+        engine.check_languages(collection, src=doc.src, tgt=doc.tgt or None)
+    except ConfigError as e:
+        said = e.message.replace("(--src)", "(the job's source language)")
+        said = said.replace("(--tgt)", "(the job's target language)")
+        return f"{doc.path.name}: {said}; {e.hint}: no segment can match" if e.hint else said
+    return None
+
+
 def saved_path(path: Path) -> Path:
     """Where a translated document goes by default: next to it, never over it."""
     return path.with_name(f"{path.stem}.translated{path.suffix}")
@@ -174,9 +188,14 @@ class TranslateScreen(EngineScreen):
         if self.doc is not None:  # the fields show the open document's languages: not a choice
             src = "" if src == self.doc.src else src
             tgt = "" if tgt == self.doc.tgt else tgt
-        engine = self.engine
+        engine, collection = self.engine, self._collection()
+
+        def open_job(_p: Any, _c: Any) -> tuple[Any, str | None]:
+            doc = engine.open_document(path, src, tgt)
+            return doc, memory_language_notice(engine, doc, collection)
+
         self._status(f"opening {path}…")
-        self.run_job("open", lambda _p, _c: engine.open_document(path, src, tgt))
+        self.run_job("open", open_job)
 
     def _collection(self) -> str | None:
         value = self.query_one("#tr-collection", Select).value
@@ -192,7 +211,7 @@ class TranslateScreen(EngineScreen):
                     [("all collections", ALL)] + [(c.name, c.name) for c in message.result]
                 )
         elif message.job == "open":
-            self.doc = message.result
+            self.doc, memory_notice = message.result
             self.analysis = None
             self._edits = self._saved_edits = self._saving_edits = 0
             self.query_one("#tr-src", Input).value = self.doc.src
@@ -201,6 +220,11 @@ class TranslateScreen(EngineScreen):
             self._status(self._summary())
             self.query_one("#tr-segments", DataTable).focus()
             self.goto(0)
+            # a job in another language than the memory: every segment would be "no match"
+            for notice in (self.doc.language_notice, memory_notice):
+                if notice:
+                    self.notify(notice, title="Job language", severity="warning", timeout=20)
+                    self._status(f"⚠ {notice}")
             langs = [self.doc.src, self.doc.tgt]
             self.run_query("languages", lambda: self.engine.language_notice(langs))
             if not self.doc.tgt:
