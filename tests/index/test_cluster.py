@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -109,7 +110,14 @@ def test_mining_on_the_cluster_gives_the_same_pairs(
     with Store() as store:
         add_document(store, "web", "en.txt", en)
         add_document(store, "web", "de.txt", de)
-        dist = mine_store(store, enc, "en", "de", collection="web", threshold=None, cluster="local")
+        # k-NN per shard pair (4 × 4 shards each way) with the global margin, merged
+        seen: list[Progress] = []
+        dist = mine_store(
+            store, enc, "en", "de", collection="web", threshold=None, cluster="local", shard=150,
+            on_progress=seen.append,
+        )  # fmt: skip
+        pairs_done = [p.metrics["shard_pairs"] for p in seen if p.stage == "mine fwd"]
+        assert pairs_done[-1] == 16
         assert cache_size(store.db, key) > 0
         with store.transaction() as conn:
             conn.execute("DELETE FROM embeddings")
@@ -190,3 +198,94 @@ def test_an_unreachable_cluster_is_a_one_line_error_not_a_wait() -> None:
         _probe("127.0.0.1:1", timeout=2)
     with pytest.raises(ConfigError, match="not local, auto or HOST:PORT"):
         _probe("nonsense")
+
+
+def _ivf_same_quantizer(merged: object, ids: np.ndarray, vecs: np.ndarray) -> tuple[Any, Any]:
+    """A single-machine IVF-Flat with the merged index's trained quantizer, filled in id
+    order with ``add``, as ``xlsearch index`` without a cluster fills it."""
+    import faiss
+
+    src = merged.index  # type: ignore[attr-defined]
+    d, nlist = src.d, src.nlist
+    quantizer = faiss.IndexFlatIP(d)
+    quantizer.add(faiss.downcast_index(src.quantizer).reconstruct_n(0, nlist))
+    one = faiss.IndexIVFFlat(quantizer, d, nlist, faiss.METRIC_INNER_PRODUCT)
+    one.add_with_ids(vecs, ids)
+    one.nprobe = src.nprobe
+    return one, quantizer  # the quantizer must outlive the index
+
+
+def _shard_workers() -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and b"_IndexWorker" in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids
+
+
+def test_ivf_shards_filled_on_workers_merge_on_disk_resume_and_survive_a_killed_worker(
+    local_ray: None, tiny_static_model: Path
+) -> None:
+    """The merged on-disk IVF holds every segment once and answers as a single-machine IVF
+    with the same quantizer; a stopped build keeps its shards; a killed worker's shard is
+    filled again, not lost nor doubled."""
+    import signal
+
+    from xlsearch.engine.index.cache import ensure_vectors, segment_rows
+    from xlsearch.engine.index.manager import open_index
+
+    enc = load_encoder(tiny_static_model)
+    key = model_key(enc)
+    units = sentences(1500, seed=7)
+    queries = enc.encode([u["en"] for u in sentences(20, seed=8)])
+    params = {"nlist": 8, "nprobe": 2}
+    with Store() as store:
+        add_document(store, "big", "big.txt", units)
+        cancel = CancelToken()
+
+        def stop_after_two(p: Progress) -> None:
+            if p.stage == "index" and (p.metrics or {}).get("index_shards") == 2:
+                cancel.cancel()
+
+        with pytest.raises(CancelledError):
+            build_index(
+                store, enc, "big", kind="ivf", params=params, cluster="local", shard=300,
+                on_progress=stop_after_two, cancel=cancel,
+            )  # fmt: skip
+        killed: list[int] = []
+
+        def kill_one(p: Progress) -> None:
+            if p.stage == "index" and not killed:
+                pids = _shard_workers()
+                assert pids, "no index worker process found"
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+
+        oi = build_index(
+            store, enc, "big", kind="ivf", params=params, cluster="local", shard=300,
+            on_progress=kill_one,
+        )  # fmt: skip
+        st = oi.stats["cluster"]
+        assert st["index_shards_kept"] == 2 and st["index_shards"] == 3
+        assert killed and st["retried"] >= 1
+        assert oi.meta["ivfdata"] and not list(oi.folder.glob("shards-*"))
+        rows = segment_rows(store.db, collection="big")
+        ids = np.sort(rows["id"])
+        got = np.sort(oi.vi.ids())
+        np.testing.assert_array_equal(got, ids)  # every segment once: none lost, none doubled
+        # the app and `search` open it as always: memory-mapped, lists in the .ivfdata file
+        opened = open_index(store, enc, "big")
+        assert opened.state == "fresh" and opened.vi.ondisk is not None
+        one, _q = _ivf_same_quantizer(opened.vi, ids, ensure_vectors(store.db, enc, key, ids))
+        s_c, i_c = opened.vi.search(queries, 10)
+        s_1, i_1 = one.search(queries, 10)
+        np.testing.assert_array_equal(i_c, i_1)
+        np.testing.assert_allclose(s_c, s_1, atol=1e-6)
+        # a later update without the cluster reads the lists into memory and saves one file
+        add_document(store, "big", "more.txt", sentences(50, seed=9))
+        upd = build_index(store, enc, "big")
+        assert upd.vi.ntotal == 1550 and "ivfdata" not in upd.meta
+        assert not list(upd.folder.glob("*.ivfdata"))

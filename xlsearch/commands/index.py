@@ -31,7 +31,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--cluster",
         metavar="local|auto|ADDRESS",
-        help="encode on a Ray cluster (pip install xlsearch[cluster]): local starts one here, "
+        help="encode (and fill IVF index shards) on a Ray cluster (pip install xlsearch[cluster]): "
+        "local starts one here, "
         "auto joins the one `ray start` runs here, else HOST:6379 or ray://HOST:10001",
     )
     p.add_argument(
@@ -39,7 +40,8 @@ def register(sub: Any) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="texts per cluster task (default 20000); finished shards are kept if killed",
+        help="texts (and index entries) per cluster task (default 20000); finished shards are "
+        "kept if killed",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_index)

@@ -40,7 +40,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--cluster",
         metavar="local|auto|ADDRESS",
-        help="encode on a Ray cluster first (pip install xlsearch[cluster]); see docs/scale.md",
+        help="encode and mine on a Ray cluster (pip install xlsearch[cluster]); see docs/scale.md",
     )
     p.add_argument("--show", type=int, default=20, help="pairs to print (default 20)")
     p.set_defaults(func=cmd_mine)

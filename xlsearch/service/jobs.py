@@ -301,8 +301,8 @@ class JobsMixin:
     ) -> list[MinedPair]:
         """Parallel pairs by margin score (Artetxe & Schwenk 2019), best first;
         ``self.mined`` then holds the run's figures (``src``, ``tgt`` segments, ``pairs`` …).
-        ``exact=False``: approximate (IVF) neighbours for big sides; ``cluster``: encode on a
-        Ray cluster (``local``, ``auto`` or its address) first."""
+        ``exact=False``: approximate (IVF) neighbours for big sides; ``cluster``: encode and
+        search the neighbours on a Ray cluster (``local``, ``auto`` or its address)."""
         from xlsearch.engine.search.mining import mine_store
 
         encoder = self.encoder()

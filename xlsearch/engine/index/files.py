@@ -190,8 +190,21 @@ def load(folder: Path, meta: dict[str, Any], *, mmap: bool) -> tuple[VectorIndex
         ) from exc
     big_ivf = meta["kind"] in IVF_KINDS and size >= MMAP_MIN
     use_mmap = mmap and (meta["kind"] == "flat" or big_ivf)
+    ondisk = None
+    if meta.get("ivfdata"):  # a merged on-disk IVF index: its lists live in a second file
+        ondisk = folder / meta["ivfdata"]
+        if not ondisk.is_file():
+            raise FileNotFoundError(ondisk)
+        if ondisk.stat().st_size != meta.get("ivfdata_size"):
+            raise IndexDamagedError(
+                f"{ondisk} has {ondisk.stat().st_size} bytes, its sidecar says "
+                f"{meta.get('ivfdata_size')}: the file is damaged",
+                hint="rebuild it: xlsearch index --rebuild",
+            )
+        use_mmap = mmap
     try:
-        vi = read_index(file, meta["kind"], int(meta["dim"]), meta.get("params", {}), mmap=use_mmap)
+        params = meta.get("params", {})
+        vi = read_index(file, meta["kind"], int(meta["dim"]), params, mmap=use_mmap, ondisk=ondisk)
     except RuntimeError as exc:  # FAISS says "could not open" as a RuntimeError
         if not file.is_file():  # a writer swapped in a newer index meanwhile: retry
             raise FileNotFoundError(file) from None
@@ -272,12 +285,28 @@ def _save(
         "checksum": _sha256(folder / file),
         "built_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
+    meta.pop("ivfdata", None)
+    meta.pop("ivfdata_size", None)
+    kept = {file, keyfile}
+    if vi.ondisk is not None:  # merged on-disk lists: written (and fsynced) by the merge
+        _fsync(vi.ondisk)
+        meta["ivfdata"] = vi.ondisk.name
+        meta["ivfdata_size"] = vi.ondisk.stat().st_size
+        kept.add(vi.ondisk.name)
     meta = update_sidecar(folder, meta)
     _mark_verified(folder, folder / file, meta["checksum"])
     for old in folder.iterdir():
-        if old.name.startswith(("index-", "keys-")) and old.name not in (file, keyfile):
+        if old.name.startswith(("index-", "keys-")) and old.name not in kept:
             old.unlink(missing_ok=True)
     return meta
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def update_sidecar(folder: Path, meta: dict[str, Any], **fields: Any) -> dict[str, Any]:

@@ -18,7 +18,13 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine.errors import IndexDamagedError, IndexMismatchError
-from xlsearch.engine.index.cache import iter_vectors, model_key, register_model, segment_rows
+from xlsearch.engine.index.cache import (
+    ensure_vectors,
+    iter_vectors,
+    model_key,
+    register_model,
+    segment_rows,
+)
 from xlsearch.engine.index.files import (
     FORMAT,
     folder_lock,
@@ -103,6 +109,8 @@ def _update(
     rebuild: bool,
     on_progress: ProgressCallback,
     cancel: CancelToken | None,
+    cluster: str | None = None,
+    shard: int | None = None,
 ) -> tuple[VectorIndex, dict[str, np.ndarray], dict[str, Any], dict[str, Any]]:
     """Bring an index in line with the store; returns (index, keys, sidecar fields, stats)."""
     gen = store.generation()
@@ -136,24 +144,41 @@ def _update(
         keys = {"id": keys["id"][keep], "h64": keys["h64"][keep]}
         stats["removed"] = int(len(remove))
     new_ids: list[np.ndarray] = []
+    sharded = None
     if len(add) and not vi.is_trained:
         # IVF: embed everything first (cached), train on a sample, then add from the cache
+        if cluster:  # the lists are filled on the cluster's workers and merged on disk
+            from xlsearch.engine.index.cluster import SHARD, ShardedBuild
+
+            folder = index_folder(collection, key)
+            sharded = ShardedBuild(folder, key, vi, add, address=cluster, shard=shard or SHARD)
         nlist = int(vi.params["nlist"])
         rng = np.random.default_rng(0)
         sample_ids = np.sort(rng.choice(add, size=min(len(add), 50 * nlist), replace=False))
         for _ in iter_vectors(store.db, encoder, key, add, on_progress=on_progress, cancel=cancel):
             pass
-        samples = [v for _, v in iter_vectors(store.db, encoder, key, sample_ids)]
-        sample = np.concatenate(samples) if samples else np.zeros((0, dim), np.float32)
-        on_progress(Progress("train", 0, 1, f"{vi.params['nlist']} lists on {len(sample)} rows"))
-        vi.train(sample)
-        on_progress(Progress("train", 1, 1))
-    for ids, vecs in iter_vectors(
-        store.db, encoder, key, add, on_progress=on_progress, cancel=cancel
-    ):
-        vi.add(ids, vecs)
-        new_ids.append(ids)
-        on_progress(Progress("index", vi.ntotal, n))
+        if sharded is None or not sharded.resume(vi):
+            samples = [v for _, v in iter_vectors(store.db, encoder, key, sample_ids)]
+            sample = np.concatenate(samples) if samples else np.zeros((0, dim), np.float32)
+            msg = f"{vi.params['nlist']} lists on {len(sample)} rows"
+            on_progress(Progress("train", 0, 1, msg))
+            vi.train(sample)
+            on_progress(Progress("train", 1, 1))
+    if sharded is not None:
+
+        def rows_of(ids: np.ndarray) -> np.ndarray:
+            return ensure_vectors(store.db, encoder, key, ids, cancel=cancel)
+
+        vi = sharded.fill(vi, add, rows_of, on_progress=on_progress, cancel=cancel)
+        new_ids.append(np.asarray(add, np.int64))
+        stats["sharded"] = sharded
+    else:
+        for ids, vecs in iter_vectors(
+            store.db, encoder, key, add, on_progress=on_progress, cancel=cancel
+        ):
+            vi.add(ids, vecs)
+            new_ids.append(ids)
+            on_progress(Progress("index", vi.ntotal, n))
     if new_ids:
         added = np.concatenate(new_ids)
         h_added = np.fromiter((h_of[int(i)] for i in added), dtype=np.int64, count=len(added))
@@ -266,7 +291,12 @@ def build_index(
             rebuild=rebuild,
             on_progress=on_progress,
             cancel=cancel,
+            cluster=cluster,
+            shard=shard,
         )
+        sharded = stats.pop("sharded", None)
+        if sharded is not None:
+            spread = {**spread, **sharded.stats}
         if spread:
             stats["cluster"] = spread
         if cancel is not None:
@@ -288,6 +318,8 @@ def build_index(
         else:
             on_progress(Progress("save", 0, 1))
             meta = save(folder, vi, keys, {**head, **fields})
+        if sharded is not None:
+            sharded.clean()
         _record(store, collection, key, meta, folder)
         on_progress(Progress("save", 1, 1, f"{vi.ntotal} vectors"))
     return OpenIndex(vi, meta, keys, folder, "built", stats["added"], stats["removed"], stats)

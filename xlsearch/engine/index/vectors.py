@@ -8,8 +8,10 @@ for search; flat and HNSW sit behind an ``IndexIDMap2``. No store and no encoder
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,6 +90,8 @@ class VectorIndex:
     kind: str
     dim: int
     params: dict[str, Any] = field(default_factory=dict)
+    ondisk: Path | None = None
+    """The ``.ivfdata`` file holding the inverted lists of a merged on-disk IVF index."""
 
     @classmethod
     def create(cls, kind: str, dim: int, n_hint: int, params: dict | None = None) -> VectorIndex:
@@ -270,11 +274,91 @@ def write_index(vi: VectorIndex, path: Path) -> None:
         os.close(fd)
 
 
-def read_index(path: Path, kind: str, dim: int, params: dict, *, mmap: bool) -> VectorIndex:
-    """Read a FAISS file; IVF and flat kinds are memory-mapped (read-only) when ``mmap``
-    (a flat file is then searched in place: a fresh process skips copying it into memory)."""
+@contextlib.contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """Silence FAISS's C-level ``printf`` notices (on-disk lists print to stdout)."""
+    import ctypes
+    import sys
+
+    sys.stdout.flush()
+    libc = ctypes.CDLL(None)
+    saved = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+    try:
+        yield
+    finally:
+        libc.fflush(None)
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def merge_on_disk(trained: VectorIndex, shard_files: list[Path], ivfdata: Path) -> VectorIndex:
+    """FAISS's recipe for big IVF indexes: the inverted lists of ``shard_files`` (each a copy
+    of ``trained`` filled with one shard, in order) merged into one ``ivfdata`` file that
+    the returned index reads memory-mapped; lists keep the shards' order, so the index holds
+    what adding every shard to ``trained`` one after the other would."""
+    import faiss
+    from faiss.contrib.ondisk import merge_ondisk
+
+    if trained.ivf is None or trained.ntotal:
+        raise ConfigError("only an empty trained IVF index can be merged on disk")
+    index = faiss.deserialize_index(faiss.serialize_index(trained.index))
+    with _quiet_stdout():
+        merge_ondisk(index, [str(f) for f in shard_files], str(ivfdata))
+    index.nprobe = int(trained.params.get("nprobe", index.nprobe))
+    return VectorIndex(index, trained.kind, trained.dim, dict(trained.params), ivfdata)
+
+
+def _to_memory(index: Any) -> None:
+    """Copy an index's on-disk inverted lists into memory (writable, saved in one file)."""
     import faiss
 
+    disk = faiss.downcast_InvertedLists(index.invlists)
+    mem = faiss.ArrayInvertedLists(disk.nlist, disk.code_size)
+    for lst in range(disk.nlist):
+        size = disk.list_size(lst)
+        if size:
+            ids, codes = disk.get_ids(lst), disk.get_codes(lst)
+            mem.add_entries(lst, size, ids, codes)
+            disk.release_ids(lst, ids)
+            disk.release_codes(lst, codes)
+    index.replace_invlists(mem, True)
+    mem.this.disown()
+
+
+def _read_ondisk(path: Path, ondisk: Path) -> Any:
+    """An index whose lists live in ``ondisk`` (the folder may have moved since it was
+    written: FAISS stores the list file's absolute path)."""
+    import faiss
+
+    try:
+        index = faiss.read_index(str(path), faiss.IO_FLAG_READ_ONLY)
+        if faiss.downcast_InvertedLists(index.invlists).filename == str(ondisk):
+            return index
+    except RuntimeError:
+        pass
+    with _quiet_stdout():
+        flags = faiss.IO_FLAG_READ_ONLY | faiss.IO_FLAG_ONDISK_SAME_DIR
+        return faiss.read_index(str(path), flags)
+
+
+def read_index(
+    path: Path, kind: str, dim: int, params: dict, *, mmap: bool, ondisk: Path | None = None
+) -> VectorIndex:
+    """Read a FAISS file; IVF and flat kinds are memory-mapped (read-only) when ``mmap``
+    (a flat file is then searched in place: a fresh process skips copying it into memory).
+    ``ondisk``: the index's lists live in that ``.ivfdata`` file (a merged on-disk index),
+    memory-mapped for search, copied into memory when not ``mmap`` (to be updated)."""
+    import faiss
+
+    if ondisk is not None:
+        index = _read_ondisk(path, ondisk)
+        index.nprobe = int(params.get("nprobe", index.nprobe))
+        if not mmap:
+            _to_memory(index)
+        return VectorIndex(index, kind, dim, dict(params), ondisk if mmap else None)
     flags = 0
     if mmap and kind in IVF_KINDS:
         flags = faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY

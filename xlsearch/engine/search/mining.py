@@ -92,16 +92,35 @@ def mine_vectors(
     threshold: float | None = None,
     batch: int = 8192,
     exact: bool = True,
+    cluster: str | None = None,
+    shard: int | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> list[MinedPair]:
-    """Mine pairs between rows of ``x`` and ``y``; best first; ``score >= threshold`` kept."""
+    """Mine pairs between rows of ``x`` and ``y``; best first; ``score >= threshold`` kept.
+
+    ``cluster`` (a Ray address): both k-NN searches run as exact k-NN per shard pair
+    (``shard`` rows a side) on the cluster, merged into global neighbour lists here, so
+    the margins (hence the pairs) are those of one machine's exact search."""
     margins.check(margin, retrieval)
     if len(x) == 0 or len(y) == 0:
         return []
-    kw = {"batch": batch, "exact": exact, "on_progress": on_progress, "cancel": cancel}
-    x2y_sim, x2y_ind = knn(x, y, k, stage="mine fwd", **kw)
-    y2x_sim, y2x_ind = knn(y, x, k, stage="mine bwd", **kw)
+    if cluster:
+        from xlsearch.engine.index.cluster import MINE_SHARD, knn_on_cluster
+
+        rows = shard or MINE_SHARD
+        x2y_sim, x2y_ind = knn_on_cluster(
+            x, y, k, address=cluster, shard=rows, stage="mine fwd",
+            on_progress=on_progress, cancel=cancel,
+        )  # fmt: skip
+        y2x_sim, y2x_ind = knn_on_cluster(
+            y, x, k, address=cluster, shard=rows, stage="mine bwd",
+            on_progress=on_progress, cancel=cancel,
+        )  # fmt: skip
+    else:
+        kw = {"batch": batch, "exact": exact, "on_progress": on_progress, "cancel": cancel}
+        x2y_sim, x2y_ind = knn(x, y, k, stage="mine fwd", **kw)
+        y2x_sim, y2x_ind = knn(y, x, k, stage="mine bwd", **kw)
     # the k-NN similarity is exactly cos(x_i, y_j) for a flat index
     c = margins.select(x2y_sim, x2y_ind, y2x_sim, y2x_ind, margin=margin, retrieval=retrieval)
     keep = np.ones(len(c.score), bool) if threshold is None else c.score >= threshold
@@ -136,6 +155,7 @@ def mine_store(
     threshold: float | None = DEFAULT_THRESHOLD,
     exact: bool = True,
     cluster: str | None = None,
+    shard: int | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> MinedBitext:
@@ -144,7 +164,8 @@ def mine_store(
     Vectors come from the store's vector cache (embedding only texts not cached yet);
     identical texts are mined once. ``exact=False`` uses IVF k-NN for sides over 50k.
     ``cluster`` (``local``, ``auto`` or a Ray address): uncached texts of the collection(s)
-    are first encoded on a Ray cluster (same vectors, hence the same pairs).
+    are first encoded on a Ray cluster (same vectors), then the k-NN of both sides runs
+    per shard pair (``shard`` rows a side) on it with the global margin (the same pairs).
     """
     from xlsearch.engine.index.cache import ensure_vectors, model_key, segment_rows
 
@@ -182,6 +203,8 @@ def mine_store(
         retrieval=retrieval,
         threshold=threshold,
         exact=exact,
+        cluster=cluster,
+        shard=shard,
         on_progress=on_progress,
         cancel=cancel,
     )

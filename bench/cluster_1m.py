@@ -1,0 +1,186 @@
+"""1M sentences indexed in one process vs on a local Ray cluster, with the SQLite store's
+figures at that size.
+
+The sentences: both sides of every pair in ``train/`` and ``train-extra/`` in file order,
+repeated from the start until ``--sentences`` segments (a real corpus repeats sentences too:
+each distinct text is encoded once, every segment gets its own vector in the index).
+Each build starts from an empty vector cache and builds the ``auto`` kind (IVF at 1M):
+(a) one process, (b) ``cluster="local"``: encoding and the IVF's inverted lists filled on
+the Ray workers, merged into one on-disk ``.ivfdata`` file. Then recall@10 of the merged
+on-disk index against exact search, and the store: size, insert rate, lookups by id.
+
+    nice -n 10 .venv/bin/python bench/cluster_1m.py [--sentences 1000000] [--order single,cluster]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gzip
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+from _data import data_dir, machine  # noqa: E402
+
+
+def read_sides(n: int) -> list[str]:
+    """``n`` sentences: both sides of train/ and train-extra/ pairs, repeated to reach n."""
+    files = sorted((data_dir() / "train").glob("*.tsv.gz"))
+    files += sorted((data_dir() / "train-extra").glob("*.tsv.gz"))
+    out: list[str] = []
+    for f in files:
+        with gzip.open(f, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                out.extend(c.strip() for c in line.rstrip("\n").split("\t")[:2] if c.strip())
+    base = len(out)
+    while len(out) < n:
+        out.extend(out[: min(base, n - len(out))])
+    return out[:n]
+
+
+def fill(store: object, texts: list[str], chunk: int = 50_000) -> float:
+    """One document holding ``texts`` as segments, in transactions of ``chunk`` rows;
+    returns the insert rate (segments/s)."""
+    conn = store.conn  # type: ignore[attr-defined]
+    t = time.perf_counter()
+    with store.transaction():  # type: ignore[attr-defined]
+        cid = store.ensure_collection("big")  # type: ignore[attr-defined]
+        doc = conn.execute(
+            "INSERT INTO documents (collection_id, path, format, sha256, imported_at, "
+            "segment_count, languages) VALUES (?,?,?,?,?,?,?)",
+            (cid, "big.txt", "test", "0" * 64, "2026-11-27T00:00:00", len(texts), "{}"),
+        ).lastrowid
+    for start in range(0, len(texts), chunk):
+        with store.transaction():  # type: ignore[attr-defined]
+            conn.executemany(
+                "INSERT INTO segments (document_id, position, lang, text, text_hash, tu_id, "
+                "meta) VALUES (?,?,?,?,?,?,?)",
+                [
+                    (doc, i, "xx", t, hashlib.sha256(t.encode()).hexdigest(), f"big#{i}", "{}")
+                    for i, t in enumerate(texts[start : start + chunk], start)
+                ],
+            )
+    with store.transaction():  # type: ignore[attr-defined]
+        conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
+    return len(texts) / (time.perf_counter() - t)
+
+
+def load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sentences", type=int, default=1_000_000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--shard", type=int, default=20_000)
+    ap.add_argument("--order", default="single,cluster")
+    ap.add_argument("--model", default=str(HERE.parent / "assets/models/multilingual"))
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args()
+    os.environ["XLSEARCH_HOME"] = tempfile.mkdtemp(prefix="xlsearch-bench-1m-")
+    import numpy as np
+    import ray
+
+    from xlsearch.engine.index.cache import ensure_vectors, model_key
+    from xlsearch.engine.index.manager import build_index, open_index
+    from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.engine.store import Store
+
+    texts = read_sides(args.sentences)
+    enc = load_encoder(args.model)
+    out: dict[str, object] = {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": machine() + " (busy machine, shared with other agents)",
+        "model": Path(args.model).name,
+        "dim": int(enc.dim),
+        "sentences": len(texts),
+        "distinct": len(set(texts)),
+        "workers": args.workers,
+        "shard": args.shard,
+        "command": "bench/cluster_1m.py " + " ".join(sys.argv[1:]),
+    }
+    print(json.dumps(out), flush=True)
+    with Store() as store:
+        out["sqlite_insert_per_s"] = round(fill(store, texts))
+        db = store.db
+
+        def empty_cache() -> None:
+            with store.transaction() as conn:
+                conn.execute("DELETE FROM embeddings")
+
+        runs: dict[str, object] = {}
+        for what in args.order.split(","):
+            empty_cache()
+            run: dict[str, object] = {"load_before": load()}
+            t = time.perf_counter()
+            if what == "cluster" and not ray.is_initialized():
+                ray.init(
+                    address="local", num_cpus=args.workers, include_dashboard=False,
+                    log_to_driver=False, _node_ip_address="127.0.0.1",
+                )  # fmt: skip
+                run["ray_start_s"] = round(time.perf_counter() - t, 2)
+            t = time.perf_counter()
+            oi = build_index(
+                store, enc, "big", rebuild=True, shard=args.shard,
+                cluster="local" if what == "cluster" else None,
+            )  # fmt: skip
+            run["s"] = round(time.perf_counter() - t, 2)
+            run["load_after"] = load()
+            run["kind"] = oi.vi.kind
+            run["params"] = {k: oi.vi.params.get(k) for k in ("nlist", "nprobe")}
+            run["ondisk"] = oi.meta.get("ivfdata") is not None
+            run["index_bytes"] = sum(f.stat().st_size for f in oi.folder.iterdir() if f.is_file())
+            runs[f"{what}-{len(runs)}"] = run
+            print(what, json.dumps(run), flush=True)
+        out["runs"] = runs
+        if ray.is_initialized():
+            ray.shutdown()
+        # recall@10 of the (last built) index against exact search over every vector
+        key = model_key(enc)
+        opened = open_index(store, enc, "big")
+        ids = opened.keys["id"]
+        t = time.perf_counter()
+        allv = ensure_vectors(db, enc, key, ids)
+        out["read_all_vectors_s"] = round(time.perf_counter() - t, 2)
+        rng = np.random.default_rng(7)
+        qtexts = [texts[i] for i in rng.choice(len(texts), size=200, replace=False)]
+        q = np.asarray(enc.encode(qtexts), np.float32)
+        exact = np.sort(q @ allv.T, axis=1)[:, -10:]  # the 10 best scores per query
+        got, _ = opened.vi.search(q, 10)
+        # IVF-Flat scores are exact inner products: a hit is a true top-10 (ties count)
+        hits = (got >= exact[:, :1] - 1e-5).sum(axis=1)
+        out["recall_at_10"] = round(float(np.mean(np.minimum(hits, 10) / 10)), 4)
+        out["recall_index"] = {"ondisk": opened.vi.ondisk is not None, **opened.vi.params}
+        # the store at this size
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        out["store_bytes"] = pages * db.execute("PRAGMA page_size").fetchone()[0]
+        out["store_bytes_per_segment"] = round(out["store_bytes"] / len(texts))  # type: ignore[operator]
+        pick = [int(i) for i in rng.choice(ids, size=20_000, replace=False)]
+        t = time.perf_counter()
+        for i in pick:
+            db.execute("SELECT text, text_hash FROM segments WHERE id = ?", [i]).fetchone()
+        out["lookup_by_id_us"] = round((time.perf_counter() - t) / len(pick) * 1e6, 1)
+        t = time.perf_counter()
+        for i in pick[:5000]:
+            db.execute(
+                "SELECT e.vector FROM segments s JOIN embeddings e ON e.model_id = ? AND "
+                "e.text_hash = s.text_hash WHERE s.id = ?", [key, i],
+            ).fetchone()  # fmt: skip
+        out["vector_by_id_us"] = round((time.perf_counter() - t) / 5000 * 1e6, 1)
+    out["load_end"] = load()
+    print(json.dumps(out, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
