@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -12,6 +14,8 @@ from xlsearch.engine.progress import CancelToken, ProgressCallback, no_progress
 from xlsearch.engine.qa.semantic import Calibration
 from xlsearch.engine.qa.units import Flag, QaUnit
 
+MIN_LEXICON_UNITS = 40
+"""Fewer translated units than this teach no word translations: no lexical flags."""
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
@@ -80,6 +84,100 @@ def consistency_flags(
     return flags
 
 
+MISPLACED_ODDS = math.log(100.0)
+"""A target is flagged as another unit's when the file's own word translations make its
+source at least this much less likely (natural log: 100 to 1) than any target ..."""
+OTHER_UNIT_ODDS = 10.0
+"""... or make it somewhat unlikely (``ODD_PAIR``) and another unit's source at least this
+much likelier than its own."""
+ODD_PAIR = -1.0
+
+
+def _word_of(text: str, stem: str) -> str:
+    from xlsearch.engine.qa.lexicon import source_tokens
+
+    for w in re.findall(r"[^\W\d_]+", text.replace("_", "").replace("&", "")):
+        if source_tokens(w) == frozenset({stem}):
+            return w
+    return stem
+
+
+def lexical_flags(
+    units: Sequence[QaUnit], skip: Sequence[bool], flagged: set[str] | None = None
+) -> list[Flag]:
+    """Targets that do not translate their source by the file's own word translations
+    (``lexicon``): the words the file always translates one way are missing, or another
+    unit's source fits the target far better (a target pasted from another unit)."""
+    from xlsearch.engine.qa.lexicon import (
+        Lexicon,
+        misplaced,
+        missing_partners,
+        source_tokens,
+        target_tokens,
+    )
+
+    flagged = flagged or set()
+    if len(units) < MIN_LEXICON_UNITS:
+        return []
+    sources = [source_tokens(u.source) for u in units]
+    targets = [target_tokens(u.target) for u in units]
+    usable = [
+        not skip[i] and bool(u.target.strip()) and u.target.strip() != u.source.strip()
+        for i, u in enumerate(units)
+    ]
+    lex = Lexicon.learn((s, t) for s, t, ok in zip(sources, targets, usable, strict=True) if ok)
+    rows = [i for i in range(len(units)) if usable[i] and units[i].key not in flagged]
+    first = {i: lex.score(sources[i], targets[i], own=True) for i in rows}
+    scored = misplaced(sources, targets, lex, [i for i in rows if first[i] < ODD_PAIR])
+    flags: list[Flag] = []
+    for i, (own, other, who) in scored.items():
+        if own >= -MISPLACED_ODDS and not (other - own >= OTHER_UNIT_ODDS):
+            continue
+        u = units[i]
+        lacks = missing_partners(lex, sources[i], targets[i])
+        why = (
+            f"no {lacks[0][1]!r}, which this file uses for {_word_of(u.source, lacks[0][0])!r}"
+            if lacks
+            else "its words are not how this file translates the source's"
+        )
+        if who >= 0 and other - own >= OTHER_UNIT_ODDS:
+            why += f"; it fits the source {units[who].source!r} better"
+        flags.append(
+            Flag(
+                u.file, u.key, u.source, u.target, "mistranslation", "warning",
+                f"the target does not translate the source ({why})",
+                line=u.line, score=round(own, 2),
+            )
+        )  # fmt: skip
+    return flags
+
+
+def _runs_of_copies(units: Sequence[QaUnit], flags: list[Flag]) -> list[Flag]:
+    """A short copied source between two other copied sources (a list of program names, key
+    names) is a note, not a warning: a slip is a copy among translated units. Copies of words the
+    file translates elsewhere stay warnings."""
+    copied = [bool(u.target.strip()) and u.target.strip() == u.source.strip() for u in units]
+    pos = {u.key: i for i, u in enumerate(units)}
+    out = []
+    for f in flags:
+        i = pos.get(f.key, -1)
+        if (
+            f.kind == "untranslated"
+            and f.severity == "warning"
+            and "translates" not in f.message
+            and i >= 0
+            and len(re.findall(r"[^\W\d_]+", f.source)) <= 3
+            and (i == 0 or copied[i - 1])
+            and (i + 1 == len(units) or copied[i + 1])
+        ):
+            f = dataclasses.replace(
+                f, severity="info", message="the target is the source, like its neighbours' "
+                "(names kept as written?)"
+            )  # fmt: skip
+        out.append(f)
+    return out
+
+
 def check_units(
     units: Sequence[QaUnit],
     src: str,
@@ -130,6 +228,7 @@ def check_units(
                     line=u.line,
                 )
             )  # fmt: skip
+    flags = _runs_of_copies(units, flags)
     if cancel is not None:
         cancel.raise_if_cancelled()
     flags.extend(consistency_flags(units, marker, memory))
@@ -138,6 +237,7 @@ def check_units(
     no_text = {f.key for f in flags if f.kind in ("empty", "untranslated")}
     no_text |= {f.key for f in lang_flags}
     skip = [u.key in no_text or is_credits(u.source) for u in units]
+    flags.extend(lexical_flags(units, skip, flagged={f.key for f in flags if f.severity != "info"}))
     from xlsearch.engine.qa.semantic import length_flags
 
     flags.extend(length_flags(units, skip, flagged={f.key for f in flags if f.severity != "info"}))

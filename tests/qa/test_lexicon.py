@@ -1,0 +1,66 @@
+"""Targets that do not translate their source, found by the file's own word translations
+(no model): a target pasted from another unit, and copies in a list of names."""
+
+from __future__ import annotations
+
+from xlsearch.engine.qa import QaUnit, check_units
+
+VERBS = [
+    ("Open", "öffnen"), ("Close", "schließen"), ("Delete", "löschen"), ("Rename", "umbenennen"),
+    ("Copy", "kopieren"), ("Move", "verschieben"), ("Save", "speichern"), ("Print", "drucken"),
+]  # fmt: skip
+THINGS = [
+    ("file", "die Datei"), ("folder", "den Ordner"), ("window", "das Fenster"),
+    ("document", "das Dokument"), ("image", "das Bild"), ("tab", "den Reiter"),
+]  # fmt: skip
+
+
+def _catalogue() -> list[tuple[str, str]]:
+    """Tooltips of a German file manager catalogue: "Open the selected file" →
+    "Die ausgewählte Datei öffnen"."""
+    pairs = []
+    for verb, verb_de in VERBS:
+        for thing, thing_de in THINGS:
+            article, noun = thing_de.split()
+            adjective = {"die": "ausgewählte", "den": "ausgewählten", "das": "ausgewählte"}
+            pairs.append(
+                (
+                    f"{verb} the selected {thing}",
+                    f"{article.title()} {adjective[article]} {noun} {verb_de}",
+                )
+            )
+    return pairs
+
+
+def _units(pairs: list[tuple[str, str]]) -> list[QaUnit]:
+    return [QaUnit("de.po", f"u{n}", s, t, line=n) for n, (s, t) in enumerate(pairs)]
+
+
+def test_swapped_targets_are_flagged_by_the_files_own_word_translations() -> None:
+    pairs = _catalogue()
+    a = pairs.index(("Print the selected image", "Das ausgewählte Bild drucken"))
+    b = pairs.index(("Rename the selected tab", "Den ausgewählten Reiter umbenennen"))
+    pairs[a], pairs[b] = (pairs[a][0], pairs[b][1]), (pairs[b][0], pairs[a][1])
+    flags, _ = check_units(_units(pairs), "en", "de")
+    wrong = {f.source for f in flags if f.kind == "mistranslation"}
+    assert wrong == {"Print the selected image", "Rename the selected tab"}
+    message = next(f.message for f in flags if f.source == "Print the selected image")
+    assert "drucken" in message or "bild" in message.lower()
+    assert all(f.severity in ("info", "warning") for f in flags)
+
+
+def test_a_copy_in_a_list_of_names_is_a_note_and_a_lone_copy_a_warning() -> None:
+    pairs = _catalogue()[:40] + [
+        ("Preferred Terminal Emulator", "Bevorzugter Terminal-Emulator"),
+        ("aterm", "aterm"),
+        ("kitty", "kitty"),
+        ("Sakura", "Sakura"),
+        ("urxvt", "urxvt"),
+        ("Show the toolbar", "Werkzeugleiste anzeigen"),
+        ("Hide the menubar", "Hide the menubar"),  # left in English
+        ("Show the statusbar", "Statusleiste anzeigen"),
+    ]
+    flags, _ = check_units(_units(pairs), "en", "de")
+    severity = {f.source: f.severity for f in flags if f.kind == "untranslated"}
+    assert severity["Hide the menubar"] == "warning"
+    assert severity["kitty"] == "info" and severity["Sakura"] == "info"

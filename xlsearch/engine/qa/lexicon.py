@@ -1,0 +1,190 @@
+"""What a file's own translations teach about its words, and targets that contradict it.
+
+A target pasted from another unit says something else than its source, and on short UI
+strings a multilingual model can hardly tell (``Open`` and ``Open With`` are near
+neighbours). The file itself can: the words it always translates one way (*file* →
+*Datei*, *always* → *immer*) are learnt from its own pairs (co-occurrence over units, each
+word's best partner by the Dice coefficient, crude stems so that *Datei* and *Dateien* are
+one word; two-character pieces of Chinese and Japanese, the first two syllables of a Korean
+word). A pair is scored as a naive-Bayes log-likelihood ratio: each source word with a
+partner the file uses in at least ``MIN_SHARE`` of its units is evidence for the pair when
+the partner is in the target (the chance of that: the file's share; against: how often the
+partner appears in any target) and against it when it is missing; the same from the
+target's words back to the source. The unit's own pair is left out of the counts when it is
+scored (leave-one-out), so a misplaced target cannot vouch for itself.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+STEM = 5
+"""Letters kept of a word (a crude stem: ``Dateien`` and ``Datei`` are one word)."""
+MIN_PAIRS = 2
+"""A word and its partner must share at least this many units."""
+MIN_DICE = 0.3
+"""A word's partner must have at least this Dice coefficient (pieces of CJK text that
+straddle two words pair with anything)."""
+MIN_SHARE = 0.5
+"""A partner counts as evidence when at least this share of the word's units have it."""
+BACK_WEIGHT = 0.5
+"""Weight of the target-to-source direction (it repeats much of the other's evidence)."""
+MAX_COMPETITORS = 30
+"""Other units a target is compared with (those sharing most of its partner words)."""
+STOPWORDS = frozenset(
+    "a an the of to in on at for from by with and or not no is are be been was were it its "
+    "this that these those as if then than into do does can will would should may you your "
+    "we our they their all any some each there here which what when where who how".split()
+)
+_WORD = re.compile(r"[^\W\d_]+")
+_CODES = re.compile(r"<[^<>]*>|%\S|\{[^{}]*\}|&\w+;")
+_MNEMONIC = re.compile(r"\(\s*[_&~][^\W_]\)|[_&~](?=[^\W_])")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+
+
+def source_tokens(text: str) -> frozenset[str]:
+    """The source's content words, stemmed."""
+    text = _CODES.sub(" ", _MNEMONIC.sub("", text))
+    return frozenset(
+        w.casefold()[:STEM]
+        for w in _WORD.findall(text)
+        if len(w) > 1 and w.casefold() not in STOPWORDS
+    )
+
+
+def target_tokens(text: str) -> frozenset[str]:
+    """The target's words, stemmed; pieces of two characters of a text written without
+    spaces; the first two syllables of a Korean word."""
+    text = _CODES.sub(" ", _MNEMONIC.sub("", text))
+    out: set[str] = set()
+    for w in _WORD.findall(text):
+        if _HANGUL.search(w):
+            out.add(w[:2])
+        elif _WIDE.search(w):
+            out.update(w[i : i + 2] for i in range(len(w) - 1)) if len(w) > 1 else out.add(w)
+        elif len(w) > 1:
+            out.add(w.casefold()[:STEM])
+    return frozenset(out)
+
+
+@dataclass
+class Lexicon:
+    """Word partners learnt from (source, target) pairs, with the counts behind them."""
+
+    pairs: int = 0
+    source_count: Counter[str] = field(default_factory=Counter)
+    target_count: Counter[str] = field(default_factory=Counter)
+    forward: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """source word → (its best target partner, units with both)."""
+    backward: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """target word → (its best source partner, units with both)."""
+
+    @classmethod
+    def learn(cls, pairs: Iterable[tuple[frozenset[str], frozenset[str]]]) -> Lexicon:
+        """From tokenised pairs (``source_tokens``, ``target_tokens``)."""
+        lex = cls()
+        both: Counter[tuple[str, str]] = Counter()
+        for s, t in pairs:
+            if not s or not t:
+                continue
+            lex.pairs += 1
+            lex.source_count.update(s)
+            lex.target_count.update(t)
+            both.update((a, b) for a in s for b in t)
+        best_f: dict[str, tuple[float, str, int]] = {}
+        best_b: dict[str, tuple[float, str, int]] = {}
+        for (a, b), n in both.items():
+            if n < MIN_PAIRS:
+                continue
+            dice = 2.0 * n / (lex.source_count[a] + lex.target_count[b])
+            if dice > best_f.get(a, (0.0, "", 0))[0]:
+                best_f[a] = (dice, b, n)
+            if dice > best_b.get(b, (0.0, "", 0))[0]:
+                best_b[b] = (dice, a, n)
+        lex.forward = {a: (b, n) for a, (d, b, n) in best_f.items() if d >= MIN_DICE}
+        lex.backward = {b: (a, n) for b, (d, a, n) in best_b.items() if d >= MIN_DICE}
+        return lex
+
+    def _evidence(self, has: bool, n_word: int, n_both: int, n_partner: int) -> float:
+        if n_word < MIN_PAIRS:
+            return 0.0
+        p = min((n_both + 0.5) / (n_word + 1), 0.999)
+        if p < MIN_SHARE:
+            return 0.0
+        q = min((n_partner + 0.5) / (self.pairs + 1), 0.999)
+        return math.log(p / q) if has else math.log((1 - p) / (1 - q))
+
+    def score(self, s: frozenset[str], t: frozenset[str], own: bool = False) -> float:
+        """Log-likelihood ratio that ``t`` translates ``s`` rather than being any target;
+        ``own``: the pair is one of those learnt (left out of the counts)."""
+        loo = 1 if own and s and t else 0  # a pair without words was not learnt
+        total = 0.0
+        for a in s:
+            got = self.forward.get(a)
+            if got is None:
+                continue
+            b, n = got
+            has = b in t
+            drop = loo if has else 0
+            total += self._evidence(
+                has, self.source_count[a] - loo, n - drop, self.target_count[b] - drop
+            )
+        for b in t:
+            got = self.backward.get(b)
+            if got is None:
+                continue
+            a, n = got
+            has = a in s
+            drop = loo if has else 0
+            total += BACK_WEIGHT * self._evidence(
+                has, self.target_count[b] - loo, n - drop, self.source_count[a] - drop
+            )
+        return total
+
+
+def misplaced(
+    sources: Sequence[frozenset[str]],
+    targets: Sequence[frozenset[str]],
+    lex: Lexicon,
+    rows: Iterable[int],
+) -> dict[int, tuple[float, float, int]]:
+    """For each unit in ``rows``: its own pair's score, the best score its target gets with
+    another unit's source (not the same words), and that unit (-1: none)."""
+    by_word: dict[str, list[int]] = defaultdict(list)
+    for j, s in enumerate(sources):
+        for a in s:
+            by_word[a].append(j)
+    out: dict[int, tuple[float, float, int]] = {}
+    for i in rows:
+        own = lex.score(sources[i], targets[i], own=True)
+        hits: Counter[int] = Counter()
+        for b in targets[i]:
+            got = lex.backward.get(b)
+            if got is not None and len(by_word[got[0]]) <= 50 * MAX_COMPETITORS:
+                hits.update(by_word[got[0]])
+        best, who = -math.inf, -1
+        for j, _ in hits.most_common(MAX_COMPETITORS + 1):
+            if j == i or sources[j] == sources[i]:
+                continue
+            sc = lex.score(sources[j], targets[i])
+            if sc > best:
+                best, who = sc, j
+        out[i] = (own, best, who)
+    return out
+
+
+def missing_partners(lex: Lexicon, s: frozenset[str], t: frozenset[str]) -> list[tuple[str, str]]:
+    """The source words whose partner (the file's usual translation) the target lacks."""
+    out = []
+    for a in sorted(s):
+        got = lex.forward.get(a)
+        if got is None or got[0] in t:
+            continue
+        if lex._evidence(False, lex.source_count[a], got[1], lex.target_count[got[0]]) < 0:
+            out.append((a, got[0]))
+    return out
