@@ -123,11 +123,9 @@ def test_mining_on_the_cluster_gives_the_same_pairs(
             conn.execute("DELETE FROM embeddings")
         one = mine_store(store, enc, "en", "de", collection="web", threshold=None)
     assert len(one.pairs) > 100
-    assert [(p["src_id"], p["tgt_id"]) for p in dist.pairs] == [
-        (p["src_id"], p["tgt_id"]) for p in one.pairs
-    ]
+    assert [(p.src_id, p.tgt_id) for p in dist.pairs] == [(p.src_id, p.tgt_id) for p in one.pairs]
     np.testing.assert_allclose(
-        [p["score"] for p in dist.pairs], [p["score"] for p in one.pairs], atol=1e-6
+        [p.score for p in dist.pairs], [p.score for p in one.pairs], atol=1e-6
     )
 
 

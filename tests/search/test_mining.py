@@ -168,7 +168,7 @@ def test_mine_store_and_export_tmx_tsv(tmp_path: Path) -> None:
         add_document(store, "tm", "n.txt", random_units(40, seed=5, langs=("de",)))
         res = mine_store(store, enc, "en", "de", collection="tm", threshold=1.0)
         assert res.stats["src"] == 4  # duplicates removed
-        got = {(p["src_text"], p["tgt_text"]) for p in res.pairs}
+        got = {(p.src_text, p.tgt_text) for p in res.pairs}
         assert {(u["en"], u["de"]) for u in units} <= got
         tsv = write_pairs(res.pairs, tmp_path / "pairs.tsv", "en", "de")
         rows = [line.split("\t") for line in tsv.read_text(encoding="utf-8").splitlines()]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
+from xlsearch.engine.search.pairs import MinedPair as MinedPair
 from xlsearch.service.types import (
     DocumentAnalysis,
     InlineCodes,
@@ -323,18 +324,6 @@ class AlignmentSaved:
             r = self.imported
             parts.append(f"{r.segments:,} segments in collection {collection!r} ({r.status})")
         return "; ".join(parts)
-
-
-@dataclass(frozen=True)
-class MinedPair:
-    src_id: int
-    tgt_id: int
-    src_text: str
-    tgt_text: str
-    src_lang: str
-    tgt_lang: str
-    score: float
-    """The margin score (ratio margin, Artetxe & Schwenk 2019)."""
 
 
 class EngineAPI(Protocol):

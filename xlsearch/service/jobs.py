@@ -324,18 +324,7 @@ class JobsMixin:
                 cancel=cancel,
             )
         self.mined: JSONDict = dict(mined.stats)
-        return [
-            MinedPair(
-                p["src_id"],
-                p["tgt_id"],
-                p["src_text"],
-                p["tgt_text"],
-                p.get("src_lang", src),
-                p.get("tgt_lang", tgt),
-                float(p["score"]),
-            )
-            for p in mined.pairs
-        ]
+        return list(mined.pairs)
 
     def align(
         self,

@@ -19,14 +19,15 @@ from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 from xlsearch.engine.search import DEFAULT_THRESHOLD
 from xlsearch.engine.search import margin as margins
+from xlsearch.engine.search.pairs import MinedPair
 
 ANN_MIN = 50_000
 """With ``exact=False``, sides larger than this are searched with an IVF index."""
 
 
 @dataclass(frozen=True)
-class MinedPair:
-    """One mined pair: margin score and row numbers into the source / target arrays."""
+class MarginPair:
+    """Two rows, of the source and the target arrays, paired by margin score."""
 
     score: float
     src: int
@@ -96,7 +97,7 @@ def mine_vectors(
     shard: int | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
-) -> list[MinedPair]:
+) -> list[MarginPair]:
     """Mine pairs between rows of ``x`` and ``y``; best first; ``score >= threshold`` kept.
 
     ``cluster`` (a Ray address): both k-NN searches run as exact k-NN per shard pair
@@ -125,7 +126,7 @@ def mine_vectors(
     c = margins.select(x2y_sim, x2y_ind, y2x_sim, y2x_ind, margin=margin, retrieval=retrieval)
     keep = np.ones(len(c.score), bool) if threshold is None else c.score >= threshold
     return [
-        MinedPair(float(c.score[i]), int(c.src[i]), int(c.tgt[i]), float(c.cosine[i]))
+        MarginPair(float(c.score[i]), int(c.src[i]), int(c.tgt[i]), float(c.cosine[i]))
         for i in np.flatnonzero(keep)
     ]
 
@@ -136,8 +137,7 @@ class MinedBitext:
 
     src_lang: str
     tgt_lang: str
-    pairs: list[dict[str, Any]] = field(default_factory=list)
-    """Each: score, cosine, src_id, tgt_id, src_text, tgt_text."""
+    pairs: list[MinedPair] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
 
 
@@ -219,17 +219,17 @@ def mine_store(
     for p in pairs:
         sid, tid = int(sids[p.src]), int(tids[p.tgt])
         out.pairs.append(
-            {
-                "score": p.score,
-                "cosine": p.cosine,
-                "src_id": sid,
-                "tgt_id": tid,
-                "src_text": texts.get(sid, ""),
-                "tgt_text": texts.get(tid, ""),
+            MinedPair(
+                sid,
+                tid,
+                texts.get(sid, ""),
+                texts.get(tid, ""),
                 # the segments' own tags (``src_lang`` en selects en-GB and en-US alike)
-                "src_lang": segs[sid]["lang"] if sid in segs else src_lang,
-                "tgt_lang": segs[tid]["lang"] if tid in segs else tgt_lang,
-            }
+                segs[sid]["lang"] if sid in segs else src_lang,
+                segs[tid]["lang"] if tid in segs else tgt_lang,
+                p.score,
+                p.cosine,
+            )
         )
     out.stats = {
         "src": len(sids),
@@ -245,7 +245,7 @@ def mine_store(
 
 
 def write_pairs(
-    pairs: Sequence[tuple[str, str]] | Sequence[dict[str, Any]],
+    pairs: Sequence[tuple[str, str]] | Sequence[MinedPair],
     path: str | Path,
     src_lang: str,
     tgt_lang: str,
@@ -253,19 +253,13 @@ def write_pairs(
     """Write pairs as TMX 1.4 (``.tmx``), XLIFF 1.2 (``.xlf``) or TSV ``src<TAB>tgt`` (valid
     distillation input).
 
-    Pairs are ``(src, tgt)`` tuples or mined-pair dicts (their score goes into TMX ``x-score``).
+    Pairs are ``(src, tgt)`` tuples or mined pairs (their score goes into TMX ``x-score``).
     """
     from xlsearch.engine.export import writer as export
 
     rows = [
-        (
-            p["src_text"],
-            p["tgt_text"],
-            p["score"],
-            p.get("src_lang", src_lang),
-            p.get("tgt_lang", tgt_lang),
-        )
-        if isinstance(p, dict)
+        (p.src_text, p.tgt_text, p.score, p.src_lang, p.tgt_lang)
+        if isinstance(p, MinedPair)
         else tuple(p)
         for p in pairs
     ]
