@@ -64,3 +64,12 @@ def test_a_copy_in_a_list_of_names_is_a_note_and_a_lone_copy_a_warning() -> None
     severity = {f.source: f.severity for f in flags if f.kind == "untranslated"}
     assert severity["Hide the menubar"] == "warning"
     assert severity["kitty"] == "info" and severity["Sakura"] == "info"
+
+
+def test_a_target_that_lost_its_second_half_is_an_omission() -> None:
+    pairs = _catalogue()
+    pairs[0] = ("Open the selected file in a new window", "Die ausgewählte Datei in")
+    flags, _ = check_units(_units(pairs), "en", "de")
+    assert [(f.source, f.kind) for f in flags if f.severity != "info"] == [
+        ("Open the selected file in a new window", "omission")
+    ]

@@ -91,6 +91,12 @@ OTHER_UNIT_ODDS = 10.0
 """... or make it somewhat unlikely (``ODD_PAIR``) and another unit's source at least this
 much likelier than its own."""
 ODD_PAIR = -1.0
+SHORT_Z = -2.5
+"""A target this many robust standard deviations shorter than the file's translations of
+that length usually are ..."""
+LOST_ODDS = 2.0
+"""... that lacks the file's usual translations of source words worth this much evidence
+(natural log) has lost part of the source (an omission)."""
 
 
 def _word_of(text: str, stem: str) -> str:
@@ -111,10 +117,12 @@ def lexical_flags(
     from xlsearch.engine.qa.lexicon import (
         Lexicon,
         misplaced,
+        missing_evidence,
         missing_partners,
         source_tokens,
         target_tokens,
     )
+    from xlsearch.engine.qa.semantic import length_z
 
     flagged = flagged or set()
     if len(units) < MIN_LEXICON_UNITS:
@@ -147,6 +155,28 @@ def lexical_flags(
                 u.file, u.key, u.source, u.target, "mistranslation", "warning",
                 f"the target does not translate the source ({why})",
                 line=u.line, score=round(own, 2),
+            )
+        )  # fmt: skip
+    wrong = {f.key for f in flags}
+    z = length_z(units)
+    for i in rows:
+        if units[i].key in wrong or z[i] >= SHORT_Z:
+            continue
+        lost = missing_evidence(lex, sources[i], targets[i])
+        if lost >= -LOST_ODDS:
+            continue
+        u = units[i]
+        lacks = missing_partners(lex, sources[i], targets[i])
+        what = (
+            f"has no {lacks[0][1]!r}, which this file uses for {_word_of(u.source, lacks[0][0])!r}"
+            if lacks
+            else "lacks the file's usual translations of some source words"
+        )
+        flags.append(
+            Flag(
+                u.file, u.key, u.source, u.target, "omission", "warning",
+                f"the target is shorter than this file's translations usually are and {what}",
+                line=u.line, score=round(float(z[i]), 2),
             )
         )  # fmt: skip
     return flags

@@ -147,6 +147,22 @@ class Lexicon:
         return total
 
 
+def missing_evidence(lex: Lexicon, s: frozenset[str], t: frozenset[str]) -> float:
+    """The evidence (a log-likelihood ratio, ≤ 0) of the source words whose partner the
+    target lacks, the pair left out of the counts: what a dropped part of a target costs,
+    however well the rest translates."""
+    loo = 1 if s and t else 0
+    total = 0.0
+    for a in s:
+        got = lex.forward.get(a)
+        if got is None or got[0] in t:
+            continue
+        total += min(
+            0.0, lex._evidence(False, lex.source_count[a] - loo, got[1], lex.target_count[got[0]])
+        )
+    return total
+
+
 def misplaced(
     sources: Sequence[frozenset[str]],
     targets: Sequence[frozenset[str]],

@@ -206,6 +206,33 @@ LENGTH_MIN_LIMIT = 0.45
 length ratio, ×1.6) from the pair's usual ratio, however regular the file."""
 
 
+def length_z(units: Sequence[QaUnit]) -> np.ndarray:
+    """Per unit, how far its target's length is from what this file's translations of that
+    length usually are: the log length ratio's distance from the median in robust standard
+    deviations (median absolute deviation), measured per length band on the file itself."""
+    src = [_clean(u.source, "_") for u in units]
+    tgt = [_clean(u.target, "_") for u in units]
+    ls = np.array([len(s) for s in src], dtype=np.float64)
+    lt = np.array([len(t) for t in tgt], dtype=np.float64)
+    resid = np.log((lt + 4) / (ls + 4))
+    z = np.zeros(len(units))
+    if not len(units):
+        return z
+    whole = float(np.median(np.abs(resid - np.median(resid)))) * 1.4826
+    for lo, hi in ((0, 30), (30, 80), (80, 10**9)):
+        sel = (ls >= lo) & (ls < hi)
+        if not sel.any():
+            continue
+        band = resid[sel] if sel.sum() >= MIN_UNITS else resid
+        mad = (
+            float(np.median(np.abs(band - np.median(band)))) * 1.4826
+            if sel.sum() >= MIN_UNITS
+            else whole
+        )
+        z[sel] = (resid[sel] - np.median(band)) / max(mad, 0.05)
+    return z
+
+
 def length_flags(
     units: Sequence[QaUnit], skip: Sequence[bool], flagged: set[str] | None = None
 ) -> list[Flag]:
