@@ -146,4 +146,4 @@ def test_a_po_job_declaring_latin_1_but_holding_utf8_is_refused_not_translated_g
     with pytest.raises(DataError, match="not in the encoding it declares") as info:
         open_document(po)
     assert "“Ouvrir le lien dans une nouvelle _fenêtre” in utf-8" in str(info.value)
-    assert 'charset=UTF-8")' in str(info.value)
+    assert "--encoding utf-8" in str(info.value)  # as import says it

@@ -43,6 +43,11 @@ def register(sub: Any) -> None:
         "only where the whole unit has no good match (default); never = keep whole; always "
         "= split all",
     )
+    p.add_argument(
+        "--encoding",
+        help="the file's real encoding (any Python codec, e.g. cp1252) where its PO header "
+        "declares another (PO, text, HTML); default: declared, else detected",
+    )
     p.add_argument("--report", help="write the report as .md or .json")
     p.add_argument(
         "--out",
@@ -68,6 +73,25 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_analyze)
 
 
+def _refuse_overwriting_the_job(document: str, out: str) -> None:
+    """A ``ConfigError`` when ``out`` is the job itself: the translator's file would be
+    replaced by the pre-translated copy (msgmerge, too, writes over its input only when
+    asked with ``-U``)."""
+    from xlsearch.engine.errors import ConfigError
+
+    job, target = Path(document).expanduser(), Path(out).expanduser()
+    try:
+        same = target.exists() and job.exists() and target.samefile(job)
+    except OSError:
+        same = False
+    if same:
+        suffix = "".join(job.suffixes[-1:])
+        raise ConfigError(
+            f"{out} is the job itself: writing there would replace the file you translate",
+            hint=f"write to another file, e.g. --out {job.name.removesuffix(suffix)}.pre{suffix}",
+        )
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     """Analyse a document; optionally write the report and the pre-translated document."""
     from xlsearch.commands.progress import NoticeLines
@@ -90,19 +114,27 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     for out, example in ((args.out, "job.xlf"), (args.report, "report.md")):
         if out:
             require_output(out, example)  # a folder or a read-only place: now, not after
+            _refuse_overwriting_the_job(args.document, out)
     engine = LocalEngine(model=args.model)
     doc = engine.open_document(
-        args.document, args.src or "", args.tgt or "", args.format or "", args.segment
+        args.document,
+        args.src or "",
+        args.tgt or "",
+        args.format or "",
+        args.segment,
+        encoding=args.encoding or "",
     )
     if doc.language_notice:
         print(f"notice: {doc.language_notice}", file=sys.stderr)
     if args.out:
         doc.check_output(args.out)
     if args.out and not doc.tgt:  # else nothing is pre-translated and a copy is written
+        others = [t for t in engine.languages() if t.split("-")[0] != doc.src.split("-")[0]]
         raise ConfigError(
             f"{args.document}: the file does not say its target language, so there is "
             "nothing to pre-translate into",
-            hint="pass --tgt LANG (e.g. --tgt en)",
+            hint=f"pass --tgt LANG (e.g. --tgt {others[0] if others else 'fr'}"
+            + (f"; your memory has {', '.join(others[:6])})" if others else ")"),
         )
     engine.check_languages(args.collection, src=doc.src, tgt=doc.tgt)
     if not args.fuzzy_only:

@@ -787,13 +787,20 @@ class LocalEngine(JobsMixin):
         return found
 
     def open_document(
-        self, path: str, src: str = "", tgt: str = "", fmt: str = "", segment: str = "auto"
+        self,
+        path: str,
+        src: str = "",
+        tgt: str = "",
+        fmt: str = "",
+        segment: str = "auto",
+        encoding: str = "",
     ) -> TranslationDocument:
         """A document to translate (XLIFF, PO, text, DOCX; ``fmt`` default: by extension);
-        ``segment``: how units of several sentences open (``tm.documents.SEGMENT_MODES``)."""
+        ``segment``: how units of several sentences open (``tm.documents.SEGMENT_MODES``);
+        ``encoding``: the file's real encoding where its declaration is wrong."""
         from xlsearch.engine.tm.documents import open_document
 
-        return open_document(path, src or None, tgt or None, fmt or None, segment)
+        return open_document(path, src or None, tgt or None, fmt or None, segment, encoding or None)
 
     def language_notice(
         self,

@@ -327,7 +327,7 @@ def iter_lines(ctx: ReadContext) -> Iterator[tuple[int, str]]:
                         f"{ctx.path}:{number}", encoding, exc, raw, f" at column {exc.start + 1}"
                     ) from exc
                 if "\x00" in line:
-                    raise ctx.error("NUL byte: a binary file or a wrong encoding", line=number)
+                    raise ctx.error("looks like a binary file (NUL bytes), not text", line=number)
                 yield number, line.rstrip("\r\n")
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise ctx.error(f"cannot read (corrupt or truncated file?): {exc}") from exc

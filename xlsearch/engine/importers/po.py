@@ -28,22 +28,6 @@ UNCLOSED_HINT = (
 )
 
 
-def catalogue_text(raw: bytes) -> str | None:
-    """A catalogue's bytes as text: by its byte-order mark, UTF-16 without one, else the
-    header's charset (UTF-8 when none); None when that does not decode it."""
-    from xlsearch.engine.importers.encoding import from_bom, utf16_without_bom
-
-    encoding = from_bom(raw[:4]) or utf16_without_bom(raw[:4096])
-    if not encoding:
-        m = _CHARSET.search(raw[:8192])
-        name = m.group(1).decode("ascii") if m else "utf-8"
-        encoding = "utf-8" if name.upper() == "CHARSET" else name
-    try:
-        return raw.decode(encoding)
-    except (LookupError, UnicodeDecodeError):
-        return None
-
-
 def unclosed_string(text: str) -> int | None:
     """The first line whose quoted string does not end (a file cut short in the middle of a
     string: polib would store the text cut, its last character dropped), else None."""
@@ -88,6 +72,58 @@ def _decode(ctx: ReadContext) -> str:
         raise decode_error(f"{where}:{line}", encoding, exc, sample) from exc
 
 
+def read_catalogue(ctx: ReadContext) -> str:
+    """A catalogue's text as every read path takes it (import, analyze, the app): decoded
+    (``--encoding``, a BOM, the header's charset, UTF-8), and refused with one message per
+    fault: NUL bytes anywhere (a binary file), a declared charset that garbles the text —
+    header comments included, which a written-back job would carry garbled — and a string
+    not closed (a file cut short)."""
+    text = _decode(ctx)
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise ctx.error("looks like a binary file (NUL bytes), not text", line=line)
+    _refuse_garbled(ctx, text)
+    unclosed = unclosed_string(text)
+    if unclosed is not None:
+        raise ctx.error("a string is not closed", line=unclosed, hint=UNCLOSED_HINT)
+    return text
+
+
+def _refuse_garbled(ctx: ReadContext, text: str) -> None:
+    """A ``DataError`` naming the first line that reads as mojibake of another codec than
+    the one the file was decoded with (its declaration lies), with the fix (``--encoding``)."""
+    import codecs
+
+    from xlsearch.engine.importers.mojibake import MOJIBAKE_HINT, repaired, shown
+
+    used = codecs.lookup(ctx.decoded_as).name if ctx.decoded_as else None
+    for number, line in enumerate(text.splitlines(), 1):
+        fixed, real = repaired(line)
+        if real is None or used is None:
+            continue
+        try:
+            same = codecs.lookup(real).name == used
+        except LookupError:
+            same = False
+        if not same:
+            raise ctx.error(
+                f"read as {used}, the text comes out garbled ({shown(_text_of(line))} is "
+                f"{shown(_text_of(fixed))} in {real}): the file is not in the encoding it "
+                "declares",
+                line=number,
+                hint=MOJIBAKE_HINT.format(real=real),
+            )
+
+
+def _text_of(line: str) -> str:
+    """A catalogue line's text: a string's content, a comment's words."""
+    m = _STRING_LINE.match(line)
+    if m is not None:
+        return m.group(1).rstrip().removesuffix('"')
+    return line.lstrip("#~|.,: ").strip()
+
+
 def read_po(ctx: ReadContext) -> Iterator[Record]:
     """One unit per entry: ``msgid`` (source) and ``msgstr`` (target). Plural entries give one
     unit per plural form (form 0 pairs ``msgid``, the others ``msgid_plural``). ``msgctxt``
@@ -99,10 +135,7 @@ def read_po(ctx: ReadContext) -> Iterator[Record]:
     name's or the text's language for the msgstrs."""
     import polib
 
-    text = _decode(ctx)
-    unclosed = unclosed_string(text)
-    if unclosed is not None:
-        raise ctx.error("a string is not closed", line=unclosed, hint=UNCLOSED_HINT)
+    text = read_catalogue(ctx)
     try:
         catalogue = polib.pofile(text)
     except (OSError, ValueError) as exc:

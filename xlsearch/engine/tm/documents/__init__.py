@@ -22,10 +22,12 @@ def open_document(
     tgt: str | None = None,
     fmt: str | None = None,
     segment: str = "auto",
+    encoding: str | None = None,
 ) -> Document:
     """Read a document to translate. ``src``/``tgt`` override the file's languages (needed
     for text and DOCX, whose source language is otherwise detected). ``segment``: one of
-    ``SEGMENT_MODES`` (``auto`` and ``never`` keep XLIFF units and PO entries whole here)."""
+    ``SEGMENT_MODES`` (``auto`` and ``never`` keep XLIFF units and PO entries whole here).
+    ``encoding``: the file's real encoding when its declaration (or the guess) is wrong."""
     if segment not in SEGMENT_MODES:
         raise DataError(
             f"unknown segmentation {segment!r}; choose one of {', '.join(SEGMENT_MODES)}"
@@ -40,7 +42,7 @@ def open_document(
     from xlsearch.engine.importers.limits import check_file, check_segments
 
     check_file(p)
-    doc = formats.load(kind, p, src)
+    doc = formats.load(kind, p, src, encoding)
     check_segments(str(p), [s.source for s in doc.segments])
     _refuse_mojibake(p, doc)
     from xlsearch.engine.importers.base import normalize_lang

@@ -8,20 +8,29 @@ from typing import Any
 from xlsearch.engine.tm.documents import html, simple, xliff
 
 
-def load(kind: str, path: Path, src: str | None) -> Any:
-    """Read ``path`` as ``kind`` (XLIFF units stay whole; an analysis splits them)."""
+def load(kind: str, path: Path, src: str | None, encoding: str | None = None) -> Any:
+    """Read ``path`` as ``kind`` (XLIFF units stay whole; an analysis splits them);
+    ``encoding`` (``--encoding``) overrides what a PO, text or HTML file declares or seems
+    to be in."""
     import sys
 
+    if encoding and kind in ("xliff", "docx"):
+        from xlsearch.engine.errors import ConfigError
+
+        raise ConfigError(
+            f"{path}: --encoding is for PO, text and HTML files ({kind} says its own encoding)",
+            hint="leave --encoding out",
+        )
     if kind == "xliff":
         doc = xliff.load(path, split=False)
     elif kind == "po":
-        doc = simple.load_po(path)
+        doc = simple.load_po(path, encoding)
     elif kind == "docx":
         doc = simple.load_docx(path, src)
     elif kind == "html":
-        doc = html.load_html(path, src)
+        doc = html.load_html(path, src, encoding)
     else:
-        doc = simple.load_text(path, src)
+        doc = simple.load_text(path, src, encoding)
     doc.codec = sys.modules[__name__]
     return doc
 

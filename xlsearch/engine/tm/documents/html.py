@@ -40,7 +40,7 @@ def _text(el: Any) -> str:
     return " ".join(el.get_text(" ").split())
 
 
-def load_html(path: Path, src: str | None) -> Any:
+def load_html(path: Path, src: str | None, encoding: str | None = None) -> Any:
     """An HTML page as a document: one paragraph per block, split into sentences; the
     language from ``src``, else the page's ``lang`` where its text agrees, else its text."""
     from bs4 import BeautifulSoup
@@ -52,7 +52,7 @@ def load_html(path: Path, src: str | None) -> Any:
     from xlsearch.engine.tm.documents.document import Document
     from xlsearch.engine.tm.documents.simple import _decode, _segments
 
-    soup = BeautifulSoup(_decode(path), "html.parser")
+    soup = BeautifulSoup(_decode(path, encoding), "html.parser")
     blocks = _blocks(soup)
     texts = [_text(el) for el in blocks]
     check_lines(path, texts, unit="paragraph")

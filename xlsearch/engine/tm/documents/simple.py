@@ -30,22 +30,18 @@ def _note(seg: Any) -> str:
 
 
 # -- PO ------------------------------------------------------------------------------------
-def load_po(path: Path) -> Any:
+def load_po(path: Path, encoding: str | None = None) -> Any:
+    """A PO job, read as ``xlsearch import`` reads a catalogue (``importers.po.read_catalogue``:
+    the same decoding, ``--encoding``, and the same refusals, in the same words)."""
     import polib
 
-    from xlsearch.engine.importers.base import normalize_lang
+    from xlsearch.engine.importers.base import ReadContext, normalize_lang
+    from xlsearch.engine.importers.po import read_catalogue
     from xlsearch.engine.tm.documents.document import DocSegment, Document
 
-    _refuse_binary(path)
-    original = _check_strings(path)
+    original = read_catalogue(ReadContext(path, encoding=encoding or None, whole=True))
     try:
-        po = polib.pofile(_wide_po_text(path) or str(path), wrapwidth=78)
-    except UnicodeDecodeError as exc:
-        raise DataError(
-            f"{path}: not a readable PO file: {exc}",
-            hint='declare its encoding in the header ("Content-Type: text/plain; charset=…") '
-            "or save it as UTF-8",
-        ) from exc
+        po = polib.pofile(original, wrapwidth=78)
     except (OSError, ValueError) as exc:
         raise DataError(f"{path}: not a readable PO file: {exc}") from exc
     segs = []
@@ -72,53 +68,6 @@ def load_po(path: Path) -> Any:
     po.original_text = original  # written back line for line (``po_text``)
     po.changed_entries = set()
     return Document(path, "po", src, lang, segs, po)
-
-
-def _refuse_binary(path: Path) -> None:
-    """A ``DataError`` in import's words for a file with NUL bytes that is not UTF-16/32 (a
-    compiled .mo, an image renamed .po), rather than polib's decoding error."""
-    from xlsearch.engine.importers.encoding import from_bom, utf16_without_bom
-
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return  # polib says what is wrong with it
-    if b"\x00" in head and not (from_bom(head) or utf16_without_bom(head)):
-        raise DataError(f"{path}:1: looks like a binary file (NUL bytes), not text")
-
-
-def _check_strings(path: Path) -> str | None:
-    """The catalogue's text (None when it cannot be decoded: polib says why); a
-    ``DataError`` naming the line where a string is not closed (a catalogue cut short:
-    polib would read the text cut, its last character dropped)."""
-    from xlsearch.engine.importers.po import UNCLOSED_HINT, catalogue_text, unclosed_string
-
-    try:
-        text = catalogue_text(path.read_bytes())
-    except OSError:
-        return None  # polib says what is wrong with it
-    line = unclosed_string(text) if text is not None else None
-    if line is not None:
-        raise DataError(f"{path}:{line}: a string is not closed", hint=UNCLOSED_HINT)
-    return text
-
-
-def _wide_po_text(path: Path) -> str | None:
-    """A UTF-16/32 catalogue (a byte-order mark, or the NUL bytes of UTF-16 without one, as
-    Windows tools save it) as text, as ``xlsearch import`` reads it; None for the byte
-    encodings, which polib reads from the header's charset."""
-    from xlsearch.engine.importers.encoding import from_bom, is_wide, utf16_without_bom
-
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(4096)
-        encoding = from_bom(head) or utf16_without_bom(head)
-        if not encoding or not is_wide(encoding):
-            return None
-        return path.read_bytes().decode(encoding)
-    except (OSError, UnicodeDecodeError):
-        return None  # polib says what is wrong with it
 
 
 def _msgid_lang(segs: list[Any]) -> str:
@@ -304,10 +253,23 @@ def _split(
     return lang, out
 
 
-def _decode(path: Path) -> str:
+def _decode(path: Path, encoding: str | None = None) -> str:
+    """A text or HTML job's text: ``encoding`` (``--encoding``), else UTF-8, else
+    charset-normalizer's guess; undecodable bytes and NUL bytes refused in import's words."""
+    from xlsearch.engine.importers.encoding import codec_name, decode_error
+
     raw = path.read_bytes()
+    if encoding:
+        codec = codec_name(encoding, str(path), "--encoding")
+        try:
+            text = raw.decode(codec)
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            sample = raw[max(0, exc.start - 200) : exc.start + 4096]
+            raise decode_error(f"{path}:{line}", codec, exc, sample) from exc
+        return _refuse_nul(path, text.removeprefix("\ufeff"))
     try:
-        return raw.decode("utf-8-sig")
+        return _refuse_nul(path, raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
         pass
     from charset_normalizer import from_bytes
@@ -315,7 +277,16 @@ def _decode(path: Path) -> str:
     best = from_bytes(raw).best()
     if best is None:
         raise DataError(f"{path}: not a text file (cannot detect its encoding)")
-    return str(best)
+    return _refuse_nul(path, str(best))
+
+
+def _refuse_nul(path: Path, text: str) -> str:
+    """``text``, or a ``DataError`` naming the line of its first NUL byte (a binary file)."""
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise DataError(f"{path}:{line}: looks like a binary file (NUL bytes), not text")
+    return text
 
 
 # a Markdown line's block markers: indentation, heading, quote, bullet (task box), number
@@ -329,12 +300,12 @@ def _prefix(line: str, markdown: bool) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def load_text(path: Path, src: str | None) -> Any:
+def load_text(path: Path, src: str | None, encoding: str | None = None) -> Any:
     """One paragraph per line; each split into sentences. Markdown's block markers (``#``,
     ``-``, ``1.``, ``>``) are no text: kept in front of the line as its indentation is."""
     from xlsearch.engine.tm.documents.document import Document
 
-    text = _decode(path)
+    text = _decode(path, encoding)
     lines = text.splitlines()
     check_lines(path, lines)  # before sentence splitting: a 50 MB line is refused at once
     markdown = path.suffix.lower() in (".md", ".markdown")
