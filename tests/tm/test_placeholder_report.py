@@ -1,7 +1,10 @@
 """The analysis report's "matches that get the placeholders wrong" lists matches a translator
-would use (a CAT fuzzy match, or one in the semantic band), not 0-2 % matches."""
+would use (a CAT fuzzy match, or a semantic fill that is written), not 0-50 % matches that are
+only shown as suggestions."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from xlsearch.engine.tm.analysis.results import Analysis, SegmentResult, band_of
 from xlsearch.engine.tm.matching.fuzzy import PLACEHOLDER_FLAG
@@ -28,8 +31,16 @@ def test_only_usable_matches_are_listed_for_their_placeholders() -> None:
     analysis.segments = [
         _segment(0, "Open %1$s in a new window", "Open %s in a new window", 88),
         _segment(1, "%1$s of %2$d", "File %s", 2),  # shares a letter: nobody uses it
+        _segment(2, "%d of %d match", "Line %s", 25),  # a semantic candidate, not written
+        _segment(3, "%s (%s, failed)", "Saving %s failed", 50),  # a semantic fill, written
     ]
+    for seg in analysis.segments[2:]:
+        assert seg.best is not None
+        seg.semantic = replace(seg.best, semantic=0.8)
+    analysis.segments[3].fill = True
     report = analysis.to_markdown()
     listed = report.split("## Matches that get the placeholders wrong")[1].split("##")[0]
     assert "Open %1$s in a new window" in listed
     assert "%1$s of %2$d" not in listed
+    assert "%d of %d match" not in listed
+    assert "%s (%s, failed)" in listed

@@ -1,12 +1,12 @@
-"""The Search screen names a hit's document by enough of its path to tell apart files of the
-same name (every module of a project has its own de.po)."""
+"""The Search screen (its table and its preview) names a hit's document by enough of its path
+to tell apart files of the same name (every module of a project has its own de.po)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Static
 
 pytestmark = pytest.mark.anyio
 
@@ -39,3 +39,11 @@ async def test_two_de_po_files_are_told_apart(seeded_model: Path, tmp_path: Path
         table = app.screen.query_one("#results", DataTable)
         docs = {str(table.get_row_at(i)[5]) for i in range(table.row_count)}
         assert {"panel/de.po", "…ssion/de.po"} <= docs, docs
+        row = next(
+            i for i in range(table.row_count) if str(table.get_row_at(i)[5]) == "panel/de.po"
+        )
+        table.focus()
+        table.move_cursor(row=row)
+        await settle(pilot, 3)
+        preview = app.screen.query_one("#preview", Static).content.plain
+        assert preview.startswith("panel/de.po · en"), preview  # not only "de.po"

@@ -430,7 +430,10 @@ class SearchScreen(EngineScreen):
             return
         terms = query_terms(self.last_query)
         out = Text()
-        out.append(f"{view.document} · {view.lang}\n", style="bold")
+        hit = next((h for h in self.hits if h.segment_id == view.segment_id), None)
+        # the document as the table names it: enough of its path to tell same-named files apart
+        name = document_labels(self.hits)[hit.path or hit.document] if hit else view.document
+        out.append(f"{name} · {view.lang}\n", style="bold")
         for line in view.before:
             out.append(f"  {line}\n", style="dim")
         out.append("▶ ")

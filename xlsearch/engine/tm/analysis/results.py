@@ -186,12 +186,12 @@ class Analysis:
             ]
         if self.fill_policy is not None:
             lines += self.fill_policy.report_lines(self.semantic_segments())
-        wrong = [  # only matches a translator would use: CAT fuzzy or the semantic band
+        wrong = [  # only matches a translator would use: a CAT fuzzy match or a written fill
             s
             for s in self.segments
             if s.best is not None
             and placeholder_flagged(s.best)
-            and (s.fuzzy >= CAT_MIN_FUZZY or s.in_semantic_band)
+            and (s.fuzzy >= CAT_MIN_FUZZY or s.fill)
         ]
         if wrong:
             lines += ["", "## Matches that get the placeholders wrong (suggestions only)", ""]
