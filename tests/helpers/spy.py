@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback
@@ -56,8 +57,9 @@ class SpyEngine(LocalEngine):
         config: Any,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        **kw: Any,
     ) -> Any:
-        return super().distill(config, self._slowed(on_progress, cancel), cancel)
+        return super().distill(config, self._slowed(on_progress, cancel), cancel, **kw)
 
 
 class PictureEngine(SpyEngine):
@@ -102,7 +104,9 @@ class PictureEngine(SpyEngine):
         config: Any,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
+        **kw: Any,
     ) -> Any:
-        result = super().distill(config, on_progress, cancel)
+        result = super().distill(config, on_progress, cancel, **kw)
         card = self._steady(result.card) | ({"created": self.CREATED} if result.card else {})
-        return replace(result, path=self._steady(result.path), card=card)
+        out, run_dir = (Path(self._steady(str(p))) for p in (result.out, result.run_dir))
+        return replace(result, out=out, run_dir=run_dir, card=card)

@@ -154,7 +154,7 @@ async def test_distill_use_search_evaluate(real_app, tiny_static_model, tiny_st_
         await pilot.press(*"my-student", "ctrl+r")
         await settle(pilot, 3)
         assert screen.result is not None and not screen.result.cancelled, errors(app)
-        student = screen.result.path
+        student = str(screen.result.out)
         assert Path(student, "modules.json").is_file()
         assert active_model() == str(tiny_static_model)  # the run did not switch by itself
 

@@ -198,7 +198,7 @@ async def test_distill_wizard_preview_run_and_card(
         # the run never switches the active model; the app offers it, with the cost
         assert isinstance(app.screen, ConfirmScreen)
         question = str(app.screen.query_one("#question", Label).content)
-        name = Path(screen.result.path).name
+        name = screen.result.out.name
         assert f"Search with {name} now?" in question
         assert "re-indexes 24 segments in 1 collection(s) now" in question
         assert engine.active_model() == str(seeded_model)
@@ -219,7 +219,7 @@ async def test_distill_offer_accepted_switches_and_warms_the_new_model(
         await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
-        assert engine.active_model() == screen.result.path
+        assert engine.active_model() == str(screen.result.out)
         assert engine.calls.count("warm_up") == 2  # at start, and after the switch
 
 
@@ -253,7 +253,7 @@ async def test_distill_uses_the_imported_tm(app, settle, teacher: str):
         screen.query_one("#tm-collection").value = "demo"
         await start_distill(pilot, screen, teacher)
         await settle(pilot)
-        assert screen.last_config.use_collection == "demo" and screen.last_config.data == []
+        assert screen.last_collection == "demo" and screen.last_config.train == []
         assert screen.result is not None and not screen.result.cancelled
         assert set(screen.result.card["languages"]) == {"de", "ru", "zh"}  # the memory's
 
@@ -281,11 +281,11 @@ async def test_distill_cancel_keeps_checkpoint_and_resumes(
         assert screen.result is not None and screen.result.cancelled
         assert not isinstance(app.screen, ConfirmScreen)  # a cancelled run is not offered
         assert screen.can_resume and not screen.query_one("#resume", Button).disabled
-        assert screen.last_config.resume is False
+        assert screen.last_resume is False
         name.focus()
         await pilot.press("ctrl+u")
         await settle(pilot)
-        assert screen.last_config.resume is True
+        assert screen.last_resume is True
         assert screen.result is not None and not screen.result.cancelled
 
 
@@ -546,4 +546,4 @@ async def test_distill_name_typed_just_before_ctrl_r_is_the_name_used(app, settl
         app.post_message(events.Key("ctrl+r", None))
         await settle(pilot)  # no data chosen: the run stops at once, its settings kept
         assert screen.query_one("#output", Input).value == "mywiz"
-        assert screen.last_config is not None and screen.last_config.output == "mywiz"
+        assert screen.last_config is not None and screen.last_config.name == "mywiz"

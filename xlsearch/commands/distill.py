@@ -151,21 +151,17 @@ def cmd_distill(args: argparse.Namespace) -> int:
     from xlsearch.engine.errors import ConfigError
     from xlsearch.engine.progress import CancelToken
     from xlsearch.service import shutdown
-    from xlsearch.service.api import DistillConfig, DistillOptions
+    from xlsearch.service.api import DistillConfig
     from xlsearch.service.local import LocalEngine
 
     if not args.train and not args.resume:
         raise ConfigError("--train is required", hint="xlsearch distill --train a.tsv b.tsv.gz:2")
     config = DistillConfig(
-        data=list(args.train or []),
+        train=list(args.train or []),
         teacher=args.teacher,
-        student=args.student,
         preset=args.preset,
-        resume=args.resume,
         device=args.device,
         start_from=args.init,
-    )
-    options = DistillOptions(
         mono=list(args.mono),
         student="static" if args.init and args.student == "auto" else args.student,
         targets=args.targets,
@@ -229,7 +225,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
     previous = {sig: signal.signal(sig, on_stop) for sig in stops}
     bar = NoticeLines() if args.quiet else ProgressBar()
     try:
-        result = LocalEngine().distill(config, on_progress, cancel, options=options)
+        result = LocalEngine().distill(config, on_progress, cancel, resume=args.resume)
     finally:
         bar.close()
         for sig, handler in previous.items():
@@ -239,7 +235,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
     state = "stopped" if result.cancelled or result.stopped_early else "done"
     print(
         f"{state} at step {result.steps:,}/{result.max_steps:,} "
-        f"({result.pairs_per_s:,.0f} pairs/s){dev}\nmodel: {result.path}"
+        f"({result.pairs_per_s:,.0f} pairs/s){dev}\nmodel: {result.out}"
     )
     if not result.cancelled and result.steps < result.planned_steps:
         print(
@@ -249,15 +245,15 @@ def cmd_distill(args: argparse.Namespace) -> int:
     if result.cancelled:
         print(
             "this run is unfinished (not listed as a model); "
-            f"resume: xlsearch distill --resume --out {result.path}"
+            f"resume: xlsearch distill --resume --out {result.out}"
         )
         if shutdown.armed():  # SIGTERM / SIGHUP
             print(shutdown.stopped_line(shutdown.armed_by()), file=sys.stderr)
             return 128 + shutdown.armed_by()
         return 130
     if result.stopped_early:
-        print(f"time limit reached; to train on: xlsearch distill --resume --out {result.path}")
-    print(switch_hint(result.path))
+        print(f"time limit reached; to train on: xlsearch distill --resume --out {result.out}")
+    print(switch_hint(str(result.out)))
     return 0
 
 

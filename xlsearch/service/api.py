@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from xlsearch.engine.distill.config import DistillConfig as DistillConfig
+from xlsearch.engine.distill.config import DistillResult as DistillResult
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.engine.search.pairs import MinedPair as MinedPair
 from xlsearch.service.types import (
@@ -181,93 +183,6 @@ class TsvPreview:
     sample: list[list[str]] = field(default_factory=list)
 
 
-@dataclass
-class DistillConfig:
-    """What the distillation wizard asks for (``preset`` fills the numbers it leaves at 0)."""
-
-    data: list[str] = field(default_factory=list)
-    """TSV files (English first column); empty with ``use_collection`` set = use the TM."""
-    use_collection: str = ""
-    """Train on this imported collection's translation units (English pivot)."""
-    teacher: str = "bundled:teacher"
-    student: str = "static"
-    """``static``, ``teacher`` (multilingual copy of the teacher) or a checkpoint folder."""
-    preset: str = "quick"
-    epochs: float = 0.0
-    batch_size: int = 0
-    max_steps: int = 0
-    time_limit_min: float = 0.0
-    """Minutes of training (the schedule is fitted to end within them); 0 = the preset's."""
-    output: str = ""
-    """Folder name (under the models dir) or path; empty = derived from languages and time."""
-    resume: bool = False
-    device: str = "auto"
-    start_from: str = ""
-    """Continue this static student on the pairs (``shipped``: the multilingual student that
-    comes with xlsearch); empty = a new student."""
-
-
-@dataclass(frozen=True)
-class DistillOptions:
-    """Every further setting of a run (``xlsearch distill``'s flags), named and typed as the
-    engine's ``DistillConfig`` has them; they go over what ``DistillConfig`` here says."""
-
-    mono: list[str] = field(default_factory=list)
-    student: str = "auto"
-    targets: str = "source"
-    dev: str | None = None
-    dev_per_lang: int = 1000
-    langs: list[str] | None = None
-    clean: bool = False
-    max_seq_length: int = 128
-    out: str = ""
-    name: str = ""
-    vocab_size: int = 128000
-    vocab_balance: float = 4.0
-    head: str = "mlp"
-    extend_vocab: bool = False
-    batch_size: int | None = None
-    accum: int = 1
-    lr: float | None = None
-    emb_lr: float | None = None
-    warmup: float = 0.05
-    schedule: str = "linear"
-    epochs: float | None = None
-    max_steps: int | None = None
-    time_limit_min: float | None = None
-    seed: int = 0
-    ema: bool = False
-    contrastive: float | None = None
-    contrastive_scale: float = 20.0
-    sim_kd: float | None = None
-    ema_tau_base: float = 0.99999
-    eval_steps: int | None = None
-    ckpt_steps: int | None = None
-    log_steps: int = 10
-    threads: int = 0
-    teacher_precision: str = "auto"
-    calibrate_sts: str = ""
-
-
-@dataclass(frozen=True)
-class DistillResult:
-    path: str
-    card: JSONDict = field(default_factory=dict)
-    cancelled: bool = False
-    checkpoint: str = ""
-    history: list[dict[str, float]] = field(default_factory=list)
-    """Dev evaluations of the run (``step``, ``dev_acc``, ``dev_mse`` …)."""
-    steps: int = 0
-    max_steps: int = 0
-    planned_steps: int = 0
-    """Steps planned before the schedule was fitted to the time limit."""
-    stopped_early: bool = False
-    """The time limit was reached (resumable)."""
-    metrics: JSONDict = field(default_factory=dict)
-    """The best dev metrics (``dev_acc``, ``dev_mse``)."""
-    pairs_per_s: float = 0.0
-
-
 @dataclass(frozen=True)
 class StsCalibration:
     """A model's fitted 0-5 STS score curve (``calibrate_sts``)."""
@@ -411,7 +326,14 @@ class EngineAPI(Protocol):
         config: DistillConfig,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
-    ) -> DistillResult: ...
+        *,
+        use_collection: str = "",
+        resume: bool = False,
+    ) -> DistillResult:
+        """Train a student on ``config.train`` and (``use_collection``) an imported
+        collection's translation units (English pivot); ``resume``: from the checkpoint of
+        the run in ``config.out``/``config.name``."""
+        ...
 
     def evaluate(
         self,

@@ -6,13 +6,12 @@ import dataclasses
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import TYPE_CHECKING, Unpack
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.service.api import (
     AlignmentSaved,
     DistillConfig,
-    DistillOptions,
     DistillResult,
     EvalReport,
     Hit,
@@ -98,55 +97,19 @@ class JobsMixin:
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
         *,
-        options: DistillOptions | None = None,
+        use_collection: str = "",
+        resume: bool = False,
     ) -> DistillResult:
         """Train a student; a cancel returns with ``cancelled`` (a checkpoint is kept).
-
-        ``options``: every further setting of the engine's ``DistillConfig`` (``xlsearch
-        distill`` passes its flags), over what ``config`` says."""
-        from xlsearch.engine.distill import DistillConfig as EngineConfig
+        ``use_collection``: train on this imported collection's translation units too (one
+        English–XX file per language); ``resume``: from the run's last checkpoint."""
         from xlsearch.engine.distill import distill
-        from xlsearch.engine.models.cards import read_card
 
-        train = list(config.data)
-        if config.use_collection:
-            train += self._tm_files(config.use_collection)
-        student = config.student
-        if student not in ("static", "teacher", "auto") and not student.startswith("checkpoint:"):
-            student = f"checkpoint:{student}"
-        out = config.output if "/" in config.output else ""
-        settings: dict[str, Any] = dict(
-            train=train,
-            teacher=config.teacher,
-            student=student,
-            preset=config.preset,
-            out=out,
-            name="" if out else config.output,
-            epochs=config.epochs or None,
-            batch_size=config.batch_size or None,
-            max_steps=config.max_steps or None,
-            time_limit_min=config.time_limit_min or None,  # 0: the preset's
-            device=config.device,
-        )
-        if config.start_from:  # a continued student is a static one, whatever the device
-            settings.update(start_from=config.start_from, student="static")
-        if options is not None:
-            settings.update(dataclasses.asdict(options))
-        r = distill(EngineConfig(**settings), on_progress, cancel, resume=config.resume)
-        card = read_card(r.out) if Path(r.out).is_dir() else {}
-        return DistillResult(
-            str(r.out),
-            card,
-            r.cancelled,
-            str(r.run_dir),
-            list(r.history),
-            r.steps,
-            r.max_steps,
-            r.planned_steps,
-            r.stopped_early,
-            dict(r.metrics),
-            r.pairs_per_s,
-        )
+        if use_collection:
+            config = dataclasses.replace(
+                config, train=[*config.train, *self._tm_files(use_collection)]
+            )
+        return distill(config, on_progress, cancel, resume=resume)
 
     def evaluate(
         self,

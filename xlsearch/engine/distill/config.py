@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.errors import ConfigError
@@ -85,6 +86,31 @@ class DistillConfig:
     def from_dict(cls, data: dict[str, Any]) -> DistillConfig:
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class DistillResult:
+    """What a run produced: the model folder, how far it got and its dev metrics."""
+
+    out: Path
+    """The model folder (unfinished until the run ends: resume with ``--resume --out``)."""
+    run_dir: Path
+    """The run's folder: checkpoint, log, teacher cache."""
+    steps: int
+    max_steps: int
+    cancelled: bool = False
+    stopped_early: bool = False
+    """The time limit was reached (resumable)."""
+    planned_steps: int = 0
+    """Steps planned before the schedule was fitted to the time limit."""
+    metrics: dict[str, float] = field(default_factory=dict)
+    """The best dev metrics (``dev_acc``, ``dev_mse``), as in the card."""
+    pairs_per_s: float = 0.0
+    train_seconds: float = 0.0
+    history: list[dict[str, float]] = field(default_factory=list)
+    """Dev evaluations of the run (``step``, ``dev_acc``, ``dev_mse`` …), then the totals."""
+    card: dict[str, object] = field(default_factory=dict)
+    """The written model's card ({} when none was written)."""
 
 
 # Preset values by (preset, student kind); only fields left as None are filled.

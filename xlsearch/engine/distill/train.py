@@ -18,7 +18,7 @@ import copy
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,12 @@ import numpy as np
 from xlsearch.engine.distill import checkpoint as ck
 from xlsearch.engine.distill import ddp
 from xlsearch.engine.distill import setup as su
-from xlsearch.engine.distill.config import DistillConfig, apply_preset, check_config
+from xlsearch.engine.distill.config import (
+    DistillConfig,
+    DistillResult,
+    apply_preset,
+    check_config,
+)
 from xlsearch.engine.distill.dev import evaluate_dev
 from xlsearch.engine.distill.losses import info_nce, sim_kd_loss
 from xlsearch.engine.distill.sampler import PairStream
@@ -35,24 +40,6 @@ from xlsearch.engine.distill.teacher_cache import TeacherCache
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 from xlsearch.engine.runtime.cpu import cache_precision, configure_threads, retune
-
-
-@dataclass
-class DistillResult:
-    """What a run produced: the model folder, how far it got and its dev metrics."""
-
-    out: Path
-    run_dir: Path
-    steps: int
-    max_steps: int
-    cancelled: bool = False
-    stopped_early: bool = False  # time limit reached
-    planned_steps: int = 0  # before the schedule was fitted to the time limit
-    metrics: dict[str, Any] = field(default_factory=dict)  # best dev metrics (card metrics)
-    pairs_per_s: float = 0.0
-    train_seconds: float = 0.0
-    history: list[dict[str, Any]] = field(default_factory=list)
-
 
 DEV_POINTS = 10
 """Dev evaluations a run makes at least (its curve, in the app and the log)."""
@@ -474,7 +461,15 @@ def _run(
         pairs_per_s=(examples / max(train_s, 1e-9)) if train_s else 0.0,
         train_seconds=train_s,
         history=history + [{"total_s": total, "last_loss": last_loss}],
+        card=_written_card(out),
     )
+
+
+def _written_card(out: Path) -> dict[str, Any]:
+    """The card of the model written to ``out`` ({} when none was written)."""
+    from xlsearch.engine.models.cards import read_card
+
+    return read_card(out) if out.is_dir() else {}
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
@@ -77,6 +78,9 @@ class DistillScreen(EngineScreen):
         """The run's planned steps (both plots share this x-axis)."""
         self.result: DistillResult | None = None
         self.last_config: DistillConfig | None = None
+        self.last_collection = ""
+        """The collection the last run trained on ('' = TSV files)."""
+        self.last_resume = False
         self.can_resume = False
         self._last_plot = 0.0
 
@@ -223,13 +227,14 @@ class DistillScreen(EngineScreen):
         self.query_one("#tsv-preview", Static).update(out)
 
     # -- run -----------------------------------------------------------------------
-    def build_config(self, resume: bool = False) -> DistillConfig:
-        """The wizard's fields as a ``DistillConfig`` (raises ValueError on a bad field)."""
+    def build_config(self) -> DistillConfig:
+        """The wizard's fields as a ``DistillConfig`` (raises ValueError on a bad field); an
+        empty number, or 0, is the preset's."""
 
         def number(selector: str, label: str, kind: type = int) -> Any:
             value = self.query_one(selector, Input).value.strip()
             if not value:
-                return kind(0)
+                return None
             try:
                 parsed = kind(value)
             except ValueError:
@@ -237,23 +242,21 @@ class DistillScreen(EngineScreen):
             if not 0 <= parsed < float("inf"):
                 what = "a whole number" if kind is int else "a number"
                 raise ValueError(f"{label}: enter {what} ≥ 0 (empty = the preset's value)")
-            return parsed
+            return parsed or None
 
         student = str(self.query_one("#student", Select).value)
         start_from = ""
         if student == SHIPPED_CHOICE[1]:
             student, start_from = "static", "shipped"
         if student == "checkpoint":
-            student = self.query_one("#checkpoint", Input).value.strip()
-            if not student:
+            folder = self.query_one("#checkpoint", Input).value.strip()
+            if not folder:
                 raise ValueError("type the checkpoint folder for the student")
-        use_tm = self.query_one("#use-tm", Checkbox).value
-        collection = self.query_one("#tm-collection", Select).value
-        if use_tm and collection == Select.BLANK:
-            raise ValueError("choose the collection to train on")
+            student = folder if folder.startswith("checkpoint:") else f"checkpoint:{folder}"
+        output = self.query_one("#output", Input).value.strip()
+        out = output if "/" in output else ""  # a path, else a name in the models folder
         return DistillConfig(
-            data=[] if use_tm else list(self.files),
-            use_collection=str(collection) if use_tm else "",
+            train=[] if self.training_collection() else list(self.files),
             teacher=self.query_one("#teacher", Input).value.strip() or "bundled:teacher",
             student=student,
             preset=str(self.query_one("#preset", Select).value),
@@ -261,10 +264,20 @@ class DistillScreen(EngineScreen):
             batch_size=number("#batch", "Batch"),
             max_steps=number("#max-steps", "Max steps"),
             time_limit_min=number("#minutes", "Minutes", float),
-            output=self.query_one("#output", Input).value.strip(),
-            resume=resume,
+            out=out,
+            name="" if out else output,
             start_from=start_from,
         )
+
+    def training_collection(self) -> str:
+        """The imported collection to train on ('' = the TSV files); ValueError when the
+        box is ticked and none is chosen."""
+        if not self.query_one("#use-tm", Checkbox).value:
+            return ""
+        collection = self.query_one("#tm-collection", Select).value
+        if collection == Select.BLANK:
+            raise ValueError("choose the collection to train on")
+        return str(collection)
 
     @on(Button.Pressed, "#start")
     def action_start(self, resume: bool = False) -> None:
@@ -285,15 +298,17 @@ class DistillScreen(EngineScreen):
             self.notify("Training is running; cancel it first (ctrl+x)", title="Busy")
             return
         try:
-            config = self.build_config(resume)
+            config, collection = self.build_config(), self.training_collection()
         except ValueError as exc:
             self.notify(str(exc), title="Check the form", severity="error")
             return
-        if resume and self.last_config is not None:
-            config.output = config.output or self.last_config.output
+        last = self.last_config
+        if resume and last is not None and not (config.out or config.name):
+            config = replace(config, out=last.out, name=last.name)
         if not resume:
             self.losses, self.dev, self.total = [], [], 0.0
         self.last_config, self.result, self.can_resume = config, None, False
+        self.last_collection, self.last_resume = collection, resume
         self.query_one("#resume", Button).disabled = True
         self.query_one("#model-card", Static).update("")
         self._draw()
@@ -304,7 +319,9 @@ class DistillScreen(EngineScreen):
                 self._record(event)  # every point, even when queued messages coalesce
                 post(event)
 
-            return engine.distill(config, on_progress, cancel)
+            return engine.distill(
+                config, on_progress, cancel, use_collection=collection, resume=resume
+            )
 
         self.run_job("distill", call)
 
@@ -394,16 +411,16 @@ class DistillScreen(EngineScreen):
                     self._record(Progress("eval", int(h.get("step", 0)), metrics=h))
             self._draw()
             if self.result.cancelled:
-                self._cancelled(f"cancelled; checkpoint kept in {self.result.checkpoint}")
+                self._cancelled(f"cancelled; checkpoint kept in {self.result.run_dir}")
             self.query_one(JobPanel).finish(
-                f"saved {self.result.path}"
+                f"saved {self.result.out}"
                 + (" (cancelled; resume with ctrl+u)" if self.result.cancelled else "")
             )
-            card = Text(f"{self.result.path}\n", style="bold")
+            card = Text(f"{self.result.out}\n", style="bold")
             card.append_text(format_card(self.result.card))
             self.query_one("#model-card", Static).update(card)
             if not self.result.cancelled:
-                engine, path = self.engine, self.result.path
+                engine, path = self.engine, str(self.result.out)
                 self.run_query("cost", lambda: (path, engine.reindex_cost(path)))
         elif message.job == "cost":
             self.offer_switch(*message.result)
