@@ -50,7 +50,9 @@ def test_an_html_page_is_analysed_and_pre_translated_in_place(
     argv = ["analyze", str(page), "-c", "tm", "--fuzzy-only", "--tgt", "fr", "--json"]
     assert main([*argv, "--out", str(out)]) == 0
     captured = capsys.readouterr()
-    assert "pre-translated 6 of 7 segments" in captured.err
+    # what is in the file: the Settings paragraph matched but stays in English (its link)
+    assert "pre-translated 5 of 7 segments" in captured.err
+    assert "(1 more matched, in paragraphs left as they were: see below)" in captured.err
     assert "1 translated paragraphs stay in the source language" in captured.err
     text = out.read_text(encoding="utf-8")
     soup = BeautifulSoup(text, "html.parser")
@@ -84,3 +86,32 @@ def test_an_html_job_can_be_written_as_xliff_for_a_cat_tool(tmp_path: Path) -> N
     ]
     out = doc.save(tmp_path / "reset.xlf")
     assert b"<source>Open the Settings page.</source>" in out.read_bytes()
+
+
+def test_bold_around_a_whole_sentence_goes_around_its_translation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A paragraph of two sentences, the second in ``<b>``, both matched: the page used to
+    stay all English while the count said "pre-translated 2"; the translation now holds the
+    bold sentence's translation in bold, and the count is what the file holds."""
+    from bs4 import BeautifulSoup
+
+    from xlsearch.cli import main
+
+    (tmp_path / "tm.tsv").write_text(MEMORY, encoding="utf-8")
+    assert main(["import", str(tmp_path / "tm.tsv"), "--collection", "tm"]) == 0
+    page = tmp_path / "move.html"
+    page.write_text(
+        '<html lang="en"><body><p>Press the power button for ten seconds. '
+        "<b>Remove the paper tray before you move the printer.</b></p></body></html>",
+        encoding="utf-8",
+    )
+    out = tmp_path / "move.fr.html"
+    capsys.readouterr()
+    argv = ["analyze", str(page), "-c", "tm", "--fuzzy-only", "--tgt", "fr", "--out", str(out)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "pre-translated 2 of 2 segments" in err and "stay in the source" not in err, err
+    p = BeautifulSoup(out.read_text("utf-8"), "html.parser").p
+    assert p.get_text().startswith("Appuyez sur le bouton d’alimentation")
+    assert p.b.get_text() == "Retirez le bac à papier avant de déplacer l’imprimante."

@@ -172,23 +172,27 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
         )
         out = engine.save_document(doc, args.out)
-        print(f"pre-translated {n} of {len(doc.segments)} segments → {out}", file=sys.stderr)
+        lost = engine.unwritten_segments(doc)  # filled, but their paragraph stays as it was
+        n -= lost
+        also = f" ({lost} more matched, in paragraphs left as they were: see below)" if lost else ""
+        print(f"pre-translated {n} of {len(doc.segments)} segments → {out}{also}", file=sys.stderr)
         if n and doc.fmt == "docx" and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
             print(  # Word has no review state: a comment on each filled paragraph says it
                 f"notice: {out}: its {n} pre-translated sentences are marked by Word comments "
                 "(Review ▸ Comments) that say how good each match was",
                 file=sys.stderr,
             )
-        elif n and doc.fmt in ("text", "html") and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
+        elif doc.fmt in ("text", "html") and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
             left = len(doc.segments) - n
             rest = f", and the other {left} stay in the source language" if left else ""
             kind = "an HTML page" if doc.fmt == "html" else "a text file"
-            print(  # a text file or a web page has no place to mark a target for review
-                f"notice: {out}: its {n} pre-translated segments carry no review mark ({kind} "
-                f"has none){rest}; for your CAT tool, write XLIFF instead: "
-                f"--out {Path(out).stem}.xlf",
-                file=sys.stderr,
-            )
+            if n:
+                print(  # a text file or a web page has no place to mark a target for review
+                    f"notice: {out}: its {n} pre-translated segments carry no review mark "
+                    f"({kind} has none){rest}; for your CAT tool, write XLIFF instead: "
+                    f"--out {Path(out).stem}.xlf",
+                    file=sys.stderr,
+                )
             unwritten = engine.unwritten_paragraphs(doc)
             if unwritten:
                 print(  # the translation does not hold a link's or a code's words

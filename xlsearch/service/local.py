@@ -919,6 +919,15 @@ class LocalEngine(JobsMixin):
         d = _document(doc)
         return len(d.handle[2]) if d.fmt == "html" else 0
 
+    def unwritten_segments(self, doc: TranslationDocument) -> int:
+        """Segments with a target in those paragraphs (``unwritten_paragraphs``): filled in
+        the analysis, not in the saved page."""
+        d = _document(doc)
+        if d.fmt != "html":
+            return 0
+        paragraphs = set(d.handle[2])
+        return sum(1 for s in d.segments if s.ref in paragraphs and s.target.strip())
+
     def check_files(
         self,
         paths: Sequence[str],

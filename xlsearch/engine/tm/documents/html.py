@@ -65,10 +65,11 @@ def load_html(path: Path, src: str | None, encoding: str | None = None) -> Any:
     return Document(path, "html", lang, "", _segments(sents, "¶"), (soup, blocks, []))
 
 
-def _place(el: Any, text: str) -> bool:
+def _place(el: Any, text: str, sentences: dict[str, str] | None = None) -> bool:
     """Put ``text`` in block ``el``: its inline elements kept where ``text`` holds their
-    text exactly once (as whole words), in that order; False (nothing changed) when one
-    of them cannot be placed."""
+    text exactly once (as whole words), or — an element around a whole sentence (a bold
+    warning) — around that sentence's translation (``sentences``: source → as written);
+    in that order; False (nothing changed) when one of them cannot be placed."""
     import copy
 
     from bs4 import NavigableString, Tag
@@ -80,6 +81,9 @@ def _place(el: Any, text: str) -> bool:
             continue  # a line break inside a paragraph: the translation has its own flow
         words = _text(tag)
         hits = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(words)}(?!\w)", text)]
+        if words and len(hits) != 1 and sentences and words in sentences:
+            words = sentences[words]  # the element holds a whole sentence: its translation
+            hits = [m.start() for m in re.finditer(re.escape(words), text)]
         if not words or len(hits) != 1:
             return False
         placed.append((hits[0], hits[0] + len(words), tag))
@@ -110,8 +114,9 @@ def dump_html(doc: Any) -> bytes:
 
     soup, blocks, unwritten = doc.handle
     unwritten.clear()
+    sentences = {" ".join(s.source.split()): s.target.strip() or s.source for s in doc.segments}
     for p, text in _paragraph_texts(doc).items():
-        if " ".join(text.split()) != _text(blocks[p]) and not _place(blocks[p], text):
+        if " ".join(text.split()) != _text(blocks[p]) and not _place(blocks[p], text, sentences):
             unwritten.append(p)
     root = soup.find("html")
     if root is not None and doc.tgt:
