@@ -465,3 +465,26 @@ def test_a_client_sending_garbage_gets_log_lines_not_a_traceback(tmp_path: Path)
     log = server.log.read_text()
     assert "Traceback" not in log, log
     assert log.count("client 127.0.0.1: ignored") >= 2, log
+
+
+def test_an_app_that_fails_to_start_does_not_hold_the_page_up() -> None:
+    """The page waits for the first app's screen picture; an app that ends without one (a
+    broken environment) lets it go at once: the page says the app is starting, no hang."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from xlsearch.tui.serve import SNAPSHOT_WAIT_S, make_server
+
+    port = _free_port()
+    server = make_server(
+        "127.0.0.1", port, command=[sys.executable, "-c", "raise SystemExit(3)"], token="key"
+    )
+
+    async def ask() -> tuple[int, str, float]:
+        async with TestClient(TestServer(server.make_app(), port=port)) as client:
+            start = time.monotonic()
+            async with client.get("/?token=key") as resp:
+                return resp.status, await resp.text(), time.monotonic() - start
+
+    status, page, took = asyncio.run(ask())
+    assert status == 200 and "xlsearch is starting" in page
+    assert took < SNAPSHOT_WAIT_S / 3, took

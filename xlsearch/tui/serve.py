@@ -358,18 +358,23 @@ class Server:
         asyncio.ensure_future(self._watch_snapshot(self.waiting, snapshot))
 
     async def _watch_snapshot(self, starting: asyncio.Future[AppProcess], path: Path) -> None:
-        """Read the waiting app's screenshot once it has saved it (the page shows it)."""
+        """Read the waiting app's screenshot once it has saved it (the page shows it). A page
+        waiting for it is let go either way: an app that ended without one (it failed to
+        start) must not hold the page up."""
         from xlsearch.tui.serve_page import offline_svg
 
-        with contextlib.suppress(Exception):
+        try:
             app = await starting
             while not app.ended.is_set() and not self.stopping:
                 if path.is_file():
                     self.first_screen = offline_svg(path.read_text("utf-8"))
-                    if self.first_screen_ready is not None:
-                        self.first_screen_ready.set()
                     return
                 await asyncio.sleep(0.05)
+        except Exception as e:  # noqa: BLE001 - the page shows "starting" instead
+            log.warning("the app did not start: %s", e)
+        finally:
+            if self.first_screen_ready is not None:
+                self.first_screen_ready.set()
 
     async def _take_app(self, width: int, height: int) -> AppProcess:
         """The waiting app process when it is usable (a fresh one otherwise); the next starts."""
