@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from xlsearch.engine.qa import QaUnit, check_units
+from pathlib import Path
+
+from xlsearch.engine.qa import QaUnit, check_files, check_units
 
 VERBS = [
     ("Open", "öffnen"), ("Close", "schließen"), ("Delete", "löschen"), ("Rename", "umbenennen"),
@@ -73,3 +75,34 @@ def test_a_target_that_lost_its_second_half_is_an_omission() -> None:
     assert [(f.source, f.kind) for f in flags if f.severity != "info"] == [
         ("Open the selected file in a new window", "omission")
     ]
+
+
+def _po(path: Path, pairs: list[tuple[str, str]]) -> str:
+    head = 'msgid ""\nmsgstr ""\n"Language: de\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+    body = [f'msgid "{s}"\nmsgstr "{t}"\n' for s, t in pairs]
+    path.write_text("\n".join([head, *body]), encoding="utf-8")
+    return str(path)
+
+
+def test_files_checked_together_teach_each_other(tmp_path: Path) -> None:
+    """A small file's copy and swapped targets are found with what the other files of the
+    same language pair teach (the user's catalogues checked in one run)."""
+    big = _po(tmp_path / "filemanager.po", _catalogue())
+    small = _po(
+        tmp_path / "viewer.po",
+        [
+            ("Print the selected image", "Den ausgewählten Reiter umbenennen"),  # swapped
+            ("Rename the selected tab", "Das ausgewählte Bild drucken"),  # swapped
+            ("Tab", "Tab"),  # copied: alone, a short word kept as written
+            ("Close the selected window", "Das ausgewählte Fenster schließen"),
+        ],
+    )
+    alone = check_files([small])
+    together = check_files([big, small])
+    assert {f.key for f in alone.flags if f.severity == "warning"} == set()
+    found = {(f.key, f.kind) for f in together.flags if f.file == small and f.severity == "warning"}
+    assert found == {
+        ("Print the selected image", "mistranslation"),
+        ("Rename the selected tab", "mistranslation"),
+        ("Tab", "untranslated"),
+    }

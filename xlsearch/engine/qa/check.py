@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback, no_progress
+from xlsearch.engine.qa.language import Profile
+from xlsearch.engine.qa.lexicon import Lexicon
 from xlsearch.engine.qa.semantic import Calibration
 from xlsearch.engine.qa.units import Flag, QaUnit
 
@@ -108,14 +110,40 @@ def _word_of(text: str, stem: str) -> str:
     return stem
 
 
+def _translated(u: QaUnit) -> bool:
+    return bool(u.target.strip()) and u.target.strip() != u.source.strip()
+
+
+def learn_lexicon(
+    unit_lists: Sequence[Sequence[QaUnit]], memory: dict[str, dict[str, str]] | None = None
+) -> Lexicon:
+    """The word translations of the user's own units (every file of one language pair
+    checked together) and memory: what the lexical checks compare each unit with."""
+    from xlsearch.engine.qa.lexicon import Lexicon, source_tokens, target_tokens
+
+    pairs = [
+        (source_tokens(u.source), target_tokens(u.target))
+        for units in unit_lists
+        for u in units
+        if _translated(u)
+    ]
+    for source, targets in (memory or {}).items():
+        pairs.extend((source_tokens(source), target_tokens(t)) for t in targets.values())
+    return Lexicon.learn(pairs)
+
+
 def lexical_flags(
-    units: Sequence[QaUnit], skip: Sequence[bool], flagged: set[str] | None = None
+    units: Sequence[QaUnit],
+    skip: Sequence[bool],
+    flagged: set[str] | None = None,
+    lexicon: Lexicon | None = None,
 ) -> list[Flag]:
-    """Targets that do not translate their source by the file's own word translations
-    (``lexicon``): the words the file always translates one way are missing, or another
-    unit's source fits the target far better (a target pasted from another unit)."""
+    """Targets that do not translate their source by the user's own word translations
+    (``lexicon``: learnt from the units, or given — every file of the pair and the memory;
+    it must include ``units``): the words the file always translates one way are missing,
+    or another unit's source fits the target far better (a target pasted from another
+    unit)."""
     from xlsearch.engine.qa.lexicon import (
-        Lexicon,
         misplaced,
         missing_evidence,
         missing_partners,
@@ -125,15 +153,12 @@ def lexical_flags(
     from xlsearch.engine.qa.semantic import length_z
 
     flagged = flagged or set()
-    if len(units) < MIN_LEXICON_UNITS:
-        return []
     sources = [source_tokens(u.source) for u in units]
     targets = [target_tokens(u.target) for u in units]
-    usable = [
-        not skip[i] and bool(u.target.strip()) and u.target.strip() != u.source.strip()
-        for i, u in enumerate(units)
-    ]
-    lex = Lexicon.learn((s, t) for s, t, ok in zip(sources, targets, usable, strict=True) if ok)
+    usable = [not skip[i] and _translated(u) for i, u in enumerate(units)]
+    lex = lexicon or learn_lexicon([units])
+    if lex.pairs < MIN_LEXICON_UNITS:
+        return []
     rows = [i for i in range(len(units)) if usable[i] and units[i].key not in flagged]
     first = {i: lex.score(sources[i], targets[i], own=True) for i in rows}
     scored = misplaced(sources, targets, lex, [i for i in rows if first[i] < ODD_PAIR])
@@ -208,6 +233,34 @@ def _runs_of_copies(units: Sequence[QaUnit], flags: list[Flag]) -> list[Flag]:
     return out
 
 
+@dataclass
+class Pool:
+    """What the user's own units of one language pair teach the checks: every file checked
+    together and the memory (word translations, the words targets use, the source words
+    the user translates rather than keeps)."""
+
+    lexicon: Lexicon
+    profile: Profile
+    translated: frozenset[str]
+
+    @classmethod
+    def of(
+        cls,
+        unit_lists: Sequence[Sequence[QaUnit]],
+        memory: dict[str, dict[str, str]] | None = None,
+    ) -> Pool:
+        from xlsearch.engine.qa.language import target_profile
+        from xlsearch.engine.qa.rules import accelerator_marker, translated_words
+
+        units = [u for lst in unit_lists for u in lst]
+        marker = accelerator_marker(u.source for u in units)
+        return cls(
+            learn_lexicon(unit_lists, memory),
+            target_profile(units),
+            translated_words(((u.source, u.target) for u in units), marker),
+        )
+
+
 def check_units(
     units: Sequence[QaUnit],
     src: str,
@@ -215,11 +268,14 @@ def check_units(
     *,
     encoder: Any = None,
     memory: dict[str, dict[str, str]] | None = None,
+    pool: Pool | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> tuple[list[Flag], Calibration | None]:
     """Every flag of one file's units (one language pair). ``encoder``: the model for the
-    semantic checks (None: rules, consistency and language only)."""
+    semantic checks (None: rules, consistency and language only); ``pool``: what every file
+    of the pair checked with this one teaches (``Pool.of``; by default this file and the
+    memory)."""
     from xlsearch.engine.qa.language import language_flags
     from xlsearch.engine.qa.rules import (
         RuleContext,
@@ -242,7 +298,11 @@ def check_units(
         target_words((u.source, u.target) for u in units),
         lower_words(u.source for u in units),
     )
-    ctx.translated = translated_words(((u.source, u.target) for u in units), marker)
+    ctx.translated = (
+        pool.translated
+        if pool is not None
+        else translated_words(((u.source, u.target) for u in units), marker)
+    )
     if marker:
         with_one = [u for u in units if marker in u.source]
         kept = sum(marker in u.target for u in with_one)
@@ -262,12 +322,19 @@ def check_units(
     if cancel is not None:
         cancel.raise_if_cancelled()
     flags.extend(consistency_flags(units, marker, memory))
-    lang_flags = language_flags(units, src, tgt)
+    lang_flags = language_flags(units, src, tgt, profile=pool.profile if pool is not None else None)
     flags.extend(lang_flags)
     no_text = {f.key for f in flags if f.kind in ("empty", "untranslated")}
     no_text |= {f.key for f in lang_flags}
     skip = [u.key in no_text or is_credits(u.source) for u in units]
-    flags.extend(lexical_flags(units, skip, flagged={f.key for f in flags if f.severity != "info"}))
+    flags.extend(
+        lexical_flags(
+            units,
+            skip,
+            flagged={f.key for f in flags if f.severity != "info"},
+            lexicon=pool.lexicon if pool is not None else learn_lexicon([units], memory),
+        )
+    )
     from xlsearch.engine.qa.semantic import length_flags
 
     flags.extend(length_flags(units, skip, flagged={f.key for f in flags if f.severity != "info"}))
@@ -303,8 +370,13 @@ def check_files(
     from xlsearch.engine.qa.read import read_units
 
     result = CheckResult()
-    for path in paths:
-        read = read_units(path, src, tgt)
+    reads = [read_units(path, src, tgt) for path in paths]
+    by_pair: dict[tuple[str, str], list[Sequence[QaUnit]]] = defaultdict(list)
+    for read in reads:
+        by_pair[(read.src, read.tgt)].append(read.units)
+    # The files of one language pair teach the checks together (with the memory).
+    pools = {pair: Pool.of(lists, memory) for pair, lists in by_pair.items()}
+    for path, read in zip(paths, reads, strict=True):
         result.checked += len(read.units)
         result.skipped += read.skipped
         flags, cal = check_units(
@@ -313,6 +385,7 @@ def check_files(
             read.tgt,
             encoder=encoder,
             memory=memory,
+            pool=pools[(read.src, read.tgt)],
             on_progress=on_progress,
             cancel=cancel,
         )

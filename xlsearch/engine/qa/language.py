@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -88,12 +88,34 @@ def _odds(probs: np.ndarray, own: int, source: int) -> tuple[np.ndarray, np.ndar
     return np.log(np.maximum(top, 1e-30)) - np.log(np.maximum(probs[:, own], 1e-30)), best
 
 
-def language_flags(units: Sequence[QaUnit], src: str, tgt: str) -> list[Flag]:
+Profile = tuple[Counter[str], Counter[str], int]
+"""How many translated targets use each script and each word, and how many there are."""
+
+
+def target_profile(units: Iterable[QaUnit]) -> Profile:
+    """What the translated targets of ``units`` are written with (``language_flags``)."""
+    uses: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    translated = 0
+    for u in units:
+        if u.target.strip():
+            translated += 1
+        if u.target.strip() and u.target.strip() != u.source.strip():
+            text = _strip(u.target)
+            uses.update(letter_scripts(text).keys())
+            seen.update(_words(text))
+    return uses, seen, max(1, translated)
+
+
+def language_flags(
+    units: Sequence[QaUnit], src: str, tgt: str, profile: Profile | None = None
+) -> list[Flag]:
     """Targets written in another language than ``tgt``: letters of a script the language
     does not use or that the file's other targets hardly use (a Latin target in a Russian
     file, unless the source is the same words; a Chinese target in a Korean file), or a
     target the identifier reads as another language, with the declared language as the
-    prior and the words the file's other translations use as evidence for it."""
+    prior and the words the file's other translations use as evidence for it (``profile``:
+    ``target_profile`` of every file of the pair checked together, ``units`` among them)."""
     from xlsearch.engine.lang.identify import COMMON_LANGUAGES, identifier
     from xlsearch.engine.qa.rules import is_credits
 
@@ -107,13 +129,7 @@ def language_flags(units: Sequence[QaUnit], src: str, tgt: str) -> list[Flag]:
     scripts = [letter_scripts(t) for t in texts]
     words = [_words(t) for t in texts]
     # What the file's translations are written with: scripts and words, per target.
-    uses: Counter[str] = Counter()
-    seen: Counter[str] = Counter()
-    for u, sc, ws in zip(units, scripts, words, strict=True):
-        if u.target.strip() and u.target.strip() != u.source.strip():
-            uses.update(sc.keys())
-            seen.update(ws)
-    translated = max(1, sum(1 for u in units if u.target.strip()))
+    uses, seen, translated = profile or target_profile(units)
     rare = {s for s, n in uses.items() if n <= RARE_SCRIPT * translated}
     flags: list[Flag] = []
     ident = None
