@@ -280,7 +280,7 @@ def test_split_xliff_units_into_japanese_have_no_space_between_sentences(
     """A unit of two sentences, each 100 % in the memory: into Japanese the written target
     runs the sentences together (a CAT tool merges 1.2 ``mrk``s and their tails, or 2.0
     segments and their ``ignorable``s); into German the source's space stays."""
-    from xlsearch.engine.tm.documents.xliff_text import _text
+    from xlsearch.engine.tm.documents.xliff_text import element_text
 
     text = "Do not disconnect the device while the update is running. " + (
         "Contact your administrator if the problem persists."
@@ -296,7 +296,7 @@ def test_split_xliff_units_into_japanese_have_no_space_between_sentences(
         assert pretranslate(doc, rep) == 2
         root = etree.parse(str(doc.save(tmp_path / f"out.{tgt}.xlf"))).getroot()
         if template is XLIFF12:
-            written[tgt] = _text(root.find(".//{*}trans-unit/{*}target"))[0]
+            written[tgt] = element_text(root.find(".//{*}trans-unit/{*}target"))[0]
         else:  # what a merger writes: each segment's target, each ignorable's target or source
             parts = []
             for e in root.iter():

@@ -24,7 +24,13 @@ import numpy as np
 
 from xlsearch.engine.errors import ModelError
 from xlsearch.engine.models.cards import model_id, read_card
-from xlsearch.engine.models.static_encoder import _gelu, _kind, _load, _modules, _normalize
+from xlsearch.engine.models.static_encoder import (
+    gelu,
+    l2_normalize,
+    load_weights,
+    module_kind,
+    read_modules,
+)
 
 MAX_TEXTS = 64
 """Above this many texts the torch ``Encoder`` is faster than loading it is slow."""
@@ -35,12 +41,12 @@ def is_numpy_bert(folder: str | os.PathLike[str]) -> bool:
     positions, GELU) with a fast tokenizer, mean pooling and (optionally) Normalize."""
     path = Path(folder)
     try:
-        modules = _modules(path)
+        modules = read_modules(path)
     except ModelError:
         return False
-    if not modules or _kind(modules[0]) != "Transformer" or modules[0].get("path", ""):
+    if not modules or module_kind(modules[0]) != "Transformer" or modules[0].get("path", ""):
         return False
-    kinds = [_kind(m) for m in modules[1:]]
+    kinds = [module_kind(m) for m in modules[1:]]
     if kinds not in (["Pooling"], ["Pooling", "Normalize"]):
         return False
     try:
@@ -94,7 +100,7 @@ class NumpyTransformer:
         self.tokenizer = Tokenizer.from_file(str(self.path / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(self.max_seq_length)
-        weights = _load(self.path / "model.safetensors")
+        weights = load_weights(self.path / "model.safetensors")
         prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
         self.w = {k[len(prefix) :]: v for k, v in weights.items() if k.startswith(prefix)}
         self.dim = int(cfg["hidden_size"])
@@ -138,7 +144,7 @@ class NumpyTransformer:
                 self._p(f"{p}.attention.output.LayerNorm.bias"),
                 self.eps,
             )
-            inner = _gelu(self._linear(x, f"{p}.intermediate.dense"))
+            inner = gelu(self._linear(x, f"{p}.intermediate.dense"))
             x = _layer_norm(
                 x + self._linear(inner, f"{p}.output.dense"),
                 self._p(f"{p}.output.LayerNorm.weight"),
@@ -155,4 +161,4 @@ class NumpyTransformer:
             if self.do_lower_case:
                 text = text.lower()
             out[i] = self._embed(self.tokenizer.encode(text).ids)
-        return _normalize(out) if len(texts) else out
+        return l2_normalize(out) if len(texts) else out

@@ -27,7 +27,7 @@ BATCH = 1024
 """Texts per batch: a bag of embeddings is cheap, big batches amortise the overhead."""
 
 
-def _gelu(x: np.ndarray) -> np.ndarray:
+def gelu(x: np.ndarray) -> np.ndarray:
     erf = np.frompyfunc(math.erf, 1, 1)
     erfs = np.asarray(erf(x / math.sqrt(2.0)), dtype=np.float32)
     return (0.5 * x * (1.0 + erfs)).astype(np.float32)
@@ -37,12 +37,12 @@ ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "torch.nn.modules.activation.Tanh": np.tanh,
     "torch.nn.modules.linear.Identity": lambda x: x,
     "torch.nn.modules.activation.ReLU": lambda x: np.maximum(x, 0, dtype=np.float32),
-    "torch.nn.modules.activation.GELU": _gelu,
+    "torch.nn.modules.activation.GELU": gelu,
 }
 DEFAULT_ACTIVATION = "torch.nn.modules.activation.Tanh"
 
 
-def _modules(folder: Path) -> list[dict[str, Any]] | None:
+def read_modules(folder: Path) -> list[dict[str, Any]] | None:
     """The folder's sentence-transformers module list (None: not that format)."""
     path = folder / "modules.json"
     if not path.is_file():
@@ -56,7 +56,7 @@ def _modules(folder: Path) -> list[dict[str, Any]] | None:
     return sorted(data, key=lambda m: m.get("idx", 0))
 
 
-def _kind(entry: dict[str, Any]) -> str:
+def module_kind(entry: dict[str, Any]) -> str:
     return str(entry.get("type", "")).rsplit(".", 1)[-1]
 
 
@@ -64,13 +64,13 @@ def is_static(folder: str | os.PathLike[str]) -> bool:
     """True when the folder is a static model this module can run: StaticEmbedding, then
     only Dense layers with a known activation and Normalize."""
     try:
-        modules = _modules(Path(folder))
+        modules = read_modules(Path(folder))
     except ModelError:
         return False
-    if not modules or _kind(modules[0]) != "StaticEmbedding":
+    if not modules or module_kind(modules[0]) != "StaticEmbedding":
         return False
     for entry in modules[1:]:
-        kind = _kind(entry)
+        kind = module_kind(entry)
         if kind == "Normalize":
             continue
         if kind != "Dense":
@@ -128,7 +128,7 @@ def _mapped(path: Path) -> dict[str, np.ndarray] | None:
     return out
 
 
-def _load(path: Path) -> dict[str, np.ndarray]:
+def load_weights(path: Path) -> dict[str, np.ndarray]:
     from safetensors.numpy import load_file
 
     if not path.is_file():
@@ -157,7 +157,7 @@ class _Dense:
 
     def __init__(self, folder: Path) -> None:
         cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        weights = _load(folder / "model.safetensors")
+        weights = load_weights(folder / "model.safetensors")
         if "linear.weight" not in weights:
             raise ModelError(f"{folder / 'model.safetensors'}: no 'linear.weight' tensor")
         self.weight_t = np.ascontiguousarray(weights["linear.weight"].astype(np.float32).T)
@@ -181,7 +181,7 @@ class _Dense:
         return self.activation(y)
 
 
-def _normalize(x: np.ndarray) -> np.ndarray:
+def l2_normalize(x: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (``torch.nn.functional.normalize``: eps 1e-12)."""
     norms = np.sqrt(np.einsum("ij,ij->i", x, x, dtype=np.float32))
     return x / np.maximum(norms, np.float32(1e-12))[:, None]
@@ -214,7 +214,7 @@ class StaticEncoder:
         self.precision = "fp32"
         self.quantized = False
         self.autocast_bf16 = False
-        modules = _modules(self.path) or []
+        modules = read_modules(self.path) or []
         body = self.path / modules[0].get("path", "")
         tok_path = body / "tokenizer.json"
         if not tok_path.is_file():
@@ -225,7 +225,7 @@ class StaticEncoder:
             raise ModelError(f"{tok_path}: unreadable tokenizer ({exc})") from exc
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
-        weights = _load(body / "model.safetensors")
+        weights = load_weights(body / "model.safetensors")
         if "embedding.weight" not in weights:
             raise ModelError(f"{body / 'model.safetensors'}: no 'embedding.weight' tensor")
         table = weights["embedding.weight"]
@@ -240,9 +240,9 @@ class StaticEncoder:
             self.scale = None
         self.max_seq_length = int(max_seq_length or 512)
         self.dense = [
-            _Dense(self.path / m.get("path", "")) for m in modules[1:] if _kind(m) == "Dense"
+            _Dense(self.path / m.get("path", "")) for m in modules[1:] if module_kind(m) == "Dense"
         ]
-        self.normalize = any(_kind(m) == "Normalize" for m in modules)
+        self.normalize = any(module_kind(m) == "Normalize" for m in modules)
 
     @property
     def dim(self) -> int:
@@ -268,7 +268,7 @@ class StaticEncoder:
             x[full] /= lengths[full, None].astype(np.float32)
         for layer in self.dense:
             x = layer(x)
-        return _normalize(x) if self.normalize else x
+        return l2_normalize(x) if self.normalize else x
 
     def encode(
         self,
@@ -288,7 +288,7 @@ class StaticEncoder:
             if cancel is not None:
                 cancel.raise_if_cancelled()
             stop = min(start + bs, n)
-            out[start:stop] = _normalize(self._embed(texts[start:stop]))
+            out[start:stop] = l2_normalize(self._embed(texts[start:stop]))
             on_progress(Progress("encode", stop, n))
         return out
 

@@ -32,15 +32,15 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)
 
 
-def _unmark(text: str, marker: str) -> str:
+def unmark(text: str, marker: str) -> str:
     if marker:
         text = re.sub(rf"{re.escape(marker)}(?=\w)|\(\s*{re.escape(marker)}\w\)", "", text)
     return " ".join(text.split())
 
 
-def _norm(text: str, marker: str) -> str:
+def norm_text(text: str, marker: str) -> str:
     """A target as compared: without its mnemonic, spaces and case."""
-    return "".join(_unmark(text, marker).split()).casefold()
+    return "".join(unmark(text, marker).split()).casefold()
 
 
 def consistency_flags(
@@ -51,18 +51,24 @@ def consistency_flags(
     by_source: dict[str, list[QaUnit]] = defaultdict(list)
     for u in units:
         if "\x04" not in u.key:
-            by_source[_unmark(u.source, marker)].append(u)
+            by_source[unmark(u.source, marker)].append(u)
     flags: list[Flag] = []
     for group in by_source.values():
-        targets = {_norm(u.target, marker) for u in group}
+        targets = {norm_text(u.target, marker) for u in group}
         if len(group) > 1 and len(targets) > 1:
-            share = Counter(_norm(u.target, marker) for u in group)
+            share = Counter(norm_text(u.target, marker) for u in group)
             for u in group:
                 # Two renderings: either may be the odd one (a note); of three or more, the
                 # minority rendering is the likely slip (a warning).
-                minority = len(group) > 2 and share[_norm(u.target, marker)] < max(share.values())
+                minority = len(group) > 2 and share[norm_text(u.target, marker)] < max(
+                    share.values()
+                )
                 others = sorted(
-                    {g.target for g in group if _norm(g.target, marker) != _norm(u.target, marker)}
+                    {
+                        g.target
+                        for g in group
+                        if norm_text(g.target, marker) != norm_text(u.target, marker)
+                    }
                 )
                 flags.append(
                     Flag(
@@ -74,8 +80,8 @@ def consistency_flags(
                 )  # fmt: skip
     if memory:
         for u in units:
-            known = memory.get(_unmark(u.source, marker))
-            if known and _norm(u.target, marker) not in known:
+            known = memory.get(unmark(u.source, marker))
+            if known and norm_text(u.target, marker) not in known:
                 flags.append(
                     Flag(
                         u.file, u.key, u.source, u.target, "consistency", "info",

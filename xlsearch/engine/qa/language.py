@@ -64,9 +64,9 @@ def letter_scripts(text: str) -> Counter[str]:
 
 def _strip(text: str) -> str:
     """The target's words: placeholders, markup and mnemonics (``_O``, CJK ``(_O)``) removed."""
-    from xlsearch.engine.qa.rules import _strip_codes
+    from xlsearch.engine.qa.rules import strip_codes
 
-    return _MNEMONIC.sub("", _strip_codes(text))
+    return _MNEMONIC.sub("", strip_codes(text))
 
 
 def _words(text: str) -> set[str]:

@@ -41,9 +41,9 @@ def collection_pairs(store: Any, collection: str, src: str, tgt: str) -> list[Qa
 def memory_of(units: list[QaUnit]) -> dict[str, dict[str, str]]:
     """Each source's targets in a memory: {compared form: as written} (mnemonics, spaces and
     case aside, as the consistency check compares them)."""
-    from xlsearch.engine.qa.check import _norm, _unmark
+    from xlsearch.engine.qa.check import norm_text, unmark
 
     out: dict[str, dict[str, str]] = {}
     for u in units:
-        out.setdefault(_unmark(u.source, ""), {}).setdefault(_norm(u.target, ""), u.target)
+        out.setdefault(unmark(u.source, ""), {}).setdefault(norm_text(u.target, ""), u.target)
     return out

@@ -27,20 +27,25 @@ class ReadUnits:
 
 def _target_tags(ref: Any) -> int:
     """Inline codes in an XLIFF segment's target (-1 when it cannot be found)."""
-    from xlsearch.engine.tm.documents.xliff_text import _child, _local, _text
+    from xlsearch.engine.tm.documents.tags import local_name
+    from xlsearch.engine.tm.documents.xliff_text import child_element, element_text
 
     try:
         if isinstance(ref, tuple):
             tu, mid = ref
-            target = _child(tu, "target")
+            target = child_element(tu, "target")
             if target is not None and mid is not None:
                 target = next(
-                    (m for m in target.iter() if _local(m.tag) == "mrk" and m.get("mid") == mid),
+                    (
+                        m
+                        for m in target.iter()
+                        if local_name(m.tag) == "mrk" and m.get("mid") == mid
+                    ),
                     None,
                 )
         else:
-            target = _child(ref, "target")
-        return _text(target)[1] if target is not None else -1
+            target = child_element(ref, "target")
+        return element_text(target)[1] if target is not None else -1
     except Exception:  # noqa: BLE001 - an odd element: the tag check is skipped
         return -1
 

@@ -79,7 +79,7 @@ def _digits(text: str) -> str:
     return "".join(out)
 
 
-def _strip_codes(text: str) -> str:
+def strip_codes(text: str) -> str:
     """``text`` without placeholders, markup and entities (their digits are not numbers)."""
     for rx in (_PRINTF, _QT, _DOLLAR, _BRACE_CODE, _MARKUP, _ENTITY, _URL, _EMAIL):
         text = rx.sub(" ", text)
@@ -90,7 +90,7 @@ def numbers(text: str) -> Counter[str]:
     """The numbers of ``text`` (any script's digits; grouping separators and the decimal
     mark written either way count as the same number)."""
     found: Counter[str] = Counter()
-    for m in _NUMBER.finditer(_digits(_strip_codes(text))):
+    for m in _NUMBER.finditer(_digits(strip_codes(text))):
         value = re.sub(r"[.,\u00a0\u202f' ](?=\d{3}(?:\D|$))", "", m.group())
         found[value.replace(",", ".")] += 1
     return found
@@ -251,7 +251,7 @@ def _untranslated(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     letters = [ch for ch in s if ch.isalpha()]
     if len(letters) < 2:
         return
-    plain = _strip_codes(s).replace(ctx.marker, "") if ctx.marker else _strip_codes(s)
+    plain = strip_codes(s).replace(ctx.marker, "") if ctx.marker else strip_codes(s)
     words = re.findall(r"[^\W\d_]+", plain)
     if not words:
         return
@@ -367,8 +367,8 @@ def _numbers(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     if a == b:
         return
     glued = re.compile(r"\d+")
-    if Counter(glued.findall(_digits(_strip_codes(s)))) == Counter(
-        glued.findall(_digits(_strip_codes(t)))
+    if Counter(glued.findall(_digits(strip_codes(s)))) == Counter(
+        glued.findall(_digits(strip_codes(t)))
     ):
         return  # the same digits, written into a word on one side ("Int64", "64-bit")
     said = Counter(_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", s.lower()) if w in _NUMBER_WORDS)

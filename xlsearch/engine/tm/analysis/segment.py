@@ -87,12 +87,12 @@ def sentences_of(doc: Any, seg: Any) -> list[str]:
         return po_sentences(doc, seg)
     if doc.fmt != "xliff" or seg.target.strip() or seg.locked:
         return []
-    from xlsearch.engine.tm.documents.tags import _local
+    from xlsearch.engine.tm.documents.tags import local_name
 
     if isinstance(seg.ref, tuple):  # 1.2: the trans-unit itself, not a seg-source mrk
         if seg.ref[1] is not None:
             return []
-    elif seg.ref is None or sum(_local(c.tag) == "segment" for c in seg.ref.getparent()) != 1:
+    elif seg.ref is None or sum(local_name(c.tag) == "segment" for c in seg.ref.getparent()) != 1:
         return []  # 2.x: a unit the file already segments
     from xlsearch.engine.lang.sentences import split_sentences
 

@@ -50,9 +50,9 @@ def load_html(path: Path, src: str | None, encoding: str | None = None) -> Any:
     from xlsearch.engine.lang.doclang import filename_lang, hinted
     from xlsearch.engine.lang.sentences import split_sentences
     from xlsearch.engine.tm.documents.document import Document
-    from xlsearch.engine.tm.documents.simple import _decode, _segments
+    from xlsearch.engine.tm.documents.simple import decode_file, sentence_segments
 
-    soup = BeautifulSoup(_decode(path, encoding), "html.parser")
+    soup = BeautifulSoup(decode_file(path, encoding), "html.parser")
     blocks = _blocks(soup)
     texts = [_text(el) for el in blocks]
     check_lines(path, texts, unit="paragraph")
@@ -62,7 +62,7 @@ def load_html(path: Path, src: str | None, encoding: str | None = None) -> Any:
     hint = declared or filename_lang(path)
     lang = src or (hinted(sample, hint) if sample.strip() else (hint or ""))
     sents = [(i, s) for i, t in enumerate(texts) for s in split_sentences(t, lang)]
-    return Document(path, "html", lang, "", _segments(sents, "¶"), (soup, blocks, []))
+    return Document(path, "html", lang, "", sentence_segments(sents, "¶"), (soup, blocks, []))
 
 
 def _place(el: Any, text: str, sentences: dict[str, str] | None = None) -> bool:
@@ -110,12 +110,12 @@ def _place(el: Any, text: str, sentences: dict[str, str] | None = None) -> bool:
 def dump_html(doc: Any) -> bytes:
     """The page with each translated paragraph in place (``_place``), ``<html lang>`` the
     target language, written as UTF-8 (a ``meta`` charset says so)."""
-    from xlsearch.engine.tm.documents.simple import _paragraph_texts
+    from xlsearch.engine.tm.documents.simple import paragraph_texts
 
     soup, blocks, unwritten = doc.handle
     unwritten.clear()
     sentences = {" ".join(s.source.split()): s.target.strip() or s.source for s in doc.segments}
-    for p, text in _paragraph_texts(doc).items():
+    for p, text in paragraph_texts(doc).items():
         if " ".join(text.split()) != _text(blocks[p]) and not _place(blocks[p], text, sentences):
             unwritten.append(p)
     root = soup.find("html")

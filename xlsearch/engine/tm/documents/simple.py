@@ -93,10 +93,10 @@ def po_sentences(doc: Any, seg: Any) -> list[str]:
     ):
         return []
     from xlsearch.engine.lang.sentences import split_sentences
-    from xlsearch.engine.tm.documents.xliff_segment import _spans
+    from xlsearch.engine.tm.documents.xliff_segment import sentence_spans
 
     found = split_sentences(entry.msgid, doc.src or "en")
-    if len(found) < 2 or _spans(entry.msgid, found) is None:
+    if len(found) < 2 or sentence_spans(entry.msgid, found) is None:
         return []
     return found
 
@@ -135,9 +135,9 @@ def _join_po(doc: Any, entry: Any, segs: list[Any], texts: list[str | None]) -> 
     between and around them (``join_sentences``: no space after a Chinese or Japanese
     sentence)."""
     from xlsearch.engine.lang.sentences import join_sentences
-    from xlsearch.engine.tm.documents.xliff_segment import _spans
+    from xlsearch.engine.tm.documents.xliff_segment import sentence_spans
 
-    spans = _spans(entry.msgid, [s.source for s in segs])
+    spans = sentence_spans(entry.msgid, [s.source for s in segs])
     if spans is None:  # cannot happen for a split made by ``split_po``
         return join_sentences([t or s.source for t, s in zip(texts, segs, strict=True)])
     raw = entry.msgid
@@ -253,7 +253,7 @@ def _split(
     return lang, out
 
 
-def _decode(path: Path, encoding: str | None = None) -> str:
+def decode_file(path: Path, encoding: str | None = None) -> str:
     """A text or HTML job's text: ``encoding`` (``--encoding``), else UTF-8, else
     charset-normalizer's guess; undecodable bytes and NUL bytes refused in import's words."""
     from xlsearch.engine.importers.encoding import codec_name, decode_error
@@ -305,7 +305,7 @@ def load_text(path: Path, src: str | None, encoding: str | None = None) -> Any:
     ``-``, ``1.``, ``>``) are no text: kept in front of the line as its indentation is."""
     from xlsearch.engine.tm.documents.document import Document
 
-    text = _decode(path, encoding)
+    text = decode_file(path, encoding)
     lines = text.splitlines()
     check_lines(path, lines)  # before sentence splitting: a 50 MB line is refused at once
     markdown = path.suffix.lower() in (".md", ".markdown")
@@ -313,7 +313,7 @@ def load_text(path: Path, src: str | None, encoding: str | None = None) -> Any:
     texts = [line[len(p) :] for line, p in zip(lines, prefixes, strict=True)]
     lang, sents = _split(texts, src, path)
     newline = "\r\n" if "\r\n" in text else "\n"  # written back as it was
-    segs = _segments(sents, "line ")
+    segs = sentence_segments(sents, "line ")
     markup: dict[int, tuple[str, list[Any]]] = {}
     if markdown:  # inline markup is formatting: looked up without it, put back on save
         from xlsearch.engine.tm.documents.markdown import split_markup
@@ -327,7 +327,7 @@ def load_text(path: Path, src: str | None, encoding: str | None = None) -> Any:
     return Document(path, "text", lang, "", segs, handle)
 
 
-def _segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
+def sentence_segments(sents: list[tuple[int, str]], prefix: str) -> list[Any]:
     """DocSegments keyed ``<prefix><paragraph>.<sentence>`` (1-based), ref = paragraph."""
     from xlsearch.engine.tm.documents.document import DocSegment
 
@@ -390,7 +390,7 @@ def as_written(doc: Any, seg: Any) -> tuple[str, str]:
     return rebuild(plain, spans), apply_markup(target, plain, spans) if target else ""
 
 
-def _paragraph_texts(doc: Any) -> dict[int, str]:
+def paragraph_texts(doc: Any) -> dict[int, str]:
     """Paragraph index → its text rebuilt from targets (only paragraphs with a target)."""
     by_para: dict[int, list[Any]] = {}
     for seg in doc.segments:
@@ -408,7 +408,7 @@ def _paragraph_texts(doc: Any) -> dict[int, str]:
 def dump_text(doc: Any) -> bytes:
     original, newline, prefixes, _ = doc.handle
     lines = list(original)
-    for p, text in _paragraph_texts(doc).items():
+    for p, text in paragraph_texts(doc).items():
         lines[p] = prefixes[p] + text
     return (newline.join(lines) + newline).encode("utf-8")
 
@@ -431,7 +431,7 @@ def load_docx(path: Path, src: str | None) -> Any:
     texts = [docx_paragraph_text(p) for p in paras]
     check_lines(path, texts, unit="paragraph")
     lang, sents = _split(texts, src, path)
-    return Document(path, "docx", lang, "", _segments(sents, "¶"), (document, paras))
+    return Document(path, "docx", lang, "", sentence_segments(sents, "¶"), (document, paras))
 
 
 # what python-docx reads as a run's text; pictures, footnote references, fields stay
@@ -628,7 +628,7 @@ def _mark_for_review(doc: Any, document: Any, paras: list[Any]) -> None:
 
 def dump_docx(doc: Any) -> bytes:
     document, paras = doc.handle
-    for p, text in _paragraph_texts(doc).items():
+    for p, text in paragraph_texts(doc).items():
         _replace_paragraph_text(paras[p], text)
     _mark_for_review(doc, document, paras)
     buf = io.BytesIO()

@@ -37,7 +37,7 @@ from xlsearch.engine.importers.inline import PAIRED_TEXT as _TEXT_TAGS
 from xlsearch.engine.importers.placeholders import code_placeholder
 
 
-def _local(tag: Any) -> str:
+def local_name(tag: Any) -> str:
     """An element's tag without its namespace ('' for comments and processing instructions)."""
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
@@ -79,26 +79,26 @@ def _plan(source: Any) -> tuple[list[Any], list[_Wrap], list[Any]]:
         for c in kids:
             if code_placeholder(c):
                 break
-            if _local(c.tag) in _CODES and _local(c.tag) not in _BEGIN | _END:
+            if local_name(c.tag) in _CODES and local_name(c.tag) not in _BEGIN | _END:
                 lead.append(c)
                 if (c.tail or "").strip():
                     break
             else:
                 break
     for c in reversed(kids):
-        if c in lead or (c.tail or "").strip() or _local(c.tag) not in _CODES:
+        if c in lead or (c.tail or "").strip() or local_name(c.tag) not in _CODES:
             break
         if code_placeholder(c):
             break
-        if _local(c.tag) in _BEGIN | _END:
+        if local_name(c.tag) in _BEGIN | _END:
             break
         trail.insert(0, c)
     wraps: list[_Wrap] = []
     for i, c in enumerate(kids):
-        name = _local(c.tag)
+        name = local_name(c.tag)
         if name in _TEXT_TAGS and len(c) == 0 and (c.text or "").strip():
             wraps.append(_Wrap(" ".join(c.text.split()), c))
-        elif name in _BEGIN and i + 1 < len(kids) and _local(kids[i + 1].tag) in _END:
+        elif name in _BEGIN and i + 1 < len(kids) and local_name(kids[i + 1].tag) in _END:
             if (c.tail or "").strip():
                 wraps.append(_Wrap(" ".join(c.tail.split()), c, kids[i + 1]))
     return lead, wraps, trail
@@ -118,7 +118,7 @@ def _events(source: Any) -> list[tuple[str, Any]] | None:
 
     def walk(elem: Any) -> bool:
         for c in elem:
-            name = _local(c.tag)
+            name = local_name(c.tag)
             if name in _TEXT_TAGS:
                 out.append(("open", c))
                 if not walk(c):
@@ -173,7 +173,7 @@ def _from_memory(target: Any, text: str, source: Any, hint: tuple[Any, Any]) -> 
         _append(here, text[at:offset])
         at = offset
         gap = " " if spaced else ""  # "um <x/> Änderungen": a space the text folded away
-        if _local(elem.tag) in _TEXT_TAGS:
+        if local_name(elem.tag) in _TEXT_TAGS:
             if kind == "open":
                 shell = _bare(elem)
                 here.append(shell)
@@ -260,7 +260,7 @@ def _slots(elem: Any) -> list[tuple[Any, str, Any, int]]:
     index of owner in parent)``; a code's own content is none."""
     out: list[tuple[Any, str, Any, int]] = [(elem, "text", None, -1)]
     for i, c in enumerate(elem):
-        if _local(c.tag) in _TEXT_TAGS or _local(c.tag) == "mrk":
+        if local_name(c.tag) in _TEXT_TAGS or local_name(c.tag) == "mrk":
             out += _slots(c)
         out.append((c, "tail", elem, i))
     return out

@@ -18,8 +18,13 @@ from xlsearch.engine.tm.documents.confirmation import (
     unit_state_12,
     write_memoq_status,
 )
-from xlsearch.engine.tm.documents.tags import _local, set_target
-from xlsearch.engine.tm.documents.xliff_text import _child, _ns, _places, _text
+from xlsearch.engine.tm.documents.tags import local_name, set_target
+from xlsearch.engine.tm.documents.xliff_text import (
+    child_element,
+    element_text,
+    namespace_of,
+    tag_places,
+)
 
 NS12 = "urn:oasis:names:tc:xliff:document:1.2"
 NS20 = "urn:oasis:names:tc:xliff:document:2.0"
@@ -53,9 +58,9 @@ def load(path: Path, split: bool = True) -> Any:
 
     tree = _parse(path)
     root = tree.getroot()
-    if _local(root.tag) != "xliff":
-        raise DataError(f"{path}: not an XLIFF file (root <{_local(root.tag)}>)")
-    ns = _ns(root)
+    if local_name(root.tag) != "xliff":
+        raise DataError(f"{path}: not an XLIFF file (root <{local_name(root.tag)}>)")
+    ns = namespace_of(root)
     segs: list[Any] = []
     resegmented: list[Any] = []
     untranslatable: list[str] = []
@@ -97,12 +102,12 @@ def load(path: Path, split: bool = True) -> Any:
 def _sources(unit: Any) -> list[str]:
     """The source text of each segment of a unit not to translate (2.x: its segments; 1.2:
     the trans-unit), for the analysis' count — the import counts them the same way."""
-    if _local(unit.tag) == "unit":
-        segs = [s for s in unit if _local(s.tag) == "segment"]
-        sources = [_child(s, "source") for s in segs]
+    if local_name(unit.tag) == "unit":
+        segs = [s for s in unit if local_name(s.tag) == "segment"]
+        sources = [child_element(s, "source") for s in segs]
     else:
-        sources = [_child(unit, "source")]
-    return [_text(s)[0] if s is not None else "" for s in sources] or [""]
+        sources = [child_element(unit, "source")]
+    return [element_text(s)[0] if s is not None else "" for s in sources] or [""]
 
 
 def _segments20(unit: Any, start: int, untranslatable: list[str] | None = None) -> list[Any]:
@@ -112,18 +117,18 @@ def _segments20(unit: Any, start: int, untranslatable: list[str] | None = None) 
 
     out: list[Any] = []
     for seg in list(unit):
-        if _local(seg.tag) != "segment":
+        if local_name(seg.tag) != "segment":
             continue
-        source = _child(seg, "source")
+        source = child_element(seg, "source")
         if source is None:
             continue
-        text, tags = _text(source)
+        text, tags = element_text(source)
         if untranslatable is not None and text and _all_protected(source):
             untranslatable.append(text)
             continue
-        target = _child(seg, "target")
+        target = child_element(seg, "target")
         key = unit.get("id", "") + (f"/{seg.get('id')}" if seg.get("id") else "")
-        target_text = _text(target)[0] if target is not None else ""
+        target_text = element_text(target)[0] if target is not None else ""
         out.append(
             DocSegment(
                 start + len(out),
@@ -132,7 +137,7 @@ def _segments20(unit: Any, start: int, untranslatable: list[str] | None = None) 
                 target_text,
                 seg.get("state", ""),
                 tags,
-                source_tags=_places(source, text, tags),
+                source_tags=tag_places(source, text, tags),
                 confirmed=confirmed_20(seg, target_text),
                 ref=seg,
             )
@@ -145,8 +150,8 @@ def _all_protected(source: Any) -> bool:
     code sample the translator must leave as it is: nothing to translate)."""
     free = [source.text or ""]
     for child in source:
-        if not (_local(child.tag) == "mrk" and child.get("translate") == "no"):
-            free.append(_text(child)[0])
+        if not (local_name(child.tag) == "mrk" and child.get("translate") == "no"):
+            free.append(element_text(child)[0])
         free.append(child.tail or "")
     return not "".join(free).strip()
 
@@ -162,7 +167,7 @@ def split_segment(doc: Any, index: int) -> list[Any] | None:
         return None
     if isinstance(seg.ref, tuple):  # 1.2: a trans-unit without seg-source
         tu, mid = seg.ref
-        if mid is not None or _child(tu, "seg-source") is not None:
+        if mid is not None or child_element(tu, "seg-source") is not None:
             return None
         if segment12(tu, doc.src) is None:
             return None
@@ -180,7 +185,7 @@ def _translatable(tu: Any) -> bool:
     for elem in (tu, *tu.iterancestors()):
         if elem.get("translate") in ("yes", "no"):
             return elem.get("translate") == "yes"
-        if _local(elem.tag) == "file":
+        if local_name(elem.tag) == "file":
             break
     return True
 
@@ -191,30 +196,32 @@ def _units12(tu: Any, start: int, lang: str = "", split: bool = True) -> list[An
     it on import (``xliff_segment``; written to the file only with a target)."""
     from xlsearch.engine.tm.documents.document import DocSegment
 
-    target = _child(tu, "target")
+    target = child_element(tu, "target")
     state = target.get("state", "") if target is not None else ""
-    seg_source = _child(tu, "seg-source")
-    if split and seg_source is None and (target is None or not _text(target)[0]):
+    seg_source = child_element(tu, "seg-source")
+    if split and seg_source is None and (target is None or not element_text(target)[0]):
         from xlsearch.engine.tm.documents.xliff_segment import segment12
 
         seg_source = segment12(tu, lang)
     tid = tu.get("id", "")
     locked = _locked(tu)
     if seg_source is not None:
-        marks = [m for m in seg_source.iter() if _local(m.tag) == "mrk" and m.get("mtype") == "seg"]
+        marks = [
+            m for m in seg_source.iter() if local_name(m.tag) == "mrk" and m.get("mtype") == "seg"
+        ]
         if marks:
             tmarks = {}
             if target is not None:
                 tmarks = {
                     m.get("mid"): m
                     for m in target.iter()
-                    if _local(m.tag) == "mrk" and m.get("mtype") == "seg"
+                    if local_name(m.tag) == "mrk" and m.get("mtype") == "seg"
                 }
             out = []
             for m in marks:
-                text, tags = _text(m)
+                text, tags = element_text(m)
                 tm = tmarks.get(m.get("mid"))
-                target_text = _text(tm)[0] if tm is not None else ""
+                target_text = element_text(tm)[0] if tm is not None else ""
                 out.append(
                     DocSegment(
                         start + len(out),
@@ -223,18 +230,18 @@ def _units12(tu: Any, start: int, lang: str = "", split: bool = True) -> list[An
                         target_text,
                         state,
                         tags,
-                        source_tags=_places(m, text, tags),
+                        source_tags=tag_places(m, text, tags),
                         locked=locked(m.get("mid")),
                         confirmed=confirmed_12(tu, m.get("mid"), state, target_text),
                         ref=(tu, m.get("mid")),
                     )
                 )
             return out
-    source = _child(tu, "source")
+    source = child_element(tu, "source")
     if source is None:
         return []
-    text, tags = _text(source)
-    target_text = _text(target)[0] if target is not None else ""
+    text, tags = element_text(source)
+    target_text = element_text(target)[0] if target is not None else ""
     return [
         DocSegment(
             start,
@@ -243,7 +250,7 @@ def _units12(tu: Any, start: int, lang: str = "", split: bool = True) -> list[An
             target_text,
             state,
             tags,
-            source_tags=_places(source, text, tags),
+            source_tags=tag_places(source, text, tags),
             locked=locked(None),
             confirmed=confirmed_12(tu, None, state, target_text),
             ref=(tu, None),
@@ -254,7 +261,7 @@ def _units12(tu: Any, start: int, lang: str = "", split: bool = True) -> list[An
 def _locked(tu: Any) -> Any:
     """``mid -> bool``: is that segment of ``tu`` locked (memoQ: the unit; Trados: its
     ``sdl:seg``, any of them for a unit without segments)?"""
-    if any(_local(k) == "locked" and v in ("locked", "true") for k, v in tu.attrib.items()):
+    if any(local_name(k) == "locked" and v in ("locked", "true") for k, v in tu.attrib.items()):
         return lambda _mid: True
     ids = {s.get("id") for s in tu.iter(f"{{{NS_SDL}}}seg") if s.get("locked") == "true"}
     return lambda mid: bool(ids) and (mid is None or mid in ids)
@@ -288,33 +295,33 @@ def _write12(doc: Any, seg: Any) -> None:
     from lxml import etree
 
     tu, mid = seg.ref
-    ns = _ns(tu)
+    ns = namespace_of(tu)
     q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
-    target = _child(tu, "target")
+    target = child_element(tu, "target")
     if target is None:
         target = _empty_segmented_target(tu, q) if mid is not None else None
         target = etree.Element(q("target")) if target is None else target
-        anchor = _child(tu, "seg-source")
+        anchor = child_element(tu, "seg-source")
         if anchor is None:  # not ``or``: an lxml element without children is falsy
-            anchor = _child(tu, "source")
+            anchor = child_element(tu, "source")
         anchor.addnext(target)
         if anchor.tail and anchor.tail.strip() == "":
             target.tail = anchor.tail
     if doc.tgt:
         target.set(XML_LANG, doc.tgt)
     if mid is None:
-        set_target(target, seg.target, _child(tu, "source"), seg.tag_hint)
+        set_target(target, seg.target, child_element(tu, "source"), seg.tag_hint)
     else:
-        seg_source = _child(tu, "seg-source")
+        seg_source = child_element(tu, "seg-source")
         source = next(
             (
                 m
                 for m in (tu if seg_source is None else seg_source).iter()
-                if _local(m.tag) == "mrk" and m.get("mtype") == "seg" and m.get("mid") == mid
+                if local_name(m.tag) == "mrk" and m.get("mtype") == "seg" and m.get("mid") == mid
             ),
             None,
         )
-        marks = [m for m in target.iter() if _local(m.tag) == "mrk" and m.get("mid") == mid]
+        marks = [m for m in target.iter() if local_name(m.tag) == "mrk" and m.get("mid") == mid]
         if marks:
             set_target(marks[0], seg.target, source, seg.tag_hint)
             if marks[0].tail:  # no space after a Japanese or Chinese sentence
@@ -328,7 +335,7 @@ def _write12(doc: Any, seg: Any) -> None:
         target.set("state-qualifier", qualifier)
     _set_sdl_status(tu, mid, seg)
     write_memoq_status(tu, seg)
-    for old in [c for c in tu if _local(c.tag) == "alt-trans" and c.get("mid") == mid]:
+    for old in [c for c in tu if local_name(c.tag) == "alt-trans" and c.get("mid") == mid]:
         if old.get("origin", "").startswith("xlsearch"):  # saved before in this session
             tu.remove(old)
     if seg.quality is not None and seg.match_source:
@@ -347,7 +354,7 @@ def _write12(doc: Any, seg: Any) -> None:
 def _empty_segmented_target(tu: Any, q: Any) -> Any:
     """A new target shaped like ``seg-source``: its segments' ``mrk``s empty, what lies
     between them (spaces, inline codes) as it is, so sentences never run together."""
-    seg_source = _child(tu, "seg-source")
+    seg_source = child_element(tu, "seg-source")
     if seg_source is None:
         return None
     target = copy.deepcopy(seg_source)
@@ -380,12 +387,12 @@ def _set_sdl_status(tu: Any, mid: str | None, seg: Any) -> None:
 def _insert_before_foreign(tu: Any, target: Any, elem: Any) -> None:
     """Put ``elem`` after ``target`` and its notes/alt-trans but before the elements of other
     namespaces (Trados' ``sdl:seg-defs``), which XLIFF 1.2 wants last in a trans-unit."""
-    ns = _ns(tu)
+    ns = namespace_of(tu)
     after = False
     for child in tu:
         if child is target:
             after = True
-        elif after and isinstance(child.tag, str) and _ns(child) != ns:
+        elif after and isinstance(child.tag, str) and namespace_of(child) != ns:
             child.addprevious(elem)
             if elem.getprevious() is not None and elem.getprevious().tail:
                 elem.tail = elem.getprevious().tail
@@ -397,15 +404,15 @@ def _write20(doc: Any, seg: Any) -> None:
     from lxml import etree
 
     elem = seg.ref
-    ns = _ns(elem)
+    ns = namespace_of(elem)
     q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
-    target = _child(elem, "target")
+    target = child_element(elem, "target")
     if target is None:
         target = etree.Element(q("target"))
-        source = _child(elem, "source")
+        source = child_element(elem, "source")
         source.addnext(target)
         target.tail = source.tail
-    set_target(target, seg.target, _child(elem, "source"), seg.tag_hint)
+    set_target(target, seg.target, child_element(elem, "source"), seg.tag_hint)
     _tighten_ignorable(elem, seg.target, doc.tgt, q)
     elem.set("state", "translated")
     label = seg.origin + (f"-{seg.quality:.0f}" if seg.quality is not None else "")
@@ -434,13 +441,13 @@ def _tighten_ignorable(segment: Any, text: str, lang: str, q: Any) -> None:
     from lxml import etree
 
     nxt = segment.getnext()
-    if nxt is None or _local(nxt.tag) != "ignorable":
+    if nxt is None or local_name(nxt.tag) != "ignorable":
         return
-    src = _child(nxt, "source")
+    src = child_element(nxt, "source")
     gap = (src.text or "") if src is not None and not len(src) else ""
     if not gap or gap_after(text, gap, lang) == gap:
         return
-    tgt = _child(nxt, "target")
+    tgt = child_element(nxt, "target")
     if tgt is None:
         tgt = etree.SubElement(nxt, q("target"))
     tgt.text = gap_after(text, gap, lang)
@@ -472,11 +479,11 @@ def _declare_target(doc: Any) -> None:
     if not doc.tgt:
         return
     root = doc.handle.getroot()
-    if root.get("version", "").startswith("2") or _ns(root) == NS20:
+    if root.get("version", "").startswith("2") or namespace_of(root) == NS20:
         if not root.get("trgLang"):
             root.set("trgLang", doc.tgt)
         return
-    for file in root.iter(f"{{{_ns(root)}}}file" if _ns(root) else "file"):
+    for file in root.iter(f"{{{namespace_of(root)}}}file" if namespace_of(root) else "file"):
         if not file.get("target-language"):
             file.set("target-language", doc.tgt)
 

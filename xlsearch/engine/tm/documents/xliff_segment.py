@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from xlsearch.engine.tm.documents.tags import _local
-from xlsearch.engine.tm.documents.xliff_text import _child, _ns, _text
+from xlsearch.engine.tm.documents.tags import local_name
+from xlsearch.engine.tm.documents.xliff_text import child_element, element_text, namespace_of
 
 MID_PREFIX = "xls"
 """Segment ids xlsearch gives (``xls1``, ``xls2`` …): never a CAT tool's own."""
@@ -44,7 +44,7 @@ def _elem_text(elem: Any) -> str:
     return "".join(elem.itertext()) if isinstance(elem.tag, str) else ""
 
 
-def _spans(raw: str, sentences: list[str]) -> list[tuple[int, int]] | None:
+def sentence_spans(raw: str, sentences: list[str]) -> list[tuple[int, int]] | None:
     """Where each sentence stands in ``raw`` (its words in order, any whitespace between)."""
     out, at = [], 0
     for sentence in sentences:
@@ -74,7 +74,7 @@ def segment_unit(source: Any, text: str, lang: str, q: Any) -> Any | None:
         raw_parts.append(part)
         at += len(part)
     raw = "".join(raw_parts)
-    spans = _spans(raw, sentences)
+    spans = sentence_spans(raw, sentences)
     if spans is None:
         return None
     cuts = sorted({p for span in spans for p in span} | {0, len(raw)})
@@ -129,12 +129,12 @@ def segment12(tu: Any, lang: str) -> Any:
     after its ``source``; None when it stays one segment."""
     from xlsearch.engine.importers.base import normalize_lang
 
-    source = _child(tu, "source")
-    if source is None or any(_local(c.tag) == "mrk" for c in source.iter()):
+    source = child_element(tu, "source")
+    if source is None or any(local_name(c.tag) == "mrk" for c in source.iter()):
         return None
-    ns = _ns(tu)
+    ns = namespace_of(tu)
     q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
-    seg_source = segment_unit(source, _text(source)[0], normalize_lang(lang) or "en", q)
+    seg_source = segment_unit(source, element_text(source)[0], normalize_lang(lang) or "en", q)
     if seg_source is not None:
         source.addnext(seg_source)
         seg_source.tail = source.tail
@@ -148,24 +148,24 @@ def segment20(unit: Any, lang: str) -> tuple[Any, Any, list[Any]] | None:
     (one sentence, a target, ``canResegment="no"``, or codes it cannot split around)."""
     from xlsearch.engine.importers.base import normalize_lang
 
-    segments = [c for c in unit if _local(c.tag) == "segment"]
-    if len(segments) != 1 or any(_local(c.tag) == "ignorable" for c in unit):
+    segments = [c for c in unit if local_name(c.tag) == "segment"]
+    if len(segments) != 1 or any(local_name(c.tag) == "ignorable" for c in unit):
         return None
     seg = segments[0]
-    target, source = _child(seg, "target"), _child(seg, "source")
-    if source is None or (target is not None and _text(target)[0]):
+    target, source = child_element(seg, "target"), child_element(seg, "source")
+    if source is None or (target is not None and element_text(target)[0]):
         return None
     node: Any = seg
     while node is not None:  # canResegment is inherited from file, group, unit
         if node.get("canResegment") == "no":
             return None
         node = node.getparent()
-    if any(_local(c.tag) in ("sc", "ec", "sm", "em", "mrk") for c in source.iter()):
+    if any(local_name(c.tag) in ("sc", "ec", "sm", "em", "mrk") for c in source.iter()):
         return None
-    ns = _ns(unit)
+    ns = namespace_of(unit)
     q = (lambda n: f"{{{ns}}}{n}") if ns else (lambda n: n)
-    seg_source = segment_unit(source, _text(source)[0], normalize_lang(lang) or "en", q)
-    if seg_source is None or any(_local(c.tag) != "mrk" for c in seg_source):
+    seg_source = segment_unit(source, element_text(source)[0], normalize_lang(lang) or "en", q)
+    if seg_source is None or any(local_name(c.tag) != "mrk" for c in seg_source):
         return None  # a code between two sentences: no segment can hold it
 
     def ignorable(text: str) -> Any:
@@ -198,7 +198,7 @@ def segment20(unit: Any, lang: str) -> tuple[Any, Any, list[Any]] | None:
 
 def _made_here(seg_source: Any) -> bool:
     """Whether xlsearch made this ``seg-source`` (its segment ids are ``xls1``, ``xls2`` …)."""
-    marks = [m for m in seg_source if _local(m.tag) == "mrk"]
+    marks = [m for m in seg_source if local_name(m.tag) == "mrk"]
     return bool(marks) and all((m.get("mid") or "").startswith(MID_PREFIX) for m in marks)
 
 
@@ -210,12 +210,12 @@ def as_loaded(doc: Any) -> Iterator[None]:
     unused = [
         (s.getparent(), s)
         for s in root.iter("{urn:oasis:names:tc:xliff:document:1.2}seg-source", "seg-source")
-        if _made_here(s) and _child(s.getparent(), "target") is None
+        if _made_here(s) and child_element(s.getparent(), "target") is None
     ]
     whole = [
         (unit, seg, news)
         for unit, seg, news in doc.resegmented
-        if all(_child(n, "target") is None for n in news)
+        if all(child_element(n, "target") is None for n in news)
     ]
     for tu, seg_source in unused:
         tu.remove(seg_source)
@@ -227,7 +227,7 @@ def as_loaded(doc: Any) -> Iterator[None]:
         yield
     finally:
         for tu, seg_source in unused:
-            _child(tu, "source").addnext(seg_source)
+            child_element(tu, "source").addnext(seg_source)
         for unit, seg, news in whole:
             for n in news:
                 seg.addprevious(n)

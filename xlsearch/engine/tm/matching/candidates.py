@@ -67,7 +67,7 @@ def _fold(word: str) -> str:
     return "".join(c for c in nfkd if not unicodedata.combining(c))
 
 
-_primary = lru_cache(maxsize=4096)(primary)
+cached_primary = lru_cache(maxsize=4096)(primary)
 
 
 def _terms(text: str) -> list[str]:

@@ -64,10 +64,10 @@ def words(text: str) -> list[str]:
 
 
 def _clean_target(text: str) -> str:
-    from xlsearch.engine.tm.matching.repair import _CJK_MNEMONIC, _INLINE_MNEMONIC
+    from xlsearch.engine.tm.matching.repair import CJK_MNEMONIC, INLINE_MNEMONIC
 
-    out = _CJK_MNEMONIC.sub("", text)
-    out = _INLINE_MNEMONIC.sub("", out)
+    out = CJK_MNEMONIC.sub("", text)
+    out = INLINE_MNEMONIC.sub("", out)
     return re.sub(r"\s*(\.\.\.|…|[:：.。])$", "", out.strip()).strip()
 
 

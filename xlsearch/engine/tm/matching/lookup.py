@@ -34,7 +34,7 @@ from xlsearch.engine.tm.matching import repair as rp
 from xlsearch.engine.tm.matching.candidates import (
     LEXICAL_EXTRA,
     Candidates,
-    _primary,
+    cached_primary,
 )
 from xlsearch.engine.tm.matching.context import never_leveraged
 from xlsearch.engine.tm.matching.matches import (
@@ -251,12 +251,12 @@ class Lookup(Candidates):
         segment = " ".join(segment.split())
         if not segment:
             raise ConfigError("the segment to look up is empty")
-        lang = _primary(src)
+        lang = cached_primary(src)
         cos_of: dict[int, float] = dict(hits or [])
         lexical = dict.fromkeys([*self._exact(segment, src), *self._lexical(segment, src)])
         rows = self._rows([*lexical, *cos_of])  # one round trip; units when needed
         units: dict[str, list[dict[str, Any]]] = {}
-        sem_same = [i for i in cos_of if i in rows and _primary(rows[i]["lang"]) == lang]
+        sem_same = [i for i in cos_of if i in rows and cached_primary(rows[i]["lang"]) == lang]
         if qvec is not None and lang and len(sem_same) < min(10, self.depth):
             # a memory mostly in other languages: a filtered search (dearer) tops it up
             more = self.searcher.semantic(
@@ -267,7 +267,7 @@ class Lookup(Candidates):
         same = [
             i
             for i in dict.fromkeys([*lexical, *cos_of])
-            if self._wanted(rows.get(i)) and (not lang or _primary(rows[i]["lang"]) == lang)
+            if self._wanted(rows.get(i)) and (not lang or cached_primary(rows[i]["lang"]) == lang)
         ]
         # lexical-only candidates need their cosine from the cache: the best LEXICAL_EXTRA
         extra = [i for i in same if i not in cos_of][:LEXICAL_EXTRA]
@@ -298,7 +298,7 @@ class Lookup(Candidates):
         cross = []
         for sid, cos in cross_ids.items():
             row = rows[sid]
-            if any(_primary(t["lang"]) == lang for t in units.get(row["tu_id"], [])):
+            if any(cached_primary(t["lang"]) == lang for t in units.get(row["tu_id"], [])):
                 continue  # the unit has a source-language side: a same-language candidate
             m = self._match(
                 segment, row, units, tgt, cos, fz.fuzzy(segment, row["text"]), 0.0, cross=True
@@ -480,7 +480,12 @@ class Lookup(Candidates):
             if t["id"] != row["id"] and t["document_id"] == row["document_id"]
         }
         side = aligned.get(tgt) or next(
-            (t for lang, t in aligned.items() if tgt and _primary(lang) == _primary(tgt)), None
+            (
+                t
+                for lang, t in aligned.items()
+                if tgt and cached_primary(lang) == cached_primary(tgt)
+            ),
+            None,
         )
         return aligned, side if side and side["text"] else None
 
@@ -499,7 +504,7 @@ class Lookup(Candidates):
         aligned, side = self._target(row, units, tgt)
         # the side's own tag: de-DE when the memory says so, not the "de" asked for
         target, target_lang = (side["text"], side["lang"]) if side else ("", tgt)
-        if cross and tgt and _primary(row["lang"]) == _primary(tgt):
+        if cross and tgt and cached_primary(row["lang"]) == cached_primary(tgt):
             target, target_lang, side = row["text"], row["lang"], None
         if cross:  # shared names, numbers and cognates still say something
             score = self.weights.cross(f, cos or 0.0)

@@ -65,8 +65,8 @@ class Penalties:
 
 DEFAULT_PENALTIES = Penalties()
 
-_CJK_MNEMONIC = re.compile(r"\s*[(（][_&]([^\W_])[)）]")
-_INLINE_MNEMONIC = re.compile(r"[_&](?=[^\W_])")
+CJK_MNEMONIC = re.compile(r"\s*[(（][_&]([^\W_])[)）]")
+INLINE_MNEMONIC = re.compile(r"[_&](?=[^\W_])")
 _TRAIL = re.compile(r"(\s*)(\.\.\.|…|[:：]|[.。])$")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _PH = re.compile(PLACEHOLDER)
@@ -117,12 +117,12 @@ class Parsed:
 def parse(text: str) -> Parsed:
     s = text.strip()
     mnemonic = ""
-    m = _CJK_MNEMONIC.search(s)
+    m = CJK_MNEMONIC.search(s)
     if m:
         mnemonic = m.group(1)
         s = s[: m.start()] + s[m.end() :]
     else:
-        m2 = _INLINE_MNEMONIC.search(s)
+        m2 = INLINE_MNEMONIC.search(s)
         if m2 and (s.count("_") + s.count("&")) == 1:
             mnemonic = s[m2.end()]
             s = s[: m2.start()] + s[m2.end() :]
@@ -201,11 +201,11 @@ class Conventions:
         stop: Counter[str] = Counter()
         chars: Counter[str] = Counter()
         for t in targets:
-            if _CJK_MNEMONIC.search(t):
+            if CJK_MNEMONIC.search(t):
                 cjk += 1
-            elif _INLINE_MNEMONIC.search(t):
+            elif INLINE_MNEMONIC.search(t):
                 inline += 1
-                chars[_INLINE_MNEMONIC.search(t).group()[0]] += 1  # type: ignore[union-attr]
+                chars[INLINE_MNEMONIC.search(t).group()[0]] += 1  # type: ignore[union-attr]
             m = _TRAIL.search(t.strip())
             if m:
                 kind = _trail_kind(m.group(2))
@@ -278,9 +278,9 @@ def repair(
     # mnemonic
     if bool(a.mnemonic) != bool(b.mnemonic):
         if b.mnemonic:
-            cleaned = _CJK_MNEMONIC.sub("", out, count=1)
+            cleaned = CJK_MNEMONIC.sub("", out, count=1)
             if cleaned == out:
-                cleaned = _INLINE_MNEMONIC.sub("", out, count=1)
+                cleaned = INLINE_MNEMONIC.sub("", out, count=1)
             if cleaned == out:
                 return None
             out = cleaned
