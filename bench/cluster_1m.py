@@ -73,6 +73,95 @@ def fill(store: object, texts: list[str], chunk: int = 50_000) -> float:
     return len(texts) / (time.perf_counter() - t)
 
 
+def ivf_steps(dim: int = 384) -> dict[str, object]:
+    """Per-CPU-second rates of the IVF steps a 1B-sentence build needs, on one thread:
+    fill a shard (assign each vector to its list: cost grows with nlist; 31,623 lists is
+    what ``auto`` picks at 1B) and merge shards on disk (the head node). Random unit
+    vectors: these steps' cost does not depend on the values."""
+    import faiss
+    import numpy as np
+
+    from xlsearch.engine.index.vectors import VectorIndex, merge_on_disk
+
+    faiss.omp_set_num_threads(1)
+    rng = np.random.default_rng(0)
+
+    def unit(n: int) -> np.ndarray:
+        x = rng.standard_normal((n, dim), dtype=np.float32)
+        return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+    out: dict[str, object] = {}
+    for nlist, n in ((1000, 50_000), (31_623, 5_000)):
+        vi = VectorIndex.create("ivf", dim, n, {"nlist": nlist})
+        vi.index.quantizer.add(unit(nlist))  # centroids given, not trained: same add cost
+        vi.index.is_trained = True
+        x = unit(n)
+        c = time.process_time()
+        vi.add(np.arange(n, dtype=np.int64), x)
+        out[f"fill_nlist{nlist}_per_cpu_s"] = round(n / (time.process_time() - c))
+    tmp = Path(tempfile.mkdtemp(prefix="xlsearch-merge-"))
+    trained = VectorIndex.create("ivf", dim, 1000, {"nlist": 1000})
+    trained.index.quantizer.add(unit(1000))
+    trained.index.is_trained = True
+    files = []
+    shard = 50_000
+    for s in range(8):
+        part = faiss.deserialize_index(faiss.serialize_index(trained.index))
+        part.add_with_ids(unit(shard), np.arange(s * shard, (s + 1) * shard, dtype=np.int64))
+        files.append(tmp / f"shard-{s}.faiss")
+        faiss.write_index(part, str(files[-1]))
+    c, t = time.process_time(), time.perf_counter()
+    merge_on_disk(trained, files, tmp / "merged.ivfdata")
+    out["merge_per_cpu_s"] = round(8 * shard / (time.process_time() - c))
+    out["merge_per_wall_s"] = round(8 * shard / (time.perf_counter() - t))
+    return out
+
+
+def sqlite_figures(texts: list[str], dim: int = 384) -> dict[str, object]:
+    """The SQLite store at this size without encoding (random vectors in the cache): insert
+    rates, file size, lookups by id. A fresh store under ``XLSEARCH_HOME``."""
+    import numpy as np
+
+    from xlsearch.engine.index.cluster import _commit
+    from xlsearch.engine.store import Store
+
+    out: dict[str, object] = {}
+    with Store() as store:
+        db = store.db
+        out["insert_segments_per_s"] = round(fill(store, texts))
+        key = "bench#sqlite"
+        hashes = [r[0] for r in db.execute("SELECT DISTINCT text_hash FROM segments")]
+        rng = np.random.default_rng(0)
+        t = time.perf_counter()
+        for i in range(0, len(hashes), 20_000):
+            part = hashes[i : i + 20_000]
+            _commit(db, key, part, rng.standard_normal((len(part), dim), dtype=np.float32))
+        out["insert_vectors_per_s"] = round(len(hashes) / (time.perf_counter() - t))
+        out["vectors"] = len(hashes)
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        page = db.execute("PRAGMA page_size").fetchone()[0]
+        out["page_size"] = page
+        out["store_bytes"] = pages * page
+        out["store_bytes_per_segment"] = round(pages * page / len(texts))
+        ids = [r[0] for r in db.execute("SELECT id FROM segments")]
+        pick = [int(i) for i in rng.choice(ids, size=20_000, replace=False)]
+        t = time.perf_counter()
+        for i in pick:
+            db.execute("SELECT text, text_hash FROM segments WHERE id = ?", [i]).fetchone()
+        out["segment_by_id_us"] = round((time.perf_counter() - t) / len(pick) * 1e6, 1)
+        t = time.perf_counter()
+        for i in pick[:5000]:
+            db.execute(
+                "SELECT e.vector FROM segments s JOIN embeddings e ON e.model_id = ? AND "
+                "e.text_hash = s.text_hash WHERE s.id = ?", [key, i],
+            ).fetchone()  # fmt: skip
+        out["vector_by_id_us"] = round((time.perf_counter() - t) / 5000 * 1e6, 1)
+        t = time.perf_counter()
+        db.execute("SELECT count(*) FROM segments").fetchone()
+        out["count_segments_s"] = round(time.perf_counter() - t, 3)
+    return out
+
+
 def load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
@@ -85,7 +174,19 @@ def main() -> None:
     ap.add_argument("--order", default="single,cluster")
     ap.add_argument("--model", default=str(HERE.parent / "assets/models/multilingual"))
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--ivf-steps", action="store_true", help="IVF fill and merge rates only")
+    ap.add_argument("--sqlite", action="store_true", help="the SQLite store's figures only")
     args = ap.parse_args()
+    if args.ivf_steps:
+        print(json.dumps(ivf_steps(), indent=1))
+        return
+    if args.sqlite:
+        os.environ["XLSEARCH_HOME"] = tempfile.mkdtemp(prefix="xlsearch-bench-sqlite-")
+        out = {"sentences": args.sentences, "load_before": load()}
+        out.update(sqlite_figures(read_sides(args.sentences)))
+        out["load_after"] = load()
+        print(json.dumps(out, indent=1))
+        return
     os.environ["XLSEARCH_HOME"] = tempfile.mkdtemp(prefix="xlsearch-bench-1m-")
     import numpy as np
     import ray

@@ -330,16 +330,25 @@ class ShardedBuild:
 
     Every finished shard and the trained index are kept in ``folder/shards-<plan>/``, so a
     stopped build resumes without redoing them (the plan is the model, kind, parameters,
-    shard size and segment ids: a changed collection starts a fresh plan)."""
+    shard size, segment ids and text hashes: a changed collection starts a fresh plan)."""
 
     def __init__(
-        self, folder: Path, key: str, vi: Any, ids: np.ndarray, *, address: str, shard: int
+        self,
+        folder: Path,
+        key: str,
+        vi: Any,
+        ids: np.ndarray,
+        hashes: np.ndarray,
+        *,
+        address: str,
+        shard: int,
     ) -> None:
         import hashlib
         import json
 
         plan = json.dumps([key, vi.kind, vi.params, shard], sort_keys=True).encode()
         digest = hashlib.sha256(plan + np.ascontiguousarray(ids, np.int64).tobytes())
+        digest.update(np.ascontiguousarray(hashes, np.int64).tobytes())
         self.folder = folder
         self.dir = folder / f"shards-{digest.hexdigest()[:16]}"
         self.address = address

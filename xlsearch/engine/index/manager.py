@@ -151,7 +151,9 @@ def _update(
             from xlsearch.engine.index.cluster import SHARD, ShardedBuild
 
             folder = index_folder(collection, key)
-            sharded = ShardedBuild(folder, key, vi, add, address=cluster, shard=shard or SHARD)
+            hashes = np.fromiter((h_of[int(i)] for i in add), dtype=np.int64, count=len(add))
+            plan = (vi, add, hashes)
+            sharded = ShardedBuild(folder, key, *plan, address=cluster, shard=shard or SHARD)
         nlist = int(vi.params["nlist"])
         rng = np.random.default_rng(0)
         sample_ids = np.sort(rng.choice(add, size=min(len(add), 50 * nlist), replace=False))
