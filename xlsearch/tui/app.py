@@ -27,8 +27,9 @@ READY_ENV = "XLSEARCH_EXIT_WHEN_READY"
 """When set to a file path, the app writes (JSON) the wall-clock time the search screen became
 interactive and which heavy modules were loaded by then, and exits (``bench/startup.py``)."""
 
-SNAPSHOT_DELAY_S = 0.2
-"""After the first screen is ready: time for its filters and model name to show."""
+SNAPSHOT_DELAYS_S = (0.2, 1.5)
+"""After the first screen is ready, when its screenshot is saved for ``xlsearch serve``: soon
+(its filters and model name shown), and again when a busy machine has drawn the rest."""
 
 LIGHT_THEME = "textual-light"
 DARK_THEME = "textual-dark"
@@ -211,7 +212,8 @@ class XLSearchApp(App[None]):
         (The active model loads in the background from ``on_mount``, so the first semantic
         search finds it loaded.)"""
         if os.environ.get(SNAPSHOT_ENV):  # a waiting app of `xlsearch serve`
-            self.set_timer(SNAPSHOT_DELAY_S, self.save_first_screen)
+            for delay in SNAPSHOT_DELAYS_S:  # soon, then again once all is drawn
+                self.set_timer(delay, self.save_first_screen)
         target = os.environ.get(READY_ENV)
         if target:
             import json
@@ -222,12 +224,20 @@ class XLSearchApp(App[None]):
                 json.dump({"time": time.time(), "loaded": heavy}, fh)
             self.exit()
 
-    def save_first_screen(self) -> None:
+    def save_first_screen(self, tries: int = 40) -> None:
         """Save an SVG screenshot of the screen where ``SNAPSHOT_ENV`` says (atomically):
-        ``xlsearch serve``'s page shows it until the live terminal draws."""
+        ``xlsearch serve``'s page shows it until the live terminal draws. The footer lays
+        its keys out in later refreshes: until they are drawn, a moment later (``tries``)."""
         target = os.environ.get(SNAPSHOT_ENV)
         if not target:
             return
+        keys = self.screen.query("FooterKey")
+        if tries and (not keys or not any(k.region.width for k in keys)):
+            self.set_timer(0.05, partial(self.save_first_screen, tries - 1))
+            return
+        self.call_after_refresh(self._write_screenshot, target)
+
+    def _write_screenshot(self, target: str) -> None:
         part = f"{target}.part"
         with open(part, "w", encoding="utf-8") as fh:
             fh.write(self.export_screenshot(title="xlsearch"))

@@ -358,17 +358,20 @@ class Server:
         asyncio.ensure_future(self._watch_snapshot(self.waiting, snapshot))
 
     async def _watch_snapshot(self, starting: asyncio.Future[AppProcess], path: Path) -> None:
-        """Read the waiting app's screenshot once it has saved it (the page shows it). A page
-        waiting for it is let go either way: an app that ended without one (it failed to
-        start) must not hold the page up."""
+        """Read the waiting app's screenshot each time it saves it, until a session takes the
+        app (the page shows the latest). A page waiting for it is let go either way: an app
+        that ended without one (it failed to start) must not hold the page up."""
         from xlsearch.tui.serve_page import offline_svg
 
         try:
             app = await starting
-            while not app.ended.is_set() and not self.stopping:
-                if path.is_file():
-                    self.first_screen = offline_svg(path.read_text("utf-8"))
-                    return
+            seen = 0.0
+            while not app.ended.is_set() and not self.stopping and app.send is None:
+                with contextlib.suppress(OSError):
+                    if (mtime := path.stat().st_mtime) != seen:  # saved (again)
+                        seen, self.first_screen = mtime, offline_svg(path.read_text("utf-8"))
+                        if self.first_screen_ready is not None:
+                            self.first_screen_ready.set()
                 await asyncio.sleep(0.05)
         except Exception as e:  # noqa: BLE001 - the page shows "starting" instead
             log.warning("the app did not start: %s", e)
