@@ -57,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _configure_threads() -> None:
-    """The CPU thread policy, before any command imports torch (service/runtime.py)."""
-    from xlsearch.service.runtime import configure_threads
+    """The CPU thread policy, before any command imports torch (service/threads.py)."""
+    from xlsearch.service.threads import configure_threads
 
     configure_threads()
 

@@ -23,7 +23,7 @@ from xlsearch.engine.align.core import run_texts
 from xlsearch.engine.align.cost import run_vectors
 from xlsearch.engine.align.dp import band_dp, bead_types, full_band, path_band
 from xlsearch.engine.errors import CancelledError, DataError
-from xlsearch.engine.importers.document import Document
+from xlsearch.engine.importers.document import SentenceDocument
 from xlsearch.engine.progress import CancelToken
 
 
@@ -401,8 +401,8 @@ def test_cancel_then_resume_reuses_encoded_chunks(monkeypatch: pytest.MonkeyPatc
     src_s = [sentence(k) for k in range(120)]
     tgt_s = [translate(x) for x in src_s]
     gold = [Bead((k,), (k,)) for k in range(120)]
-    src = Document.from_sentences(src_s, "en", "a.txt")
-    tgt = Document.from_sentences(tgt_s, "de", "b.txt")
+    src = SentenceDocument.from_sentences(src_s, "en", "a.txt")
+    tgt = SentenceDocument.from_sentences(tgt_s, "de", "b.txt")
     enc = ConceptEncoder()
     token = CancelToken()
     seen: list[int] = []
@@ -440,8 +440,8 @@ def test_average_runs_are_close_to_encoded_runs_for_additive_encoders() -> None:
 
 def test_a_model_that_never_saw_a_language_is_reported() -> None:
     src_s = [sentence(k) for k in range(6)]
-    src = Document.from_sentences(src_s, "de", "a.txt")
-    tgt = Document.from_sentences([translate(x) for x in src_s], "fr", "b.txt")
+    src = SentenceDocument.from_sentences(src_s, "de", "a.txt")
+    tgt = SentenceDocument.from_sentences([translate(x) for x in src_s], "fr", "b.txt")
     enc = ConceptEncoder()
     enc.card = {"languages": ["de", "fr"], "teacher": "bundled:teacher"}  # type: ignore[attr-defined]
     assert align_documents(src, tgt, enc, checkpoint=False).warnings == []
@@ -453,7 +453,7 @@ def test_a_model_that_never_saw_a_language_is_reported() -> None:
 def test_unknown_scaling_or_runs_is_a_config_error() -> None:
     from xlsearch.engine.errors import ConfigError
 
-    doc = Document.from_sentences(["a b."], "en", "a.txt")
+    doc = SentenceDocument.from_sentences(["a b."], "en", "a.txt")
     for config in (
         AlignConfig(size_scale="square"),
         AlignConfig(runs="pool"),

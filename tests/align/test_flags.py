@@ -10,7 +10,7 @@ from helpers.align import ConceptEncoder, sentence, table_cost, translate
 from xlsearch.engine.align import AlignConfig, align_documents
 from xlsearch.engine.align.confidence import alternative_margins, anchors, crossing_anchors
 from xlsearch.engine.align.dp import band_dp, bead_types, full_band
-from xlsearch.engine.importers.document import Document
+from xlsearch.engine.importers.document import SentenceDocument
 
 
 class TableCost:
@@ -162,8 +162,8 @@ def test_xlsearch_align_shows_and_writes_the_flags(tmp_path, capsys) -> None:  #
     assert out.read_text(encoding="utf-8").count("low-confidence") == 2
 
 
-def document(sentences: list[str], lang: str) -> Document:
-    return Document.from_sentences(sentences, lang, f"doc.{lang}")
+def document(sentences: list[str], lang: str) -> SentenceDocument:
+    return SentenceDocument.from_sentences(sentences, lang, f"doc.{lang}")
 
 
 def story(moved: bool) -> tuple[list[str], list[str]]:

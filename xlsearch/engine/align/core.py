@@ -30,7 +30,7 @@ from xlsearch.engine.align.cost import (
 from xlsearch.engine.align.dp import band_dp, bead_types, cell_margin, full_band, path_band
 from xlsearch.engine.align.numbers import number_masks
 from xlsearch.engine.errors import ConfigError
-from xlsearch.engine.importers.document import Document
+from xlsearch.engine.importers.document import SentenceDocument
 from xlsearch.engine.models.cards import unseen_languages
 from xlsearch.engine.progress import (
     CancelToken,
@@ -63,8 +63,8 @@ class TextEncoder(Protocol):
 class Alignment:
     """Two documents and the beads that align them."""
 
-    src: Document
-    tgt: Document
+    src: SentenceDocument
+    tgt: SentenceDocument
     beads: list[Bead]
     model: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
@@ -305,8 +305,8 @@ def align_lengths(
 
 
 def align_documents(
-    src: Document,
-    tgt: Document,
+    src: SentenceDocument,
+    tgt: SentenceDocument,
     encoder: TextEncoder,
     config: AlignConfig | None = None,
     *,
@@ -375,8 +375,8 @@ def align_documents(
 
 def _embed_both(
     encoder: TextEncoder,
-    src: Document,
-    tgt: Document,
+    src: SentenceDocument,
+    tgt: SentenceDocument,
     config: AlignConfig,
     folder: Path | None,
     on_progress: ProgressCallback,

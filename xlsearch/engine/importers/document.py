@@ -49,7 +49,7 @@ _HTML_BLOCKS = (
 
 
 @dataclass
-class Document:
+class SentenceDocument:
     """A document split into sentences; ``paragraphs[k]`` is the paragraph of sentence k."""
 
     path: str
@@ -67,7 +67,7 @@ class Document:
         lang: str = "en",
         path: str = "",
         paragraphs: list[int] | None = None,
-    ) -> Document:
+    ) -> SentenceDocument:
         """A document from ready sentences (one paragraph unless ``paragraphs`` is given)."""
         return cls(path, lang, list(sentences), list(paragraphs or [0] * len(sentences)))
 
@@ -117,7 +117,7 @@ def read_document(
     fmt: str | None = None,
     presplit: bool = False,
     encoding: str | None = None,
-) -> Document:
+) -> SentenceDocument:
     """Read and sentence-split a document; ``presplit``: one sentence per line as given
     (blank lines separate paragraphs). ``lang`` picks the splitting rules; without it the
     language is identified from the text."""
@@ -125,14 +125,14 @@ def read_document(
     require_file(path, DOCUMENT_HINT)
     if presplit:
         sentences, paras = _presplit(path, encoding)
-        return Document(str(path), lang or _guess_lang(sentences), sentences, paras)
+        return SentenceDocument(str(path), lang or _guess_lang(sentences), sentences, paras)
     blocks = read_paragraphs(path, fmt, encoding)
     if not lang:
         from xlsearch.engine.lang.doclang import filename_lang
 
         declared = _html_lang(path, encoding) if document_format(path, fmt) == "html" else None
         lang = _guess_lang(blocks, declared or filename_lang(path))
-    doc = Document(str(path), lang)
+    doc = SentenceDocument(str(path), lang)
     from xlsearch.engine.lang.sentences import split_sentences
 
     for k, block in enumerate(blocks):
@@ -142,7 +142,7 @@ def read_document(
     return doc
 
 
-def require_text(doc: Document) -> Document:
+def require_text(doc: SentenceDocument) -> SentenceDocument:
     """``doc`` itself, or a ``DataError`` naming it when it has no sentence (nothing to align)."""
     if not doc.sentences:
         raise DataError(

@@ -1,4 +1,5 @@
-"""The process-wide settings a front applies before any work: the CPU thread policy."""
+"""The CPU thread policy a front applies before any work (the engine's ``runtime.cpu`` with
+the user's ``threads`` setting)."""
 
 from __future__ import annotations
 
