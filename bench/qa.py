@@ -9,6 +9,11 @@ as found when a tool flags it (xlsearch: severity error or warning); false flags
 on untouched entries, per 100 of them. Per kind, F1 of the check that matches it.
 
     python bench/qa.py [--modules thunar,mousepad] [--langs fr,de] [--model PATH] [--out F]
+    python bench/qa.py --timing 10000 [--langs de] [--model PATH]
+
+``--timing N``: one catalogue of N entries (every module's entries of the first language,
+repeated under distinct ``msgctxt`` until N), checked by a fresh ``xlsearch check``
+process, rules only and with the model: wall and CPU seconds, with the load average.
 """
 
 from __future__ import annotations
@@ -187,6 +192,52 @@ def xlsearch_flags(paths: list[Path], model: str | None) -> tuple[dict, dict, fl
     return flags, payload, took
 
 
+def timing(n: int, lang: str, model: str | None) -> None:
+    """Time ``xlsearch check`` on one catalogue of ``n`` real entries."""
+    import polib
+
+    root = data_dir() / "l10n" / "xfce"
+    entries = []
+    for module in sorted(p.name for p in root.iterdir() if p.is_dir()):
+        path = root / module / f"{lang}.po"
+        if path.exists():
+            entries += [e for e in polib.pofile(str(path)) if e.msgstr and not e.obsolete]
+    po = polib.POFile()
+    po.metadata = {"Language": lang, "Content-Type": "text/plain; charset=UTF-8"}
+    copy = 0
+    while len(po) < n:
+        for e in entries[: n - len(po)]:
+            ctx = f"{e.msgctxt or ''}#{copy}" if copy else e.msgctxt
+            po.append(polib.POEntry(msgctxt=ctx, msgid=e.msgid, msgstr=e.msgstr))
+        copy += 1
+    exe = Path(sys.executable).parent / "xlsearch"
+    with tempfile.TemporaryDirectory(prefix="xlsearch-qa-") as tmpname:
+        out = Path(tmpname) / f"big.{lang}.po"
+        po.save(str(out))
+        for label, extra in (("rules only", ["--rules-only"]), ("model", ["--model", model])):
+            if label == "model" and not model:
+                continue
+            load = os.getloadavg()[0]
+            t = time.perf_counter()
+            before = os.times()
+            res = subprocess.run([str(exe), "check", str(out), "--json"], capture_output=True,
+                                 text=True, check=False) if not extra else subprocess.run(
+                [str(exe), "check", str(out), "--json", *extra], capture_output=True,
+                text=True, check=False)  # fmt: skip
+            wall = time.perf_counter() - t
+            after = os.times()
+            cpu = (after.children_user - before.children_user) + (
+                after.children_system - before.children_system
+            )
+            if res.returncode not in (0, 1):
+                raise SystemExit(f"xlsearch check failed: {res.stderr.strip()}")
+            payload = json.loads(res.stdout)
+            print(
+                f"{len(po)} entries ({lang}), {label}: {wall:.1f} s wall, {cpu:.1f} CPU-s, "
+                f"{len(payload['flags'])} flags, load {load:.1f} before"
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--modules", default="")
@@ -195,7 +246,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-pofilter", action="store_true")
     ap.add_argument("--out", type=Path, help="write the figures as JSON")
+    ap.add_argument("--timing", type=int, default=0, help="time one catalogue of N entries")
     args = ap.parse_args()
+    if args.timing:
+        timing(args.timing, (args.langs or "de").split(",")[0], args.model)
+        return
     import polib
 
     root = data_dir() / "l10n" / "xfce"

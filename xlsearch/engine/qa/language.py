@@ -3,10 +3,12 @@ file's declared language as the prior and the file's own words as evidence."""
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +46,10 @@ _MNEMONIC = re.compile(r"\(\s*[_&~][^\W_]\)|[_&~](?=[^\W_])")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
 
+@functools.lru_cache(maxsize=8192)
 def _script(ch: str) -> str:
+    if ch.isascii():
+        return "LATIN" if ch.isalpha() else ""
     try:
         name = unicodedata.name(ch)
     except ValueError:
@@ -72,8 +77,35 @@ def _strip(text: str) -> str:
 def _words(text: str) -> set[str]:
     """Words of two letters or more; each character of a text written without spaces."""
     out = {w.casefold() for w in _WORD.findall(text)}
+    if text.isascii():
+        return out
     wide = {ch for ch in text if ch.isalpha() and _script(ch) in _WIDE}
     return (out - {w for w in out if any(ch in wide for ch in w)}) | wide
+
+
+def _probabilities(ident: Any, text: str, langs: list[str]) -> list[float]:
+    """The identifier's probability of each of ``langs`` for ``text``: its scores read
+    directly where the identifier offers them (py3langid's ``_decide``, 4× faster than
+    ranking all 97 languages), else from its ranking."""
+    decide = getattr(ident, "_decide", None)
+    classes = getattr(ident, "nb_classes", None)
+    if decide is not None and classes is not None:
+        try:
+            scores = decide(text)
+            column = _columns(tuple(classes))
+            return [float(scores[column[lang]]) if lang in column else 0.0 for lang in langs]
+        except Exception:  # noqa: BLE001 - another py3langid: rank instead
+            pass
+    ranked = {str(lang): float(p) for lang, p in ident.rank(text)}
+    return [ranked.get(lang, 0.0) for lang in langs]
+
+
+@functools.lru_cache(maxsize=4)
+def _columns(classes: tuple[str, ...]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i, lang in enumerate(classes):
+        out.setdefault(str(lang), i)  # the first column holds an aliased label's score
+    return out
 
 
 def _odds(probs: np.ndarray, own: int, source: int) -> tuple[np.ndarray, np.ndarray]:
@@ -176,8 +208,7 @@ def language_flags(
             elif seen[w] > 1:
                 evidence += WORD_WEIGHT
         ident = ident or identifier()
-        ranked = {str(lang): float(p) for lang, p in ident.rank(text)}
-        asked.append((u, [ranked.get(lang, 0.0) for lang in langs], evidence))
+        asked.append((u, _probabilities(ident, text, langs), evidence))
     if asked:
         probs = np.asarray([row for _, row, _ in asked], dtype=np.float64)
         odds, best = _odds(probs, langs.index(prim), langs.index(sprim) if sprim in langs else -1)
