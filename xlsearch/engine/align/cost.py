@@ -212,7 +212,7 @@ class EmbeddingCost:
         both = src_ends is not None and tgt_ends is not None
         self.src_ends = src_ends if both else None
         self.tgt_ends = tgt_ends if both else None
-        if both:
+        if src_ends is not None and tgt_ends is not None:
             self.src_csum = np.concatenate([[0], np.cumsum(src_ends[1:])])  # ends[1..k]
             self.tgt_csum = np.concatenate([[0], np.cumsum(tgt_ends[1:])])
 

@@ -162,11 +162,11 @@ def band_dp(
             no_y = np.minimum(mm, xx)
             if gaps[1] and hi_i > lo_i:  # runs of insertions within the row: a running min
                 seg = slice(lo_i, hi_i + 1)
-                k = ext_csum[lo_i + c0 : hi_i + c0 + 1]
+                csum = ext_csum[lo_i + c0 : hi_i + c0 + 1]
                 # a run from column j' to j: open at j', extend over j'+1 … j-1
-                start = no_y[seg] + open_t[seg] - np.append(k[1:], k[-1])
+                start = no_y[seg] + open_t[seg] - np.append(csum[1:], csum[-1])
                 run = np.minimum.accumulate(start)
-                yy[lo_i + 1 : hi_i + 1] = run[:-1] + k[1:]
+                yy[lo_i + 1 : hi_i + 1] = run[:-1] + csum[1:]
                 prev = slice(lo_i, hi_i)
                 opened = no_y[prev] + open_t[prev]
                 extended = yy[prev] + ext_tgt[np.arange(lo_i, hi_i) + c0]
@@ -174,7 +174,7 @@ def band_dp(
                     extended < opened, 2, (xx[prev] < mm[prev]).astype(np.int8)
                 )
             best = np.minimum(no_y, yy)
-            if margins is not None:
+            if margin is not None:
                 options = (
                     np.vstack([cand, xx[None], yy[None]]) if len(steps) else np.vstack([xx, yy])
                 )
@@ -185,7 +185,7 @@ def band_dp(
             above = np.minimum(mm, yy), xx
             from_y = yy < mm
         backs.append((c0, state, back, how_x, how_y, paid))
-        if margins is not None:
+        if margins is not None and margin is not None:
             margins.append((c0, margin))
         if totals is not None:
             totals.append((c0, table[pad_r:, pad_c:].copy()))

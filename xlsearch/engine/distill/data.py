@@ -125,10 +125,9 @@ def _open_lines(path: Path) -> Iterator[bytes]:
             f"{path}:{line}: binary data (NUL byte); expected UTF-8 TSV text",
             hint="one pair per line: sentence<TAB>translation[<TAB>translation…]",
         )
-    opener: Callable[..., object] = gzip.open if is_gzip else open
     try:
-        with opener(path, "rb") as fh:  # type: ignore[operator]
-            yield from fh  # type: ignore[misc]
+        with gzip.open(path, "rb") if is_gzip else open(path, "rb") as fh:
+            yield from fh
     except (OSError, EOFError) as exc:
         raise DataError(f"{path}: unreadable ({exc})") from exc
 
@@ -410,9 +409,9 @@ def load_parallel(
         from xlsearch.engine.qa.clean import clean_pairs
 
         for g in train:
-            keep, dropped = clean_pairs(g.src, g.tgt, "en", g.lang)
-            g.src = [x for x, k in zip(g.src, keep, strict=True) if k]
-            g.tgt = [x for x, k in zip(g.tgt, keep, strict=True) if k]
+            kept, dropped = clean_pairs(g.src, g.tgt, "en", g.lang)
+            g.src = [x for x, k in zip(g.src, kept, strict=True) if k]
+            g.tgt = [x for x, k in zip(g.tgt, kept, strict=True) if k]
             for why, n in dropped.items():
                 reports[g.file].drop(f"--clean: {why}", n)
     for spec in mono or []:

@@ -69,6 +69,9 @@ class TeacherCache:
         self.meta_path = folder / "meta.json"
         self.notice = ""
         """What opening had to repair (a ``notice`` event of the next ``ensure``)."""
+        self._meta: dict[str, Any] = {}
+        self.vectors: np.ndarray = np.zeros((0, dim), dtype=np.float16)
+        """One teacher vector a row (a read-only memory map of the cache file)."""
         if not self.meta_path.is_file():
             self._create_meta(teacher_id)
         self._load()

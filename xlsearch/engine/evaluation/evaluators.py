@@ -85,7 +85,7 @@ class CachingEncoder:
         """Rows for ``texts``; only sentences not seen before reach the wrapped encoder."""
         todo = list(dict.fromkeys(t for t in texts if t not in self.cache))
         if todo:
-            kwargs = {}
+            kwargs: dict[str, Any] = {}
             if "on_progress" in self._params and on_progress is not None:
                 kwargs["on_progress"] = on_progress
             if "cancel" in self._params:
@@ -355,7 +355,7 @@ class LanguageBiasEvaluator(Evaluator):
             n = len(s)
             cos = M.pairwise_cosine(emb[pos : pos + n], emb[pos + n : pos + 2 * n])
             pos += 2 * n
-            per_set[s.name] = 100.0 * M.spearman(cos, s.scores)
+            per_set[s.name] = 100.0 * M.spearman(cos, np.asarray(s.scores, dtype=np.float64))
             cos_all.append(cos)
             gold_all.append(np.asarray(s.scores, dtype=np.float64))
         pooled = 100.0 * M.spearman(np.concatenate(cos_all), np.concatenate(gold_all))

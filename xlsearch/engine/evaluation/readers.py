@@ -207,7 +207,9 @@ _MULTI_MT = re.compile(r"stsb-([a-z]{2,3})-(train|dev|test)\.csv$")
 def read_stsb_multi_mt(path: str | Path, name: str | None = None) -> StsSet:
     """stsb-multi-mt CSV: ``sentence1,sentence2,score`` (header optional, quoted fields)."""
     p = Path(path)
-    s1, s2, scores = [], [], []
+    s1: list[str] = []
+    s2: list[str] = []
+    scores: list[float] = []
     with open_text(p) as fh:
         reader = csv.reader(fh)
         try:

@@ -43,7 +43,7 @@ class Table:
         """Append the column means over the rows so far (ignoring missing values)."""
         means: list[float | None] = []
         for j in range(len(self.columns)):
-            vals = [r[1][j] for r in self.rows if r[1][j] is not None]
+            vals = [v for r in self.rows if (v := r[1][j]) is not None]
             means.append(sum(vals) / len(vals) if vals else None)
         if self.rows:
             self.rows.append((label, means))
@@ -136,9 +136,9 @@ class Report:
         for t in self.tables:
             col = next((c for c in ("mean", "bias") if c in t.columns), t.columns[0])
             j = t.columns.index(col)
-            rows = [(lab, vals[j]) for lab, vals in t.rows if vals[j] is not None]
-            vals = [v for lab, v in rows if lab == "mean"] or [v for _, v in rows]
-            r = round1(sum(vals) / len(vals)) if vals else None
+            rows = [(lab, v) for lab, vals in t.rows if (v := vals[j]) is not None]
+            found = [v for lab, v in rows if lab == "mean"] or [v for _, v in rows]
+            r = round1(sum(found) / len(found)) if found else None
             if r is not None:
                 out[t.key] = r
         return out

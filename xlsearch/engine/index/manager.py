@@ -83,8 +83,8 @@ def _diff(keys: dict[str, np.ndarray], rows: dict[str, np.ndarray]) -> tuple[np.
     """(ids to remove from the index, ids to add): gone or changed vs new or changed."""
     idx_pairs = keys["id"].astype(np.int64), keys["h64"].astype(np.int64)
     st_pairs = rows["id"].astype(np.int64), rows["h64"].astype(np.int64)
-    a = np.rec.fromarrays(idx_pairs, names="id,h")
-    b = np.rec.fromarrays(st_pairs, names="id,h")
+    a = np.rec.fromarrays(idx_pairs, formats="i8,i8", names="id,h")
+    b = np.rec.fromarrays(st_pairs, formats="i8,i8", names="id,h")
     remove = np.setdiff1d(a, b)["id"] if len(a) else np.zeros(0, np.int64)
     add = np.setdiff1d(b, a)["id"] if len(b) else np.zeros(0, np.int64)
     return np.asarray(remove, np.int64), np.asarray(add, np.int64)

@@ -146,7 +146,7 @@ def split_where_better(doc: Any, results: Sequence[Any], cache: LookupCache) -> 
     if not plans:
         return False
     looked = iter(cache.results([s for found in plans.values() for s in found]))
-    split: set[tuple[str, Any]] = set()
+    split: set[tuple[str, Any, str]] = set()
     for index, found in plans.items():
         best = max(max((m.fuzzy for m in next(looked).matches), default=0) for _ in found)
         if best >= GOOD_FUZZY or not _semantic_fill(results[index]):

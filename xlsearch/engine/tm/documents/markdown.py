@@ -43,7 +43,7 @@ class Span:
 def split_markup(sentence: str) -> tuple[str, list[Span]]:
     """``(plain text, spans)`` of one sentence; ``(sentence, [])`` when it has no markup
     read here, or when the plain text and spans would not rebuild it exactly."""
-    text, spans = sentence, []
+    text, spans = sentence, list[Span]()
     found = True
     while found:  # again until nothing is left: nested spans open up one pass at a time
         found = False

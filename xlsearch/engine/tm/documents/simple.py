@@ -44,7 +44,7 @@ def load_po(path: Path, encoding: str | None = None) -> Any:
         po = polib.pofile(original, wrapwidth=78)
     except (OSError, ValueError) as exc:
         raise DataError(f"{path}: not a readable PO file: {exc}") from exc
-    segs = []
+    segs: list[DocSegment] = []
     for entry in po:
         if entry.obsolete or not entry.msgid:
             continue
@@ -246,7 +246,7 @@ def _split(
 
     hint = filename_lang(path) if path is not None else None
     lang = src or _detect([p for p in paragraphs if p.strip()], hint)
-    out = []
+    out: list[tuple[int, str]] = []
     for i, para in enumerate(paragraphs):
         if para.strip():
             out.extend((i, s) for s in split_sentences(para, lang))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
@@ -294,7 +295,7 @@ def _placeholders(target: Any, source: Any | None) -> int:
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 
 
-def _map_boundary(b: int, kind: str, ops: list[tuple[str, int, int, int, int]]) -> int | None:
+def _map_boundary(b: int, kind: str, ops: Sequence[tuple[str, int, int, int, int]]) -> int | None:
     """Token boundary ``b`` of the old text in the new one: exact inside or at the edge of
     an unchanged run; a closing tag stays with the text before it, any other with the text
     after it (so a word inserted before a tagged word stays outside the tag); None inside a

@@ -217,7 +217,7 @@ def _units12(tu: Any, start: int, lang: str = "", split: bool = True) -> list[An
                     for m in target.iter()
                     if local_name(m.tag) == "mrk" and m.get("mtype") == "seg"
                 }
-            out = []
+            out: list[DocSegment] = []
             for m in marks:
                 text, tags = element_text(m)
                 tm = tmarks.get(m.get("mid"))

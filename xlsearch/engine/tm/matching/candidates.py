@@ -221,7 +221,8 @@ class Candidates:
             return []
         cache = self._lexical_cache()
         df = self._doc_freqs(terms, cache)
-        rare, visited = [], 0
+        rare: list[str] = []
+        visited = 0
         for t in sorted(df, key=lambda t: (df[t], t)):
             if len(rare) == 8 or visited + df[t] > LEXICAL_BUDGET:
                 break
