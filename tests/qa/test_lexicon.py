@@ -106,3 +106,24 @@ def test_files_checked_together_teach_each_other(tmp_path: Path) -> None:
         ("Rename the selected tab", "mistranslation"),
         ("Tab", "untranslated"),
     }
+
+
+def test_the_models_evidence_is_measured_on_the_file_own_pairs_against_shuffled() -> None:
+    """A model whose vectors pair each source with its target: a swapped target's margin
+    looks like the shuffled pairs' (evidence for "another unit's"), the file's own pairs'
+    like theirs (evidence against)."""
+    import numpy as np
+
+    from xlsearch.engine.qa.semantic import EmbeddingEvidence
+
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(200, 64))
+    es = base + 0.4 * rng.normal(size=base.shape)
+    et = base + 0.4 * rng.normal(size=base.shape)
+    et[[3, 7]] = et[[7, 3]]  # two targets swapped
+    es /= np.linalg.norm(es, axis=1, keepdims=True)
+    et /= np.linalg.norm(et, axis=1, keepdims=True)
+    evidence = EmbeddingEvidence(es.astype(np.float32), et.astype(np.float32))
+    odds = evidence([3, 7, 10, 11, 12])
+    assert odds[0] > 1 and odds[1] > 1
+    assert (odds[2:] < 0).all()

@@ -6,9 +6,11 @@ import dataclasses
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback, no_progress
 from xlsearch.engine.qa.language import Profile
@@ -143,12 +145,14 @@ def lexical_flags(
     skip: Sequence[bool],
     flagged: set[str] | None = None,
     lexicon: Lexicon | None = None,
+    embedding: Callable[[Sequence[int]], np.ndarray] | None = None,
 ) -> list[Flag]:
     """Targets that do not translate their source by the user's own word translations
     (``lexicon``: learnt from the units, or given — every file of the pair and the memory;
     it must include ``units``): the words the file always translates one way are missing,
     or another unit's source fits the target far better (a target pasted from another
-    unit)."""
+    unit). ``embedding``: the model's log odds, per unit, that a target belongs to another
+    unit (``semantic.EmbeddingEvidence``), added to the words' evidence."""
     from xlsearch.engine.qa.lexicon import (
         misplaced,
         missing_evidence,
@@ -168,8 +172,13 @@ def lexical_flags(
     rows = [i for i in range(len(units)) if usable[i] and units[i].key not in flagged]
     first = {i: lex.score(sources[i], targets[i], own=True) for i in rows}
     scored = misplaced(sources, targets, lex, [i for i in rows if first[i] < ODD_PAIR])
+    model = dict(zip(rows, embedding(rows), strict=True)) if embedding is not None else {}
+    if model:  # the model's word counts too: every pair it finds odd is compared
+        extra = [i for i in rows if i not in scored and first[i] - model[i] < ODD_PAIR]
+        scored.update(misplaced(sources, targets, lex, extra))
     flags: list[Flag] = []
     for i, (own, other, who) in scored.items():
+        own -= model.get(i, 0.0)
         if own >= -MISPLACED_ODDS and not (other - own >= OTHER_UNIT_ODDS):
             continue
         u = units[i]
@@ -333,18 +342,25 @@ def check_units(
     no_text = {f.key for f in flags if f.kind in ("empty", "untranslated")}
     no_text |= {f.key for f in lang_flags}
     skip = [u.key in no_text or is_credits(u.source) for u in units]
+    cal = None
+    vectors = evidence = None
+    if encoder is not None and len(units) >= MIN_LEXICON_UNITS:
+        from xlsearch.engine.qa.semantic import EmbeddingEvidence, encode_pairs
+
+        vectors = encode_pairs(units, encoder, marker, on_progress=on_progress, cancel=cancel)
+        evidence = EmbeddingEvidence(*vectors)
     flags.extend(
         lexical_flags(
             units,
             skip,
             flagged={f.key for f in flags if f.severity != "info"},
             lexicon=pool.lexicon if pool is not None else learn_lexicon([units], memory),
+            embedding=evidence,
         )
     )
     from xlsearch.engine.qa.semantic import length_flags
 
     flags.extend(length_flags(units, skip, flagged={f.key for f in flags if f.severity != "info"}))
-    cal = None
     if encoder is not None:
         from xlsearch.engine.qa.semantic import semantic_flags
 
@@ -354,6 +370,7 @@ def check_units(
             f"{src}-{tgt}",
             marker=marker,
             skip=skip,
+            vectors=vectors,
             on_progress=on_progress,
             cancel=cancel,
         )

@@ -99,6 +99,66 @@ def _best_competitor(
     return out
 
 
+def encode_pairs(
+    units: Sequence[QaUnit],
+    encoder: Any,
+    marker: str = "",
+    *,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sources' and the targets' vectors (float32 rows)."""
+    src = [_clean(u.source, marker) for u in units]
+    tgt = [_clean(u.target, marker) for u in units]
+    vecs = np.asarray(encoder.encode(src + tgt, on_progress=on_progress, cancel=cancel))
+    n = len(units)
+    return vecs[:n].astype(np.float32), vecs[n:].astype(np.float32)
+
+
+EVIDENCE_BINS = 10
+EVIDENCE_CLIP = 3.0
+"""The most (natural log) the model's margin says for or against a pair: a model that
+cannot tell this pair's translations apart says little either way."""
+
+
+class EmbeddingEvidence:
+    """How much the model's margin (a target's similarity to its source less its best
+    similarity to another unit's source) says that a target belongs to another unit: the
+    log ratio of how often shuffled pairs and the file's own pairs have that margin,
+    measured on the file (histogram over quantile bins, counts smoothed)."""
+
+    def __init__(self, es: np.ndarray, et: np.ndarray, sample: int = 1000) -> None:
+        self.es, self.et = es, et
+        n = len(es)
+        rng = np.random.default_rng(0)
+        rows = np.sort(rng.choice(n, size=min(n, sample), replace=False))
+        perm = _derangement(n, rng)
+        own = self.margins(rows)
+        shuffled = np.einsum("ij,ij->i", es[rows], et[perm[rows]]) - _best_competitor(
+            es, et, rows, perm[rows]
+        )
+        self.edges = np.quantile(
+            np.concatenate([own, shuffled]), np.linspace(0, 1, EVIDENCE_BINS + 1)[1:-1]
+        )
+        c_own = np.bincount(np.searchsorted(self.edges, own), minlength=EVIDENCE_BINS) + 1.0
+        c_sh = np.bincount(np.searchsorted(self.edges, shuffled), minlength=EVIDENCE_BINS) + 1.0
+        self.llr = np.clip(
+            np.log((c_sh / c_sh.sum()) / (c_own / c_own.sum())), -EVIDENCE_CLIP, EVIDENCE_CLIP
+        )
+
+    def margins(self, rows: np.ndarray) -> np.ndarray:
+        """The margin of each unit in ``rows`` (its own pair)."""
+        own = np.einsum("ij,ij->i", self.es[rows], self.et[rows])
+        return own - _best_competitor(self.es, self.et, rows, rows)
+
+    def __call__(self, rows: Sequence[int]) -> np.ndarray:
+        """Log odds, per unit in ``rows``, that its target belongs to another unit."""
+        if not len(rows):
+            return np.zeros(0)
+        m = self.margins(np.asarray(rows))
+        return self.llr[np.searchsorted(self.edges, m)]
+
+
 def semantic_flags(
     units: Sequence[QaUnit],
     encoder: Any,
@@ -106,12 +166,14 @@ def semantic_flags(
     *,
     marker: str = "",
     skip: Sequence[bool] | None = None,
+    vectors: tuple[np.ndarray, np.ndarray] | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> tuple[list[Flag], Calibration]:
     """Mistranslation and omission/addition flags of ``units`` (one language pair), and the
     calibration they came from. ``skip``: units already flagged as having no translation to
-    compare (empty, the source copied)."""
+    compare (empty, the source copied); ``vectors``: the sources' and targets' vectors when
+    already encoded (``encode_pairs``)."""
     on_progress = on_progress or no_progress
     n = len(units)
     cal = Calibration(pair, n, False)
@@ -125,8 +187,9 @@ def semantic_flags(
     halves_s = [_half(s) for s in src]
     halves_t = [_half(t) for t in tgt]
     cut = [i for i in range(n) if halves_s[i] and halves_t[i]]
-    vecs = np.asarray(encoder.encode(src + tgt, on_progress=on_progress, cancel=cancel))
-    es, et = vecs[:n].astype(np.float32), vecs[n:].astype(np.float32)
+    if vectors is None:
+        vectors = encode_pairs(units, encoder, marker, on_progress=on_progress, cancel=cancel)
+    es, et = vectors
     rng = np.random.default_rng(0)
     own = np.einsum("ij,ij->i", es, et)
     perm = _derangement(n, rng)
