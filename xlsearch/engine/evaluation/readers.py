@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -128,7 +129,9 @@ def tatoeba_languages(folder: str | Path) -> list[str]:
     return sorted(codes)
 
 
-def read_tatoeba(folder: str | Path, langs: Iterable[str] | None = None) -> list[ParallelSet]:
+def read_tatoeba(
+    folder: str | os.PathLike[str], langs: Iterable[str] | None = None
+) -> list[ParallelSet]:
     """Read ``tatoeba.xxx-eng.xxx`` + ``.eng`` pairs (langs as 2- or 3-letter codes; default all).
 
     Each set's ``src`` is the non-English side. Unequal line counts → ``DataError``.
@@ -234,7 +237,7 @@ def read_stsb_multi_mt(path: str | Path, name: str | None = None) -> StsSet:
     return _nonempty(StsSet(name or p.stem, s1, s2, scores, lang, lang, family), p)
 
 
-def read_sts(path: str | Path) -> StsSet:
+def read_sts(path: str | os.PathLike[str]) -> StsSet:
     """Read an STS file, guessing the layout: STSb (≥7 TAB columns), CSV, or simple TSV."""
     p = Path(path)
     first = next((line for line in _lines(p) if line.strip()), "")
@@ -253,7 +256,7 @@ def cross_lingual(a: StsSet, b: StsSet) -> StsSet:
     return StsSet(name, a.s1, b.s2, list(a.scores), a.lang1, b.lang2, a.family)
 
 
-def read_sts17(folder: str | Path) -> list[StsSet]:
+def read_sts17(folder: str | os.PathLike[str]) -> list[StsSet]:
     """SemEval STS 2017: ``STS.input.X.txt`` (s1<TAB>s2) + ``STS.gs.X.txt`` (one score a line).
 
     Gold files may be shorter than the input or hold empty lines: those pairs are skipped.
@@ -321,7 +324,7 @@ def read_gold_pairs(path: str | Path) -> set[tuple[str, str]]:
 _SPLITS = {"train": ("training", "train"), "test": ("test", "sample", "dev")}
 
 
-def read_bucc(folder: str | Path) -> list[MiningTask]:
+def read_bucc(folder: str | os.PathLike[str]) -> list[MiningTask]:
     """BUCC layout: ``L1-L2.{training|train}.{L1,L2,gold}`` and ``L1-L2.{test|sample}.…``."""
     root = Path(folder)
     tasks = []
@@ -352,7 +355,7 @@ def read_bucc(folder: str | Path) -> list[MiningTask]:
 # --------------------------------------------------------------------------- parallel TSV
 
 
-def read_parallel_tsv(path: str | Path, limit: int | None = None) -> list[ParallelSet]:
+def read_parallel_tsv(path: str | os.PathLike[str], limit: int | None = None) -> list[ParallelSet]:
     """``English<TAB>translation[<TAB>…]`` (``.gz`` ok) → one set per translation column."""
     p = Path(path)
     cols: list[list[str]] = []

@@ -88,8 +88,8 @@ def run_suite(
         sts += R.read_sts17(sts17_dir)
     if sts_cross:
         sts += _cross_sets(sts)
-    for s in sts:
-        plan.append(("sts", s.name, STSEvaluator.from_set(s)))
+    for st in sts:
+        plan.append(("sts", st.name, STSEvaluator.from_set(st)))
     if bias:
         if len(sts) < 2:
             raise ConfigError("language bias needs at least two STS sets (e.g. several languages)")

@@ -220,7 +220,7 @@ def semantic_flags(
     skip = skip or [False] * n
     flags: list[Flag] = []
     strong = float(np.quantile(margin_sh, 0.5))
-    for i in np.nonzero(below | (own < tau_c))[0]:
+    for i in np.nonzero(below | (own < tau_c))[0].tolist():
         if skip[i]:
             continue
         u = units[i]
@@ -247,7 +247,7 @@ def semantic_flags(
         d_cut = np.einsum("ij,ij->i", eht, ehs) - np.einsum("ij,ij->i", eht, es[ci])
         tau_o = max(float(np.quantile(d_own, 0.985)), float(np.quantile(d_cut, 0.4)), 0.0)
         cal.thresholds["half"] = round(tau_o, 4)
-        for k in np.nonzero(d_own > tau_o)[0]:
+        for k in np.nonzero(d_own > tau_o)[0].tolist():
             i = int(ci[k])
             u = units[i]
             if skip[i] or u.key in flagged:
@@ -321,7 +321,7 @@ def length_flags(
         short = hi <= 30  # a short UI string's translation may well be twice as long
         low = max(4.0 * mad, LENGTH_MIN_LIMIT + (0.15 if short else 0.0))
         high = max(4.0 * mad, LENGTH_MIN_LIMIT + (0.55 if short else 0.15))
-        for i in np.nonzero(sel & ((resid < -low) | (resid > high)))[0]:
+        for i in np.nonzero(sel & ((resid < -low) | (resid > high)))[0].tolist():
             u = units[i]
             if skip[i] or u.key in flagged:
                 continue

@@ -330,11 +330,14 @@ class Searcher:
                 documents=documents,
                 units=units,
             )
-        where = {"langs": langs, "collection": collection, "documents": documents, "units": units}
         if mode == "semantic":
-            return self.semantic(qvec, k, **where)
+            return self.semantic(
+                qvec, k, langs=langs, collection=collection, documents=documents, units=units
+            )
         deep = max(50, 3 * k)
-        sem = self.semantic(qvec, deep, **where)
+        sem = self.semantic(
+            qvec, deep, langs=langs, collection=collection, documents=documents, units=units
+        )
         lex = self.store.fts_search(
             query,
             deep,

@@ -240,7 +240,8 @@ def diff(new: str, stored: str) -> list[DiffOp]:
         dels.clear()
         ins.clear()
 
-    for tag, i1, i2, j1, j2 in Levenshtein.opcodes([t.key for t in ta], [t.key for t in tb]):
+    for op in Levenshtein.opcodes([t.key for t in ta], [t.key for t in tb]):
+        tag, i1, i2, j1, j2 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
         if tag == "equal":
             flush()
             _push(ops, "=", text(new, tb, j1, j2))
