@@ -119,9 +119,14 @@ def mine_vectors(
             on_progress=on_progress, cancel=cancel,
         )  # fmt: skip
     else:
-        kw = {"batch": batch, "exact": exact, "on_progress": on_progress, "cancel": cancel}
-        x2y_sim, x2y_ind = knn(x, y, k, stage="mine fwd", **kw)
-        y2x_sim, y2x_ind = knn(y, x, k, stage="mine bwd", **kw)
+        x2y_sim, x2y_ind = knn(
+            x, y, k, batch=batch, exact=exact, stage="mine fwd",
+            on_progress=on_progress, cancel=cancel,
+        )  # fmt: skip
+        y2x_sim, y2x_ind = knn(
+            y, x, k, batch=batch, exact=exact, stage="mine bwd",
+            on_progress=on_progress, cancel=cancel,
+        )  # fmt: skip
     # the k-NN similarity is exactly cos(x_i, y_j) for a flat index
     c = margins.select(x2y_sim, x2y_ind, y2x_sim, y2x_ind, margin=margin, retrieval=retrieval)
     keep = np.ones(len(c.score), bool) if threshold is None else c.score >= threshold
