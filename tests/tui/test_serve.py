@@ -479,3 +479,33 @@ def test_an_app_that_fails_to_start_does_not_hold_the_page_up() -> None:
     status, page, took = asyncio.run(ask())
     assert status == 200 and "xlsearch is starting" in page
     assert took < SNAPSHOT_WAIT_S / 3, took
+
+
+def test_a_browser_leaving_while_the_page_waits_is_one_log_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The page's head goes out at once and its body when the app's picture exists: a
+    client that gives up in between is logged in one line, not as a server error."""
+    import logging
+
+    import aiohttp
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from xlsearch.tui.serve import make_server
+
+    port = _free_port()
+    slow = [sys.executable, "-c", "import time; time.sleep(1)"]  # ends without drawing
+    server = make_server("127.0.0.1", port, command=slow, token="key")
+
+    async def leave_early() -> str:
+        async with TestClient(TestServer(server.make_app(), port=port)) as client:
+            async with client.get("/?token=key") as resp:
+                head = await resp.content.read(200)
+            await asyncio.sleep(1.5)  # the app ends: the handler writes to a gone client
+            return head.decode("utf-8", "replace")
+
+    with caplog.at_level(logging.INFO):
+        with contextlib.suppress(aiohttp.ClientError):
+            head = asyncio.run(leave_early())
+    assert head.startswith("<!DOCTYPE html>")
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text

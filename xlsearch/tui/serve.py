@@ -43,7 +43,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xlsearch.tui.serve_page import SNAPSHOT_ENV
+from xlsearch.tui.serve_page import SNAPSHOT_ENV, STARTING
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -334,10 +334,8 @@ class Server:
         ok, in_query = self._has_key(request)
         if not ok:
             return _forbidden("open the address (with its ?token=…) that `xlsearch serve` printed")
-        response = await handler(request)
-        if in_query and isinstance(response, _Response()):
-            response.set_cookie(self.cookie, self.token, path="/", httponly=True, samesite="Strict")
-        return response
+        request["key_in_query"] = in_query  # the page then sets the key's cookie
+        return await handler(request)
 
     # -- the app processes ----------------------------------------------------------------
 
@@ -395,25 +393,38 @@ class Server:
 
     # -- handlers -------------------------------------------------------------------------
 
-    async def handle_index(self, request: web.Request) -> web.Response:
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
         """The page, on the address the browser used (so that ``localhost`` and ``127.0.0.1``
-        both keep their cookie); it waits (at most ``SNAPSHOT_WAIT_S``) for the first app's
-        screenshot."""
-        from xlsearch.tui.serve_page import render_page
+        both keep their cookie). Its head goes out at once (the browser fetches the client's
+        files meanwhile); its body once the first app's screenshot is there (at most
+        ``SNAPSHOT_WAIT_S``), so that the loaded page shows the app."""
+        from aiohttp import web
 
-        if self.first_screen is None and self.first_screen_ready is not None:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.first_screen_ready.wait(), SNAPSHOT_WAIT_S)
+        from xlsearch.tui.serve_page import FIRST_SCREEN, render_page
+
         page = render_page(
             title="xlsearch",
             static=f"http://{request.host}/static/",
             websocket=f"ws://{request.host}/ws",
             font_size=_to_int(request.query.get("fontsize", "16"), 16),
-            snapshot=self.first_screen,
+            snapshot=FIRST_SCREEN,
         )
-        from aiohttp import web
-
-        return web.Response(text=page, content_type="text/html")
+        head, tail = page.split(FIRST_SCREEN, 1)
+        response = web.StreamResponse(headers={"Content-Type": "text/html; charset=utf-8"})
+        if request.get("key_in_query"):
+            response.set_cookie(self.cookie, self.token, path="/", httponly=True, samesite="Strict")
+        try:
+            await response.prepare(request)
+            await response.write(head.encode("utf-8"))
+            if self.first_screen is None and self.first_screen_ready is not None:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.first_screen_ready.wait(), SNAPSHOT_WAIT_S)
+            first = self.first_screen or STARTING
+            await response.write((first + tail).encode("utf-8"))
+            await response.write_eof()
+        except ConnectionResetError:  # the browser went away while the app started
+            log.info("client %s: left before the page was complete", request.remote)
+        return response
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """One browser session: an app process driven by the client's messages."""
@@ -581,13 +592,6 @@ def make_server(
 ) -> Server:
     """The server for ``host:port`` (not started)."""
     return Server(host, port, command=command, remote=remote, token=token)
-
-
-def _Response() -> type[web.Response]:  # noqa: N802 - a class
-    """aiohttp's ``web.Response`` (aiohttp is imported when the server runs, not with the CLI)."""
-    from aiohttp import web
-
-    return web.Response
 
 
 def _size(value: object, default: int) -> int:

@@ -17,6 +17,11 @@ SNAPSHOT_ENV = "XLSEARCH_SERVE_SNAPSHOT"
 """Set by ``xlsearch serve`` for an app process that waits for a browser: the file its first
 screen's SVG screenshot goes to."""
 
+FIRST_SCREEN = "<!--first-screen-->"
+"""Where the picture of the app's first screen goes in the page."""
+STARTING = '<div class="starting">xlsearch is starting…</div>'
+"""What the page shows where no picture of the app exists (it failed to start)."""
+
 _REMOTE_FONT = re.compile(r""",?\s*url\("https?://[^"]*"\)\s*format\("[^"]*"\)""")
 
 PAGE = """<!DOCTYPE html>
@@ -87,7 +92,7 @@ def render_page(
 ) -> str:
     """The HTML page: ``snapshot`` (an SVG of the app's screen, or None while none exists
     yet) shown until the terminal's first bytes arrive."""
-    first = snapshot if snapshot else '<div class="starting">xlsearch is starting…</div>'
+    first = snapshot if snapshot else STARTING
     return PAGE.format(
         title=html.escape(title),
         static=html.escape(static, quote=True),
