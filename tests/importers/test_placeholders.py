@@ -229,7 +229,7 @@ def test_analyze_out_never_writes_a_target_without_its_placeholder(tmp_path: Pat
 
 def test_a_semantic_fill_without_the_placeholder_stays_a_suggestion(tmp_path: Path) -> None:
     """The calibrated semantic fill obeys the same check: flagged, and not written."""
-    from xlsearch.engine.tm.analysis.analyze import check_placeholders
+    from xlsearch.engine.tm.analysis.fill import check_placeholders
     from xlsearch.engine.tm.analysis.pretranslate import pretranslate
     from xlsearch.engine.tm.analysis.results import SegmentResult
     from xlsearch.engine.tm.documents import DocSegment, Document

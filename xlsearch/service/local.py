@@ -766,7 +766,7 @@ class LocalEngine(JobsMixin):
         language is no match (nothing to insert). ``doc_segment``: the document's segment
         looked up; its inline codes decide 100 % or 99 % as in an analysis. ``cancel``: a
         lookup a newer one made stale stops (``CancelledError``) between its stages."""
-        from xlsearch.engine.tm.analysis.analyze import tag_penalty
+        from xlsearch.engine.tm.matching.penalties import tag_penalty
 
         with self._store() as store:
             lk = self._lookup(store, collection, semantic, on_progress, cancel)

@@ -105,7 +105,7 @@ def matches_worth_showing(result: LookupMatches, min_fuzzy: float) -> list[Memor
 
 def split_tags(text: str) -> tuple[str, TagPlaces | None]:
     """A segment typed with inline tags as the memory stores one: the text without them and
-    where they stood (``tm.fuzzy.split_tags``)."""
+    where they stood (``tm.matching.fuzzy.split_tags``)."""
     from xlsearch.engine.tm.matching.fuzzy import split_tags as split
 
     return split(text)

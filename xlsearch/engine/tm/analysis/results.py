@@ -87,7 +87,7 @@ class Analysis:
     seconds: float = 0.0
     model: str = ""
     fill_policy: Any = None
-    """``fill_policy.FillPolicy``: which model writes semantic matches, from which cosine."""
+    """``calibration.fill.FillPolicy``: which model writes semantic matches, from which cosine."""
     untranslatable: list[str] = field(default_factory=list)
     """Sources of the units marked ``translate="no"``: counted apart, never looked up."""
 

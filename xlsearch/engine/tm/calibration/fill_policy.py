@@ -5,7 +5,7 @@ own memory decides, ``tm.calibration.memory``; the model's fill calibration,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xlsearch.engine.calibration.fill import (
     TOY_PAIRS,
@@ -15,6 +15,9 @@ from xlsearch.engine.calibration.fill import (
     small_model_label,
     trained_pairs,
 )
+
+if TYPE_CHECKING:
+    from xlsearch.engine.tm.calibration.memory import MemoryCalibration
 
 
 def apply_to_analysis(
@@ -32,12 +35,7 @@ def apply_to_analysis(
         encoder, src, tgt, [r.source for r in todo], [r.semantic.target for r in todo]
     )
     seen = trained_pairs(getattr(encoder, "card", None) or {})
-    toy = seen is not None and seen < TOY_PAIRS
-    mem = None
-    if todo and not toy:
-        from xlsearch.engine.tm.calibration.memory import calibrate
-
-        mem = calibrate(lookup, src, tgt, threshold)
+    mem = memory_evidence(lookup, src, tgt, threshold) if todo else None
     policy.memory = mem
     for r, (_cos, p, _ok) in zip(todo, verdicts, strict=True):
         ev = mem.evidence(r.source, float(r.semantic.semantic or 0.0)) if mem else None
@@ -52,6 +50,22 @@ def apply_to_analysis(
             encoder, names, langs, paired=paired, covering=covering_model(langs, exclude)
         )
     return policy
+
+
+def memory_evidence(lookup: Any, src: str, tgt: str, threshold: float) -> MemoryCalibration | None:
+    """The calibration of ``lookup``'s model on the user's own memory for ``src`` → ``tgt``
+    (``tm.calibration.memory``): the evidence a semantic match needs to be written. None
+    without a model, or for a model that saw fewer than ``TOY_PAIRS`` pairs (none of its
+    semantic matches is written)."""
+    encoder = lookup.searcher.encoder if getattr(lookup, "semantic", False) else None
+    if encoder is None:
+        return None
+    seen = trained_pairs(getattr(encoder, "card", None) or {})
+    if seen is not None and seen < TOY_PAIRS:
+        return None
+    from xlsearch.engine.tm.calibration.memory import calibrate
+
+    return calibrate(lookup, src, tgt, threshold)
 
 
 def _memory_languages(lookup: Any, names: Sequence[str], src: str, tgt: str) -> list[str]:
@@ -206,6 +220,7 @@ __all__ = [
     "apply_to_analysis",
     "covering_model",
     "english_pairs",
+    "memory_evidence",
     "memory_languages",
     "searched_collections",
     "toy_notice",

@@ -82,7 +82,7 @@ class Match:
     context: str = ""
     """The stored unit's context (PO ``msgctxt``), '' when none."""
     repairs: list[str] = field(default_factory=list)
-    """What was done to the stored target to fit the segment (``tm.repair``): a repaired
+    """What was done to the stored target to fit the segment (``tm.matching.repair``): a repaired
     match is a 95–99 % match for review."""
     original_target: str = ""
     """The stored target before its repair ('' when not repaired)."""

@@ -1,0 +1,49 @@
+"""Stage 6 of an analysis, **report**: fragments for the segments without a match
+≥ ``CAT_MIN_FUZZY`` % (shown, never written), and the ``Analysis`` with its counts."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from xlsearch.engine.tm.analysis.fill import Filled
+from xlsearch.engine.tm.analysis.results import CAT_MIN_FUZZY, Analysis, SegmentResult
+from xlsearch.engine.tm.matching.lookup import Lookup
+
+
+def report(doc: Any, lookup: Lookup, filled: Filled, threshold: float, started: float) -> Analysis:
+    """Stage 6: the analysis as reported (its time counted from ``started``, a
+    ``time.perf_counter()``)."""
+    add_fragments(filled.results, lookup, doc.src, doc.tgt)
+    model = ""
+    if lookup.semantic:
+        enc = lookup.searcher.encoder
+        model = str(getattr(enc, "id", "") or getattr(enc, "path", ""))  # bundled:teacher
+    out = Analysis(
+        doc.path.name,
+        doc.src,
+        doc.tgt,
+        lookup.collection or "",
+        threshold,
+        filled.results,
+        time.perf_counter() - started,
+        model.rsplit("/", 1)[-1],
+        filled.policy,
+    )
+    out.untranslatable = list(getattr(doc, "untranslatable", []))
+    return out
+
+
+def add_fragments(results: list[SegmentResult], lookup: Lookup, src: str, tgt: str) -> None:
+    """The fragments of each segment without a match ≥ ``CAT_MIN_FUZZY`` %."""
+    todo = [r for r in results if r.fuzzy < CAT_MIN_FUZZY and r.repetition_of is None]
+    if not todo or not tgt:
+        return
+    from xlsearch.engine.tm.matching.fragments import index_for
+
+    idx = index_for(lookup.store, lookup.collection, src, tgt)
+    for r in todo:
+        r.fragments = idx.find(r.source)
+
+
+__all__ = ["add_fragments", "report"]
