@@ -17,7 +17,7 @@ named stages, each a module of this folder:
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.engine.tm.analysis.candidates import find_candidates
@@ -29,9 +29,12 @@ from xlsearch.engine.tm.analysis.score import score_matches
 from xlsearch.engine.tm.analysis.segment import segment_document
 from xlsearch.engine.tm.matching.lookup import SEMANTIC_THRESHOLD, Lookup
 
+if TYPE_CHECKING:
+    from xlsearch.engine.tm.documents.document import Document
+
 
 def analyze(
-    doc: Any,
+    doc: Document,
     lookup: Lookup,
     *,
     threshold: float = SEMANTIC_THRESHOLD,

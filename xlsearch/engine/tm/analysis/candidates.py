@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.engine.tm.analysis.results import CREDITS_FLAG, REPETITIONS, SegmentResult
@@ -22,6 +22,9 @@ from xlsearch.engine.tm.analysis.texts import (
 from xlsearch.engine.tm.matching.fuzzy import words
 from xlsearch.engine.tm.matching.lookup import Lookup, LookupResult
 
+if TYPE_CHECKING:
+    from xlsearch.engine.tm.documents.document import Document
+
 
 @dataclass(frozen=True)
 class Candidates:
@@ -36,7 +39,7 @@ class Candidates:
 
 
 def find_candidates(
-    doc: Any,
+    doc: Document,
     segmentation: Segmentation,
     lookup: Lookup,
     on_progress: ProgressCallback | None = None,

@@ -4,7 +4,7 @@ semantic match (the best cosine among units of its shape, where no fuzzy match r
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xlsearch.engine.tm.analysis.candidates import Candidates
 from xlsearch.engine.tm.analysis.results import SegmentResult, band_of
@@ -12,8 +12,11 @@ from xlsearch.engine.tm.analysis.texts import text_key
 from xlsearch.engine.tm.matching import context as ctx
 from xlsearch.engine.tm.matching.shape import same_shape
 
+if TYPE_CHECKING:
+    from xlsearch.engine.tm.documents.document import Document
 
-def choose(doc: Any, scored: Candidates, threshold: float) -> list[SegmentResult]:
+
+def choose(doc: Document, scored: Candidates, threshold: float) -> list[SegmentResult]:
     """Stage 4: the results of ``scored``, each with its choice."""
     results = scored.results
     for i, lr in zip(scored.todo, scored.found, strict=True):
@@ -35,7 +38,7 @@ def choose(doc: Any, scored: Candidates, threshold: float) -> list[SegmentResult
     return results
 
 
-def _tag_repetition(res: SegmentResult, doc: Any, first: SegmentResult) -> None:
+def _tag_repetition(res: SegmentResult, doc: Document, first: SegmentResult) -> None:
     """A repetition whose inline codes differ from its first occurrence's is what a match
     with other codes is: 99 %, flagged (when the memory gives it no better match)."""
     if first.index == res.index or res.fuzzy >= 99:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xlsearch.engine.tm.analysis.results import CAT_MIN_FUZZY, Analysis
 from xlsearch.engine.tm.matching import context as ctx
 from xlsearch.engine.tm.matching.fuzzy import placeholder_problem
+
+if TYPE_CHECKING:
+    from xlsearch.engine.tm.documents.document import Document
 
 
 def _translated(seg: Any) -> bool:
@@ -20,7 +23,7 @@ def _translated(seg: Any) -> bool:
 
 
 def pretranslate(
-    doc: Any,
+    doc: Document,
     analysis: Analysis,
     *,
     min_fuzzy: int = CAT_MIN_FUZZY,
@@ -96,8 +99,8 @@ def pretranslate(
         else:
             continue
         filled += 1
-    for first, last in together:
-        segs = doc.segments[first : last + 1]
+    for start, end in together:
+        segs = doc.segments[start : end + 1]
         if all(s.target.strip() for s in segs):
             continue
         for seg in segs:  # a sentence without a match: the entry stays as it was

@@ -4,14 +4,19 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xlsearch.engine.tm.analysis.fill import Filled
 from xlsearch.engine.tm.analysis.results import CAT_MIN_FUZZY, Analysis, SegmentResult
 from xlsearch.engine.tm.matching.lookup import Lookup
 
+if TYPE_CHECKING:
+    from xlsearch.engine.tm.documents.document import Document
 
-def report(doc: Any, lookup: Lookup, filled: Filled, threshold: float, started: float) -> Analysis:
+
+def report(
+    doc: Document, lookup: Lookup, filled: Filled, threshold: float, started: float
+) -> Analysis:
     """Stage 6: the analysis as reported (its time counted from ``started``, a
     ``time.perf_counter()``)."""
     add_fragments(filled.results, lookup, doc.src, doc.tgt)

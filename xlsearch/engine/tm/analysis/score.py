@@ -4,13 +4,16 @@ were repaired by the lookup."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xlsearch.engine.tm.analysis.candidates import Candidates
 from xlsearch.engine.tm.matching.penalties import penalise
 
+if TYPE_CHECKING:
+    from xlsearch.engine.tm.documents.document import Document
 
-def score_matches(doc: Any, candidates: Candidates) -> Candidates:
+
+def score_matches(doc: Document, candidates: Candidates) -> Candidates:
     """Stage 3: each looked-up segment's matches penalised and ranked, in place."""
     for i, result in zip(candidates.todo, candidates.found, strict=True):
         penalise(result.matches, doc.segments[i])

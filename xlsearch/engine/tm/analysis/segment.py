@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.engine.tm.analysis.texts import (
@@ -42,6 +42,9 @@ from xlsearch.engine.tm.matching.matches import Match
 from xlsearch.engine.tm.matching.penalties import penalise
 from xlsearch.engine.tm.matching.shape import same_shape
 
+if TYPE_CHECKING:
+    from xlsearch.engine.tm.documents.document import DocSegment, Document
+
 GOOD_FUZZY = 75
 """A fuzzy % from which a match is good enough to keep a unit whole (the lowest CAT band
 that pre-translation uses by default)."""
@@ -60,7 +63,7 @@ class Segmentation:
 
 
 def segment_document(
-    doc: Any,
+    doc: Document,
     mode: str,
     lookup: Lookup,
     threshold: float,
@@ -84,7 +87,7 @@ def segment_document(
     return Segmentation(mode, found, split, merged)
 
 
-def sentences_of(doc: Any, seg: Any) -> list[str]:
+def sentences_of(doc: Document, seg: DocSegment) -> list[str]:
     """The sentences ``doc.split`` would make of ``seg`` (an untranslated XLIFF unit or PO
     entry kept whole), or ``[]`` when it is one sentence or cannot be split."""
     if doc.fmt == "po":
@@ -107,7 +110,7 @@ def sentences_of(doc: Any, seg: Any) -> list[str]:
 
 
 def split_where_better(
-    doc: Any,
+    doc: Document,
     rep: Repeats,
     found: dict[str, LookupResult],
     lookup: Lookup,
@@ -162,7 +165,7 @@ def _other_codes(rep: Repeats, i: int, seg: Any) -> bool:
 
 
 def _semantic_match(
-    doc: Any, rep: Repeats, i: int, found: Mapping[str, LookupResult], threshold: float
+    doc: Document, rep: Repeats, i: int, found: Mapping[str, LookupResult], threshold: float
 ) -> Match | None:
     """Whole unit ``i``'s semantic match with a target: the best cosine ≥ ``threshold``
     among the units of its shape (it has no fuzzy match ≥ ``GOOD_FUZZY`` %)."""
@@ -179,7 +182,7 @@ def _semantic_match(
 
 
 def merge_where_better(
-    doc: Any,
+    doc: Document,
     rep: Repeats,
     found: dict[str, LookupResult],
     lookup: Lookup,
@@ -205,7 +208,7 @@ def merge_where_better(
     return count
 
 
-def _reported_fuzzy(doc: Any, rep: Repeats, i: int, found: Mapping[str, LookupResult]) -> int:
+def _reported_fuzzy(doc: Document, rep: Repeats, i: int, found: Mapping[str, LookupResult]) -> int:
     """The fuzzy % segment ``i`` has as it stands: its best match after the tag penalty and
     context; 0 for a repetition, translator credits or codes only; at least 99 for the
     words of an earlier segment with other codes."""

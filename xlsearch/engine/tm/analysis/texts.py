@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.engine.tm.matching import context as ctx
 from xlsearch.engine.tm.matching.lookup import Lookup, LookupResult
+
+if TYPE_CHECKING:
+    from xlsearch.engine.tm.documents.document import DocSegment, Document
 
 CODES_ONLY = "codes only"
 CREDITS = "credits"
@@ -23,7 +26,7 @@ def text_key(text: str) -> str:
     return " ".join(text.split())
 
 
-def repetition_key(seg: Any) -> tuple[str, Any, str]:
+def repetition_key(seg: DocSegment) -> tuple[str, Any, str]:
     """What makes two segments repetitions of each other: the same text, the same inline
     codes at the same places (a code's id may differ: every unit numbers its own) and the
     same context (PO ``msgctxt``: gettext's own key of a message)."""
@@ -51,7 +54,7 @@ class Repeats:
         return [i for i, kind in enumerate(self.kinds) if kind == FIRST]
 
 
-def repeats(segments: Sequence[Any]) -> Repeats:
+def repeats(segments: Sequence[DocSegment]) -> Repeats:
     """The ``Repeats`` of ``segments`` (in document order)."""
     first: dict[Any, int] = {}
     first_of: dict[int, int] = {}
@@ -74,7 +77,7 @@ def repeats(segments: Sequence[Any]) -> Repeats:
 
 
 def look_up(
-    doc: Any,
+    doc: Document,
     lookup: Lookup,
     texts: Sequence[str],
     known: Mapping[str, LookupResult],
