@@ -68,3 +68,16 @@ def test_names_kept_from_the_source_are_not_another_language() -> None:
         ("SOCKET ID", "ID SOCKET"),
     ]
     assert language_flags(_units(pairs), "en", "de") == []
+
+
+def test_a_latin_target_in_a_russian_file_is_flagged_though_it_shares_words_with_the_source() -> (
+    None
+):
+    russian = [
+        ("_File", "_Файл"), ("_Edit", "_Правка"), ("_View", "_Вид"), ("_Help", "_Справка"),
+        ("Show hidden files", "Показывать скрытые файлы"), ("Xfce Panel", "Панель Xfce"),
+        ("Show size in bytes", "Größe in Bytes anzeigen"),  # German, two words kept
+        ("GTK+ theme", "Тема GTK+"), ("Control", "Ctrl"),  # a key name: kept short
+    ]  # fmt: skip
+    flags = language_flags(_units(russian), "en", "ru")
+    assert [f.source for f in flags] == ["Show size in bytes"]
