@@ -13,12 +13,16 @@ import shutil
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from xlsearch.engine.errors import ConfigError, ModelError
 from xlsearch.engine.progress import Progress, ProgressCallback, no_progress
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import PreTrainedModel
 
 IDENTITY = "torch.nn.modules.linear.Identity"
 TANH = "torch.nn.modules.activation.Tanh"
@@ -60,7 +64,7 @@ def train_sentencepiece(
     if n == 0:
         raise ModelError("no text to train a vocabulary on")
     prefix = workdir / "spm"
-    kwargs = dict(
+    kwargs: dict[str, Any] = dict(
         input=str(corpus),
         model_prefix=str(prefix),
         model_type="unigram",
@@ -249,17 +253,18 @@ def build_teacher_student(
     import torch
     from transformers import AutoTokenizer
 
-    from xlsearch.engine.models.trainable import SentenceModel, load_model
+    from xlsearch.engine.models.trainable import SentenceModel, TransformerBody, load_model
 
     on_progress = on_progress or no_progress
     base = load_model(teacher_path)
-    if base.kind != "transformer":
+    body = base.body
+    if not isinstance(body, TransformerBody):
         raise ModelError(f"{teacher_path}: --student teacher needs a transformer teacher")
     info: dict[str, Any] = {"new_tokens": 0}
     if not extend_vocab or texts is None:
         return base, info
     on_progress(Progress("vocab", 0, None, "finding what the teacher's vocabulary lacks"))
-    tok = base.body.tokenizer
+    tok = body.tokenizer
     unk_words, unk_chars = find_unknown(tok, texts)
     vocab = tok.backend_tokenizer.get_vocab()
     new: list[str] = []
@@ -290,7 +295,7 @@ def build_teacher_student(
         ordered = sorted(table.items(), key=lambda kv: kv[1])
         vocab_txt.write_text("".join(p + "\n" for p, _ in ordered), encoding="utf-8")
     new_tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-    emb = base.body.auto_model.get_input_embeddings().weight.detach()
+    emb = input_embeddings(body.auto_model).detach()
     unk = emb[vocab[tok.unk_token]]
     rows = []
     for piece in new:
@@ -299,12 +304,12 @@ def build_teacher_student(
             vocab["##" + c] for c in text if "##" + c in vocab and c not in vocab
         ]
         rows.append(emb[ids].mean(0) if ids else unk)
-    model = base.body.auto_model
+    model = body.auto_model
     model.resize_token_embeddings(start + len(new))
     if new:
         with torch.no_grad():
-            model.get_input_embeddings().weight[start:] = torch.stack(rows)
-    base.body.tokenizer = new_tok
+            input_embeddings(model)[start:] = torch.stack(rows)
+    body.tokenizer = new_tok
     info.update(
         new_tokens=len(new),
         unknown_chars=len(unk_chars),
@@ -312,7 +317,7 @@ def build_teacher_student(
         examples=new[:20],
     )
     on_progress(Progress("vocab", len(new), len(new), f"{len(new):,} tokens added"))
-    return SentenceModel(base.body, list(base.dense), normalize=True), info
+    return SentenceModel(body, base.layers(), normalize=True), info
 
 
 # ---------------------------------------------------------------- checkpoint student
@@ -331,7 +336,7 @@ def build_checkpoint_student(folder: str, teacher_dim: int) -> Any:
         proj = Dense(model.dim, teacher_dim, activation=IDENTITY)
         torch.nn.init.xavier_uniform_(proj.linear.weight)
         torch.nn.init.zeros_(proj.linear.bias)
-        model = SentenceModel(model.body, [*model.dense, proj], normalize=True)
+        model = SentenceModel(model.body, [*model.layers(), proj], normalize=True)
     model.normalize = True
     return model
 
@@ -340,11 +345,12 @@ def continue_static(spec: str, teacher_dim: int) -> tuple[Any, dict[str, Any]]:
     """A static student to train on (``shipped``, a name or a folder): its vocabulary, table
     (int8 rows scaled back to float32) and head, as they are."""
     from xlsearch.engine.models.cards import read_card, resolve_model_path
-    from xlsearch.engine.models.trainable import load_model
+    from xlsearch.engine.models.trainable import StaticBody, load_model
 
     path = resolve_model_path(spec)
     model = load_model(path)
-    if model.kind != "static":
+    body = model.body
+    if not isinstance(body, StaticBody):
         raise ConfigError(
             f"--init {spec}: {path} is not a static student",
             hint="continue a static student (xlsearch models lists them), e.g. --init shipped",
@@ -359,6 +365,16 @@ def continue_static(spec: str, teacher_dim: int) -> tuple[Any, dict[str, Any]]:
         "start_from": str(path),
         "start_languages": [str(x) for x in card.get("languages", [])],
         "start_pairs": sum(int(d.get("pairs", 0) or 0) for d in card.get("data", [])),
-        "vocab_size": int(model.body.embedding.num_embeddings),
+        "vocab_size": int(body.embedding.num_embeddings),
     }
     return model, info
+
+
+def input_embeddings(model: PreTrainedModel) -> torch.Tensor:
+    """A transformer's token embedding table (its rows are the vocabulary's vectors)."""
+    import torch
+
+    weight = model.get_input_embeddings().weight
+    if not isinstance(weight, torch.Tensor):
+        raise ModelError("the teacher has no token embedding table")
+    return weight

@@ -12,13 +12,16 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor, nn
 
 from xlsearch.engine.errors import ModelError
 from xlsearch.engine.models.cards import offline
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
 
 ST = "sentence_transformers.models."
 ACTIVATIONS: dict[str, type[nn.Module]] = {
@@ -30,7 +33,8 @@ ACTIVATIONS: dict[str, type[nn.Module]] = {
 POOLING_MODES = ("mean", "cls", "max", "mean_sqrt_len")
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_json(path: Path) -> Any:
+    """A JSON file's value (a ``ModelError`` naming the file when it cannot be read)."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
@@ -81,7 +85,7 @@ class TransformerBody(nn.Module):
 
     def __init__(
         self,
-        auto_model: nn.Module,
+        auto_model: PreTrainedModel,
         tokenizer: Any,
         *,
         max_seq_length: int = 128,
@@ -323,6 +327,10 @@ class SentenceModel(nn.Module):
         self.dense = nn.ModuleList(dense or [])
         self.normalize = normalize
 
+    def layers(self) -> list[Dense]:
+        """The ``Dense`` layers after the body, in order."""
+        return [layer for layer in self.dense if isinstance(layer, Dense)]
+
     @property
     def kind(self) -> str:
         """``transformer`` or ``static``."""
@@ -331,7 +339,8 @@ class SentenceModel(nn.Module):
     @property
     def dim(self) -> int:
         """Output embedding width."""
-        return self.dense[-1].linear.out_features if len(self.dense) else self.body.dim
+        layers = self.layers()
+        return layers[-1].linear.out_features if layers else self.body.dim
 
     @property
     def max_seq_length(self) -> int:
@@ -364,7 +373,7 @@ class SentenceModel(nn.Module):
             shutil.rmtree(tmp)
         tmp.mkdir(parents=True)
         modules = self.body.save(tmp)
-        for layer in self.dense:
+        for layer in self.layers():
             idx = len(modules)
             path = f"{idx}_Dense"
             layer.save(tmp / path)
@@ -404,10 +413,10 @@ def load_model(folder: str | Path, *, max_seq_length: int | None = None) -> Sent
                 f"{path} is not a model folder",
                 hint="expected modules.json (sentence-transformers) or config.json (Hugging Face)",
             )
-        body = TransformerBody.from_folder(path, pooling="mean", max_seq_length=max_seq_length)
-        return SentenceModel(body, normalize=True)
+        whole = TransformerBody.from_folder(path, pooling="mean", max_seq_length=max_seq_length)
+        return SentenceModel(whole, normalize=True)
 
-    modules = _read_json(modules_file)
+    modules: list[dict[str, Any]] = _read_json(modules_file)
     body: TransformerBody | StaticBody | None = None
     dense: list[Dense] = []
     normalize = False
