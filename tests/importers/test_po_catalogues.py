@@ -100,6 +100,9 @@ def test_a_tmx_declaring_latin_1_but_holding_utf8_is_refused_with_the_fix(tmp_pa
     assert message.startswith(f"{tmx}:")
     assert "“Supprimer l’évènement” in utf-8" in message and "not in the encoding" in message
     assert "--encoding utf-8" in message
+    # the garbled quote printable: its C1 control characters escaped, not sent raw
+    assert "lâ\\x80\\x99Ã©vÃ¨nement" in message, message
+    assert all(c.isprintable() for c in message.replace("\n", " ")), repr(message)
     rows, _ctx = read(tmx, encoding="utf-8")
     assert rows[1] == (0, "fr-FR", "Supprimer l’évènement")
 
@@ -147,3 +150,40 @@ def test_a_po_job_declaring_latin_1_but_holding_utf8_is_refused_not_translated_g
         open_document(po)
     assert "“Ouvrir le lien dans une nouvelle _fenêtre” in utf-8" in str(info.value)
     assert "--encoding utf-8" in str(info.value)  # as import says it
+
+
+FRENCH_UI = (
+    "Taper « %s --help » pour plus d'informations.\n"
+    "Échec de l'ouverture du fichier « %s » : %s\n"
+    "Enregistrer les modifications avant de fermer ?\n"
+)
+
+
+def test_french_latin_1_text_is_guessed_cp1252_and_czech_stays_cp1250() -> None:
+    """charset-normalizer reads French UI strings as cp1250 (``é`` is the same byte there,
+    ``è`` becomes ``č``): the hint named cp1250 for a French catalogue. The guess is the
+    Western code page when the text reads as a language written in it."""
+    from xlsearch.engine.importers.encoding import guess_encoding
+
+    assert guess_encoding(FRENCH_UI.encode("latin-1")) == "cp1252"
+    czech = "Příliš žluťoučký kůň úpěl ďábelské ódy. Soubor nelze otevřít.\n"
+    polish = "Zażółć gęślą jaźń. Nie można otworzyć pliku, błąd zapisu.\n"
+    for text in (czech, polish):
+        assert guess_encoding(text.encode("cp1250")) == "cp1250", text
+
+
+def test_a_latin_1_french_po_declaring_utf8_is_told_cp1252(tmp_path: Path) -> None:
+    import pytest
+
+    from xlsearch.engine.errors import DataError
+    from xlsearch.engine.tm.documents import open_document
+
+    entries = "".join(
+        f'\n#: src/main.c:{i}\n#, c-format\nmsgid "line {i}"\nmsgstr "{line}"\n'
+        for i, line in enumerate(FRENCH_UI.splitlines())
+    )
+    text = HEADER.format(language='"Language: fr\\n"\n') + entries
+    po = write(tmp_path, "fr.po", text.encode("latin-1"))
+    with pytest.raises(DataError) as info:
+        open_document(po)
+    assert "pass --encoding cp1252" in str(info.value.hint), info.value

@@ -58,6 +58,9 @@ async def test_a_job_in_another_language_than_the_memory_is_said_on_opening(
     async with translate(german_text, src="en") as (pilot, screen):
         said = [n.message for n in pilot.app._notifications if n.title == "Job language"]
         assert len(said) == 1 and "brief.txt: its text reads as de, not en" in said[0], said
+        # no target language in a text file: the example is one of the memory's, not its own
+        ask = [n.message for n in pilot.app._notifications if n.title == "No target language"]
+        assert len(ask) == 1 and "(e.g. de)" in ask[0], ask
         pilot.app.clear_notifications()
         screen.open_document(str(french_job))
         await settle(pilot, 3)

@@ -124,10 +124,32 @@ def guess_encoding(sample: bytes) -> str | None:
         if (m.chaos, m.coherence) == (best.chaos, best.coherence) and m.encoding in _COMMONEST
     ]
     name = min(tied, key=_COMMONEST.index) if tied else best.encoding
+    if name not in _COMMONEST and _reads_as_western(sample[:GUESS_BYTES]):
+        name = "cp1252"
     try:
         return codecs.lookup(name).name
     except LookupError:
         return None
+
+
+WESTERN = frozenset(
+    "en fr de es it pt nl ca da sv nb no nn fi is ga eu gl af sq oc br lb fo la id ms".split()
+)
+"""Languages written in the Western code page (cp1252 / ISO-8859-1/15)."""
+
+
+def _reads_as_western(sample: bytes) -> bool:
+    """Whether ``sample`` decodes as cp1252 into text of a language written in it: French
+    bytes guessed as cp1250 (``é`` is the same byte there, ``è`` is ``č``) read as French in
+    cp1252; Czech or Polish bytes read as Czech or Polish in cp1250, not in cp1252."""
+    from xlsearch.engine.lang.identify import classify
+
+    try:
+        text = sample.decode("cp1252")
+    except UnicodeDecodeError:
+        return False
+    lang, prob = classify(text)
+    return lang in WESTERN and prob >= 0.5
 
 
 def decode_error(

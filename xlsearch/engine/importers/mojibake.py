@@ -21,9 +21,13 @@ MOJIBAKE_HINT = "pass --encoding {real} (the file's real encoding; its declarati
 
 def shown(text: str, width: int = 48) -> str:
     """``text`` cut to ``width``, quoted, control characters (C1 codes of a misread UTF-8
-    byte) shown as ``�``."""
+    byte, which a terminal prints as ``�`` or not at all) written as ``\\x80``."""
     text = text if len(text) <= width else text[: width - 1] + "…"
-    return "“" + "".join("�" if unicodedata.category(c) == "Cc" else c for c in text) + "”"
+    return (
+        "“"
+        + "".join(f"\\x{ord(c):02x}" if unicodedata.category(c) == "Cc" else c for c in text)
+        + "”"
+    )
 
 
 _CP1252_HIGH = "".join(bytes([b]).decode("cp1252", "ignore") for b in range(0x80, 0xC0))

@@ -69,6 +69,14 @@ def memory_language_notice(engine: Any, doc: Any, collection: str | None) -> str
     return None
 
 
+def target_example(engine: Any, doc: Any) -> str:
+    """A target language to suggest for ``doc``: one of the memory's other than the job's
+    source language (``fr`` for an English job against an en–fr memory)."""
+    src = (doc.src or "").split("-")[0]
+    others = [t for t in engine.languages() if t.split("-")[0] != src]
+    return others[0] if others else ("fr" if src == "en" else "en")
+
+
 def saved_path(path: Path) -> Path:
     """Where a translated document goes by default: next to it, never over it."""
     return path.with_name(f"{path.stem}.translated{path.suffix}")
@@ -190,9 +198,9 @@ class TranslateScreen(EngineScreen):
             tgt = "" if tgt == self.doc.tgt else tgt
         engine, collection = self.engine, self._collection()
 
-        def open_job(_p: Any, _c: Any) -> tuple[Any, str | None]:
+        def open_job(_p: Any, _c: Any) -> tuple[Any, str | None, str]:
             doc = engine.open_document(path, src, tgt)
-            return doc, memory_language_notice(engine, doc, collection)
+            return doc, memory_language_notice(engine, doc, collection), target_example(engine, doc)
 
         self._status(f"opening {path}…")
         self.run_job("open", open_job)
@@ -211,7 +219,7 @@ class TranslateScreen(EngineScreen):
                     [("all collections", ALL)] + [(c.name, c.name) for c in message.result]
                 )
         elif message.job == "open":
-            self.doc, memory_notice = message.result
+            self.doc, memory_notice, example = message.result
             self.analysis = None
             self._edits = self._saved_edits = self._saving_edits = 0
             self.query_one("#tr-src", Input).value = self.doc.src
@@ -230,7 +238,7 @@ class TranslateScreen(EngineScreen):
             if not self.doc.tgt:
                 self.notify(
                     "The file does not say its target language: type it in the tgt field "
-                    "(e.g. en) before analysing",
+                    f"(e.g. {example}) before analysing",
                     title="No target language",
                     severity="warning",
                 )
