@@ -127,3 +127,13 @@ def test_the_models_evidence_is_measured_on_the_file_own_pairs_against_shuffled(
     odds = evidence([3, 7, 10, 11, 12])
     assert odds[0] > 1 and odds[1] > 1
     assert (odds[2:] < 0).all()
+
+
+def test_a_term_always_translated_one_way_is_noted_where_it_is_not() -> None:
+    pairs = _catalogue()
+    i = pairs.index(("Open the selected file", "Die ausgewählte Datei öffnen"))
+    pairs[i] = ("Open the selected file", "Das ausgewählte Objekt öffnen")
+    flags, _ = check_units(_units(pairs), "en", "de")
+    notes = [f for f in flags if f.kind == "consistency" and f.source == "Open the selected file"]
+    assert len(notes) == 1 and notes[0].severity == "info"
+    assert "'file' is translated with 'Datei' in 7 of 7 other units" in notes[0].message

@@ -109,6 +109,18 @@ LOST_ODDS = 2.0
 (natural log) has lost part of the source (an omission)."""
 
 
+def _word_in(stem: str, texts: Sequence[str]) -> str:
+    """A word of ``texts`` that ``stem`` stands for (as written), else the stem."""
+    from xlsearch.engine.qa.lexicon import target_tokens
+
+    for text in texts:
+        if stem in target_tokens(text):
+            for w in re.findall(r"[^\W\d_]+", text.replace("_", "").replace("&", "")):
+                if stem in target_tokens(w):
+                    return w
+    return stem
+
+
 def _word_of(text: str, stem: str) -> str:
     from xlsearch.engine.qa.lexicon import source_tokens
 
@@ -159,6 +171,7 @@ def lexical_flags(
         missing_partners,
         source_tokens,
         target_tokens,
+        terms,
     )
     from xlsearch.engine.qa.semantic import length_z
 
@@ -177,6 +190,13 @@ def lexical_flags(
         extra = [i for i in rows if i not in scored and first[i] - model[i] < ODD_PAIR]
         scored.update(misplaced(sources, targets, lex, extra))
     flags: list[Flag] = []
+    surface: dict[str, str] = {}
+
+    def shown(stem: str) -> str:
+        if stem not in surface:
+            surface[stem] = _word_in(stem, [u.target for u in units])
+        return surface[stem]
+
     for i, (own, other, who) in scored.items():
         own -= model.get(i, 0.0)
         if own >= -MISPLACED_ODDS and not (other - own >= OTHER_UNIT_ODDS):
@@ -198,6 +218,19 @@ def lexical_flags(
             )
         )  # fmt: skip
     wrong = {f.key for f in flags}
+    for i in rows:
+        u = units[i]
+        if u.key in wrong:
+            continue
+        for a, b, n, total in terms(lex, sources[i], targets[i])[:1]:
+            flags.append(
+                Flag(
+                    u.file, u.key, u.source, u.target, "consistency", "info",
+                    f"{_word_of(u.source, a)!r} is translated with {shown(b)!r} "
+                    f"in {n} of {total} other units; not in this one",
+                    line=u.line,
+                )
+            )  # fmt: skip
     z = length_z(units)
     for i in rows:
         if units[i].key in wrong or z[i] >= SHORT_Z:

@@ -102,9 +102,11 @@ class Lexicon:
             if n < MIN_PAIRS:
                 continue
             dice = 2.0 * n / (lex.source_count[a] + lex.target_count[b])
-            if dice > best_f.get(a, (0.0, "", 0))[0]:
+            old_f = best_f.get(a, (0.0, "", 0))
+            if (dice, len(b)) > (old_f[0], len(old_f[1])):  # a tie: the longer word, not "die"
                 best_f[a] = (dice, b, n)
-            if dice > best_b.get(b, (0.0, "", 0))[0]:
+            old_b = best_b.get(b, (0.0, "", 0))
+            if (dice, len(a)) > (old_b[0], len(old_b[1])):
                 best_b[b] = (dice, a, n)
         lex.forward = {a: (b, n) for a, (d, b, n) in best_f.items() if d >= MIN_DICE}
         lex.backward = {b: (a, n) for b, (d, a, n) in best_b.items() if d >= MIN_DICE}
@@ -203,4 +205,23 @@ def missing_partners(lex: Lexicon, s: frozenset[str], t: frozenset[str]) -> list
             continue
         if lex._evidence(False, lex.source_count[a], got[1], lex.target_count[got[0]]) < 0:
             out.append((a, got[0]))
+    return out
+
+
+TERM_MIN_UNITS = 5
+TERM_MIN_SHARE = 0.9
+
+
+def terms(lex: Lexicon, s: frozenset[str], t: frozenset[str]) -> list[tuple[str, str, int, int]]:
+    """The source's terms the user always translates one way (the same partner in at least
+    ``TERM_MIN_SHARE`` of at least ``TERM_MIN_UNITS`` units) that the target translates
+    otherwise: (source word, partner, units with it, units with the word)."""
+    out = []
+    for a in sorted(s):
+        got = lex.forward.get(a)
+        if got is None or got[0] in t:
+            continue
+        n_word = lex.source_count[a] - (1 if s and t else 0)
+        if n_word >= TERM_MIN_UNITS and got[1] >= TERM_MIN_SHARE * n_word:
+            out.append((a, got[0], got[1], n_word))
     return out
