@@ -47,3 +47,15 @@ async def test_two_de_po_files_are_told_apart(seeded_model: Path, tmp_path: Path
         await settle(pilot, 3)
         preview = app.screen.query_one("#preview", Static).content.plain
         assert preview.startswith("panel/de.po · en"), preview  # not only "de.po"
+
+
+def test_a_wide_terminal_shows_a_module_s_path_whole() -> None:
+    """At 155 columns the document column cut ``xfce4-terminal/fr.po ×2`` to 12 columns
+    (``…minal/fr.po``) while the text columns had room; narrow terminals keep 12."""
+    from xlsearch.tui.screens.search import document_width, left_clipped
+
+    label = "xfce4-terminal/fr.po"
+    width = document_width(155)
+    assert left_clipped(label, width - len(" ×2")) == label
+    assert document_width(80) == document_width(120) == 12  # the snapshots' sizes
+    assert document_width(400) == 30

@@ -81,6 +81,12 @@ def document_labels(hits: list[Hit]) -> dict[str, str]:
     return labels
 
 
+def document_width(columns: int) -> int:
+    """The document column's width: 12 on a narrow terminal, a sixth of a wide one (up to
+    30), so that ``xfce4-terminal/fr.po ×2`` shows whole where the text columns have room."""
+    return 12 if columns < 130 else min(30, columns // 6)
+
+
 def left_clipped(text: str, width: int) -> str:
     """``text`` in ``width`` columns, cut at its start (a path's end tells files apart)."""
     return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
@@ -199,13 +205,14 @@ class SearchScreen(EngineScreen):
     def _setup_columns(self) -> None:
         table = self.query_one("#results", DataTable)
         table.clear(columns=True)
-        free = max(30, self.size.width - 5 - 6 - 6 - 14 - 12)
+        doc = document_width(self.size.width)
+        free = max(30, self.size.width - 5 - 6 - 6 - 14 - doc)
         table.add_column("", width=1, key="mark")
         table.add_column("score", width=5, key="score")
         table.add_column("lang", width=4, key="lang")
         table.add_column("text", width=free // 2, key="text")
         table.add_column("translation", width=free - free // 2, key="translation")
-        table.add_column("document", width=12, key="document")
+        table.add_column("document", width=doc, key="document")
 
     def on_resize(self) -> None:
         # a short terminal (50x16) keeps rows for the results: the preview shrinks first
