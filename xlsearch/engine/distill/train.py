@@ -86,19 +86,28 @@ def _fit_steps(step: int, timed: int, train_s: float, budget_s: float, total: in
 def _optimizers(model: Any, cfg: DistillConfig, sparse: bool) -> list[Any]:
     import torch
 
+    lr = _preset_value(cfg.lr, "lr")
     if model.kind == "static":
         emb = model.body.embedding.weight
+        emb_lr = _preset_value(cfg.emb_lr, "emb_lr")
         rest = [p for p in model.parameters() if p is not emb and p.requires_grad]
         if sparse:
-            opts = [torch.optim.SparseAdam([emb], lr=cfg.emb_lr)]
+            opts: list[torch.optim.Optimizer] = [torch.optim.SparseAdam([emb], lr=emb_lr)]
             if rest:
-                opts.append(torch.optim.AdamW(rest, lr=cfg.lr, weight_decay=cfg.weight_decay))
+                opts.append(torch.optim.AdamW(rest, lr=lr, weight_decay=cfg.weight_decay))
             return opts
-        groups = [{"params": [emb], "lr": cfg.emb_lr, "weight_decay": 0.0}]
+        groups = [{"params": [emb], "lr": emb_lr, "weight_decay": 0.0}]
         if rest:
-            groups.append({"params": rest, "lr": cfg.lr})
-        return [torch.optim.AdamW(groups, lr=cfg.lr, weight_decay=cfg.weight_decay)]
-    return [torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)]
+            groups.append({"params": rest, "lr": lr})
+        return [torch.optim.AdamW(groups, lr=lr, weight_decay=cfg.weight_decay)]
+    return [torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=cfg.weight_decay)]
+
+
+def _preset_value(value: float | None, name: str) -> float:
+    """A setting the preset fills (``apply_preset``): set by the time training starts."""
+    if value is None:
+        raise ConfigError(f"{name} is not set", hint="give it, or a preset that sets it")
+    return value
 
 
 def distill(
@@ -167,7 +176,7 @@ def _run(
     import torch
 
     from xlsearch.engine.models.encoder import load_encoder
-    from xlsearch.engine.models.trainable import load_model
+    from xlsearch.engine.models.trainable import StaticBody, load_model
 
     if not dist.main:
         report = no_progress
@@ -230,7 +239,7 @@ def _run(
         if cache_stats["encoded"]:
             _log(run_dir / "metrics.jsonl", {"teacher_cache": cache_stats})
     dist.barrier()
-    if not dist.main:
+    if cache is None:  # the other ranks open it now, after rank 0 made it
         cache = TeacherCache.for_encoder(teacher)
     info: dict[str, Any] = {}
     if resume:
@@ -249,7 +258,7 @@ def _run(
             cfg, student, data, teacher, cache, run_dir / "init-work", report
         )
     apply_preset(cfg, model.kind)
-    if cfg.freeze_head and model.kind == "static":  # only the rows of the new pairs' pieces move
+    if cfg.freeze_head and isinstance(model.body, StaticBody):  # only the new pieces' rows move
         for p in model.parameters():
             if p is not model.body.embedding.weight:
                 p.requires_grad_(False)
@@ -266,19 +275,19 @@ def _run(
 
     model.to(device).train()
     sparse = model.kind == "static" and not dist.active and not device.startswith("cuda")
-    if model.kind == "static":
+    if isinstance(model.body, StaticBody):
         model.body.embedding.sparse = sparse
     ema_model = None
     if cfg.ema:
-        src = run_dir / ck.CKPT / "ema"
-        ema_model = load_model(src) if resume and src.is_dir() else copy.deepcopy(model)
+        ema_dir = run_dir / ck.CKPT / "ema"
+        ema_model = load_model(ema_dir) if resume and ema_dir.is_dir() else copy.deepcopy(model)
         ema_model.to(device).eval().requires_grad_(False)
     opts = _optimizers(model, cfg, sparse)
     total = [max_steps]
     scheds = [torch.optim.lr_scheduler.LambdaLR(o, _lr_lambda(cfg, total)) for o in opts]
     step = examples = 0
     best: dict[str, Any] = {}
-    history: list[dict[str, Any]] = []
+    history: list[dict[str, float]] = []
     if resume and meta is not None:
         ck.load_state(run_dir, opts, scheds)
         step, examples = int(meta["step"]), int(meta["examples"])
@@ -296,6 +305,7 @@ def _run(
     languages = data.languages
     if info.get("start_languages"):  # a continued student still knows its first languages
         languages = sorted({*info["start_languages"], *languages})
+    config = {k: v for k, v in cfg.to_dict().items() if k not in ("train",)}
     card_base = {
         "finished": False,  # until the run ends without a cancel (see the end of _run)
         "teacher": teacher.id,
@@ -310,11 +320,11 @@ def _run(
         "preset": cfg.preset,
         "ema": cfg.ema,
         "student_info": info,
-        "config": {k: v for k, v in cfg.to_dict().items() if k not in ("train",)},
+        "config": config,
     }
 
     def save_best(metrics: dict[str, Any]) -> None:
-        card_base["config"]["max_steps"] = cfg.max_steps  # fitted to a time limit, perhaps
+        config["max_steps"] = cfg.max_steps  # fitted to a time limit, perhaps
         model.save(out, card={**card_base, "metrics": metrics})
 
     def evaluate() -> dict[str, Any]:
@@ -356,7 +366,9 @@ def _run(
     pin = device.startswith("cuda")
     targets = _Targets(cache, rows, rows_t, ema_model, each, device, pin, use_amp)
     dense_params = [
-        p for p in model.parameters() if not (sparse and p is model.body.embedding.weight)
+        p
+        for p in model.parameters()
+        if not (sparse and isinstance(model.body, StaticBody) and p is model.body.embedding.weight)
     ]
     train_s, t_start, cancelled, early = 0.0, time.perf_counter(), False, False
     budget_s, fit_from = float(cfg.time_limit_min or 0.0) * 60, step
@@ -448,7 +460,7 @@ def _run(
 
             shutil.rmtree(run_dir / "init-work", ignore_errors=True)
     dist.barrier()
-    total = time.perf_counter() - t_start
+    total_s = time.perf_counter() - t_start
     return DistillResult(
         out=out,
         run_dir=run_dir,
@@ -460,7 +472,8 @@ def _run(
         metrics=best,
         pairs_per_s=(examples / max(train_s, 1e-9)) if train_s else 0.0,
         train_seconds=train_s,
-        history=history + [{"total_s": total, "last_loss": last_loss}],
+        history=history
+        + [{"total_s": total_s, "last_loss": last_loss[0], "last_loss_tgt": last_loss[1]}],
         card=_written_card(out),
     )
 
