@@ -137,3 +137,46 @@ def test_capability_folders_form_a_tree() -> None:
                 seen.add(folder)
                 todo.extend(below[folder])
     assert not loops, f"capability folders on an import loop: {loops}"
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _is_module(name: str) -> bool:
+    """Whether the dotted ``name`` is a module or package of ours (by its file)."""
+    where = ROOT.joinpath(*name.split("."))
+    return where.with_suffix(".py").is_file() or (where / "__init__.py").is_file()
+
+
+def test_no_private_name_crosses_a_module() -> None:
+    """A ``_name`` stays in its module: another module neither imports it (``from m import
+    _name``) nor reaches it through the module (``m._name``); what is shared is public."""
+    import ast
+
+    bad = []
+    for path in sorted((ROOT / "xlsearch").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules: dict[str, str] = {}  # local name → an xlsearch module it stands for
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                if not node.module.startswith("xlsearch"):
+                    continue
+                for alias in node.names:
+                    if _private(alias.name):
+                        bad.append(f"{path.name}:{node.lineno}: {node.module}.{alias.name}")
+                    elif _is_module(f"{node.module}.{alias.name}"):
+                        modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("xlsearch") and alias.asname:
+                        modules[alias.asname] = alias.name
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and _private(node.attr)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+            ):
+                bad.append(f"{path.name}:{node.lineno}: {modules[node.value.id]}.{node.attr}")
+    assert not bad, "\n".join(bad)
