@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
 if TYPE_CHECKING:  # the engine's own typed classes, named here for the fronts
+    from xlsearch.engine.align.beads import Bead as Bead
     from xlsearch.engine.align.core import Alignment as Alignment
     from xlsearch.engine.evaluation.report import Report, Table
     from xlsearch.engine.export.writer import ExportReport as ExportReport

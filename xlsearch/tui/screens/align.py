@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -18,6 +18,9 @@ from xlsearch.service.shared import edit_beads
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen
 from xlsearch.tui.widgets.progress import JobPanel
+
+if TYPE_CHECKING:
+    from xlsearch.service.types import Alignment, Bead
 
 TEXT_WIDTH = 44
 
@@ -56,7 +59,7 @@ class AlignScreen(EngineScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.alignment: Any = None
+        self.alignment: Alignment | None = None
         self._keys: list[str] = []
         """The table's row key of each bead, in order."""
         self._next_key = 0
@@ -187,7 +190,7 @@ class AlignScreen(EngineScreen):
         table.add_row(*self._cells(k), key=key, height=self._height(k))
         return key
 
-    def _edit(self, beads: list[Any]) -> None:
+    def _edit(self, beads: list[Bead]) -> None:
         """Show an edited bead list, touching only the rows that changed (10k beads: no
         rebuild, which froze the UI for seconds)."""
         if self.alignment is None or beads is self.alignment.beads:
