@@ -28,3 +28,15 @@ async def settle(pilot: Any, times: int = 2) -> None:
             with contextlib.suppress(WorkerCancelled):
                 await pilot.app.workers.wait_for_complete(workers)
         await pilot.pause()
+
+
+async def wait_estimate(pilot: Any, screen: Any, source: str, pairs: int) -> Any:
+    """The distillation wizard's time estimate for ``pairs`` pairs from ``source``
+    (``reference`` or ``measured``), waited for: it comes a moment after the form stops
+    changing."""
+    for _ in range(200):
+        await pilot.pause(0.05)
+        found = screen.estimate
+        if found is not None and (found.source, found.pairs) == (source, pairs):
+            return found
+    raise AssertionError(str(screen.query_one("#estimate").content))

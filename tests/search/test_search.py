@@ -205,6 +205,10 @@ def test_cli_index_search_sts_mine(
         ]
     )
     assert code == 0
+    # how many of the pairs to trust is said, as search and lookup say what they know
+    assert "notice: precision unknown: tiny-static has no calibration for de-en" in (
+        capsys.readouterr().err
+    )
     lines = pairs.read_text(encoding="utf-8").splitlines()
     assert 1 <= len(lines) <= 4 and all(len(line.split("\t")) == 2 for line in lines)
     assert {line.split("\t")[0] for line in lines} <= {u["en"] for u in UNITS}

@@ -433,3 +433,32 @@ def test_the_bundled_teachers_calibration_lives_in_the_data_folder_not_the_packa
     assert pol.model == "bundled:teacher" and pol.threshold == 0.7
     assert "semantic fills by bundled:teacher: de-en cosine" in pol.describe()
     assert fill_policy.policy_for(teacher, "en", "fr").why == "pair not in its held-out data"
+
+
+def test_mining_states_the_expected_precision_for_the_model_and_pair(
+    tiny_static_model: Path,
+) -> None:
+    """``mine`` says how many of its pairs to trust: a toy model is named as one, a pair
+    without a calibration is unknown, a calibrated pair gets the mean probability."""
+    from xlsearch.engine.models.cards import update_card
+    from xlsearch.engine.models.encoder import load_encoder
+
+    pairs = [("the cat", "die katze"), ("the dog", "der hund"), ("a house", "ein haus")]
+    update_card(tiny_static_model, data=[{"path": "tm.tsv", "pairs": 3830}])
+    value, said = fill_policy.mining_precision(
+        load_encoder(str(tiny_static_model)), "en", "de", pairs
+    )
+    assert value is None and "saw only 3,830 translation pairs (your own student" in said
+    update_card(tiny_static_model, data=[{"path": "tm.tsv", "pairs": 9000}])
+    value, said = fill_policy.mining_precision(
+        load_encoder(str(tiny_static_model)), "en", "de", pairs
+    )
+    assert value is None and said.startswith("precision unknown: tiny-static has no calib")
+    fill_policy.store("x", tiny_static_model, _permissive(0.5))
+    encoder = load_encoder(str(tiny_static_model))
+    value, said = fill_policy.mining_precision(encoder, "en", "de", pairs)
+    _, verdicts = fill_policy.judge(encoder, "en", "de", *zip(*pairs, strict=True))
+    assert value == pytest.approx(sum(p for _c, p, _ok in verdicts) / 3, abs=1e-3)
+    assert said.startswith(f"expected precision ≈ {value:.0%} (the mean calibrated probab")
+    assert fill_policy.mining_precision(encoder, "en", "de", []) == (None, "")
+    update_card(tiny_static_model, data=[{"path": "tm.tsv", "pairs": 5000}])

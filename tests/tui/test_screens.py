@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 from helpers.concepts import SEED_UNITS, write_pairs
 from helpers.spy import SpyEngine
+from helpers.tui import wait_estimate
 from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static, TextArea
 
 from xlsearch.engine.errors import StoreError
 from xlsearch.service.api import EVAL_DEMO, EVAL_DEV
+from xlsearch.service.local import LocalEngine
 from xlsearch.tui.app import SCREENS, make_app
 from xlsearch.tui.messages import JobProgress
 from xlsearch.tui.screens.align import AlignScreen
@@ -172,7 +174,14 @@ async def test_distill_from_an_imported_memory_is_previewed(app, settle):
 
 
 async def test_distill_wizard_preview_run_and_card(
-    app, engine, settle, tsv_file: Path, pairs: Path, teacher: str, seeded_model: Path
+    app,
+    engine,
+    settle,
+    tsv_file: Path,
+    pairs: Path,
+    teacher: str,
+    seeded_model: Path,
+    tmp_path: Path,
 ):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f5")
@@ -183,11 +192,32 @@ async def test_distill_wizard_preview_run_and_card(
         await settle(pilot)
         preview = screen.query_one("#tsv-preview", Static).content.plain
         assert "3 pairs" in preview and "en-de.tsv:3" in preview  # the bad line named
+        # before Start: a time estimate from the data's size and the machine's rates
+        shown = screen.query_one("#estimate", Static)
+        screen.query_one("#teacher", Input).value = teacher
+        screen.query_one("#max-steps", Input).value = "30"
+        screen.query_one("#batch", Input).value = "16"
         screen.set_files([str(pairs)])
-        await settle(pilot)
+        first = await wait_estimate(pilot, screen, "reference", 200)
+        assert (first.pairs, first.steps) == (200, 30) and first.low < first.seconds < first.high
+        assert str(shown.content).startswith("time: about ")
+        assert "200 pairs, 30 steps" in str(shown.content)
+        assert "no run on this machine yet" in str(shown.content)
+        # the STS option: naming a file ticks it; the new student's 0-5 scores are calibrated
+        assert not screen.query_one("#calibrate", Checkbox).value  # no STS file known here
+        sts = tmp_path / "sts.tsv"
+        rows = [("the dog sleeps", "a dog is sleeping", 4.6), ("the dog sleeps", "a house", 0.2)]
+        rows += [("good morning", "good morning to you", 4.0), ("a red house", "the cat", 0.5)]
+        sts.write_text("".join(f"{a}\t{b}\t{s}\n" for a, b, s in rows * 3), encoding="utf-8")
+        screen.query_one("#sts-file", Input).value = str(sts)
+        await pilot.pause()
+        assert screen.query_one("#calibrate", Checkbox).value
         await start_distill(pilot, screen, teacher)
         await settle(pilot)
         assert screen.result is not None and not screen.result.cancelled
+        assert screen.result.card["sts_calibration"]["pairs"] == 12
+        (score,) = LocalEngine(model=str(screen.result.out)).sts("the dog", ["a dog"])
+        assert score.score is not None  # calibrated, not the "uncalibrated" fallback
         assert len(screen.losses) >= 2 and screen.losses[0][1] > screen.losses[-1][1]
         assert screen.dev == [
             (h["step"], h["dev_acc"]) for h in screen.result.history if "dev_acc" in h
@@ -205,6 +235,9 @@ async def test_distill_wizard_preview_run_and_card(
         await pilot.press("n")
         await settle(pilot)
         assert engine.active_model() == str(seeded_model) and app.screen is screen
+        # the run's rates are this machine's now: the next estimate says so
+        await wait_estimate(pilot, screen, "measured", 200)
+        assert "from the last run on this machine" in str(shown.content)
 
 
 async def test_distill_offer_accepted_switches_and_warms_the_new_model(

@@ -144,6 +144,6 @@ async def test_the_wizard_fits_80x24_with_its_data_chosen(app, settle, tsv_file:
         screen.set_files([str(tsv_file)])
         await settle(pilot)
         form = screen.query_one("#distill-form")
-        for selector in ("#teacher", "#preset", "#start"):
+        for selector in ("#teacher", "#preset", "#sts-file", "#start", "#estimate"):
             widget = screen.query_one(selector)
             assert form.region.contains_region(widget.region), selector  # not scrolled off

@@ -223,9 +223,13 @@ def cmd_distill(args: argparse.Namespace) -> int:
 
     stops = (signal.SIGINT, *shutdown.STOP_SIGNALS)
     previous = {sig: signal.signal(sig, on_stop) for sig in stops}
+    engine = LocalEngine()
+    if not args.resume:
+        guess = engine.estimate_distill(config)
+        print(f"time: {guess.text}", file=sys.stderr, flush=True)
     bar = NoticeLines() if args.quiet else ProgressBar()
     try:
-        result = LocalEngine().distill(config, on_progress, cancel, resume=args.resume)
+        result = engine.distill(config, on_progress, cancel, resume=args.resume)
     finally:
         bar.close()
         for sig, handler in previous.items():

@@ -79,6 +79,8 @@ def cmd_mine(args: argparse.Namespace) -> int:
         f"segments (margin {args.margin} ≥ {args.threshold}, k={args.k})",
         file=sys.stderr,
     )
+    if s.get("precision_notice"):
+        print(f"notice: {s['precision_notice']}", file=sys.stderr)
     if args.out and not pairs:
         print(f"nothing written to {args.out} (try a lower --threshold)", file=sys.stderr)
     elif args.out:

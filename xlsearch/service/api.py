@@ -184,6 +184,22 @@ class TsvPreview:
 
 
 @dataclass(frozen=True)
+class DistillEstimate:
+    """How long a distillation will take (``estimate_distill``), before it starts."""
+
+    seconds: float
+    low: float
+    high: float
+    pairs: int
+    steps: int
+    source: str
+    """``measured``: from the last run on this machine; ``reference``: no run here yet."""
+    text: str
+    """One line for people: ``about 3 min (2–4 min) · 8,000 pairs, 29 steps · from …``."""
+    parts: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class StsCalibration:
     """A model's fitted 0-5 STS score curve (``calibrate_sts``)."""
 
@@ -333,6 +349,12 @@ class EngineAPI(Protocol):
         """Train a student on ``config.train`` and (``use_collection``) an imported
         collection's translation units (English pivot); ``resume``: from the checkpoint of
         the run in ``config.out``/``config.name``."""
+        ...
+
+    def estimate_distill(
+        self, config: DistillConfig, *, use_collection: str = ""
+    ) -> DistillEstimate:
+        """How long ``distill(config)`` will take here, before it starts."""
         ...
 
     def evaluate(

@@ -328,6 +328,58 @@ def judge(
     ]
 
 
+MINING_SAMPLE = 1000
+"""Mined pairs encoded again to estimate their precision (a sample of a big run)."""
+
+
+def mining_precision(
+    encoder: Any, src: str, tgt: str, pairs: Sequence[tuple[str, str]]
+) -> tuple[float | None, str]:
+    """The expected share of right pairs among mined ``(source, target)`` pairs, and one line
+    saying so and on what it rests.
+
+    The estimate is the mean calibrated probability (this model's fill calibration for the
+    language pair: held-out translations against their nearest wrong candidates) at each
+    pair's cosine — a mined pair is a sentence's best match, as a calibration candidate is.
+    A model that saw fewer than ``TOY_PAIRS`` pairs gets no number (its calibration does not
+    carry over); a pair without a calibration is said to be unknown. ``(None, "")``: no
+    pairs."""
+    if not pairs:
+        return None, ""
+    model = str(getattr(encoder, "id", "") or getattr(encoder, "path", "") or "")
+    name = model.rsplit("/", 1)[-1]
+    card = getattr(encoder, "card", None) or {}
+    key = pair_key(src, tgt)
+    seen = trained_pairs(card)
+    if seen is not None and seen < TOY_PAIRS:
+        return None, (
+            f"{name} saw only {seen:,} translation pairs ({small_model_label(card)}): expect "
+            "many of these pairs to be wrong; check a sample before training on them"
+        )
+    cal = load(model, card)
+    pair = (cal or {}).get("pairs", {}).get(key) if cal else None
+    if not isinstance(pair, dict) or not pair.get("x"):
+        return None, (
+            f"precision unknown: {name} has no calibration for {key} (held-out {key} "
+            f"translations: xlsearch eval {getattr(encoder, 'path', None) or name} "
+            "--calibrate); check a sample before training on these pairs"
+        )
+    step = max(1, len(pairs) // MINING_SAMPLE)
+    sample = list(pairs)[::step][:MINING_SAMPLE]
+    a = np.asarray(encoder.encode([x for x, _ in sample]), np.float32)
+    b = np.asarray(encoder.encode([y for _, y in sample]), np.float32)
+    a /= np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+    b /= np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
+    expected = float(np.mean(probability((a * b).sum(axis=1), pair)))
+    held = int(pair.get("held_out", 0) or 0)
+    basis = f"{held:,} held-out {key} pairs" if held else f"held-out {key} pairs"
+    return expected, (
+        f"expected precision ≈ {expected:.0%} (the mean calibrated probability of "
+        f"{len(sample):,} mined pairs; {name}'s calibration on {basis}); a higher "
+        "threshold gives fewer, surer pairs"
+    )
+
+
 __all__ = [
     "KEY",
     "MIN_PAIRS",
@@ -340,6 +392,7 @@ __all__ = [
     "is_demo",
     "judge",
     "load",
+    "mining_precision",
     "pair_key",
     "policy_for",
     "probability",

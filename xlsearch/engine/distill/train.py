@@ -37,6 +37,7 @@ from xlsearch.engine.distill.dev import evaluate_dev
 from xlsearch.engine.distill.losses import info_nce, sim_kd_loss
 from xlsearch.engine.distill.sampler import PairStream
 from xlsearch.engine.distill.teacher_cache import TeacherCache
+from xlsearch.engine.distill.teacher_cache import sentence_cost as est_cost
 from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 from xlsearch.engine.runtime.cpu import cache_precision, configure_threads, retune
@@ -175,9 +176,11 @@ def _run(
 ) -> DistillResult:
     import torch
 
+    from xlsearch.engine.distill import estimate as est
     from xlsearch.engine.models.encoder import load_encoder
     from xlsearch.engine.models.trainable import StaticBody, load_model
 
+    clock = est.StageClock(probe=est.cpu_probe() if dist.main else 0.0)
     if not dist.main:
         report = no_progress
     student = su.resolve_kind(cfg, device)
@@ -208,7 +211,9 @@ def _run(
     if precision == "auto" and device == "cpu":
         precision = cache_precision()  # int8 on AVX2-only CPUs, bf16 where native
     teacher = load_encoder(cfg.teacher, device=device, batch_size=128, precision=precision)
+    clock.mark("loaded")
     data = su.read_data(cfg, teacher)
+    clock.mark("read")
     report(Progress("read", 1, 1, data.summary()))
     for line in filter(None, (r.notice() for r in data.reports)):
         report(Progress("notice", message=line))
@@ -235,10 +240,15 @@ def _run(
             need += [t for g in [*data.groups, *data.dev] for t in g.tgt if not g.mono]
     if dist.main:
         assert cache is not None
+        missing = [t for t, row in zip(need, cache.rows(need), strict=True) if row < 0]
+        clock.work_encoded = float(
+            est_cost(np.fromiter((len(t) for t in set(missing)), float, len(set(missing)))).sum()
+        )
         cache_stats = cache.ensure(need, teacher, on_progress=report, cancel=cancel)
         if cache_stats["encoded"]:
             _log(run_dir / "metrics.jsonl", {"teacher_cache": cache_stats})
     dist.barrier()
+    clock.mark("cache")
     if cache is None:  # the other ranks open it now, after rank 0 made it
         cache = TeacherCache.for_encoder(teacher)
     info: dict[str, Any] = {}
@@ -257,6 +267,7 @@ def _run(
         model, info = su.build_student(
             cfg, student, data, teacher, cache, run_dir / "init-work", report
         )
+    clock.mark("built")
     apply_preset(cfg, model.kind)
     if cfg.freeze_head and isinstance(model.body, StaticBody):  # only the new pieces' rows move
         for p in model.parameters():
@@ -442,6 +453,7 @@ def _run(
             if dist.main:
                 checkpoint()
             dist.barrier()
+    clock.mark("trained")
     if dist.main:
         if data.dev and not cancelled:
             evaluate_and_keep_best()
@@ -459,6 +471,17 @@ def _run(
             import shutil
 
             shutil.rmtree(run_dir / "init-work", ignore_errors=True)
+    clock.mark("end")
+    if dist.main and not cancelled and not resume and not early:
+        clock.pairs = sum(r.pairs for r in data.reports)
+        clock.examples, clock.steps, clock.train_s = examples, step, train_s
+        clock.evals = len(history) - 1 if data.dev else 0  # the last one is the end's
+        kind = "static" if model.kind == "static" else "transformer"
+        dev_kind = "cpu" if device == "cpu" else "gpu"
+        try:
+            est.store_rates(dev_kind, kind, clock.rates(est.load_rates(dev_kind, kind)))
+        except OSError:
+            pass  # an estimate is a nicety: a read-only cache folder must not fail a run
     dist.barrier()
     total_s = time.perf_counter() - t_start
     return DistillResult(

@@ -78,7 +78,24 @@ def device_description(device: str = "auto") -> str:
         return f"GPU: {torch.cuda.get_device_name(torch.device(dev))}"
     if dev == "mps":
         return "GPU: Apple MPS"
-    return f"CPU ({torch.get_num_threads()} threads)"
+    return cpu_threads_description(torch.get_num_threads())
+
+
+def cpu_threads_description(threads: int) -> str:
+    """``CPU, 1 of 2 cores (1 busy with other work now; follows the load)``: the threads in
+    use and why that many (the automatic count leaves cores that others keep busy)."""
+    cpus = cpu.cpu_count()
+    policy = cpu.configure_threads()
+    unit = "core" if threads == 1 else "cores"
+    if policy.source in ("setting", cpu.THREADS_ENV, "OMP_NUM_THREADS"):
+        how = {"setting": "the threads setting or --threads"}.get(policy.source, policy.source)
+        return f"CPU, {threads} thread{'s' * (threads != 1)} of {cpus} cores (set by {how})"
+    if threads < cpus:
+        return (
+            f"CPU, {threads} of {cpus} cores ({cpus - threads} busy with other work now; "
+            "follows the load)"
+        )
+    return f"CPU, {threads} {unit}"
 
 
 class Encoder:

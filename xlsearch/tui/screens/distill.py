@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -16,7 +18,13 @@ from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Sele
 from textual_plotext import PlotextPlot
 
 from xlsearch.engine.progress import Progress
-from xlsearch.service.api import CollectionInfo, DistillConfig, DistillResult, TsvPreview
+from xlsearch.service.api import (
+    CollectionInfo,
+    DistillConfig,
+    DistillEstimate,
+    DistillResult,
+    TsvPreview,
+)
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.card import format_card
@@ -31,6 +39,16 @@ STUDENTS = [
 ]
 PRESETS = [("quick (CPU)", "quick"), ("full (GPU)", "full")]
 PROGRESS_KEYS = ("epoch", "loss", "dev_acc", "pairs_per_s", "eta_s")
+ESTIMATE_DELAY_S = 0.4
+"""The estimate is made this long after the last change of the form (typing a number)."""
+
+
+def default_sts_file() -> str:
+    """STS-benchmark's training file under ``$XLSEARCH_BENCH_DATA`` (``dev/stsbenchmark/
+    sts-train.csv``) when it is there, else empty (the user names an STS file)."""
+    root = os.environ.get("XLSEARCH_BENCH_DATA", "")
+    path = Path(root) / "dev" / "stsbenchmark" / "sts-train.csv" if root else None
+    return str(path) if path is not None and path.is_file() else ""
 
 
 PERCENT = (0.0, 100.0)
@@ -83,6 +101,9 @@ class DistillScreen(EngineScreen):
         self.last_resume = False
         self.can_resume = False
         self._last_plot = 0.0
+        self.estimate: DistillEstimate | None = None
+        self._estimate_timer: Any = None
+        self._estimate_for: DistillConfig | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -112,10 +133,25 @@ class DistillScreen(EngineScreen):
                 yield Input(placeholder="minutes", id="minutes", compact=True, type="number")
                 yield Input(placeholder="output name", id="output", compact=True)
             with Horizontal(classes="row"):
+                sts_file = default_sts_file()
+                yield Checkbox(
+                    "calibrate 0–5 STS scores on:",
+                    value=bool(sts_file),
+                    id="calibrate",
+                    compact=True,
+                )
+                yield Input(
+                    value=sts_file,
+                    placeholder="STS file with 0–5 human scores (e.g. sts-train.csv)",
+                    id="sts-file",
+                    compact=True,
+                )
+            with Horizontal(classes="row"):
                 yield Button("Start (ctrl+r)", variant="primary", id="start", compact=True)
                 yield Button("Resume (ctrl+u)", id="resume", compact=True, disabled=True)
                 yield Button("Cancel (ctrl+x)", variant="error", id="cancel", compact=True)
                 yield Label("device: …", id="device")
+            yield Static("time: choose the data first", id="estimate", classes="muted")
         yield JobPanel(id="distill-job")
         with Horizontal(id="distill-plots"):
             yield PlotextPlot(id="loss-plot")
@@ -186,6 +222,13 @@ class DistillScreen(EngineScreen):
         if event.value != Select.BLANK:
             self.query_one("#use-tm", Checkbox).value = True
         self._show_tm()
+        self.schedule_estimate()
+
+    @on(Input.Changed, "#sts-file")
+    def _sts_file_typed(self, event: Input.Changed) -> None:
+        """Naming an STS file means calibrating on it."""
+        if event.value.strip():
+            self.query_one("#calibrate", Checkbox).value = True
 
     @on(Checkbox.Changed, "#use-tm")
     def _use_tm_changed(self, event: Checkbox.Changed) -> None:
@@ -220,11 +263,64 @@ class DistillScreen(EngineScreen):
         out.append(f"{len(p.files)} file(s) · {p.columns} columns · ", style="bold")
         out.append(f"languages {', '.join(p.languages)} · {p.pairs:,} pairs · ")
         out.append(f"{len(p.bad_lines)} bad lines\n", style="bold red" if p.bad_lines else "")
-        for row in p.sample[:3]:
+        # two lines under the summary (the form fits 80×24 with Start and the estimate):
+        # a bad line first, then the sample
+        bad_lines = p.bad_lines[:1]
+        for row in p.sample[: 2 - len(bad_lines)]:
             out.append("  " + " | ".join(cell[:40] for cell in row) + "\n", style="dim")
-        for bad in p.bad_lines[:3]:
+        for bad in bad_lines:
             out.append(f"  {bad}\n", style="red")
         self.query_one("#tsv-preview", Static).update(out)
+        self.schedule_estimate()
+
+    # -- time estimate -------------------------------------------------------------
+    @on(Input.Changed, "#epochs, #batch, #max-steps, #minutes, #teacher")
+    @on(Select.Changed, "#preset, #student")
+    @on(Checkbox.Changed, "#use-tm")
+    def schedule_estimate(self) -> None:
+        """Estimate the run's time shortly after the form stops changing."""
+        if self._estimate_timer is not None:
+            self._estimate_timer.stop()
+        self._estimate_timer = self.set_timer(ESTIMATE_DELAY_S, self._estimate_now)
+
+    def _estimate_now(self) -> None:
+        self._estimate_timer = None
+        label = self.query_one("#estimate", Static)
+        if self.job_running():
+            return
+        use_tm = self.query_one("#use-tm", Checkbox).value
+        if not self.files and not use_tm:
+            label.update("time: choose the data first")
+            return
+        try:
+            config, collection = self.build_config(), self.training_collection()
+        except ValueError:
+            label.update("time: complete the form for an estimate")
+            return
+        self._estimate_for = config
+        label.update("time: estimating (measuring this machine)…")
+        self._estimate_worker(config, collection)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="estimate")
+    def _estimate_worker(self, config: DistillConfig, collection: str) -> None:
+        try:
+            found: DistillEstimate | str = self.engine.estimate_distill(
+                config, use_collection=collection
+            )
+        except Exception as exc:  # the run itself names the problem at Start
+            found = f"time: no estimate ({exc})"
+        self.app.call_from_thread(self._show_estimate, config, found)
+
+    def _show_estimate(self, config: DistillConfig, found: DistillEstimate | str) -> None:
+        if config is not self._estimate_for:
+            return  # the form changed since
+        label = self.query_one("#estimate", Static)
+        if isinstance(found, str):
+            self.estimate = None
+            label.update(found)
+            return
+        self.estimate = found
+        label.update(Text("time: " + found.text))
 
     # -- run -----------------------------------------------------------------------
     def build_config(self) -> DistillConfig:
@@ -255,6 +351,17 @@ class DistillScreen(EngineScreen):
             student = folder if folder.startswith("checkpoint:") else f"checkpoint:{folder}"
         output = self.query_one("#output", Input).value.strip()
         out = output if "/" in output else ""  # a path, else a name in the models folder
+        sts_file = ""
+        if self.query_one("#calibrate", Checkbox).value:
+            sts_file = self.query_one("#sts-file", Input).value.strip()
+            if not sts_file:
+                raise ValueError(
+                    "name the STS file to calibrate 0–5 scores on (e.g. STS-benchmark's "
+                    "sts-train.csv), or untick the calibration"
+                )
+            if not Path(sts_file).expanduser().is_file():
+                raise ValueError(f"STS file not found: {sts_file}")
+            sts_file = str(Path(sts_file).expanduser())
         return DistillConfig(
             train=[] if self.training_collection() else list(self.files),
             teacher=self.query_one("#teacher", Input).value.strip() or "bundled:teacher",
@@ -267,6 +374,7 @@ class DistillScreen(EngineScreen):
             out=out,
             name="" if out else output,
             start_from=start_from,
+            calibrate_sts=sts_file,
         )
 
     def training_collection(self) -> str:
@@ -419,6 +527,7 @@ class DistillScreen(EngineScreen):
             card = Text(f"{self.result.out}\n", style="bold")
             card.append_text(format_card(self.result.card))
             self.query_one("#model-card", Static).update(card)
+            self.schedule_estimate()  # this run's rates are the machine's now
             if not self.result.cancelled:
                 engine, path = self.engine, str(self.result.out)
                 self.run_query("cost", lambda: (path, engine.reindex_cost(path)))

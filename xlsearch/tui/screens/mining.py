@@ -155,7 +155,10 @@ class MiningScreen(EngineScreen):
             line.display = said is not None
         elif message.job == "mine":
             self.pairs = sorted(message.result, key=lambda p: -p.score)
-            self.query_one(JobPanel).finish(f"{len(self.pairs):,} candidate pairs")
+            said = str(getattr(self.engine, "mined", {}).get("precision_notice") or "")
+            self.query_one(JobPanel).finish(
+                f"{len(self.pairs):,} candidate pairs" + (f" · {said}" if said else "")
+            )
             self._setup_columns()
             self._fill()
             if isinstance(self.focused, Input):  # results in: keys (e, arrows) act on them
