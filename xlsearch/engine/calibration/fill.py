@@ -360,9 +360,8 @@ def mining_precision(
     pair = (cal or {}).get("pairs", {}).get(key) if cal else None
     if not isinstance(pair, dict) or not pair.get("x"):
         return None, (
-            f"precision unknown: {name} has no calibration for {key} (held-out {key} "
-            f"translations: xlsearch eval {getattr(encoder, 'path', None) or name} "
-            "--calibrate); check a sample before training on these pairs"
+            f"precision unknown: {name} has no calibration for {key} (xlsearch eval "
+            f"{name} --calibrate); check a sample before training on these pairs"
         )
     step = max(1, len(pairs) // MINING_SAMPLE)
     sample = list(pairs)[::step][:MINING_SAMPLE]

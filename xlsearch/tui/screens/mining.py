@@ -39,6 +39,8 @@ class MiningScreen(EngineScreen):
     def __init__(self) -> None:
         super().__init__()
         self.pairs: list[MinedPair] = []
+        self._lang_said = Text()
+        """The language notice (the model does not know a side's language), if any."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -151,14 +153,20 @@ class MiningScreen(EngineScreen):
         elif message.job == "mine-languages":
             said = message.result
             line = self.query_one("#mine-notice", Static)
-            line.update(Text(f"⚠ {said.text('app')}", style="yellow") if said else "")
+            self._lang_said = Text(f"⚠ {said.text('app')}", style="yellow") if said else Text()
+            line.update(self._lang_said)
             line.display = said is not None
         elif message.job == "mine":
             self.pairs = sorted(message.result, key=lambda p: -p.score)
+            self.query_one(JobPanel).finish(f"{len(self.pairs):,} candidate pairs")
+            # how many of them to trust, under the language notice (the panel's one line
+            # cut it off)
             said = str(getattr(self.engine, "mined", {}).get("precision_notice") or "")
-            self.query_one(JobPanel).finish(
-                f"{len(self.pairs):,} candidate pairs" + (f" · {said}" if said else "")
-            )
+            line = self.query_one("#mine-notice", Static)
+            shown = Text.assemble(self._lang_said, "\n" if self._lang_said else "")
+            shown.append(said, style="yellow")
+            line.update(shown if said else self._lang_said)
+            line.display = bool(said or self._lang_said)
             self._setup_columns()
             self._fill()
             if isinstance(self.focused, Input):  # results in: keys (e, arrows) act on them
