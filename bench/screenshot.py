@@ -50,8 +50,9 @@ async def shoot_screen(out: Path, screen: str, data: str, size: tuple[int, int])
             app.screen.set_files([data])
         for _ in range(600):
             await pilot.pause(0.5)
-            if not [w for w in app.workers if w.is_running]:
-                break
+            busy = [w for w in app.workers if w.is_running]
+            if not busy and (screen == "evaluate" or app.screen.estimate is not None):
+                break  # the wizard: its time estimate shown too
         await pilot.pause(0.5)
         app.save_screenshot(filename=out.name, path=str(out.parent))
 

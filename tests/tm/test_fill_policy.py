@@ -454,6 +454,13 @@ def test_mining_states_the_expected_precision_for_the_model_and_pair(
         load_encoder(str(tiny_static_model)), "en", "de", pairs
     )
     assert value is None and said.startswith("precision unknown: tiny-static has no calib")
+    metrics = {"per_lang": {"de": {"acc_src2tgt": 82.0, "acc_tgt2src": 78.0}}}
+    update_card(tiny_static_model, metrics=metrics)  # no calibration: its dev accuracy
+    value, said = fill_policy.mining_precision(
+        load_encoder(str(tiny_static_model)), "en", "de", pairs
+    )
+    assert value is None and "right translation for 80 % of its held-out de-en" in said
+    update_card(tiny_static_model, metrics={})
     fill_policy.store("x", tiny_static_model, _permissive(0.5))
     encoder = load_encoder(str(tiny_static_model))
     value, said = fill_policy.mining_precision(encoder, "en", "de", pairs)

@@ -37,7 +37,7 @@ def test_the_device_line_says_how_many_cores_and_why(monkeypatch: pytest.MonkeyP
     policy = cpu.configure_threads()
     monkeypatch.setattr(policy, "source", "auto")
     assert encoder.cpu_threads_description(1) == (
-        "CPU, 1 of 2 cores (1 busy with other work now; follows the load)"
+        "CPU, 1 of 2 cores (1 busy elsewhere; follows the load)"
     )
     assert encoder.cpu_threads_description(2) == "CPU, 2 cores"
     monkeypatch.setattr(policy, "source", "setting")

@@ -202,7 +202,7 @@ async def test_distill_wizard_preview_run_and_card(
         assert (first.pairs, first.steps) == (200, 30) and first.low < first.seconds < first.high
         assert str(shown.content).startswith("time: about ")
         assert "200 pairs, 30 steps" in str(shown.content)
-        assert "no run on this machine yet" in str(shown.content)
+        assert "rough: no run here yet" in str(shown.content)
         # the STS option: naming a file ticks it; the new student's 0-5 scores are calibrated
         assert not screen.query_one("#calibrate", Checkbox).value  # no STS file known here
         sts = tmp_path / "sts.tsv"
@@ -237,7 +237,7 @@ async def test_distill_wizard_preview_run_and_card(
         assert engine.active_model() == str(seeded_model) and app.screen is screen
         # the run's rates are this machine's now: the next estimate says so
         await wait_estimate(pilot, screen, "measured", 200)
-        assert "from the last run on this machine" in str(shown.content)
+        assert "from the last run here" in str(shown.content)
 
 
 async def test_distill_offer_accepted_switches_and_warms_the_new_model(

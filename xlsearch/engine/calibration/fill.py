@@ -328,6 +328,18 @@ def judge(
     ]
 
 
+def _dev_accuracy(card: dict[str, Any], src: str, tgt: str) -> float | None:
+    """The model's held-out translation accuracy (both directions) for an English–xx pair,
+    from its card's dev metrics (None: not English–xx or not measured)."""
+    a, b = (str(t or "").split("-")[0].split("_")[0].lower() for t in (src, tgt))
+    other = b if a == "en" else a if b == "en" else ""
+    per_lang = (card.get("metrics") or {}).get("per_lang") or {}
+    row = per_lang.get(other) if other else None
+    if not isinstance(row, dict) or "acc_src2tgt" not in row:
+        return None
+    return (float(row["acc_src2tgt"]) + float(row.get("acc_tgt2src", row["acc_src2tgt"]))) / 2
+
+
 MINING_SAMPLE = 1000
 """Mined pairs encoded again to estimate their precision (a sample of a big run)."""
 
@@ -359,6 +371,14 @@ def mining_precision(
     cal = load(model, card)
     pair = (cal or {}).get("pairs", {}).get(key) if cal else None
     if not isinstance(pair, dict) or not pair.get("x"):
+        dev = _dev_accuracy(card, src, tgt)
+        if dev is not None:
+            return None, (
+                f"{name}'s best match is the right translation for {dev:.0f} % of its "
+                f"held-out {key} sentences (dev split): expect about that share of right "
+                "pairs near the threshold, more above it; check a sample before training "
+                "on them"
+            )
         return None, (
             f"precision unknown: {name} has no calibration for {key} (xlsearch eval "
             f"{name} --calibrate); check a sample before training on these pairs"

@@ -221,23 +221,32 @@ class Estimate:
     """The preset's time limit caps the training."""
 
     def describe(self) -> str:
-        """``about 3 min (2–4 min) · 8,000 pairs, 29 steps · from your last run here``."""
+        """``about 5 min (3–6 min) · 8,000 pairs, 29 steps; mostly teacher embeddings ·
+        from the last run here, ±30 %``."""
         how = (
-            f"from the last run on this machine ({self.date}), ±{SPREAD_MEASURED:.0%}"
+            f"from the last run here ({self.date}), ±{SPREAD_MEASURED:.0%}"
             if self.source == "measured"
-            else "rough: no run on this machine yet, from reference figures and a CPU probe"
+            else "rough: no run here yet"
         )
         big = max(self.parts, key=lambda k: self.parts[k]) if self.parts else ""
         most = f"; mostly {big}" if big and self.parts[big] > 0.4 * self.seconds else ""
         limit = ", training capped by the time limit" if self.capped else ""
+        steps = f"{self.steps:,} step{'s' * (self.steps != 1)}"
         return (
-            f"about {_duration(self.seconds)} ({_duration(self.low)}–{_duration(self.high)}) · "
-            f"{self.pairs:,} pairs, {self.steps:,} step{'s' * (self.steps != 1)}{limit}{most}"
-            f" · {how}"
+            f"about {_duration(self.seconds)} ({_span(self.low, self.high)}) · "
+            f"{self.pairs:,} pairs, {steps}{limit}{most} · {how}"
         )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _span(low: float, high: float) -> str:
+    """``3–13 min``: the unit once when both ends have it."""
+    a, b = _duration(low), _duration(high)
+    if a.split()[-1] == b.split()[-1]:
+        return f"{a.rsplit(' ', 1)[0]}–{b}"
+    return f"{a}–{b}"
 
 
 def _duration(s: float) -> str:

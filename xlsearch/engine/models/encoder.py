@@ -82,7 +82,7 @@ def device_description(device: str = "auto") -> str:
 
 
 def cpu_threads_description(threads: int) -> str:
-    """``CPU, 1 of 2 cores (1 busy with other work now; follows the load)``: the threads in
+    """``CPU, 1 of 2 cores (1 busy elsewhere; follows the load)``: the threads in
     use and why that many (the automatic count leaves cores that others keep busy)."""
     cpus = cpu.cpu_count()
     policy = cpu.configure_threads()
@@ -91,10 +91,7 @@ def cpu_threads_description(threads: int) -> str:
         how = {"setting": "the threads setting or --threads"}.get(policy.source, policy.source)
         return f"CPU, {threads} thread{'s' * (threads != 1)} of {cpus} cores (set by {how})"
     if threads < cpus:
-        return (
-            f"CPU, {threads} of {cpus} cores ({cpus - threads} busy with other work now; "
-            "follows the load)"
-        )
+        return f"CPU, {threads} of {cpus} cores ({cpus - threads} busy elsewhere; follows the load)"
     return f"CPU, {threads} {unit}"
 
 
