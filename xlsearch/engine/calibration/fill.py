@@ -337,7 +337,9 @@ def _dev_accuracy(card: dict[str, Any], src: str, tgt: str) -> float | None:
     row = per_lang.get(other) if other else None
     if not isinstance(row, dict) or "acc_src2tgt" not in row:
         return None
-    return (float(row["acc_src2tgt"]) + float(row.get("acc_tgt2src", row["acc_src2tgt"]))) / 2
+    forward = float(row["acc_src2tgt"])
+    backward = float(row.get("acc_tgt2src") or forward)
+    return (forward + backward) / 2
 
 
 MINING_SAMPLE = 1000
