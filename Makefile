@@ -22,8 +22,11 @@ venv: $(STAMP)  ## create the virtual environment and install xlsearch
 run: $(STAMP)  ## first run builds the demo student + index, then opens the TUI
 	$(VENV)/bin/xlsearch demo $(ARGS)
 
-test: typecheck  ## type-check, then run the test suite (offline)
-	$(PY) -m pytest $(PYTEST_ARGS)
+# the suite on TEST_WORKERS processes (pytest-xdist), one test file per worker at a time
+TEST_WORKERS ?= 2
+
+test: typecheck  ## type-check, then run the test suite (offline; TEST_WORKERS=2 processes)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 typecheck: $(STAMP)  ## mypy (pyproject.toml: strict on the service and the fronts; cache in .mypy_cache)
 	$(VENV)/bin/mypy

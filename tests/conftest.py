@@ -26,6 +26,19 @@ WORDS = (
 ).split()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with a slow test first, then the UI tests, then the rest (each file's order
+    kept): ``make test`` runs the files on two workers (pytest-xdist ``--dist loadfile``, in
+    this order), so the longest work starts first and both workers end together."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    ui = Path(__file__).parent / "tui"
+
+    def rank(item: pytest.Item) -> int:
+        return 0 if item.path in slow else 1 if ui in item.path.parents else 2
+
+    items.sort(key=rank)
+
+
 class _NetworkBlocked(RuntimeError):
     pass
 
