@@ -129,13 +129,27 @@ def test_mining_on_the_cluster_gives_the_same_pairs(
     )
 
 
+def _parent(pid: int) -> int:
+    """The parent of process ``pid`` (0 when it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
 def _encode_workers() -> list[int]:
-    """Pids of the Ray worker processes running our encode actors (started by this test)."""
+    """Pids of the Ray worker processes running our encode actors: descendants of this
+    process (the local cluster's raylet is its child), never another test run's workers."""
     pids = []
     for proc in Path("/proc").iterdir():
         try:
             if proc.name.isdigit() and b"_EncodeWorker" in (proc / "cmdline").read_bytes():
-                pids.append(int(proc.name))
+                pid = int(proc.name)
+                while pid > 1 and pid != os.getpid():
+                    pid = _parent(pid)
+                if pid == os.getpid():
+                    pids.append(int(proc.name))
         except OSError:
             continue
     return pids
