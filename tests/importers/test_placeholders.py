@@ -242,8 +242,7 @@ def test_a_semantic_fill_without_the_placeholder_stays_a_suggestion(tmp_path: Pa
                   0.93, 0.9)  # fmt: skip
         return SegmentResult(0, source, 8, "no match", 40, 0.93, semantic=m, fill=True)
 
-    res = result()
-    check_placeholders(res)
+    res = check_placeholders(result())
     assert res.fill is False and res.semantic is not None
     assert res.semantic.flags == ["placeholders in target: missing {max_size} · extra —"]
     doc = Document(tmp_path / "x.txt", "text", "en", "de", [DocSegment(0, "1", source, "")])

@@ -27,17 +27,16 @@ def _segment(i: int, source: str, stored: str, fuzzy: int) -> SegmentResult:
 
 
 def test_only_usable_matches_are_listed_for_their_placeholders() -> None:
-    analysis = Analysis("fr.po", "en", "fr", "xfce", 0.8)
-    analysis.segments = [
+    segments = [
         _segment(0, "Open %1$s in a new window", "Open %s in a new window", 88),
         _segment(1, "%1$s of %2$d", "File %s", 2),  # shares a letter: nobody uses it
         _segment(2, "%d of %d match", "Line %s", 25),  # a semantic candidate, not written
         _segment(3, "%s (%s, failed)", "Saving %s failed", 50),  # a semantic fill, written
     ]
-    for seg in analysis.segments[2:]:
+    for n, seg in enumerate(segments[2:], 2):
         assert seg.best is not None
-        seg.semantic = replace(seg.best, semantic=0.8)
-    analysis.segments[3].fill = True
+        segments[n] = replace(seg, semantic=replace(seg.best, semantic=0.8), fill=n == 3)
+    analysis = Analysis("fr.po", "en", "fr", "xfce", 0.8, segments)
     report = analysis.to_markdown()
     listed = report.split("## Matches that get the placeholders wrong")[1].split("##")[0]
     assert "Open %1$s in a new window" in listed

@@ -50,12 +50,17 @@ def find_candidates(
     rep = repeats(doc.segments)
     results: list[SegmentResult] = []
     for i, seg in enumerate(doc.segments):
-        res = SegmentResult(seg.index, seg.source, words(seg.source), "no match")
-        if rep.kinds[i] == CREDITS:
-            res.flags.append(CREDITS_FLAG)
-        elif rep.kinds[i] == REPEATED:
-            res.band, res.repetition_of = REPETITIONS, rep.first_of[i]
-        results.append(res)
+        repeated, credits = rep.kinds[i] == REPEATED, rep.kinds[i] == CREDITS
+        results.append(
+            SegmentResult(
+                seg.index,
+                seg.source,
+                words(seg.source),
+                REPETITIONS if repeated else "no match",
+                repetition_of=rep.first_of[i] if repeated else None,
+                flags=[CREDITS_FLAG] if credits else [],
+            )
+        )
     todo = rep.todo
     texts = [doc.segments[i].source for i in todo]
     found = {**segmentation.found}

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from xlsearch.engine.tm.analysis.fill import Filled
@@ -19,36 +20,39 @@ def report(
 ) -> Analysis:
     """Stage 6: the analysis as reported (its time counted from ``started``, a
     ``time.perf_counter()``)."""
-    add_fragments(filled.results, lookup, doc.src, doc.tgt)
+    results = add_fragments(filled.results, lookup, doc.src, doc.tgt)
     model = ""
     if lookup.semantic:
         enc = lookup.searcher.encoder
         model = str(getattr(enc, "id", "") or getattr(enc, "path", ""))  # bundled:teacher
-    out = Analysis(
+    return Analysis(
         doc.path.name,
         doc.src,
         doc.tgt,
         lookup.collection or "",
         threshold,
-        filled.results,
+        results,
         time.perf_counter() - started,
         model.rsplit("/", 1)[-1],
         filled.policy,
+        list(getattr(doc, "untranslatable", [])),
     )
-    out.untranslatable = list(getattr(doc, "untranslatable", []))
-    return out
 
 
-def add_fragments(results: list[SegmentResult], lookup: Lookup, src: str, tgt: str) -> None:
-    """The fragments of each segment without a match ≥ ``CAT_MIN_FUZZY`` %."""
-    todo = [r for r in results if r.fuzzy < CAT_MIN_FUZZY and r.repetition_of is None]
-    if not todo or not tgt:
-        return
+def add_fragments(
+    results: list[SegmentResult], lookup: Lookup, src: str, tgt: str
+) -> list[SegmentResult]:
+    """The results, each without a match ≥ ``CAT_MIN_FUZZY`` % with its fragments."""
+    todo = [r.fuzzy < CAT_MIN_FUZZY and r.repetition_of is None for r in results]
+    if not any(todo) or not tgt:
+        return results
     from xlsearch.engine.tm.matching.fragments import index_for
 
     idx = index_for(lookup.store, lookup.collection, src, tgt)
-    for r in todo:
-        r.fragments = idx.find(r.source)
+    return [
+        replace(r, fragments=idx.find(r.source)) if t else r
+        for r, t in zip(results, todo, strict=True)
+    ]
 
 
 __all__ = ["add_fragments", "report"]

@@ -42,9 +42,9 @@ def band_of(f: int) -> str:
     return "no match"
 
 
-@dataclass
+@dataclass(frozen=True)
 class SegmentResult:
-    """One document segment's analysis."""
+    """One document segment's analysis (each stage makes its own, changed copy)."""
 
     index: int
     source: str
@@ -74,7 +74,7 @@ class SegmentResult:
         return self.semantic is not None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Analysis:
     """Counts per band, repetitions, the semantic band with examples."""
 

@@ -1,11 +1,11 @@
-"""Which semantic matches of an analysis may be written (``apply_to_analysis``: the user's
+"""Which semantic matches of an analysis may be written (``decide_fills``: the user's
 own memory decides, ``tm.calibration.memory``; the model's fill calibration,
 ``calibration.fill``, is the prior), and the demo-model notice."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from xlsearch.engine.calibration.fill import (
     TOY_PAIRS,
@@ -20,26 +20,40 @@ if TYPE_CHECKING:
     from xlsearch.engine.tm.calibration.memory import MemoryCalibration
 
 
-def apply_to_analysis(
+class Fill(NamedTuple):
+    """Whether a semantic match may be written, the model's prior and the memory's evidence."""
+
+    fill: bool
+    probability: float
+    evidence: str
+
+
+def decide_fills(
     results: Sequence[Any], lookup: Any, src: str, tgt: str, threshold: float = 0.8
-) -> FillPolicy:
-    """Decide which semantic-band segments of an analysis may be written: sets ``fill``,
-    ``fill_probability`` (the model's prior) and ``fill_evidence`` on each result with a
-    semantic match. A fill needs the evidence of the user's own memory
-    (``tm.calibration.memory``): the dev-split calibration alone never writes."""
-    todo = [r for r in results if r.semantic is not None and r.semantic.target]
+) -> tuple[FillPolicy, dict[int, Fill]]:
+    """Decide which semantic-band segments of an analysis may be written: the policy, and
+    for each result with a semantic match that has a target (by position) its ``Fill``. A
+    fill needs the evidence of the user's own memory (``tm.calibration.memory``): the
+    dev-split calibration alone never writes."""
+    todo = [n for n, r in enumerate(results) if r.semantic is not None and r.semantic.target]
     encoder = lookup.searcher.encoder if getattr(lookup, "semantic", False) else None
     if encoder is None:
-        return FillPolicy("", pair_key(src, tgt), None, "no model")
+        return FillPolicy("", pair_key(src, tgt), None, "no model"), {}
     policy, verdicts = judge(
-        encoder, src, tgt, [r.source for r in todo], [r.semantic.target for r in todo]
+        encoder,
+        src,
+        tgt,
+        [results[n].source for n in todo],
+        [results[n].semantic.target for n in todo],
     )
     seen = trained_pairs(getattr(encoder, "card", None) or {})
     mem = memory_evidence(lookup, src, tgt, threshold) if todo else None
     policy.memory = mem
-    for r, (_cos, p, _ok) in zip(todo, verdicts, strict=True):
+    fills: dict[int, Fill] = {}
+    for n, (_cos, p, _ok) in zip(todo, verdicts, strict=True):
+        r = results[n]
         ev = mem.evidence(r.source, float(r.semantic.semantic or 0.0)) if mem else None
-        r.fill, r.fill_probability, r.fill_evidence = ev is not None, p, ev or ""
+        fills[n] = Fill(ev is not None, p, ev or "")
     if seen is not None and seen < TOY_PAIRS:  # the store is asked only for a toy
         names = searched_collections(lookup)
         langs = _memory_languages(lookup, names, src, tgt)
@@ -49,7 +63,7 @@ def apply_to_analysis(
         policy.notice = toy_notice(
             encoder, names, langs, paired=paired, covering=covering_model(langs, exclude)
         )
-    return policy
+    return policy, fills
 
 
 def memory_evidence(lookup: Any, src: str, tgt: str, threshold: float) -> MemoryCalibration | None:
@@ -217,7 +231,8 @@ def toy_notice(
 
 
 __all__ = [
-    "apply_to_analysis",
+    "Fill",
+    "decide_fills",
     "covering_model",
     "english_pairs",
     "memory_evidence",
