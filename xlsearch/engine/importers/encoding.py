@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import unicodedata
 
 from xlsearch.engine.errors import DataError
 
@@ -106,50 +107,137 @@ def decodes_as_utf8(sample: bytes) -> bool:
 
 
 _COMMONEST = ("cp1252", "iso8859_15", "latin_1")
-"""Where charset-normalizer finds several codecs equally likely (French bytes read as cp1250
-and cp1252 alike), the Western one: by far the most common legacy encoding."""
+"""Where candidate codecs read the bytes equally well (French bytes read as cp1250 and cp1252
+alike), the Western one: by far the most common legacy encoding."""
+
+_PRIOR = (*_COMMONEST, "cp1251", "cp1250")
+"""The commonest legacy code pages (Windows' Western, Cyrillic, Central European): between
+candidates whose texts read equally well, these first; then charset-normalizer's order (it
+knows the CJK encodings apart by their languages)."""
+
+_ESCAPE = re.compile(r"\\[abfnrtv\"\\]")
+"""C-style escapes (PO, .strings, .properties): ``\\n¿Seguro`` is two words."""
+_WORD = re.compile(r"[^\s\d!-/:-@\[-`{-~]+")
+"""A run of characters between spaces, digits and ASCII punctuation (a word, as decoded)."""
+
+
+def _script(ch: str) -> str:
+    """The script a letter belongs to (Japanese kanji and kana count as one)."""
+    name = unicodedata.name(ch, "?")
+    return "CJK" if name.startswith(("CJK", "HIRAGANA", "KATAKANA")) else name.split(" ")[0]
+
+
+_ODD = frozenset("¿¡«»¦§¨ª¬¯´¶¸º")
+
+
+def _odd_inside_word(ch: str) -> bool:
+    """A character that does not belong between two letters of a word (``¿³`` in ``mo¿e³``):
+    a symbol, a superscript or fraction, or Latin-1 punctuation that opens or closes text."""
+    return ch in _ODD or unicodedata.category(ch) in ("So", "Sm", "Sc", "Sk", "No")
+
+
+def implausibility(text: str) -> int:
+    """How unlike text in one language ``text`` reads (0 = plausible). Each counts one: a
+    symbol between two letters (``za¿ó³æ``: Polish read as cp1252), a word mixing scripts
+    (``l'繻nement``: French read as Big5), a Latin word of four letters or more, four in five
+    accented (``Ïðèâåò``: Russian read as cp1252); and a text mostly of such bytes more."""
+    bad = 0
+    for word in _WORD.findall(_ESCAPE.sub(" ", text)):
+        letters = [c for c in word if c.isalpha()]
+        if not letters:
+            continue
+        inner = word[next(i for i, c in enumerate(word) if c.isalpha()) :]
+        inner = inner[: max(i for i, c in enumerate(inner) if c.isalpha()) + 1]
+        if any(_odd_inside_word(c) for c in inner):
+            bad += 1
+        scripts = {_script(c) for c in letters if not c.isascii()}  # "%d개", "Xfce桌面" are fine
+        if len(scripts) > 1 or _inside_latin(word):
+            bad += 1
+        elif scripts == {"LATIN"} and len(letters) > 3:
+            accented = sum(1 for c in letters if not c.isascii())
+            bad += accented * 5 >= len(letters) * 4
+    return bad + _foreign_bytes(text)
+
+
+_BETWEEN_LATIN = re.compile(r"[A-Za-z]([^\x00-\x7f]+)[A-Za-z]")
+
+
+def _inside_latin(word: str) -> bool:
+    """Letters of another script between two ASCII letters (``moїna``: Polish read as
+    cp1251; ``l'繻nement``: French read as Big5)."""
+    return any(
+        any(c.isalpha() and _script(c) != "LATIN" for c in m.group(1))
+        for m in _BETWEEN_LATIN.finditer(word)
+    )
+
+
+def _dominant_script(text: str) -> str:
+    """The script of most of the non-ASCII letters of ``text`` ("" if none)."""
+    counts: dict[str, int] = {}
+    for c in text:
+        if not c.isascii() and c.isalpha():
+            script = _script(c)
+            counts[script] = counts.get(script, 0) + 1
+    return max(counts, key=counts.__getitem__) if counts else ""
+
+
+_TYPOGRAPHY = frozenset("\u2018\u2019\u201c\u201d\u00ab\u00bb\u2013\u2014\u2026\u00a0")
+
+
+def _foreign_bytes(text: str) -> int:
+    """Text that is mostly non-ASCII (Cyrillic, Greek, CJK) read in a Latin code page reads as
+    accented letters and symbols (``ƒ‰ƒ“ƒ``, ``Ïðèâåò``): a text whose characters are over
+    30 % non-ASCII counts as implausible when those are mostly Latin letters, or a fifth
+    symbols (typographic quotes and dashes, combining marks and CJK punctuation aside)."""
+    chars = [c for c in text if not c.isspace() and not c.isdigit()]
+    high = [c for c in chars if not c.isascii()]
+    if len(high) * 10 <= len(chars) * 3:
+        return 0
+    latin = sum(1 for c in high if c.isalpha() and _script(c) == "LATIN")
+    odd = sum(
+        1
+        for c in high
+        if not c.isalpha()
+        and c not in _TYPOGRAPHY
+        and not unicodedata.category(c).startswith("M")
+        and not ("\u3000" <= c <= "\u303f" or "\uff00" <= c <= "\uffef")
+    )
+    return 1 + len(high) // 20 if latin * 2 > len(high) or odd * 5 > len(high) else 0
 
 
 def guess_encoding(sample: bytes) -> str | None:
-    """charset-normalizer's best guess for bytes that are not UTF-8, as a Python codec name."""
+    """The legacy encoding bytes that are not UTF-8 most likely use, as a Python codec name.
+
+    charset-normalizer names the candidates; on the short texts of a catalogue it often
+    prefers cp1250 or even Big5 for French, so each candidate (and cp1252) is read back and
+    the one whose text reads most like words of one language wins (``implausibility``); on a
+    tie, Latin text first (a short French text reads as Big5 just as well), then the script
+    charset-normalizer ranks first (its language models tell Greek from Cyrillic read as
+    cp1251), then within that script the commoner code page (``_PRIOR``)."""
     from charset_normalizer import from_bytes
 
-    matches = from_bytes(sample[:GUESS_BYTES])
-    best = matches.best()
-    if best is None:
+    sample = sample[:GUESS_BYTES]
+    found = [m.encoding for m in from_bytes(sample)]
+    candidates = list(dict.fromkeys([*found, *_PRIOR]))
+    scored = []
+    script_rank: dict[str, int] = {}  # charset-normalizer's language knowledge picks the script
+    for rank, name in enumerate(candidates):
+        try:  # a sample cut from a file may start or end inside a character
+            text = sample.decode(name, errors="replace")
+        except LookupError:
+            continue
+        if "\ufffd" in text[2:-2] or any("\x80" <= c <= "\x9f" for c in text):
+            continue  # bytes this codec cannot read, or leaves undefined (C1 controls)
+        dominant = _dominant_script(text)
+        script = -1 if dominant in ("LATIN", "") else script_rank.setdefault(dominant, rank)
+        prior = _PRIOR.index(name) if name in _PRIOR else len(_PRIOR)
+        scored.append((implausibility(text), script, prior, rank, name))
+    if not scored:
         return None
-    tied = [
-        m.encoding
-        for m in matches
-        if (m.chaos, m.coherence) == (best.chaos, best.coherence) and m.encoding in _COMMONEST
-    ]
-    name = min(tied, key=_COMMONEST.index) if tied else best.encoding
-    if name not in _COMMONEST and _reads_as_western(sample[:GUESS_BYTES]):
-        name = "cp1252"
     try:
-        return codecs.lookup(name).name
+        return codecs.lookup(min(scored)[-1]).name
     except LookupError:
         return None
-
-
-WESTERN = frozenset(
-    "en fr de es it pt nl ca da sv nb no nn fi is ga eu gl af sq oc br lb fo la id ms".split()
-)
-"""Languages written in the Western code page (cp1252 / ISO-8859-1/15)."""
-
-
-def _reads_as_western(sample: bytes) -> bool:
-    """Whether ``sample`` decodes as cp1252 into text of a language written in it: French
-    bytes guessed as cp1250 (``é`` is the same byte there, ``è`` is ``č``) read as French in
-    cp1252; Czech or Polish bytes read as Czech or Polish in cp1250, not in cp1252."""
-    from xlsearch.engine.lang.identify import classify
-
-    try:
-        text = sample.decode("cp1252")
-    except UnicodeDecodeError:
-        return False
-    lang, prob = classify(text)
-    return lang in WESTERN and prob >= 0.5
 
 
 def decode_error(
