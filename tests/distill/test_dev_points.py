@@ -10,7 +10,7 @@ from pathlib import Path
 from helpers.distill import DE, FR, config, log_lines, write_pairs
 
 from xlsearch.engine.distill import distill
-from xlsearch.engine.distill.train import dev_interval
+from xlsearch.engine.distill.setup import dev_interval
 
 
 def test_dev_interval() -> None:

@@ -383,8 +383,7 @@ def estimate_run(cfg: Any, *, device: str = "", probe: float | None = None) -> E
         held = 0 if cfg.dev else min(cfg.dev_per_lang, len(texts) // 10)
         sizes.append(max(1, len(texts) - held))
         weights.append(weight)
-    from xlsearch.engine.distill.setup import total_steps
-    from xlsearch.engine.distill.train import dev_interval
+    from xlsearch.engine.distill.setup import dev_interval, total_steps
 
     steps = total_steps(cfg, sizes, weights, 1) if sizes else 0
     return estimate(

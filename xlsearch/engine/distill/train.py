@@ -42,18 +42,6 @@ from xlsearch.engine.errors import ConfigError
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 from xlsearch.engine.runtime.cpu import cache_precision, configure_threads, retune
 
-DEV_POINTS = 10
-"""Dev evaluations a run makes at least (its curve, in the app and the log)."""
-
-
-def dev_interval(eval_steps: int | None, max_steps: int) -> int:
-    """Steps between dev evaluations: ``eval_steps``, made shorter when a run would get
-    fewer than ``DEV_POINTS`` of them (a 486-step run at 500 drew one dot); 0 = only at
-    the end, as asked."""
-    if not eval_steps:
-        return 0
-    return max(1, min(int(eval_steps), max_steps // DEV_POINTS))
-
 
 def _lr_lambda(cfg: DistillConfig, total: list[int]) -> Any:
     """The learning-rate factor per step; ``total[0]`` may shrink during the run (a time
@@ -438,7 +426,7 @@ def _run(
             if dist.main:
                 _log(log_path, {**m, "train_s": round(train_s, 2)})
             report(Progress("distill", step, max_steps, metrics=m))
-        every = dev_interval(cfg.eval_steps, max_steps)
+        every = su.dev_interval(cfg.eval_steps, max_steps)
         if dist.main and every and step % every == 0 and step < max_steps:
             res = evaluate_and_keep_best()
             report(
