@@ -204,7 +204,8 @@ def lexical_flags(
         u = units[i]
         lacks = missing_partners(lex, sources[i], targets[i])
         why = (
-            f"no {lacks[0][1]!r}, which this file uses for {_word_of(u.source, lacks[0][0])!r}"
+            f"no {shown(lacks[0][1])!r}, which this file uses for "
+            f"{_word_of(u.source, lacks[0][0])!r}"
             if lacks
             else "its words are not how this file translates the source's"
         )
@@ -241,7 +242,8 @@ def lexical_flags(
         u = units[i]
         lacks = missing_partners(lex, sources[i], targets[i])
         what = (
-            f"has no {lacks[0][1]!r}, which this file uses for {_word_of(u.source, lacks[0][0])!r}"
+            f"has no {shown(lacks[0][1])!r}, which this file uses for "
+            f"{_word_of(u.source, lacks[0][0])!r}"
             if lacks
             else "lacks the file's usual translations of some source words"
         )

@@ -62,6 +62,11 @@ def _script(ch: str) -> str:
     return word
 
 
+def _script_name(script: str) -> str:
+    """A script as a message names it: ``Latin``, ``Hangul``, ``CJK``."""
+    return script if script == "CJK" else script.title()
+
+
 def letter_scripts(text: str) -> Counter[str]:
     """How many letters of ``text`` each script has."""
     return Counter(_script(ch) for ch in text if ch.isalpha())
@@ -191,7 +196,7 @@ def language_flags(
         odd = {s: n for s, n in counts.items() if s in rare and s not in in_source}
         weight = sum(n * (2 if s in _WIDE else 1) for s, n in odd.items())
         if weight >= 2 and (weight >= 0.3 * letters or odd.keys() & _WIDE):
-            top = max(odd, key=lambda k: odd[k]).title()
+            top = _script_name(max(odd, key=lambda k: odd[k]))
             flag(u, f"the target is written in {top} script, which this file's "
                  f"{tgt} translations hardly use")  # fmt: skip
             continue
@@ -211,7 +216,7 @@ def language_flags(
                 continue  # "Ctrl" for "Control": the source's words, abbreviated
             if names and sum(w in names for w in tw) >= 0.5 * len(tw) and not new:
                 continue  # names and terms kept as in the source (or used across the files)
-            top = max(counts, key=lambda k: counts[k]).title()
+            top = _script_name(max(counts, key=lambda k: counts[k]))
             flag(u, f"the target is written in {top} script, not in {tgt}'s")
             continue
         if len(text.strip()) < LANGID_MIN_CHARS:
