@@ -81,3 +81,12 @@ def test_a_latin_target_in_a_russian_file_is_flagged_though_it_shares_words_with
     ]  # fmt: skip
     flags = language_flags(_units(russian), "en", "ru")
     assert [f.source for f in flags] == ["Show size in bytes"]
+
+
+def test_words_no_other_target_uses_count_against_the_files_language() -> None:
+    """'Stampante' (Italian) and 'Salvar Como' (Portuguese) in a German file: the identifier
+    is unsure on one or two words; that the pair's many other targets never use them tips
+    it."""
+    bad = [("Printer", "Stampante"), ("Save As", "Salvar Como")]
+    flags = language_flags(_units(GERMAN * 8 + bad), "en", "de")  # 320 targets
+    assert {f.source for f in flags} == {"Printer", "Save As"}

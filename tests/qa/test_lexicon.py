@@ -137,3 +137,27 @@ def test_a_term_always_translated_one_way_is_noted_where_it_is_not() -> None:
     notes = [f for f in flags if f.kind == "consistency" and f.source == "Open the selected file"]
     assert len(notes) == 1 and notes[0].severity == "info"
     assert "'file' is translated with 'Datei' in 7 of 7 other units" in notes[0].message
+
+
+def test_a_copy_of_a_word_the_users_targets_use_is_a_note_when_files_are_checked_together(
+    tmp_path: Path,
+) -> None:
+    big = _po(
+        tmp_path / "network.po",
+        _catalogue()
+        + [
+            ("Connection status", "Status der Verbindung"),
+            ("Status of the job", "Status des Auftrags"),
+        ],
+    )
+    small = _po(
+        tmp_path / "monitor.po",
+        [("Status", "Status"), ("Open the selected file", "Die ausgewählte Datei öffnen")],
+    )
+    alone = {f.severity for f in check_files([small]).flags if f.kind == "untranslated"}
+    together = {
+        f.severity
+        for f in check_files([big, small]).flags
+        if f.kind == "untranslated" and f.file == small
+    }
+    assert alone == {"warning"} and together == {"info"}

@@ -18,6 +18,8 @@ from xlsearch.engine.qa.lexicon import Lexicon
 from xlsearch.engine.qa.semantic import Calibration
 from xlsearch.engine.qa.units import Flag, QaUnit
 
+KEPT_MIN = 1
+"""A word is one the user's targets use when more than this many of them have it."""
 MIN_LEXICON_UNITS = 40
 """Fewer translated units than this teach no word translations: no lexical flags."""
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -345,7 +347,11 @@ def check_units(
         tgt,
         marker,
         source_names(u.source for u in units),
-        target_words((u.source, u.target) for u in units),
+        # Words the user's targets use (every file of the pair): a copy of such words is
+        # a term the languages share ("Status", "Palette"), a note.
+        frozenset(w for w in pool.profile[1] if pool.profile[1][w] > KEPT_MIN)
+        if pool is not None
+        else target_words((u.source, u.target) for u in units),
         lower_words(u.source for u in units),
     )
     ctx.translated = (

@@ -37,6 +37,11 @@ declared one (among the languages a file is plausibly written in), less the evid
 words the file's other targets use, exceed this."""
 WORD_WEIGHT = 1.5
 """Log odds for the file's language that each word the file's other targets use adds."""
+UNSEEN_WORD = 0.5
+"""Log odds against the file's language for a word no other target of the pair uses ...
+"""
+UNSEEN_MIN_TARGETS = 300
+"""... once the pair has this many translated targets (fewer: most words are new)."""
 WIDE_WEIGHT = 0.5
 """The same for a CJK character the file's other targets use."""
 UNSEEN_WIDE = 1.0
@@ -230,6 +235,8 @@ def language_flags(
                 evidence += WIDE_WEIGHT if seen[w] > 1 else -UNSEEN_WIDE
             elif seen[w] > 1:
                 evidence += WORD_WEIGHT
+            elif len(w) > 2 and translated >= UNSEEN_MIN_TARGETS:
+                evidence -= UNSEEN_WORD
         ident = ident or identifier()
         asked.append((u, _probabilities(ident, text, langs), evidence))
     if asked:
