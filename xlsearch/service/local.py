@@ -173,11 +173,12 @@ class LocalEngine(JobsMixin):
         from xlsearch.engine.search.searcher import Searcher
 
         spec = spec or self.active_model()
+        encoder = self.encoder(spec) if load else None  # first: new weights drop old indexes
         # opened indexes are shared across calls; the Searcher re-checks them against the store
         indexes = self._index_cache.setdefault(spec, {})
         return Searcher(
             store,
-            self.encoder(spec) if load else None,
+            encoder,
             model=None if load else spec,
             repair=repair,
             on_progress=on_progress,
