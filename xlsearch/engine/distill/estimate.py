@@ -76,6 +76,18 @@ REFERENCE: dict[str, Rates] = {
         end_s=7.0,
         probe=3000.0,
     ),
+    # a continued static student (the shipped one on the user's pairs) builds no vocabulary
+    "cpu:continue": Rates(
+        load_s=8.0,
+        read_s_per_pair=0.0005,
+        teacher_work_per_s=66_700.0,
+        build_s_per_pair=0.0,
+        build_s=3.0,
+        pairs_per_s=236.0,
+        eval_s=2.2,
+        end_s=7.0,
+        probe=3000.0,
+    ),
     "cpu:transformer": Rates(
         load_s=8.0,
         read_s_per_pair=0.0005,
@@ -108,9 +120,10 @@ def cpu_probe(seconds: float = 0.2) -> float:
 
 
 def _key(device: str, kind: str) -> str:
-    return (
-        f"{'cpu' if device == 'cpu' else 'gpu'}:{'static' if kind == 'static' else 'transformer'}"
-    )
+    """``cpu:static``, ``cpu:continue`` (a static student continued: no new vocabulary),
+    ``gpu:transformer`` …"""
+    kind = kind if kind in ("static", "continue") else "transformer"
+    return f"{'cpu' if device == 'cpu' else 'gpu'}:{kind}"
 
 
 def rates_path() -> Path:
@@ -372,6 +385,8 @@ def estimate_run(cfg: Any, *, device: str = "", probe: float | None = None) -> E
     else:
         kind = "transformer"
     apply_preset(cfg, kind)
+    if cfg.start_from:
+        kind = "continue"
     sizes, weights, sources = [], [], []
     for name in cfg.train:
         path, weight = name, 1

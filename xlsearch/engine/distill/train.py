@@ -465,6 +465,7 @@ def _run(
         clock.examples, clock.steps, clock.train_s = examples, step, train_s
         clock.evals = len(history) - 1 if data.dev else 0  # the last one is the end's
         kind = "static" if model.kind == "static" else "transformer"
+        kind = "continue" if cfg.start_from else kind  # no vocabulary to build
         dev_kind = "cpu" if device == "cpu" else "gpu"
         try:
             est.store_rates(dev_kind, kind, clock.rates(est.load_rates(dev_kind, kind)))
