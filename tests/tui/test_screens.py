@@ -580,3 +580,34 @@ async def test_distill_name_typed_just_before_ctrl_r_is_the_name_used(app, settl
         await settle(pilot)  # no data chosen: the run stops at once, its settings kept
         assert screen.query_one("#output", Input).value == "mywiz"
         assert screen.last_config is not None and screen.last_config.name == "mywiz"
+
+
+async def test_mining_threshold_keys_do_not_refill_a_long_table_at_once(app, settle):
+    """A thousand mined pairs: each +/- refills the table a hundred rows at a time between
+    other messages (the whole refill held the UI up to a second a key), and the last key's
+    threshold is what the table ends with."""
+    from xlsearch.service.api import MinedPair
+    from xlsearch.tui.screens.mining import FILL_ROWS
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f7")
+        await settle(pilot)
+        screen = app.screen
+        screen.pairs = [
+            MinedPair(i, i + 5000, f"Satz {i}", f"sentence {i}", "de", "en", 1.0 + i / 1000)
+            for i in range(999, -1, -1)
+        ]
+        screen._fill()
+        table = screen.query_one("#pairs-table", DataTable)
+        assert table.row_count == FILL_ROWS  # the first rows at once, the rest after
+        table.focus()
+        for _ in range(5):
+            await pilot.press("minus")
+        await settle(pilot)
+        slider = screen.query_one("#threshold", Slider)
+        assert (
+            table.row_count
+            == len(screen.visible_pairs())
+            == sum(1 for p in screen.pairs if p.score >= slider.value - 1e-9)
+        )
+        assert str(table.get_row_at(table.row_count - 1)[0]) == f"{slider.value:.3f}"

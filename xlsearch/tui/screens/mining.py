@@ -22,6 +22,8 @@ from xlsearch.tui.widgets.slider import Slider
 ALL = "*"
 SAME = "="
 MIN_MARGIN, MAX_MARGIN = 1.0, 2.0
+FILL_ROWS = 100
+"""Table rows added at a time between the app's other messages (keys answer meanwhile)."""
 
 
 class MiningScreen(EngineScreen):
@@ -39,6 +41,7 @@ class MiningScreen(EngineScreen):
     def __init__(self) -> None:
         super().__init__()
         self.pairs: list[MinedPair] = []
+        self._fill_generation = 0
         self._lang_said = Text()
         """The language notice (the model does not know a side's language), if any."""
 
@@ -179,13 +182,27 @@ class MiningScreen(EngineScreen):
             self.query_one(JobPanel).finish(f"{message.title}: {message.message}")
 
     def _fill(self) -> None:
+        """Refill the table with the pairs above the threshold, ``FILL_ROWS`` rows at a time
+        between the app's other messages: a thousand rows at once held the UI for up to a
+        second a key; a newer fill (the next ``+``) drops what is left of an older one."""
         table = self.query_one("#pairs-table", DataTable)
         table.clear()
         shown = self.visible_pairs()
-        for p in shown:
-            table.add_row(f"{p.score:.3f}", clipped(Text(p.src_text)), clipped(Text(p.tgt_text)))
+        self._fill_generation += 1
         self.query_one("#mine-count", Label).update(f" {len(shown):,}/{len(self.pairs):,} pairs")
+        self._add_rows(self._fill_generation, shown, 0)
         self._show_pair()
+
+    def _add_rows(self, generation: int, shown: list[MinedPair], start: int) -> None:
+        if generation != self._fill_generation:
+            return  # a newer fill has started
+        table = self.query_one("#pairs-table", DataTable)
+        table.add_rows(
+            (f"{p.score:.3f}", clipped(Text(p.src_text)), clipped(Text(p.tgt_text)))
+            for p in shown[start : start + FILL_ROWS]
+        )
+        if start + FILL_ROWS < len(shown):
+            self.call_later(self._add_rows, generation, shown, start + FILL_ROWS)
 
     def current_pair(self) -> MinedPair | None:
         """The pair under the table cursor."""
