@@ -120,15 +120,17 @@ async def test_copy_mark_and_export(app, settle, tmp_path: Path):
         await pilot.press("down")
         await settle(pilot)
         await pilot.press("c")
+        await pilot.pause(0.5)  # a shortcut letter acts unless more letters follow it
         assert app.clipboard == "The train to Berlin leaves at nine."
         await pilot.press("t")
+        await pilot.pause(0.5)
         assert app.clipboard == "Der Zug nach Berlin fährt um neun ab."
         # one hit per translation unit: the six units (not their 24 segments)
         assert len(screen.hits) == 6 and len({h.text for h in screen.hits}) == 6
         await pilot.press("space", "down", "space", "up", "space", "space")
         assert screen.marked == {0, 1}
         await pilot.press("e")
-        await pilot.pause()
+        await pilot.pause(0.5)
         out = tmp_path / "hits.tsv"
         app.screen.query_one("#export-path", Input).value = str(out)
         await pilot.press("enter")
@@ -145,7 +147,7 @@ async def test_copy_mark_and_export(app, settle, tmp_path: Path):
         await settle(pilot)
         table = screen.query_one("#results", DataTable)
         await pilot.press("e")
-        await pilot.pause()
+        await pilot.pause(0.5)
         out = tmp_path / "all.tsv"
         app.screen.query_one("#export-path", Input).value = str(out)
         await pilot.press("enter")

@@ -53,6 +53,14 @@ async def test_typing_in_the_results_table_goes_to_the_query(app, settle):  # ty
         assert screen.query_one("#query", Input).value == "Zugnach"
         assert isinstance(screen.focused, Input)
         assert not [n for n in app._notifications if "Nothing" in n.title]
+        # a word that starts with a shortcut letter (c copies, e exports) is typed too
+        screen.query_one("#query", Input).value = ""
+        screen.query_one("#results", DataTable).focus()
+        clipboard = app.clipboard
+        await pilot.press(*"copy")
+        await pilot.pause(0.5)
+        assert screen.query_one("#query", Input).value == "copy"
+        assert app.clipboard == clipboard and not app.screen.query("#export-path")
 
 
 async def test_filter_placeholders_do_not_read_as_filters(app, settle):  # type: ignore[no-untyped-def]

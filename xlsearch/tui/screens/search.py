@@ -123,6 +123,8 @@ class SearchScreen(EngineScreen):
         self.query_lang = ""
         self.searches = 0
         self._debounce: Timer | None = None
+        self._pending_letter: tuple[str, Timer] | None = None
+        """A shortcut letter typed in the table, held briefly: the start of a word?"""
         self._explicit = False
         self._started = 0.0
         self._ready = False
@@ -458,23 +460,44 @@ class SearchScreen(EngineScreen):
 
     TABLE_KEYS = frozenset({"c", "t", "e", "space"})
     """The results table's one-key shortcuts; any other letter typed there goes to the query."""
+    LETTER_KEYS = {"c": "copy_hit", "t": "copy_translation", "e": "export"}
+    """Shortcut letters that also start words: they act after ``TYPING_S`` unless more
+    letters follow (then they were the start of a word typed into the table: ``copy``)."""
+    TYPING_S = 0.3
 
     def on_key(self, event: Any) -> None:
         query = self.query_one("#query", Input)
         if event.key == "down" and self.focused is query and self.hits:
             self.query_one("#results", DataTable).focus()
             event.stop()
-        elif (
-            isinstance(self.focused, DataTable)
-            and event.is_printable
-            and event.character
-            and event.key not in self.TABLE_KEYS
-        ):  # typing: the words go to the query, not to the table's shortcuts
+            return
+        if not (isinstance(self.focused, DataTable) and event.is_printable and event.character):
+            return
+        pending = self._pending_letter
+        if pending is None and event.key in self.LETTER_KEYS:
+            action = self.LETTER_KEYS[event.key]
+            timer = self.set_timer(self.TYPING_S, lambda: self._letter_shortcut(action))
+            self._pending_letter = (event.character, timer)
+        elif pending is not None or event.key not in self.TABLE_KEYS:
+            # typing: the words go to the query, not to the table's shortcuts
+            typed = event.character
+            if pending is not None:
+                pending[1].stop()
+                self._pending_letter = None
+                typed = pending[0] + typed
             query.focus()  # appended to the query (it does not select itself on focus)
             query.cursor_position = len(query.value)
-            query.insert_text_at_cursor(event.character)
-            event.prevent_default()
-            event.stop()
+            query.insert_text_at_cursor(typed)
+        else:
+            return  # space: the table's own shortcut
+        event.prevent_default()
+        event.stop()
+
+    def _letter_shortcut(self, action: str) -> None:
+        """A shortcut letter no other letter followed: its action, as the footer says."""
+        self._pending_letter = None
+        if isinstance(self.focused, DataTable):
+            getattr(self, f"action_{action}")()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("copy_hit", "copy_translation", "toggle_mark", "export"):
