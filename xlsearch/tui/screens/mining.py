@@ -44,6 +44,8 @@ class MiningScreen(EngineScreen):
         self._fill_generation = 0
         self._lang_said = Text()
         """The language notice (the model does not know a side's language), if any."""
+        self._precision_said = ""
+        """How many of the mined pairs to trust (the last run's), if said."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -155,27 +157,32 @@ class MiningScreen(EngineScreen):
             target.set_options([("same collection", SAME), *[(f"→ {n}", v) for n, v in names]])
         elif message.job == "mine-languages":
             said = message.result
-            line = self.query_one("#mine-notice", Static)
             self._lang_said = Text(f"⚠ {said.text('app')}", style="yellow") if said else Text()
-            line.update(self._lang_said)
-            line.display = said is not None
+            self._show_notice()
         elif message.job == "mine":
             self.pairs = sorted(message.result, key=lambda p: -p.score)
             self.query_one(JobPanel).finish(f"{len(self.pairs):,} candidate pairs")
             # how many of them to trust, under the language notice (the panel's one line
             # cut it off)
             said = str(getattr(self.engine, "mined", {}).get("precision_notice") or "")
-            line = self.query_one("#mine-notice", Static)
-            shown = Text.assemble(self._lang_said, "\n" if self._lang_said else "")
-            shown.append(said, style="yellow")
-            line.update(shown if said else self._lang_said)
-            line.display = bool(said or self._lang_said)
+            self._precision_said = said
+            self._show_notice()
             self._setup_columns()
             self._fill()
             if isinstance(self.focused, Input):  # results in: keys (e, arrows) act on them
                 self.query_one("#pairs-table", DataTable).focus()
         elif message.job == "export":
             self.notify(f"{message.result} pairs written", title="Exported")
+
+    def _show_notice(self) -> None:
+        """The language notice, then how many mined pairs to trust: both jobs start together
+        and either may end last, so each redraws both."""
+        said = self._precision_said
+        shown = Text.assemble(self._lang_said, "\n" if self._lang_said else "")
+        shown.append(said, style="yellow")
+        line = self.query_one("#mine-notice", Static)
+        line.update(shown if said else self._lang_said)
+        line.display = bool(said or self._lang_said)
 
     def on_job_failed(self, message: JobFailed) -> None:
         if message.job == "mine":
