@@ -82,7 +82,8 @@ async def test_mine_labels_an_untrained_pair_and_shows_pairs_in_full(app, french
         assert "model demo-student" in screen.sub_title
         await pilot.press("ctrl+r")  # de → en: both known
         await settle(pilot)
-        assert not screen.query_one("#mine-notice", Static).display
+        said = str(screen.query_one("#mine-notice", Static).content)
+        assert "not trained on" not in said and "⚠" not in said  # (how many to trust: yes)
         table = screen.query_one("#pairs-table", DataTable)
         widths = [c.width for c in table.columns.values()]
         assert sum(widths) >= 140  # the sentences share the screen's width
