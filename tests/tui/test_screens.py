@@ -11,6 +11,7 @@ from helpers.concepts import SEED_UNITS, write_pairs
 from helpers.spy import SpyEngine
 from helpers.tui import wait_estimate
 from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static, TextArea
+from textual.widgets.data_table import RowKey
 
 from xlsearch.engine.errors import StoreError
 from xlsearch.service.api import EVAL_DEMO, EVAL_DEV
@@ -582,12 +583,11 @@ async def test_distill_name_typed_just_before_ctrl_r_is_the_name_used(app, settl
         assert screen.last_config is not None and screen.last_config.name == "mywiz"
 
 
-async def test_mining_threshold_keys_do_not_refill_a_long_table_at_once(app, settle):
-    """A thousand mined pairs: each +/- refills the table a hundred rows at a time between
-    other messages (the whole refill held the UI up to a second a key), and the last key's
-    threshold is what the table ends with."""
+async def test_mining_threshold_keys_do_not_refill_a_long_table(app, settle):
+    """A thousand mined pairs: a +/- adds or removes only the rows between the two thresholds
+    (a whole refill held the UI up to a second a key), and the table ends with the pairs at
+    or above the last key's threshold."""
     from xlsearch.service.api import MinedPair
-    from xlsearch.tui.screens.mining import FILL_ROWS
 
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f7")
@@ -599,10 +599,11 @@ async def test_mining_threshold_keys_do_not_refill_a_long_table_at_once(app, set
         ]
         screen._fill()
         table = screen.query_one("#pairs-table", DataTable)
-        assert table.row_count == FILL_ROWS  # the first rows at once, the rest after
+        top = table.rows[RowKey("0")]
         table.focus()
         for _ in range(5):
             await pilot.press("minus")
+        await pilot.press("plus")
         await settle(pilot)
         slider = screen.query_one("#threshold", Slider)
         assert (
@@ -611,3 +612,4 @@ async def test_mining_threshold_keys_do_not_refill_a_long_table_at_once(app, set
             == sum(1 for p in screen.pairs if p.score >= slider.value - 1e-9)
         )
         assert str(table.get_row_at(table.row_count - 1)[0]) == f"{slider.value:.3f}"
+        assert table.rows[RowKey("0")] is top  # the rows above both thresholds stayed
