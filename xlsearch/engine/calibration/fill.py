@@ -376,10 +376,11 @@ def mining_precision(
         dev = _dev_accuracy(card, src, tgt)
         if dev is not None:
             return None, (
-                f"{name}'s best match is the right translation for {dev:.0f} % of its "
-                f"held-out {key} sentences (dev split): expect about that share of right "
-                "pairs near the threshold, more above it; check a sample before training "
-                "on them"
+                f"precision unknown: {name}'s best match is the right translation for "
+                f"{dev:.0f} % of its held-out {key} sentences when every sentence has one "
+                "(dev split); where many have none, as in unaligned text, pairs near the "
+                "threshold are often wrong: raise it and check a sample before training on "
+                f"them (xlsearch eval {name} --calibrate measures a precision)"
             )
         return None, (
             f"precision unknown: {name} has no calibration for {key} (xlsearch eval "
