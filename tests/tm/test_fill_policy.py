@@ -471,3 +471,13 @@ def test_mining_states_the_expected_precision_for_the_model_and_pair(
     assert said.startswith(f"expected precision ≈ {value:.0%} (the mean calibrated probab")
     assert fill_policy.mining_precision(encoder, "en", "de", []) == (None, "")
     update_card(tiny_static_model, data=[{"path": "tm.tsv", "pairs": 5000}])
+
+
+def test_a_student_continued_from_another_counts_the_pairs_it_started_from() -> None:
+    """The wizard's default student (the shipped model continued on the memory) saw the
+    shipped model's pairs too: it is not a small model for lack of the memory's 3,632."""
+    mine = {"data": [{"path": "fr-mem.tsv", "pairs": 3632}]}
+    continued = {**mine, "student_info": {"start_from": "shipped", "start_pairs": 38807}}
+    assert fill_policy.trained_pairs(mine) == 3632
+    assert fill_policy.trained_pairs(continued) == 42439 > fill_policy.TOY_PAIRS
+    assert fill_policy.trained_pairs({}) is None  # not a distilled student

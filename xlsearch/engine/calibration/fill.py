@@ -212,11 +212,14 @@ def small_model_label(card: dict[str, Any]) -> str:
 
 
 def trained_pairs(card: dict[str, Any]) -> int | None:
-    """How many translation pairs a distilled model saw (None: not a distilled student)."""
+    """How many translation pairs a distilled model saw (None: not a distilled student),
+    with those of the student it continued (``distill --init``: the shipped model's)."""
     data = card.get("data")
     if not isinstance(data, list) or not data:
         return None
-    return sum(int(d.get("pairs", 0) or 0) for d in data if not d.get("mono"))
+    own = sum(int(d.get("pairs", 0) or 0) for d in data if not d.get("mono"))
+    start = card.get("student_info")
+    return own + (int(start.get("start_pairs") or 0) if isinstance(start, dict) else 0)
 
 
 # -- the decision ---------------------------------------------------------------------------------
