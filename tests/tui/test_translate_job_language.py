@@ -69,3 +69,23 @@ async def test_a_job_in_another_language_than_the_memory_is_said_on_opening(
         assert "fr.po" in said[0] and "no segment in language 'fr'" in said[0], said
         assert "the job's target language" in said[0] and "de, en" in said[0], said
         assert "no segment can match" in str(screen.query_one("#tr-status").render())
+
+
+def test_the_target_example_comes_from_the_chosen_collection() -> None:
+    """A job without a target language: the example is the chosen memory's other language
+    (``fr`` for fr-mem), not the first of every collection's (``ar`` from a corpus)."""
+    from types import SimpleNamespace
+
+    from xlsearch.service.api import CollectionInfo
+    from xlsearch.tui.screens.translate import target_example
+
+    engine = SimpleNamespace(
+        languages=lambda: ["ar", "en", "fr"],
+        collections=lambda: [
+            CollectionInfo("corpus", languages=["ar", "en"]),
+            CollectionInfo("fr-mem", languages=["en", "fr"]),
+        ],
+    )
+    job = SimpleNamespace(src="en", tgt="")
+    assert target_example(engine, job, "fr-mem") == "fr"
+    assert target_example(engine, job) == "ar"  # all collections: any of their languages

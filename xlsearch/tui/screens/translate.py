@@ -69,11 +69,16 @@ def memory_language_notice(engine: Any, doc: Any, collection: str | None) -> str
     return None
 
 
-def target_example(engine: Any, doc: Any) -> str:
-    """A target language to suggest for ``doc``: one of the memory's other than the job's
-    source language (``fr`` for an English job against an en–fr memory)."""
+def target_example(engine: Any, doc: Any, collection: str | None = None) -> str:
+    """A target language to suggest for ``doc``: one of the memory's (the chosen
+    collection's, else all) other than the job's source language (``fr`` for an English
+    job against an en–fr memory)."""
     src = (doc.src or "").split("-")[0]
-    others = [t for t in engine.languages() if t.split("-")[0] != src]
+    langs = engine.languages()
+    if collection:
+        chosen = [c.languages for c in engine.collections() if c.name == collection]
+        langs = chosen[0] if chosen else langs
+    others = [t for t in langs if t.split("-")[0] != src]
     return others[0] if others else ("fr" if src == "en" else "en")
 
 
@@ -200,7 +205,11 @@ class TranslateScreen(EngineScreen):
 
         def open_job(_p: Any, _c: Any) -> tuple[Any, str | None, str]:
             doc = engine.open_document(path, src, tgt)
-            return doc, memory_language_notice(engine, doc, collection), target_example(engine, doc)
+            return (
+                doc,
+                memory_language_notice(engine, doc, collection),
+                target_example(engine, doc, collection),
+            )
 
         self._status(f"opening {path}…")
         self.run_job("open", open_job)
