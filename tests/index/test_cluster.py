@@ -138,13 +138,13 @@ def _parent(pid: int) -> int:
     return int(stat.rsplit(")", 1)[1].split()[1])
 
 
-def _encode_workers() -> list[int]:
-    """Pids of the Ray worker processes running our encode actors: descendants of this
+def _encode_workers(actor: bytes = b"_EncodeWorker") -> list[int]:
+    """Pids of the Ray worker processes running our ``actor``s: descendants of this
     process (the local cluster's raylet is its child), never another test run's workers."""
     pids = []
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and b"_EncodeWorker" in (proc / "cmdline").read_bytes():
+            if proc.name.isdigit() and actor in (proc / "cmdline").read_bytes():
                 pid = int(proc.name)
                 while pid > 1 and pid != os.getpid():
                     pid = _parent(pid)
@@ -228,14 +228,8 @@ def _ivf_same_quantizer(merged: object, ids: np.ndarray, vecs: np.ndarray) -> tu
 
 
 def _shard_workers() -> list[int]:
-    pids = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and b"_IndexWorker" in (proc / "cmdline").read_bytes():
-                pids.append(int(proc.name))
-        except OSError:
-            continue
-    return pids
+    """Pids of our Ray index workers (descendants of this process, as ``_encode_workers``)."""
+    return _encode_workers(b"_IndexWorker")
 
 
 def test_ivf_shards_filled_on_workers_merge_on_disk_resume_and_survive_a_killed_worker(
