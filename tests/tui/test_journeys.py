@@ -74,6 +74,7 @@ async def search(pilot: Any, query: str) -> SearchScreen:
 
 async def export(pilot: Any, path: Path) -> None:
     await pilot.press("down", "e")  # to the results, export
+    await pilot.pause(0.5)  # a shortcut letter acts unless more letters follow it
     await settle(pilot, 3)
     assert isinstance(pilot.app.screen, ExportScreen)
     pilot.app.screen.query_one("#export-path", Input).value = str(path)
