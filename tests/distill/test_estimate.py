@@ -22,11 +22,16 @@ def test_rates_are_kept_per_kind_and_said_where_they_come_from(pairs: Path) -> N
     new = DistillConfig(train=[str(pairs)], student="static", teacher="bundled:teacher")
     first = est.estimate_run(new, probe=3000.0)
     assert (first.source, first.pairs) == ("reference", 300)
-    assert first.parts["building the student"] == pytest.approx(300 * 0.0039)
+    ref = est.REFERENCE["cpu:static"]  # measured where the probe read ref.probe: scaled
+    assert first.parts["building the student"] == pytest.approx(
+        300 * ref.build_s_per_pair * ref.probe / 3000.0
+    )
     assert "rough: no run here yet" in first.describe()
     # a continued student builds no vocabulary: its own rates, not a new student's
     shipped = est.estimate_run(DistillConfig(train=[str(pairs)], start_from="shipped"), probe=3e3)
-    assert shipped.parts["building the student"] == pytest.approx(3.0)
+    cont = est.REFERENCE["cpu:continue"]
+    assert cont.build_s_per_pair == 0.0
+    assert shipped.parts["building the student"] == pytest.approx(cont.build_s * cont.probe / 3e3)
     measured = est.Rates(build_s_per_pair=0.01, build_s=0.0, probe=3e3, source="measured", date="D")
     est.store_rates("cpu", "static", measured)
     again = est.estimate_run(new, probe=6000.0)  # twice as fast a machine now

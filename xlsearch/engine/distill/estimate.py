@@ -63,30 +63,30 @@ class Rates:
 
 REFERENCE: dict[str, Rates] = {
     # a quick static run on 8,000 en-fr pairs, 2026-11-27, 2-core Intel Xeon (AVX-512),
-    # busy machine shared with other agents (load 9-12): 352 s, of it teacher 207 s
-    # (7,958 sentences), vocabulary 31 s, 28 steps 61 s, 14 dev evaluations 31 s
+    # idle (load 1.5): 55 s wall. (The same run on the machine at load 9-12 took 352 s: the
+    # CPU probe scales these to the machine's speed and load when the estimate is made.)
     "cpu:static": Rates(
-        load_s=8.0,
-        read_s_per_pair=0.0005,
-        teacher_work_per_s=66_700.0,
-        build_s_per_pair=0.0039,
+        load_s=2.7,
+        read_s_per_pair=0.00021,
+        teacher_work_per_s=379_000.0,
+        build_s_per_pair=0.00039,
         build_s=0.0,
-        pairs_per_s=236.0,
-        eval_s=2.2,
-        end_s=7.0,
-        probe=3000.0,
+        pairs_per_s=2_820.0,
+        eval_s=0.2,
+        end_s=1.6,
+        probe=10_270.0,
     ),
     # a continued static student (the shipped one on the user's pairs) builds no vocabulary
     "cpu:continue": Rates(
-        load_s=8.0,
-        read_s_per_pair=0.0005,
-        teacher_work_per_s=66_700.0,
+        load_s=2.7,
+        read_s_per_pair=0.00021,
+        teacher_work_per_s=379_000.0,
         build_s_per_pair=0.0,
-        build_s=3.0,
-        pairs_per_s=236.0,
-        eval_s=2.2,
-        end_s=7.0,
-        probe=3000.0,
+        build_s=1.0,
+        pairs_per_s=2_820.0,
+        eval_s=0.2,
+        end_s=1.6,
+        probe=10_270.0,
     ),
     "cpu:transformer": Rates(
         load_s=8.0,
