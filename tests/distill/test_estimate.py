@@ -47,3 +47,18 @@ def test_a_time_limit_caps_the_training_part(pairs: Path) -> None:
     capped = est.estimate_run(cfg, probe=3000.0)
     assert capped.capped and "capped by the time limit" in capped.describe()
     assert capped.parts["training"] < 60 + 10**6
+
+
+def test_a_busy_neighbour_slows_the_parallel_parts(
+    pairs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rates came from a run on 2 threads; with one core left free (a busy neighbour the
+    single-thread probe does not see) the teacher and the training take twice as long."""
+    cfg = DistillConfig(train=[str(pairs)], student="static", teacher="bundled:teacher")
+    monkeypatch.setattr(est, "run_threads", lambda: 2)
+    idle = est.estimate_run(cfg, probe=3000.0)
+    monkeypatch.setattr(est, "run_threads", lambda: 1)
+    busy = est.estimate_run(cfg, probe=3000.0)
+    for part in ("teacher embeddings", "training"):
+        assert busy.parts[part] == pytest.approx(2 * idle.parts[part])
+    assert busy.parts["building the student"] == pytest.approx(idle.parts["building the student"])

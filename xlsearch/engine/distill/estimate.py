@@ -56,6 +56,8 @@ class Rates:
     """Final evaluation, fill calibration, saving."""
     probe: float = 0.0
     """CPU speed measured when these rates were (``cpu_probe``); 0 = unknown."""
+    threads: int = 0
+    """CPU threads the run used (the teacher and the training run on them); 0 = unknown."""
     date: str = ""
     source: str = "reference"
     """``reference`` (built in) or ``measured`` (a run on this machine)."""
@@ -75,6 +77,7 @@ REFERENCE: dict[str, Rates] = {
         eval_s=0.2,
         end_s=1.6,
         probe=10_270.0,
+        threads=2,
     ),
     # a continued static student (the shipped one on the user's pairs) builds no vocabulary
     "cpu:continue": Rates(
@@ -87,6 +90,7 @@ REFERENCE: dict[str, Rates] = {
         eval_s=0.2,
         end_s=1.6,
         probe=10_270.0,
+        threads=2,
     ),
     "cpu:transformer": Rates(
         load_s=8.0,
@@ -117,6 +121,15 @@ def cpu_probe(seconds: float = 0.2) -> float:
             n += 1
         windows.append(n / (time.perf_counter() - start))
     return float(np.median(windows))
+
+
+def run_threads() -> int:
+    """The CPU threads a run would use now: the threads setting, else the cores that other
+    processes leave free (the single-thread probe does not see a busy neighbour)."""
+    from xlsearch.engine.runtime import cpu
+
+    policy = cpu.configure_threads()
+    return policy.threads if policy.source != "auto" else cpu.free_cpus()
 
 
 def _key(device: str, kind: str) -> str:
@@ -200,6 +213,7 @@ class StageClock:
             ),
             end_s=self.span("trained", "end"),
             probe=self.probe,
+            threads=run_threads(),
             date=_dt.date.today().isoformat(),
             source="measured",
         )
@@ -351,6 +365,10 @@ def estimate(
         "evaluation and saving": r.end_s,
     }
     parts = {k: v / speed for k, v in parts.items()}
+    if r.threads and device == "cpu":  # the threads free now against those the rates had
+        cores = min(4.0, max(0.25, run_threads() / r.threads))
+        for k in ("teacher embeddings", "training"):
+            parts[k] /= cores
     total = sum(parts.values())
     spread = SPREAD_MEASURED if r.source == "measured" else SPREAD_REFERENCE
     return Estimate(
