@@ -163,3 +163,10 @@ def test_a_job_without_a_target_language_is_told_one_of_the_memory_s(
     job.write_text("Save the file before you quit the editor.\n", encoding="utf-8")
     code, said = _cli(capsys, "analyze", str(job), "--src", "en", "--out", str(tmp_path / "x.txt"))
     assert code == 2 and "(e.g. --tgt fr" in said and "--tgt en" not in said, said
+    # a corpus in another language beside the memory: the example is the chosen memory's
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("Good morning\tصباح الخير\n", encoding="utf-8")
+    assert _cli(capsys, "import", str(corpus), "-c", "corpus", "--lang", "en,ar")[0] == 0
+    out = str(tmp_path / "x.txt")
+    code, said = _cli(capsys, "analyze", str(job), "--src", "en", "-c", "mem", "--out", out)
+    assert code == 2 and "(e.g. --tgt fr; your memory has fr)" in said, said

@@ -109,7 +109,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             f"{args.report}: the report is written as Markdown or JSON",
             hint="name it report.md or report.json",
         )
-    from xlsearch.service.shared import require_output
+    from xlsearch.service.shared import require_output, target_languages
 
     for out, example in ((args.out, "job.xlf"), (args.report, "report.md")):
         if out:
@@ -129,7 +129,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if args.out:
         doc.check_output(args.out)
     if args.out and not doc.tgt:  # else nothing is pre-translated and a copy is written
-        others = [t for t in engine.languages() if t.split("-")[0] != doc.src.split("-")[0]]
+        others = target_languages(engine, doc.src, args.collection)
         raise ConfigError(
             f"{args.document}: the file does not say its target language, so there is "
             "nothing to pre-translate into",

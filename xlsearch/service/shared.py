@@ -17,6 +17,7 @@ from xlsearch.service.types import LookupMatches, MemoryMatch, TagPlaces
 
 if TYPE_CHECKING:
     from xlsearch.engine.align.beads import Bead
+    from xlsearch.service.api import EngineAPI
 
 
 def why_no_hits(
@@ -124,3 +125,14 @@ __all__ = [
     "why_no_hits",
     "write_output",
 ]
+
+
+def target_languages(engine: EngineAPI, src: str, collection: str | None = None) -> list[str]:
+    """The memory's languages (the chosen collection's, else every collection's) other than
+    ``src``: what a job that names no target language could be translated into."""
+    langs = engine.languages()
+    if collection:
+        chosen = [c.languages for c in engine.collections() if c.name == collection]
+        langs = chosen[0] if chosen else langs
+    base = (src or "").split("-")[0]
+    return [t for t in langs if t.split("-")[0] != base]

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Sta
 
 from xlsearch.engine.progress import CancelToken
 from xlsearch.service.qa import CheckReport
-from xlsearch.service.shared import write_output
+from xlsearch.service.shared import target_languages, write_output
 from xlsearch.service.types import (
     DocumentAnalysis,
     LookupMatches,
@@ -70,16 +70,10 @@ def memory_language_notice(engine: Any, doc: Any, collection: str | None) -> str
 
 
 def target_example(engine: Any, doc: Any, collection: str | None = None) -> str:
-    """A target language to suggest for ``doc``: one of the memory's (the chosen
-    collection's, else all) other than the job's source language (``fr`` for an English
-    job against an en–fr memory)."""
-    src = (doc.src or "").split("-")[0]
-    langs = engine.languages()
-    if collection:
-        chosen = [c.languages for c in engine.collections() if c.name == collection]
-        langs = chosen[0] if chosen else langs
-    others = [t for t in langs if t.split("-")[0] != src]
-    return others[0] if others else ("fr" if src == "en" else "en")
+    """A target language to suggest for ``doc``: one of the memory's other than the job's
+    source language (``fr`` for an English job against an en–fr memory)."""
+    others = target_languages(engine, doc.src, collection)
+    return others[0] if others else ("fr" if (doc.src or "").split("-")[0] == "en" else "en")
 
 
 def saved_path(path: Path) -> Path:
