@@ -53,3 +53,31 @@ def test_int8_student_encodes_without_torch(tmp_path: Path) -> None:
         "assert v.shape[0] == 2; assert 'torch' not in sys.modules, 'torch imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_int8_copy_loads_in_plain_sentence_transformers(tmp_path: Path) -> None:
+    """`SentenceTransformer(path)`, no trust_remote_code: the same vectors as xlsearch's."""
+    from sentence_transformers import SentenceTransformer
+
+    from xlsearch.engine.models.shrink import shrink_static
+    from xlsearch.engine.models.static_encoder import StaticEncoder
+
+    small = shrink_static(_perturbed_static(tmp_path, "mlp"), tmp_path / "int8")
+    texts = [t for t in TEXTS if len(t) < 200]  # xlsearch cuts a text at max_seq_length
+    theirs = SentenceTransformer(str(small), device="cpu").encode(texts)
+    assert np.allclose(theirs, StaticEncoder(small).encode(texts), atol=1e-5)
+
+
+def test_int8_folders_of_the_older_layout_still_load(tmp_path: Path) -> None:
+    from safetensors.numpy import load_file, save_file
+
+    from xlsearch.engine.models.shrink import shrink_static
+    from xlsearch.engine.models.static_encoder import StaticEncoder
+
+    small = shrink_static(_perturbed_static(tmp_path, "mlp"), tmp_path / "int8")
+    expected = StaticEncoder(small).encode(TEXTS)
+    path = small / "0_StaticEmbedding" / "model.safetensors"
+    w = load_file(str(path))
+    save_file({"embedding.weight": w["embeddings"], "embedding.scale": w["weights"]}, str(path))
+    assert np.allclose(StaticEncoder(small).encode(TEXTS), expected, atol=1e-6)
+    assert np.allclose(_torch_vectors(small, TEXTS), expected, atol=1e-4)

@@ -1,21 +1,25 @@
 """Making a static student smaller on disk: int8 rows and a narrower table (numpy only).
 
 * **int8 rows**: each row of the embedding table is stored as int8 with one float32 scale
-  (``embedding.scale``, ``max |row| / 127``); the encoders multiply back only the rows a text
-  uses, so the table stays memory-mapped and a lookup reads a few kilobytes of it.
+  (``max |row| / 127``); the numpy encoder multiplies back only the rows a text uses, so the
+  table stays memory-mapped and a lookup reads a few kilobytes of it. The tensors are named
+  as model2vec names a quantised table (``embeddings`` int8, per-row ``weights``), a layout
+  sentence-transformers' own ``StaticEmbedding.load`` folds back into float32 rows: the folder
+  loads with a plain ``SentenceTransformer(path)``.
 * **a narrower table** (``dim``): the rows are projected on their ``dim`` principal
   components, and the first Dense layer of the head absorbs the projection (``W·P``) and the
   mean (its bias), so the head's output width is unchanged.
 
 Both keep the sentence-transformers folder layout (``modules.json``, ``0_StaticEmbedding``,
-``N_Dense``); the int8 table is read by xlsearch's own loaders (the numpy encoder and the
-training loader), not by sentence-transformers' ``StaticEmbedding``.
+``N_Dense``). Folders written before the model2vec names (``embedding.weight`` int8 +
+``embedding.scale``) still load in xlsearch.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +27,23 @@ import numpy as np
 
 from xlsearch.engine.errors import ModelError
 
-SCALE = "embedding.scale"
-"""Name of the per-row scale tensor beside an int8 ``embedding.weight``."""
+TABLE = "embedding.weight"
+"""A float table's tensor (sentence-transformers' ``StaticEmbedding`` state)."""
+INT8_TABLE, INT8_SCALE = "embeddings", "weights"
+"""An int8 table and its per-row scales, under model2vec's names (see the module doc)."""
+OLD_SCALE = "embedding.scale"
+"""The per-row scale beside an int8 ``embedding.weight`` in folders written before."""
+
+
+def table_keys(weights: Mapping[str, Any], where: Path) -> tuple[str, str | None]:
+    """The names of the table tensor and of its per-row scales (None: a float table)."""
+    if INT8_TABLE in weights:
+        if INT8_SCALE in weights and "mapping" not in weights:
+            return INT8_TABLE, INT8_SCALE
+        raise ModelError(f"{where}: a model2vec table with a vocabulary mapping is not supported")
+    if TABLE in weights:
+        return TABLE, OLD_SCALE if OLD_SCALE in weights else None
+    raise ModelError(f"{where}: no 'embedding.weight' (or int8 'embeddings') tensor")
 
 
 def quantize_rows(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,7 +97,8 @@ def shrink_static(
     shutil.copytree(src, dst)
     body = dst / modules[0]["path"]
     weights = _read(body / "model.safetensors")
-    table = dequantize_rows(weights["embedding.weight"], weights.get(SCALE))
+    key, scale_key = table_keys(weights, body / "model.safetensors")
+    table = dequantize_rows(weights[key], weights[scale_key] if scale_key else None)
     if dim is not None and dim < table.shape[1]:
         if "Dense" not in kinds:
             raise ModelError(f"{src}: a narrower table needs a Dense head to absorb it")
@@ -103,9 +123,9 @@ def shrink_static(
     tensors: dict[str, np.ndarray]
     if int8:
         q, scale = quantize_rows(table)
-        tensors = {"embedding.weight": q, SCALE: scale}
+        tensors = {INT8_TABLE: q, INT8_SCALE: scale}
     else:
-        tensors = {"embedding.weight": table.astype(np.float32)}
+        tensors = {TABLE: table.astype(np.float32)}
     _save(tensors, body / "model.safetensors")
     card_path = dst / "xlsearch.json"
     data = json.loads(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {}

@@ -20,6 +20,7 @@ import numpy as np
 
 from xlsearch.engine.errors import ModelError
 from xlsearch.engine.models.cards import model_id, read_card
+from xlsearch.engine.models.shrink import table_keys
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 
 ST = "sentence_transformers.models."
@@ -226,10 +227,9 @@ class StaticEncoder:
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
         weights = load_weights(body / "model.safetensors")
-        if "embedding.weight" not in weights:
-            raise ModelError(f"{body / 'model.safetensors'}: no 'embedding.weight' tensor")
-        table = weights["embedding.weight"]
-        scale = weights.get("embedding.scale")
+        key, scale_key = table_keys(weights, body / "model.safetensors")
+        table = weights[key]
+        scale = weights[scale_key] if scale_key else None
         if scale is not None:  # int8 rows (``shrink``): scaled back only where a text uses them
             if table.dtype != np.int8 or scale.shape != (len(table),):
                 raise ModelError(f"{body / 'model.safetensors'}: bad int8 table or scales")

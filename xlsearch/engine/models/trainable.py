@@ -19,6 +19,7 @@ from torch import Tensor, nn
 
 from xlsearch.engine.errors import ModelError
 from xlsearch.engine.models.cards import offline
+from xlsearch.engine.models.shrink import table_keys
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
@@ -229,12 +230,10 @@ class StaticBody(nn.Module):
         if not tok_path.is_file():
             raise ModelError(f"{tok_path} is missing")
         weights = _load_safetensors(folder / "model.safetensors")
-        if "embedding.weight" not in weights:
-            raise ModelError(f"{folder / 'model.safetensors'}: no 'embedding.weight' tensor")
-        table = weights["embedding.weight"].float()
-        scale = weights.get("embedding.scale")
-        if scale is not None:  # int8 rows with one scale each (``shrink``)
-            table = table * scale.float()[:, None]
+        key, scale_key = table_keys(weights, folder / "model.safetensors")
+        table = weights[key].float()
+        if scale_key is not None:  # int8 rows with one scale each (``shrink``)
+            table = table * weights[scale_key].float()[:, None]
         bag = nn.EmbeddingBag.from_pretrained(table, freeze=False, mode="mean")
         return cls(Tokenizer.from_file(str(tok_path)), bag)
 
