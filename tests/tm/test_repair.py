@@ -29,6 +29,11 @@ ZH = Conventions.learn(["打开(_O)", "保存…"], "zh")
         ("_Import…", "_Import", "导入(_I)", ZH, "导入(_I)…"),
         ("_Disconnect", "Disconnect", "断开", ZH, "断开(_D)"),
         ("Name:", "Name", "名称", ZH, "名称："),
+        ("Re_name", "_Rename", "_Renommer", FR, "Re_nommer"),  # the mnemonic moves
+        ("Clea_r", "Clear", "Effacer", FR, "Efface_r"),
+        ("Re_load", "_Reload", "导入(_R)", ZH, "导入(_L)"),
+        ("ENCODING", "Encoding", "Codage", FR, "CODAGE"),
+        ("SIZE %s", "Size %s", "Taille %s", FR, "TAILLE %s"),
     ],
 )
 def test_repair_fits_the_target_to_the_new_source(
@@ -78,3 +83,23 @@ def test_an_ellipsis_is_one_token_of_the_fuzzy_score() -> None:
 
     assert fuzzy("Other Application...", "Other...") == fuzzy("Other Application…", "Other…")
     assert fuzzy("Other Application...", "Other...") < 75
+
+
+def test_a_twin_split_by_a_mnemonic_is_found_and_repaired(tmp_path: Path) -> None:
+    """``C_reate`` and ``Clear`` hold other words for the full-text index than ``Create``
+    and ``Clea_r`` (the mnemonic splits them): found by their normalised form."""
+    po = tmp_path / "mem.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n'
+        'msgid "C_reate"\nmsgstr "C_réer"\n\n'
+        'msgid "Clear"\nmsgstr "Effacer"\n\n'
+        'msgid "Open the folder"\nmsgstr "Ouvrir le dossier"\n',
+        encoding="utf-8",
+    )
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(po, "mem")
+        lk = Lookup(store, None, collection="mem", semantic=False)
+        create = lk.lookup("Create", "en", "fr").matches[0]
+        assert (create.target, create.fuzzy) == ("Créer", 99)
+        clear = lk.lookup("Clea_r", "en", "fr").matches[0]
+        assert clear.target == "Efface_r" and 95 <= clear.fuzzy <= 99

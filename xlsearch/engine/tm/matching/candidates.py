@@ -43,6 +43,21 @@ class _LexicalCache:
 
 
 _LEXICAL = _LexicalCache()
+TWIN_LETTERS = 120
+"""Strings up to this length are looked up by their normalised form too (``_twins``)."""
+TWIN_ROWS = 500_000
+"""Short source strings the normalised-form map of one language holds at most."""
+
+
+class _TwinCache:
+    """``{normalised form: segment ids}`` of the short strings of one store generation,
+    collection and language (process wide)."""
+
+    def __init__(self) -> None:
+        self.maps: dict[tuple[str, int, str | None, str], dict[str, list[int]]] = {}
+
+
+_TWINS = _TwinCache()
 LEXICAL_BUDGET = 3000
 """Postings (segments) one lookup's full-text query may visit, whatever the memory size."""
 LEXICAL_EXTRA = 40
@@ -179,6 +194,33 @@ class Candidates:
             [text_hash(segment), *params],
         )
         return [int(r[0]) for r in cur]
+
+    def _twins(self, segment: str, src: str) -> list[int]:
+        """Stored strings whose normalised form is the segment's (``repair.twin_key``: no
+        mnemonic, trailing ellipsis/colon/stop, case, spacing, numbers or placeholders):
+        ``C_reate`` for ``Create``, ``Clear`` for ``Clea_r`` — words split by a mnemonic,
+        which neither the full-text index nor a hash of the text finds."""
+        from xlsearch.engine.tm.matching.repair import twin_key
+
+        if len(segment) > TWIN_LETTERS or not src:
+            return []
+        lang = primary(src)
+        key = (str(getattr(self.store, "path", "")), self.store.generation(), self.collection, lang)
+        found = _TWINS.maps.get(key)
+        if found is None:
+            where, params = self.store._filters(self.collection, [lang])
+            cond = " AND " if where else " WHERE "
+            rows = self.store.conn.execute(
+                f"SELECT s.id, s.text FROM segments s{where}{cond}length(s.text) <= ? LIMIT ?",
+                [*params, TWIN_LETTERS, TWIN_ROWS],
+            )
+            found = {}
+            for sid, text in rows:
+                ids = found.setdefault(twin_key(text), [])
+                if len(ids) < 20:
+                    ids.append(int(sid))
+            _TWINS.maps = {key: found}  # one language of one store at a time
+        return found.get(twin_key(segment), [])
 
     def _lexical_cache(self) -> _LexicalCache:
         return _LEXICAL.of((str(getattr(self.store, "path", "")), self.store.generation()))

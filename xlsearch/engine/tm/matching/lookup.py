@@ -253,7 +253,9 @@ class Lookup(Candidates):
             raise ConfigError("the segment to look up is empty")
         lang = cached_primary(src)
         cos_of: dict[int, float] = dict(hits or [])
-        lexical = dict.fromkeys([*self._exact(segment, src), *self._lexical(segment, src)])
+        lexical = dict.fromkeys(
+            [*self._exact(segment, src), *self._twins(segment, src), *self._lexical(segment, src)]
+        )
         rows = self._rows([*lexical, *cos_of])  # one round trip; units when needed
         units: dict[str, list[dict[str, Any]]] = {}
         sem_same = [i for i in cos_of if i in rows and cached_primary(rows[i]["lang"]) == lang]

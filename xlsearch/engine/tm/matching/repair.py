@@ -139,6 +139,12 @@ def parse(text: str) -> Parsed:
     return Parsed(text, mnemonic, trail, nums, phs, core, s)
 
 
+def twin_key(text: str) -> str:
+    """What two strings that differ only in ``KINDS`` have in common (``differences`` is
+    not None for them): the lower-cased core."""
+    return parse(text).core.lower()
+
+
 def differences(new: str, stored: str) -> list[str] | None:
     """The kinds by which ``stored`` differs from ``new``, or None when they differ in more
     than those (different words) — [] when they are the same text."""
@@ -276,6 +282,11 @@ def repair(
             out = stripped + form
             done.append(f"{a.trail} added")
     # mnemonic
+    if a.mnemonic and b.mnemonic and a.mnemonic.lower() != b.mnemonic.lower():
+        moved = _move_mnemonic(new, a.mnemonic, out, conv)
+        if moved is not None:
+            out = moved
+            done.append(f"mnemonic moved to {a.mnemonic!r}")
     if bool(a.mnemonic) != bool(b.mnemonic):
         if b.mnemonic:
             cleaned = CJK_MNEMONIC.sub("", out, count=1)
@@ -291,8 +302,11 @@ def repair(
                 return None
             out = placed
             done.append("mnemonic added")
-    # case of the first letter
-    if a.core != b.core and a.core.lower() == b.core.lower():
+    # case: all capitals, else the first letter
+    if _all_caps(a.core) and not _all_caps(b.core) and out.upper() != out.lower():
+        out = _upper_outside_codes(out)
+        done.append("case: all capitals")
+    elif a.core != b.core and a.core.lower() == b.core.lower():
         first_new = next((c for c in a.core if c.isalpha()), "")
         first_old = next((c for c in b.core if c.isalpha()), "")
         if first_new and first_old and first_new != first_old:
@@ -307,6 +321,38 @@ def repair(
     if not done:
         done.append("source spacing/quotes only")
     return out, done
+
+
+def _all_caps(core: str) -> bool:
+    """Two letters or more, all capitals (``ENCODING``)."""
+    letters = [c for c in core if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+def _upper_outside_codes(text: str) -> str:
+    """``text`` in capitals, its placeholders (``%s``, ``{name}``) as they were."""
+    out, last = [], 0
+    for m in _PH.finditer(text):
+        out += [text[last : m.start()].upper(), m.group()]
+        last = m.end()
+    return "".join([*out, text[last:].upper()])
+
+
+def _move_mnemonic(new: str, letter: str, target: str, conv: Conventions) -> str | None:
+    """The target's mnemonic moved to ``letter`` (the new source's); None when the target
+    has no single mnemonic or no such letter (it is then kept where it was)."""
+    cjk = CJK_MNEMONIC.search(target)
+    if cjk:
+        return target[: cjk.start(1)] + letter.upper() + target[cjk.end(1) :]
+    marks = INLINE_MNEMONIC.findall(target)
+    if len(marks) != 1 or target.count("_") + target.count("&") != 1:
+        return None
+    bare = INLINE_MNEMONIC.sub("", target, count=1)
+    if new.lstrip()[:1] in "_&":  # the new source marks its first letter: so does the target
+        return _place_mnemonic(new, letter, bare, conv)
+    if letter.lower() not in bare.lower():
+        return None
+    return _place_mnemonic(new, letter, bare, conv)
 
 
 def _place_mnemonic(new: str, letter: str, target: str, conv: Conventions) -> str | None:
@@ -340,4 +386,5 @@ __all__ = [
     "differences",
     "parse",
     "repair",
+    "twin_key",
 ]
