@@ -137,6 +137,40 @@ async def test_corpus_import_report_index_and_delete(app, engine, settle, tsv_fi
         assert "JobDone('delete')" in screen.message_log
 
 
+async def test_corpus_import_takes_an_encoding(app, settle, tmp_path: Path):
+    """A TMX whose declaration lies (says UTF-8, is cp1252): refused with a hint naming the
+    screen's encoding field, then imported with it."""
+    tu = '<tu><tuv xml:lang="en"><seg>{}</seg></tuv><tuv xml:lang="fr"><seg>{}</seg></tuv></tu>'
+    body = tu.format("Café menu", "Menu du café") + tu.format("Open the file", "Ouvrir à côté")
+    tmx = tmp_path / "lying.tmx"
+    tmx.write_bytes(
+        (
+            '<?xml version="1.0" encoding="UTF-8"?>\n<tmx version="1.4"><header srclang="en" '
+            'datatype="plaintext" segtype="sentence" adminlang="en" o-tmf="x" '
+            f'creationtool="x" creationtoolversion="1"/><body>\n{body}\n</body></tmx>\n'
+        ).encode("cp1252")
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#import-collection", Input).value = "lying"
+        for encoding in ("", "cp1252"):
+            screen.query_one("#import-encoding", Input).value = encoding
+            screen.query_one("#collections-table", DataTable).focus()
+            await pilot.press("i")
+            await pilot.pause()
+            app.screen.query_one("#picker-path", Input).value = str(tmx)
+            await pilot.press("enter", "ctrl+o")
+            await settle(pilot)
+            report = str(screen.query_one("#import-report", Static).content)
+            if not encoding:
+                assert "failed" in report and "the encoding field" in report
+                assert "--encoding" not in report
+        assert screen.reports[0].status == "imported" and screen.reports[0].added == 4, report
+        assert "lying" in [c.name for c in screen.collections]
+
+
 async def test_corpus_index_all_indexes_every_collection(app, engine, settle, tsv_file: Path):
     engine.import_files([str(tsv_file)], "one")
     engine.import_files([str(tsv_file)], "two")

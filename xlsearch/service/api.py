@@ -313,6 +313,7 @@ class EngineAPI(Protocol):
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
         langs: Sequence[str] | None = None,
+        encoding: str | None = None,
     ) -> list[ImportReport]: ...
 
     def index_status(self) -> list[IndexStatus]: ...

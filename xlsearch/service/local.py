@@ -405,17 +405,24 @@ class LocalEngine(JobsMixin):
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None,
         langs: Sequence[str] | None = None,
+        encoding: str | None = None,
     ) -> list[ImportReport]:
         """Import each file; a bad file is reported (and skipped), a cancel stops the run.
 
-        ``langs``: the languages of TSV/CSV columns without a header (else detected)."""
+        ``langs``: the languages of TSV/CSV columns without a header (else detected);
+        ``encoding``: the files' codec (None: detected)."""
         from xlsearch.engine.errors import CancelledError
 
         reports = []
         for path in paths:
             try:
                 r = self.import_file(
-                    path, collection, langs=langs, on_progress=on_progress, cancel=cancel
+                    path,
+                    collection,
+                    langs=langs,
+                    encoding=encoding,
+                    on_progress=on_progress,
+                    cancel=cancel,
                 )
             except CancelledError:
                 raise

@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
 
 from xlsearch.service.api import CollectionInfo, IndexStatus
+from xlsearch.tui.hints import for_app
 from xlsearch.tui.messages import JobDone, JobFailed, JobProgress
 from xlsearch.tui.screens.base import EngineScreen, cancel_binding
 from xlsearch.tui.widgets.progress import JobPanel
@@ -43,6 +44,7 @@ class CorpusScreen(EngineScreen):
     CONTROLS = {  # what an error's hint names instead of the command-line options
         "--lang": "the langs field",
         "--collection": "the collection field",
+        "--encoding": "the encoding field",
     }
     BINDINGS = [
         Binding("i", "import", "Import"),
@@ -66,7 +68,8 @@ class CorpusScreen(EngineScreen):
         with Horizontal(classes="bar", id="corpus-actions"):
             yield Label("Into:")
             yield Input(value="default", id="import-collection", compact=True)
-            yield Input(placeholder="langs e.g. en,de", id="import-langs", compact=True)
+            yield Input(placeholder="langs en,de", id="import-langs", compact=True)
+            yield Input(placeholder="encoding", id="import-encoding", compact=True)
             yield Button("Import (i)", id="import", compact=True)
             yield Button("Index (x)", id="index", compact=True)
             yield Button("Delete (d)", id="delete", compact=True)
@@ -123,6 +126,7 @@ class CorpusScreen(EngineScreen):
 
     @on(Input.Submitted, "#import-collection")
     @on(Input.Submitted, "#import-langs")
+    @on(Input.Submitted, "#import-encoding")
     @on(Button.Pressed, "#import")
     def action_import(self) -> None:
         if self.job_running():
@@ -132,11 +136,12 @@ class CorpusScreen(EngineScreen):
 
         collection = self.query_one("#import-collection", Input).value.strip() or "default"
         langs = [x for x in self.query_one("#import-langs", Input).value.replace(",", " ").split()]
+        encoding = self.query_one("#import-encoding", Input).value.strip() or None
         self.query_one("#collections-table", DataTable).focus()  # focus returns here
 
         def picked(paths: list[str] | None) -> None:
             if paths:
-                self.start_import(paths, collection, langs or None)
+                self.start_import(paths, collection, langs or None, encoding)
 
         self.app.push_screen(
             FilePickerScreen(f"Import into collection '{collection}'", ".", IMPORT_SUFFIXES),
@@ -144,13 +149,21 @@ class CorpusScreen(EngineScreen):
         )
 
     def start_import(
-        self, paths: list[str], collection: str, langs: list[str] | None = None
+        self,
+        paths: list[str],
+        collection: str,
+        langs: list[str] | None = None,
+        encoding: str | None = None,
     ) -> None:
-        """Import ``paths`` into ``collection`` in the job worker (``langs``: TSV columns)."""
+        """Import ``paths`` into ``collection`` in the job worker (``langs``: TSV columns;
+        ``encoding``: the files' codec, None to detect it)."""
         engine = self.engine
         self.query_one("#import-report", Static).update(f"importing {len(paths)} file(s)…")
         self.run_job(
-            "import", lambda p, c: engine.import_files(paths, collection, p, c, langs=langs)
+            "import",
+            lambda p, c: engine.import_files(
+                paths, collection, p, c, langs=langs, encoding=encoding
+            ),
         )
 
     @on(Button.Pressed, "#index")
@@ -268,7 +281,7 @@ class CorpusScreen(EngineScreen):
                 f"{r.status} {r.path}: +{r.added:,}, {r.segments:,} segments "
                 f"({','.join(r.languages)}), {r.skipped:,} skipped"
             )
-            lines += [f"  {problem}" for problem in r.problems[:20]]
+            lines += [f"  {for_app(problem, self.CONTROLS)}" for problem in r.problems[:20]]
             if len(r.problems) > 20:
                 lines.append(f"  … and {len(r.problems) - 20} more")
         self.query_one("#import-report", Static).update("\n".join(lines))
