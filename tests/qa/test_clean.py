@@ -52,3 +52,58 @@ def test_import_check_reports_what_the_checks_flag(
     assert main(["import", str(po), "--collection", "c", "--check", "-q"]) == 0
     out = capsys.readouterr().out
     assert "check: 2 units, 1 errors, 0 warnings (1 placeholders)" in out
+
+
+NOUNS = [
+    ("dog", "Hund"), ("cat", "Katze"), ("horse", "Pferd"), ("bird", "Vogel"),
+    ("child", "Kind"), ("teacher", "Lehrer"), ("farmer", "Bauer"), ("doctor", "Arzt"),
+]  # fmt: skip
+PLACES = [
+    ("garden", "Garten"), ("kitchen", "Küche"), ("station", "Bahnhof"), ("forest", "Wald"),
+    ("village", "Dorf"), ("market", "Markt"), ("river", "Fluss"), ("church", "Kirche"),
+]  # fmt: skip
+
+
+def _corpus() -> list[tuple[str, str]]:
+    """64 sentence pairs whose words translate one way: "The dog waits near the garden."."""
+    return [
+        (f"The {n} waits near the {p} every morning.", f"{nd} wartet jeden Morgen am {pd}.")
+        for n, nd in NOUNS
+        for p, pd in PLACES
+    ]
+
+
+def test_clean_drops_shifted_lines_by_the_pairs_own_word_translations() -> None:
+    from xlsearch.engine.qa.clean import find_noisy
+
+    pairs = _corpus()
+    shifted = [3, 20, 41]  # the target of a pair with another noun and another place
+    src = [s for s, _ in pairs]
+    tgt = [t for _, t in pairs]
+    for i in shifted:
+        tgt[i] = pairs[i + 9][1]
+    rep = find_noisy(src, tgt, "en", "de")
+    assert {i for i, k in rep.kind.items() if k == "misaligned"} == set(shifted)
+    assert sum(rep.keep) == len(pairs) - len(shifted)
+    assert "does not translate the source" in rep.why[shifted[0]]
+
+
+def test_clean_report_lists_every_dropped_pair(tmp_path: Path) -> None:
+    from xlsearch.engine.distill.data import write_clean_report
+
+    pairs = _corpus()
+    pairs[5] = (pairs[5][0], pairs[30][1])
+    pairs[6] = (pairs[6][0], "Où est la pharmacie la plus proche ?")
+    tsv = tmp_path / "train.tsv"
+    tsv.write_text("".join(f"{s}\t{t}\n" for s, t in pairs), encoding="utf-8")
+    dev = tmp_path / "dev.tsv"
+    dev.write_text("The sun is shining.\tDie Sonne scheint.\n", encoding="utf-8")
+    data = load_parallel([str(tsv)], dev_file=dev, clean=True)
+    assert data.reports[0].dropped == {"--clean: misaligned": 1, "--clean: wrong-language": 1}
+    out = tmp_path / "dropped.tsv"
+    assert write_clean_report(out, data.reports) == 2
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "file\tkind\twhy\tsource\ttarget"
+    rows = sorted(line.split("\t")[1:] for line in lines[1:])
+    assert [r[0] for r in rows] == ["misaligned", "wrong-language"]
+    assert rows[0][2:] == [pairs[5][0], pairs[5][1]]

@@ -78,10 +78,16 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--clean",
         action="store_true",
-        help="drop training pairs that xlsearch check flags without a model (a target copied "
-        "from the source, in another language, far too short or long, placeholders lost); "
-        "says how many of each",
+        help="drop training pairs that xlsearch check flags without a model: a target copied "
+        "from the source, in another language, misaligned (its words are not the usual "
+        "translations of the source's, learnt from your pairs), far too short or long, "
+        "placeholders lost; says how many of each",
     )
+    p.add_argument(
+        "--clean-report", metavar="FILE", default="",
+        help="with --clean (implied): write every dropped pair to FILE (TSV: file, kind, why, "
+        "source, target)",
+    )  # fmt: skip
     p.add_argument("--max-seq-length", type=int, default=128, help="drop longer pairs (tokens)")
     p.add_argument("--max-steps", type=int, help="optimizer steps (default from --epochs)")
     p.add_argument("--epochs", type=float, help="passes over the largest language")
@@ -169,6 +175,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
         dev_per_lang=args.dev_per_lang,
         langs=args.langs,
         clean=args.clean,
+        clean_report=args.clean_report,
         max_seq_length=args.max_seq_length,
         out=args.out,
         name=args.name,

@@ -76,6 +76,8 @@ class FileReport:
     bad: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
     examples: list[str] = field(default_factory=list)
+    cleaned: list[tuple[str, str, str, str]] = field(default_factory=list)
+    """Pairs ``--clean`` left out: (kind, why, source, target)."""
 
     def add_bad(self, line: int, why: str) -> None:
         self.bad += 1
@@ -380,7 +382,8 @@ def load_parallel(
 
     ``mono`` files are added to the training groups after the split (never to dev).
     ``clean``: drop the training pairs the model-free checks flag (``qa.clean``: copies,
-    other-language targets, length outliers, lost placeholders), counted in the reports."""
+    other-language targets, misaligned pairs, length outliers, lost placeholders), counted
+    and listed in the reports."""
     files = [s if isinstance(s, TrainFile) else TrainFile.parse(s) for s in specs]
     if not files:
         raise DataError("no training files given", hint="--train a.tsv [b.tsv.gz:2 …]")
@@ -406,13 +409,15 @@ def load_parallel(
     else:
         train, dev = split_dev(groups, dev_per_lang, seed)
     if clean:
-        from xlsearch.engine.qa.clean import clean_pairs
+        from xlsearch.engine.qa.clean import find_noisy
 
         for g in train:
-            kept, dropped = clean_pairs(g.src, g.tgt, "en", g.lang)
-            g.src = [x for x, k in zip(g.src, kept, strict=True) if k]
-            g.tgt = [x for x, k in zip(g.tgt, kept, strict=True) if k]
-            for why, n in dropped.items():
+            noisy = find_noisy(g.src, g.tgt, "en", g.lang)
+            for i in sorted(noisy.kind):
+                reports[g.file].cleaned.append((noisy.kind[i], noisy.why[i], g.src[i], g.tgt[i]))
+            g.src = [x for x, k in zip(g.src, noisy.keep, strict=True) if k]
+            g.tgt = [x for x, k in zip(g.tgt, noisy.keep, strict=True) if k]
+            for why, n in noisy.counts().items():
                 reports[g.file].drop(f"--clean: {why}", n)
     for spec in mono or []:
         f = spec if isinstance(spec, TrainFile) else TrainFile.parse(spec)
@@ -427,3 +432,21 @@ def load_parallel(
     if dev_file is not None:
         reports.append(rep)
     return ParallelData(files, train, dev, reports)
+
+
+def write_clean_report(path: str | Path, reports: list[FileReport]) -> int:
+    """Every pair ``--clean`` left out, as TSV (file, kind, why, source, target); how many."""
+    rows = [
+        "\t".join(" ".join(x.split()) for x in (str(r.path), *c))
+        for r in reports
+        for c in r.cleaned
+    ]
+    text = "file\tkind\twhy\tsource\ttarget\n" + "".join(f"{row}\n" for row in rows)
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise DataError(
+            f"{path}: cannot write the --clean report ({exc.strerror or exc})",
+            hint="give --clean-report a file in a folder you can write to",
+        ) from exc
+    return len(rows)

@@ -64,7 +64,7 @@ def read_data(cfg: DistillConfig, teacher: Any) -> ParallelData:
     """Read and check every training file (DataError before any training)."""
     if not cfg.train:
         raise ConfigError("no training data", hint="--train a.tsv [b.tsv.gz:2 …]")
-    return load_parallel(
+    data = load_parallel(
         list(cfg.train),
         dev_per_lang=cfg.dev_per_lang,
         dev_file=cfg.dev,
@@ -72,8 +72,13 @@ def read_data(cfg: DistillConfig, teacher: Any) -> ParallelData:
         too_long=token_filter(teacher, cfg.max_seq_length),
         seed=cfg.seed,
         mono=list(cfg.mono),
-        clean=cfg.clean,
+        clean=cfg.clean or bool(cfg.clean_report),
     )
+    if cfg.clean_report:
+        from xlsearch.engine.distill.data import write_clean_report
+
+        write_clean_report(cfg.clean_report, data.reports)
+    return data
 
 
 def total_steps(cfg: DistillConfig, sizes: list[int], weights: list[int], world: int) -> int:

@@ -210,8 +210,18 @@ def _run(
             k[len("--clean: ") :]: n for k, n in r.dropped.items() if k.startswith("--clean")
         }
         if cleaned:
-            what = ", ".join(f"{n:,} {k}" for k, n in sorted(cleaned.items(), key=lambda x: -x[1]))
-            report(Progress("notice", message=f"{r.path}: --clean dropped {what}"))
+            ranked = sorted(cleaned.items(), key=lambda x: -x[1])
+            what = ", ".join(f"{n:,} {k}" for k, n in ranked)
+            n_dropped = sum(cleaned.values())
+            eg = next((c for c in r.cleaned if c[0] == ranked[0][0]), None)
+            example = f"; e.g. {eg[2][:60]!r} → {eg[3][:60]!r}: {eg[1]}" if eg else ""
+            report(
+                Progress(
+                    "notice",
+                    message=f"{r.path}: --clean dropped {n_dropped:,} of {r.pairs:,} pairs "
+                    f"({what}){example}",
+                )
+            )
     # only rank 0 opens (and may create) the cache before the barrier; the others after it
     cache = TeacherCache.for_encoder(teacher) if dist.main else None
     if cfg.ema and student == "static" and not resume:
