@@ -1,15 +1,18 @@
-"""1M sentences indexed in one process vs on a local Ray cluster, with the SQLite store's
-figures at that size.
+"""1M sentences indexed in one process vs on a local Ray cluster, repeated and interleaved,
+with the SQLite stores' figures at that size.
 
 The sentences: both sides of every pair in ``train/`` and ``train-extra/`` in file order,
 repeated from the start until ``--sentences`` segments (a real corpus repeats sentences too:
 each distinct text is encoded once, every segment gets its own vector in the index).
-Each build starts from an empty vector cache and builds the ``auto`` kind (IVF at 1M):
-(a) one process, (b) ``cluster="local"``: encoding and the IVF's inverted lists filled on
-the Ray workers, merged into one on-disk ``.ivfdata`` file. Then recall@10 of the merged
-on-disk index against exact search, and the store: size, insert rate, lookups by id.
+Each build starts with no vector (empty cache, no part stores) and builds the ``auto`` kind
+(IVF at 1M), in ``--order``: ``single`` is one process; ``cluster`` is ``cluster="local"``,
+the index built where the data is (workers read their parts of the store, write part
+stores, fill index shards; merged into one on-disk ``.ivfdata`` file). After each cluster
+build: recall@10 of the merged on-disk index against exact search over every vector, and
+the part stores' figures; at the end the head's store (size, lookups by id).
 
-    nice -n 10 .venv/bin/python bench/cluster_1m.py [--sentences 1000000] [--order single,cluster]
+    nice -n 10 .venv/bin/python bench/cluster_1m.py [--sentences 1000000] \
+        [--order single,cluster,cluster,single] [--json bench/results/….json]
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import gzip
 import hashlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -162,6 +166,49 @@ def sqlite_figures(texts: list[str], dim: int = 384) -> dict[str, object]:
     return out
 
 
+def part_vectors(folder: Path, ids: object) -> object:
+    """Every vector of a cluster build, in ``ids`` order, read from its part stores."""
+    import sqlite3
+
+    import numpy as np
+
+    (parts,) = folder.glob("parts-*")
+    vec: dict[int, bytes] = {}
+    vid: dict[int, int] = {}
+    for f in sorted(parts.glob("part-*.sqlite")):
+        with sqlite3.connect(f) as db:
+            vec.update(db.execute("SELECT id, vector FROM vectors"))
+            vid.update(db.execute("SELECT id, vector_id FROM segments"))
+    return np.stack([np.frombuffer(vec[vid[int(i)]], np.float32) for i in ids])  # type: ignore[attr-defined]
+
+
+def part_figures(folder: Path, ids: object, rng: object, n: int = 5000) -> dict[str, object]:
+    """The part stores of a cluster build: count, bytes, a vector by segment id."""
+    import sqlite3
+
+    import numpy as np
+
+    (parts,) = folder.glob("parts-*")
+    files = sorted(parts.glob("part-*.sqlite"))
+    out: dict[str, object] = {"parts": len(files)}
+    out["parts_bytes"] = sum(f.stat().st_size for f in files)
+    out["parts_bytes_per_segment"] = round(out["parts_bytes"] / len(ids))  # type: ignore[arg-type, operator]
+    conns = [sqlite3.connect(f) for f in files]
+    lo = np.array([c.execute("SELECT min(id) FROM segments").fetchone()[0] for c in conns])
+    pick = rng.choice(ids, size=n, replace=False)  # type: ignore[attr-defined]
+    t = time.perf_counter()
+    for i in pick:
+        c = conns[int(np.searchsorted(lo, i, side="right")) - 1]
+        v, part = c.execute(
+            "SELECT vector_id, part FROM segments WHERE id = ?", [int(i)]
+        ).fetchone()
+        conns[part].execute("SELECT vector FROM vectors WHERE id = ?", [v]).fetchone()
+    out["part_vector_by_id_us"] = round((time.perf_counter() - t) / n * 1e6, 1)
+    for c in conns:
+        c.close()
+    return out
+
+
 def load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
@@ -171,7 +218,7 @@ def main() -> None:
     ap.add_argument("--sentences", type=int, default=1_000_000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--shard", type=int, default=20_000)
-    ap.add_argument("--order", default="single,cluster")
+    ap.add_argument("--order", default="single,cluster,cluster,single")
     ap.add_argument("--model", default=str(HERE.parent / "assets/models/multilingual"))
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--ivf-steps", action="store_true", help="IVF fill and merge rates only")
@@ -191,9 +238,11 @@ def main() -> None:
     import numpy as np
     import ray
 
-    from xlsearch.engine.index.cache import ensure_vectors, model_key
+    from xlsearch.engine.index.cache import model_key
+    from xlsearch.engine.index.files import index_folder
     from xlsearch.engine.index.manager import build_index, open_index
     from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.engine.progress import Progress
     from xlsearch.engine.store import Store
 
     texts = read_sides(args.sentences)
@@ -217,7 +266,13 @@ def main() -> None:
         def empty_cache() -> None:
             with store.transaction() as conn:
                 conn.execute("DELETE FROM embeddings")
+            for old in index_folder("big", key).glob("parts-*"):
+                shutil.rmtree(old)  # the cluster's part stores: its vectors
 
+        key = model_key(enc)
+        rng = np.random.default_rng(7)
+        qtexts = [texts[i] for i in rng.choice(len(texts), size=200, replace=False)]
+        q = np.asarray(enc.encode(qtexts), np.float32)
         runs: dict[str, object] = {}
         for what in args.order.split(","):
             empty_cache()
@@ -229,39 +284,48 @@ def main() -> None:
                     log_to_driver=False, _node_ip_address="127.0.0.1",
                 )  # fmt: skip
                 run["ray_start_s"] = round(time.perf_counter() - t, 2)
+            stages: dict[str, float] = {}
             t = time.perf_counter()
+
+            def seen(p: Progress, t: float = t, stages: dict[str, float] = stages) -> None:
+                stages.setdefault(p.stage, round(time.perf_counter() - t, 1))
+
             oi = build_index(
-                store, enc, "big", rebuild=True, shard=args.shard,
+                store, enc, "big", rebuild=True, shard=args.shard, on_progress=seen,
                 cluster="local" if what == "cluster" else None,
             )  # fmt: skip
             run["s"] = round(time.perf_counter() - t, 2)
             run["load_after"] = load()
+            run["stage_starts_s"] = stages
             run["kind"] = oi.vi.kind
             run["params"] = {k: oi.vi.params.get(k) for k in ("nlist", "nprobe")}
             run["ondisk"] = oi.meta.get("ivfdata") is not None
-            run["index_bytes"] = sum(f.stat().st_size for f in oi.folder.iterdir() if f.is_file())
+            files = [f for f in oi.folder.iterdir() if f.is_file()]
+            run["index_bytes"] = sum(f.stat().st_size for f in files)
+            if what == "cluster":
+                run["cluster"] = {
+                    k: v for k, v in oi.stats["cluster"].items() if isinstance(v, int | float)
+                }
+                run.update(part_figures(oi.folder, oi.keys["id"], rng))
+                # recall@10 of the merged on-disk index against exact search over every vector
+                t = time.perf_counter()
+                allv = part_vectors(oi.folder, oi.keys["id"])
+                run["read_all_vectors_s"] = round(time.perf_counter() - t, 2)
+                exact = np.sort(q @ allv.T, axis=1)[:, -10:]  # the 10 best scores per query
+                del allv
+                opened = open_index(store, enc, "big")
+                got, _ = opened.vi.search(q, 10)
+                # IVF-Flat scores are exact inner products: a hit is a true top-10 (ties count)
+                hits = (got >= exact[:, :1] - 1e-5).sum(axis=1)
+                run["recall_at_10"] = round(float(np.mean(np.minimum(hits, 10) / 10)), 4)
+                run["recall_index"] = {"ondisk": opened.vi.ondisk is not None, **opened.vi.params}
             runs[f"{what}-{len(runs)}"] = run
             print(what, json.dumps(run), flush=True)
         out["runs"] = runs
         if ray.is_initialized():
             ray.shutdown()
-        # recall@10 of the (last built) index against exact search over every vector
-        key = model_key(enc)
-        opened = open_index(store, enc, "big")
-        ids = opened.keys["id"]
-        t = time.perf_counter()
-        allv = ensure_vectors(db, enc, key, ids)
-        out["read_all_vectors_s"] = round(time.perf_counter() - t, 2)
-        rng = np.random.default_rng(7)
-        qtexts = [texts[i] for i in rng.choice(len(texts), size=200, replace=False)]
-        q = np.asarray(enc.encode(qtexts), np.float32)
-        exact = np.sort(q @ allv.T, axis=1)[:, -10:]  # the 10 best scores per query
-        got, _ = opened.vi.search(q, 10)
-        # IVF-Flat scores are exact inner products: a hit is a true top-10 (ties count)
-        hits = (got >= exact[:, :1] - 1e-5).sum(axis=1)
-        out["recall_at_10"] = round(float(np.mean(np.minimum(hits, 10) / 10)), 4)
-        out["recall_index"] = {"ondisk": opened.vi.ondisk is not None, **opened.vi.params}
-        # the store at this size
+        ids = oi.keys["id"]
+        # the head's store at this size (the sentences; the vector cache of the last build)
         pages = db.execute("PRAGMA page_count").fetchone()[0]
         out["store_bytes"] = pages * db.execute("PRAGMA page_size").fetchone()[0]
         out["store_bytes_per_segment"] = round(out["store_bytes"] / len(texts))  # type: ignore[operator]
@@ -270,13 +334,6 @@ def main() -> None:
         for i in pick:
             db.execute("SELECT text, text_hash FROM segments WHERE id = ?", [i]).fetchone()
         out["lookup_by_id_us"] = round((time.perf_counter() - t) / len(pick) * 1e6, 1)
-        t = time.perf_counter()
-        for i in pick[:5000]:
-            db.execute(
-                "SELECT e.vector FROM segments s JOIN embeddings e ON e.model_id = ? AND "
-                "e.text_hash = s.text_hash WHERE s.id = ?", [key, i],
-            ).fetchone()  # fmt: skip
-        out["vector_by_id_us"] = round((time.perf_counter() - t) / 5000 * 1e6, 1)
     out["load_end"] = load()
     print(json.dumps(out, indent=1))
     if args.json:

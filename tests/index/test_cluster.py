@@ -229,16 +229,24 @@ def _ivf_same_quantizer(merged: object, ids: np.ndarray, vecs: np.ndarray) -> tu
 
 def _shard_workers() -> list[int]:
     """Pids of our Ray index workers (descendants of this process, as ``_encode_workers``)."""
-    return _encode_workers(b"_IndexWorker")
+    return _encode_workers(b"_ShardFiller")
 
 
-def test_ivf_shards_filled_on_workers_merge_on_disk_resume_and_survive_a_killed_worker(
+def _part_workers() -> list[int]:
+    """Pids of our Ray part encoders (descendants of this process, as ``_encode_workers``)."""
+    return _encode_workers(b"_PartWorker")
+
+
+def test_ivf_built_where_the_data_is_resumes_by_part_and_shard_and_survives_killed_workers(
     local_ray: None, tiny_static_model: Path
 ) -> None:
-    """The merged on-disk IVF holds every segment once and answers as a single-machine IVF
-    with the same quantizer; a stopped build keeps its shards; a killed worker's shard is
-    filled again, not lost nor doubled."""
+    """Workers read their part of the store themselves and write one SQLite part store each
+    (the index's ids, the vectors): the head's vector cache receives nothing. The merged
+    on-disk IVF holds every segment once and answers as a single-machine IVF with the same
+    quantizer; a stopped build keeps its parts and shards; a killed worker's part or shard
+    is done again, not lost nor doubled."""
     import signal
+    import sqlite3
 
     from xlsearch.engine.index.cache import ensure_vectors, segment_rows
     from xlsearch.engine.index.manager import open_index
@@ -246,40 +254,74 @@ def test_ivf_shards_filled_on_workers_merge_on_disk_resume_and_survive_a_killed_
     enc = load_encoder(tiny_static_model)
     key = model_key(enc)
     units = sentences(1500, seed=7)
+    texts = {u["en"] for u in units}
     queries = enc.encode([u["en"] for u in sentences(20, seed=8)])
     params = {"nlist": 8, "nprobe": 2}
+    build = {"kind": "ivf", "params": params, "cluster": "local", "shard": 300}
     with Store() as store:
         add_document(store, "big", "big.txt", units)
+        # 1. stopped after two parts are written
         cancel = CancelToken()
 
-        def stop_after_two(p: Progress) -> None:
+        def stop_after_two_parts(p: Progress) -> None:
+            if p.stage == "embed" and (p.metrics or {}).get("shards") == 2:
+                cancel.cancel()
+
+        with pytest.raises(CancelledError):
+            build_index(store, enc, "big", on_progress=stop_after_two_parts, cancel=cancel, **build)
+        # 2. a part encoder killed, then stopped after two index shards
+        killed: list[int] = []
+        cancel = CancelToken()
+
+        def kill_then_stop(p: Progress) -> None:
+            if p.stage == "embed" and not killed:
+                pids = _part_workers()
+                assert pids, "no part worker process found"
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
             if p.stage == "index" and (p.metrics or {}).get("index_shards") == 2:
                 cancel.cancel()
 
         with pytest.raises(CancelledError):
             build_index(
-                store, enc, "big", kind="ivf", params=params, cluster="local", shard=300,
-                on_progress=stop_after_two, cancel=cancel,
+                store, enc, "big", on_progress=kill_then_stop,
+                cancel=cancel, **build,
             )  # fmt: skip
-        killed: list[int] = []
+        assert killed
+        # 3. an index worker killed; the build completes
+        filler: list[int] = []
 
-        def kill_one(p: Progress) -> None:
-            if p.stage == "index" and not killed:
+        def kill_filler(p: Progress) -> None:
+            if p.stage == "index" and not filler:
                 pids = _shard_workers()
                 assert pids, "no index worker process found"
                 os.kill(pids[0], signal.SIGKILL)
-                killed.append(pids[0])
+                filler.append(pids[0])
 
-        oi = build_index(
-            store, enc, "big", kind="ivf", params=params, cluster="local", shard=300,
-            on_progress=kill_one,
-        )  # fmt: skip
+        oi = build_index(store, enc, "big", on_progress=kill_filler, **build)
         st = oi.stats["cluster"]
+        assert st["parts_kept"] == 5 and st["encoded"] == 0  # every part kept from runs 1-2
         assert st["index_shards_kept"] == 2 and st["index_shards"] == 3
-        assert killed and st["retried"] >= 1
-        assert oi.meta["ivfdata"] and not list(oi.folder.glob("shards-*"))
+        assert filler and st["retried"] >= 1
+        assert oi.meta["ivfdata"] and not list(oi.folder.glob("parts-*/ivf-*"))
+        assert cache_size(store.db, key) == 0  # no vector went through the head's store
+        # the part stores: every segment once with the store's id, every text's vector once
+        (parts,) = oi.folder.glob("parts-*")
+        seg_ids: list[int] = []
+        owned: list[str] = []  # the text of each vector, by its first segment
+        for f in sorted(parts.glob("part-*.sqlite")):
+            with sqlite3.connect(f) as db:
+                seg_ids += [r[0] for r in db.execute("SELECT id FROM segments ORDER BY id")]
+                owned += [
+                    r[0]
+                    for r in db.execute(
+                        "SELECT s.text_hash FROM vectors v JOIN segments s ON s.id = v.id"
+                    )
+                ]
         rows = segment_rows(store.db, collection="big")
         ids = np.sort(rows["id"])
+        assert seg_ids == ids.tolist()
+        assert len(owned) == len(set(owned)) == len(texts)
         got = np.sort(oi.vi.ids())
         np.testing.assert_array_equal(got, ids)  # every segment once: none lost, none doubled
         # the app and `search` open it as always: memory-mapped, lists in the .ivfdata file

@@ -1,11 +1,14 @@
-"""Embed a collection on a Ray cluster: the same vectors, the work spread over workers.
+"""Index and mine on a Ray cluster: the same vectors and hits, the work spread over workers.
 
-``xlsearch index --cluster local|auto|ADDRESS`` encodes the texts that have no cached vector
-in shards on Ray actors (each loads the model once, from a copy of the model folder shipped
-through Ray's object store, so workers need no shared disk). Each finished shard is committed
-to the store's vector cache in one transaction: a killed run keeps every finished shard and a
-rerun encodes only what is still missing. The index is then built from the cache exactly as
-on one machine (same vectors, same order, same training sample), so it gives the same hits.
+``xlsearch index --cluster local|auto|ADDRESS``: a new IVF index is built where the data is
+(``PartsBuild``): each worker reads its part of the collection from the store file (at the
+same path on every worker), encodes it with the model loaded once per worker into a part
+store (SQLite, the index's ids), and fills an index shard from it; the head node trains the
+index on a sample and merges the shards on disk. Flat and HNSW indexes, and updates of an
+existing index, encode the uncached texts in shards on the workers (``encode_on_cluster``:
+the texts travel through Ray's object store, each finished shard committed to the store's
+vector cache) and build the index here. Either way a killed run keeps every finished shard.
+``xlsearch mine --cluster``: k-NN per shard pair on the workers (``knn_on_cluster``).
 
 Ray is an optional extra (``pip install xlsearch[cluster]``) imported only here, lazily.
 """
@@ -167,6 +170,8 @@ def _spread(
                 try:
                     result = ray.get(ref)
                 except ray.exceptions.RayError as exc:  # a worker died: a fresh one retries
+                    if isinstance(getattr(exc, "cause", None), ConfigError):
+                        raise exc.cause from None  # not a dead worker: our one-line error
                     if tries >= RETRIES:
                         raise ConfigError(
                             f"a cluster worker failed {tries + 1} times on one shard: "
@@ -189,19 +194,26 @@ def _spread(
             ray.kill(actor)
 
 
-def _where(collection: str | None) -> tuple[str, list[Any]]:
-    if collection is None:
-        return "", []
-    return "d.collection_id = (SELECT id FROM collections WHERE name = ?) AND ", [collection]
+def _where(collection: str | None, ids: np.ndarray | None = None) -> tuple[str, list[Any]]:
+    where, args = "", []
+    if collection is not None:
+        where, args = (
+            "d.collection_id = (SELECT id FROM collections WHERE name = ?) AND ",
+            [collection],
+        )
+    if ids is not None:
+        where += "s.id IN (SELECT value FROM json_each(?)) AND "
+        args.append(_json_ids(ids))
+    return where, args
 
 
 def _missing(
-    db: Any, key: str, collection: str | None, shard: int
+    db: Any, key: str, collection: str | None, shard: int, ids: np.ndarray | None = None
 ) -> Iterator[tuple[list[str], list[str]]]:
     """Shards of (text hashes, texts) of ``collection`` with no cached vector for ``key``,
-    in segment-id order, each distinct text once. Read page by page (a fresh query each,
-    so committing shards meanwhile is safe)."""
-    where, args = _where(collection)
+    in segment-id order, each distinct text once (only segments ``ids`` when given). Read
+    page by page (a fresh query each, so committing shards meanwhile is safe)."""
+    where, args = _where(collection, ids)
     sql = (
         "SELECT s.id, s.text_hash, s.text FROM segments s JOIN documents d "
         "ON d.id = s.document_id LEFT JOIN embeddings e ON e.model_id = ? "
@@ -226,8 +238,8 @@ def _missing(
             yield hashes, texts
 
 
-def _count_missing(db: Any, key: str, collection: str | None) -> int:
-    where, args = _where(collection)
+def _count_missing(db: Any, key: str, collection: str | None, ids: np.ndarray | None = None) -> int:
+    where, args = _where(collection, ids)
     return int(
         db.execute(
             "SELECT count(DISTINCT s.text_hash) FROM segments s JOIN documents d "
@@ -256,6 +268,7 @@ def encode_on_cluster(
     key: str,
     collection: str | None,
     *,
+    ids: np.ndarray | None = None,
     address: str,
     shard: int = SHARD,
     workers: int | None = None,
@@ -263,8 +276,8 @@ def encode_on_cluster(
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
-    """Encode ``collection``'s (None: every collection's) uncached texts on the Ray cluster
-    at ``address``.
+    """Encode ``collection``'s (None: every collection's; ``ids``: only those segments')
+    uncached texts on the Ray cluster at ``address``, into the store's vector cache.
 
     Returns ``{"shards", "encoded", "workers"}`` (shards and texts encoded by this run;
     texts already cached, e.g. by a killed earlier run, are not counted nor encoded again).
@@ -278,7 +291,7 @@ def encode_on_cluster(
             hint="index with a model folder (xlsearch models lists them)",
         )
     db = store.db
-    total = _count_missing(db, key, collection)
+    total = _count_missing(db, key, collection, ids)
     stats: dict[str, Any] = {"shards": 0, "encoded": 0, "workers": 0}
     if total == 0:
         return stats
@@ -298,7 +311,7 @@ def encode_on_cluster(
         stats["encoded"] += len(hashes)
         on_progress(Progress("embed", done, total, metrics={"shards": stats["shards"]}))
 
-    jobs = (((texts,), hashes) for hashes, texts in _missing(db, key, collection, shard))
+    jobs = (((texts,), hashes) for hashes, texts in _missing(db, key, collection, shard, ids))
     _spread(
         ray, _EncodeWorker, (files_ref, batch_size), n_workers, jobs, "encode", commit, stats,
         cancel,
@@ -306,39 +319,229 @@ def encode_on_cluster(
     return stats
 
 
-class _IndexWorker:
-    """A Ray actor: holds the trained, empty IVF index and fills one shard at a time."""
+PARTS_SCHEMA = (
+    "PRAGMA page_size = 16384;"
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE segments (id INTEGER PRIMARY KEY, text_hash TEXT NOT NULL, "
+    "vector_id INTEGER NOT NULL, part INTEGER NOT NULL);"
+    "CREATE TABLE vectors (id INTEGER PRIMARY KEY, vector BLOB NOT NULL);"
+)
+"""A part store: its segments (the store's ids, which the index uses) with the id and part
+of their vector (a text's vector is kept once, under the id of the segment where the text
+first occurs, in that segment's part) and the vectors it holds. Integer keys throughout:
+one B-tree step per look-up, 16 KB pages hold ten 384-d vectors with little waste."""
 
-    def __init__(self, trained: np.ndarray) -> None:
-        self.trained = trained
 
-    def fill(self, ids: np.ndarray, vecs: np.ndarray) -> np.ndarray:
+def _open_ro(path: Path | str, *, immutable: bool = False) -> Any:
+    import sqlite3
+
+    flags = "mode=ro&immutable=1" if immutable else "mode=ro"
+    return sqlite3.connect(f"{Path(path).resolve().as_uri()}?{flags}", uri=True)
+
+
+def _json_ids(values: Any) -> str:
+    import json
+
+    return json.dumps([v if isinstance(v, str) else int(v) for v in values])
+
+
+def _gather(parts: Path, rows: list[tuple[int, int, int]], dim: int, conns: dict) -> np.ndarray:
+    """The vectors of ``rows`` (segment id, vector id, part holding the vector)."""
+    out = np.zeros((len(rows), dim), dtype=np.float32)
+    by_part: dict[int, list[int]] = {}
+    for n, (_, _, part) in enumerate(rows):
+        by_part.setdefault(part, []).append(n)
+    for part, where in by_part.items():
+        if part not in conns:
+            conns[part] = _open_ro(parts / f"part-{part:06d}.sqlite")
+        wanted = {rows[n][1] for n in where}
+        got = dict(
+            conns[part].execute(
+                "SELECT id, vector FROM vectors WHERE id IN (SELECT value FROM json_each(?))",
+                [_json_ids(wanted)],
+            )
+        )
+        for n in where:
+            blob = got.get(rows[n][1])
+            if blob is None:
+                raise ConfigError(
+                    f"{parts}/part-{part:06d}.sqlite lacks a vector it should hold",
+                    hint="build again with --rebuild (the part files were changed)",
+                )
+            out[n] = np.frombuffer(blob, dtype=np.float32)
+    return out
+
+
+class _PartWorker:
+    """A Ray actor working on the parts of one build: it reads its part of the collection
+    from the store itself (a file every worker sees at the same path, opened read-only),
+    encodes it with the model (loaded once, on first use) into its part store, and fills the
+    trained IVF index with a part's vectors into a shard file next to the parts."""
+
+    def __init__(
+        self,
+        files: dict[str, bytes] | None,
+        batch_size: int,
+        store: str,
+        immutable: bool,
+        collection_id: int,
+        parts: str,
+        key: str,
+        trained: np.ndarray | None,
+    ) -> None:
+        self.files, self.batch_size = files, batch_size
+        self.store, self.immutable, self.collection_id = store, immutable, collection_id
+        self.parts, self.key, self.trained = Path(parts), key, trained
+        self.encoder: Any = None
+        self._tmp: Any = None
+
+    def _load(self) -> Any:
+        if self.encoder is None:
+            from xlsearch.engine.models.encoder import load_encoder
+
+            self._tmp = tempfile.TemporaryDirectory(prefix="xlsearch-model-")
+            root = Path(self._tmp.name)
+            for rel, data in (self.files or {}).items():
+                target = root / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            self.encoder = load_encoder(root, device="cpu", batch_size=self.batch_size, threads=1)
+        return self.encoder
+
+    def _see(self) -> None:
+        import socket
+
+        for what, path in (("store", Path(self.store)), ("parts folder", self.parts)):
+            if not path.exists():
+                raise ConfigError(
+                    f"worker {socket.gethostname()} does not see the {what} {path}",
+                    hint="put XLSEARCH_HOME on a filesystem every node mounts at the same "
+                    "path (docs/scale.md)",
+                )
+
+    def encode_part(
+        self, n: int, lo: int, hi: int, owner: np.ndarray, first: np.ndarray
+    ) -> tuple[int, int]:
+        """Write ``part-n.sqlite`` for the collection's segments with ids ``lo``..``hi``;
+        returns (texts encoded, texts found in the store's vector cache)."""
+        import sqlite3
+
+        self._see()
+        src = _open_ro(self.store, immutable=self.immutable)
+        try:
+            rows = src.execute(
+                "SELECT s.id, s.text_hash, s.text FROM segments s JOIN documents d ON "
+                "d.id = s.document_id WHERE d.collection_id = ? AND s.id BETWEEN ? AND ? "
+                "ORDER BY s.id",
+                [self.collection_id, lo, hi],
+            ).fetchall()
+            if len(rows) != len(owner):
+                raise ConfigError(
+                    f"the store changed while the index was being built ({len(rows)} segments "
+                    f"with ids {lo}..{hi}, {len(owner)} planned)",
+                    hint="run the same command again",
+                )
+            mine: dict[str, tuple[int, str]] = {}  # text hash: (vector id, text)
+            for (sid, th, text), vid in zip(rows, first.tolist(), strict=True):
+                if sid == vid:
+                    mine[th] = (sid, text or "")
+            cached = dict(
+                src.execute(
+                    "SELECT text_hash, vector FROM embeddings WHERE model_id = ? AND text_hash "
+                    "IN (SELECT value FROM json_each(?))",
+                    [self.key, _json_ids(mine)],
+                )
+            )
+        finally:
+            src.close()
+        todo = [th for th in mine if th not in cached]
+        vecs: dict[int, bytes] = {mine[th][0]: v for th, v in cached.items()}
+        if todo:
+            enc = self._load()
+            got = np.asarray(enc.encode([mine[th][1] for th in todo]), dtype=np.float32)
+            got = got.reshape(len(todo), int(enc.dim))
+            vecs.update((mine[th][0], v.tobytes()) for th, v in zip(todo, got, strict=True))
+        final = self.parts / f"part-{n:06d}.sqlite"
+        tmp = final.with_name(final.name + f".{os.getpid()}.tmp")
+        tmp.unlink(missing_ok=True)
+        db = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + PARTS_SCHEMA)
+            db.execute("BEGIN")
+            db.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [("model_id", self.key), ("part", str(n)), ("lo", str(lo)), ("hi", str(hi))],
+            )
+            db.executemany(
+                "INSERT INTO segments VALUES (?, ?, ?, ?)",
+                [
+                    (r[0], r[1], v, p)
+                    for r, v, p in zip(rows, first.tolist(), owner.tolist(), strict=True)
+                ],
+            )
+            db.executemany("INSERT INTO vectors VALUES (?, ?)", sorted(vecs.items()))
+            db.execute("COMMIT")
+        finally:
+            db.close()
+        tmp.replace(final)  # whole or absent: a retried part replaces nothing half-written
+        return len(todo), len(cached)
+
+    def fill(self, n: int, out: str) -> int:
+        """Fill the trained index with part ``n``'s vectors (id order) into ``out``."""
         import faiss
 
-        index = faiss.deserialize_index(self.trained)
-        index.add_with_ids(np.ascontiguousarray(vecs, np.float32), ids)
-        return np.asarray(faiss.serialize_index(index))
+        self._see()
+        conns: dict[int, Any] = {}
+        try:
+            conns[n] = _open_ro(self.parts / f"part-{n:06d}.sqlite")
+            rows = conns[n].execute("SELECT id, vector_id, part FROM segments ORDER BY id")
+            rows = rows.fetchall()
+            index = faiss.deserialize_index(self.trained)
+            vecs = _gather(self.parts, rows, index.d, conns)
+        finally:
+            for c in conns.values():
+                c.close()
+        index.add_with_ids(vecs, np.fromiter((r[0] for r in rows), np.int64, len(rows)))
+        tmp = Path(out + f".{os.getpid()}.tmp")
+        faiss.write_index(index, str(tmp))
+        tmp.replace(out)
+        return len(rows)
 
     def pid(self) -> int:
         return os.getpid()
 
 
-class ShardedBuild:
-    """An IVF index built FAISS's way for big collections: trained on a sample here, its
-    inverted lists filled in shards on the cluster's workers, then merged on disk into one
-    ``.ivfdata`` file (``faiss.contrib.ondisk``) that search reads memory-mapped.
+class _ShardFiller(_PartWorker):
+    """The same actor filling index shards (its own name in the worker's process title)."""
 
-    Every finished shard and the trained index are kept in ``folder/shards-<plan>/``, so a
-    stopped build resumes without redoing them (the plan is the model, kind, parameters,
-    shard size, segment ids and text hashes: a changed collection starts a fresh plan)."""
+
+class PartsBuild:
+    """An IVF index built where the data is, FAISS's way for big collections.
+
+    The collection is cut into parts of ``shard`` segments (in id order). Each worker reads
+    its part from the store itself (the store file, opened read-only, must be at the same
+    path on every worker: a shared filesystem), encodes it with the model loaded once per
+    worker and writes a part store (``part-N.sqlite``: the part's segment ids, the same ids
+    the index uses, and the vectors of the texts first seen in it). The head node trains the
+    index on a sample read from the parts; the workers fill one shard file each from their
+    part; the head merges the shards' inverted lists on disk into one ``.ivfdata`` file
+    (``faiss.contrib.ondisk``) that search reads memory-mapped. No vector passes through the
+    head node's store, and the head sends no vectors to the workers.
+
+    Finished parts, the trained index and finished shards are kept in
+    ``folder/parts-<plan>/``, so a stopped build resumes without redoing them (the plan is
+    the model, shard size, segment ids and text hashes: a changed collection starts afresh;
+    the parts are kept after the build, so a rebuild of the same collection encodes nothing).
+    """
 
     def __init__(
         self,
+        store: Any,
         folder: Path,
         key: str,
         vi: Any,
-        ids: np.ndarray,
-        hashes: np.ndarray,
+        rows: dict[str, np.ndarray],
+        collection: str,
         *,
         address: str,
         shard: int,
@@ -346,14 +549,97 @@ class ShardedBuild:
         import hashlib
         import json
 
-        plan = json.dumps([key, vi.kind, vi.params, shard], sort_keys=True).encode()
-        digest = hashlib.sha256(plan + np.ascontiguousarray(ids, np.int64).tobytes())
-        digest.update(np.ascontiguousarray(hashes, np.int64).tobytes())
-        self.folder = folder
-        self.dir = folder / f"shards-{digest.hexdigest()[:16]}"
-        self.address = address
+        self.store, self.folder, self.key, self.address = store, folder, key, address
+        self.ids = np.ascontiguousarray(rows["id"], np.int64)
+        self.collection_id = int(store.require_collection(collection))
         self.shard = shard
-        self.stats: dict[str, Any] = {"index_shards": 0, "index_shards_kept": 0}
+        self.bounds = list(range(0, len(self.ids), shard))
+        _, first, inverse = np.unique(rows["h64"], return_index=True, return_inverse=True)
+        inverse = np.ravel(inverse)
+        self.owner = (first // shard)[inverse].astype(np.int32)
+        self.first = self.ids[first][inverse]  # each segment's vector id: its text's first
+        plan = hashlib.sha256(json.dumps([key, shard]).encode() + self.ids.tobytes())
+        plan.update(np.ascontiguousarray(rows["h64"], np.int64).tobytes())
+        self.dir = folder / f"parts-{plan.hexdigest()[:16]}"
+        trained = json.dumps([vi.kind, vi.params], sort_keys=True).encode()
+        self.ivf = self.dir / f"ivf-{hashlib.sha256(trained).hexdigest()[:12]}"
+        self.stats: dict[str, Any] = {
+            "parts": len(self.bounds), "parts_kept": 0, "encoded": 0, "cached": 0,
+            "index_shards": 0, "index_shards_kept": 0,
+        }  # fmt: skip
+
+    def _part(self, n: int) -> Path:
+        return self.dir / f"part-{n:06d}.sqlite"
+
+    def _range(self, n: int) -> tuple[int, int, np.ndarray, np.ndarray]:
+        """Part ``n``: its first and last segment id, the part and id of each one's vector."""
+        lo, hi = self.bounds[n], self.bounds[n] + self.shard
+        part = self.ids[lo:hi]
+        return int(part[0]), int(part[-1]), self.owner[lo:hi], self.first[lo:hi]
+
+    def _store_uri(self) -> tuple[str, bool]:
+        """The store's path for the workers; ``immutable`` when its write-ahead log is
+        empty (readers on other hosts cannot share SQLite's lock memory; nothing writes
+        the store while the workers read it)."""
+        db = self.store.db
+        busy, log, done = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return str(Path(self.store.path).resolve()), busy == 0 and log in (0, -1)
+
+    def _cluster(self, todo: int) -> tuple[Any, int]:
+        ray = connect(self.address)
+        return ray, _workers(ray, None, todo)
+
+    def encode(
+        self, encoder: Any, *, batch_size: int, on_progress: ProgressCallback,
+        cancel: CancelToken | None,
+    ) -> None:  # fmt: skip
+        """Phase 1: every missing part store written by the workers."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        todo = [n for n in range(len(self.bounds)) if not self._part(n).is_file()]
+        self.stats["parts_kept"] = len(self.bounds) - len(todo)
+        if not todo:
+            return
+        path = getattr(encoder, "path", None)
+        if path is None or not Path(path).is_dir():
+            raise ConfigError(
+                f"model {getattr(encoder, 'id', '?')} has no folder to ship to the workers",
+                hint="index with a model folder (xlsearch models lists them)",
+            )
+        ray, n_workers = self._cluster(len(todo))
+        self.stats["workers"] = n_workers
+        total = int(sum(min(self.shard, len(self.ids) - self.bounds[n]) for n in todo))
+        on_progress(
+            Progress("plan", 0, None, f"{len(todo)} parts ({total:,} segments) on "
+                     f"{n_workers} worker{'s' if n_workers > 1 else ''} of the cluster")
+        )  # fmt: skip
+        uri, immutable = self._store_uri()
+        init = (
+            ray.put(_model_files(Path(path))), batch_size, uri, immutable, self.collection_id,
+            str(self.dir), self.key, None,
+        )  # fmt: skip
+        done = 0
+
+        def kept(n: int, result: tuple[int, int]) -> None:
+            nonlocal done
+            done += min(self.shard, len(self.ids) - self.bounds[n])
+            self.stats["shards"] = self.stats.get("shards", 0) + 1
+            self.stats["encoded"] += result[0]
+            self.stats["cached"] += result[1]
+            on_progress(Progress("embed", done, total, metrics={"shards": self.stats["shards"]}))
+
+        jobs = (((n, *self._range(n)), n) for n in todo)
+        _spread(ray, _PartWorker, init, n_workers, jobs, "encode_part", kept, self.stats, cancel)
+
+    def vectors(self, ids: np.ndarray, dim: int) -> np.ndarray:
+        """Rows for ``ids`` (segment ids of the plan), read from the part stores here."""
+        pos = np.searchsorted(self.ids, ids)
+        rows = [(int(self.ids[p]), int(self.first[p]), int(self.owner[p])) for p in pos]
+        conns: dict[int, Any] = {}
+        try:
+            return _gather(self.dir, rows, dim, conns)
+        finally:
+            for c in conns.values():
+                c.close()
 
     def resume(self, vi: Any) -> bool:
         """Load the trained index of an earlier, stopped run of this plan into ``vi``."""
@@ -361,11 +647,11 @@ class ShardedBuild:
 
         import faiss
 
-        trained = self.dir / "trained.faiss"
+        trained = self.ivf / "trained.faiss"
         if not trained.is_file():
             return False
         vi.index = faiss.read_index(str(trained))
-        vi.params = json.loads((self.dir / "trained.json").read_text(encoding="utf-8"))
+        vi.params = json.loads((self.ivf / "trained.json").read_text(encoding="utf-8"))
         return True
 
     def _keep_trained(self, vi: Any) -> None:
@@ -373,24 +659,16 @@ class ShardedBuild:
 
         import faiss
 
-        if (self.dir / "trained.faiss").is_file():
+        if (self.ivf / "trained.faiss").is_file():
             return
-        self.dir.mkdir(parents=True, exist_ok=True)
-        (self.dir / "trained.json").write_text(json.dumps(vi.params), encoding="utf-8")
-        faiss.write_index(vi.index, str(self.dir / "trained.faiss.tmp"))
-        (self.dir / "trained.faiss.tmp").replace(self.dir / "trained.faiss")
+        self.ivf.mkdir(parents=True, exist_ok=True)
+        (self.ivf / "trained.json").write_text(json.dumps(vi.params), encoding="utf-8")
+        faiss.write_index(vi.index, str(self.ivf / "trained.faiss.tmp"))
+        (self.ivf / "trained.faiss.tmp").replace(self.ivf / "trained.faiss")
 
-    def fill(
-        self,
-        vi: Any,
-        ids: np.ndarray,
-        vectors: Callable[[np.ndarray], np.ndarray],
-        *,
-        on_progress: ProgressCallback,
-        cancel: CancelToken | None,
-    ) -> Any:
-        """Fill the trained ``vi`` with ``ids`` (``vectors(ids)`` gives their rows) shard by
-        shard on the workers; returns the merged on-disk index (a new ``VectorIndex``)."""
+    def fill(self, vi: Any, *, on_progress: ProgressCallback, cancel: CancelToken | None) -> Any:
+        """Phase 3: the trained ``vi`` filled shard by shard on the workers from their
+        parts, merged here on disk; returns the merged on-disk index (a new ``VectorIndex``)."""
         import uuid
 
         import faiss
@@ -398,47 +676,46 @@ class ShardedBuild:
         from xlsearch.engine.index.vectors import merge_on_disk
 
         self._keep_trained(vi)
-        bounds = list(range(0, len(ids), self.shard))
-        files = [self.dir / f"shard-{n:06d}.faiss" for n in range(len(bounds))]
+        files = [self.ivf / f"shard-{n:06d}.faiss" for n in range(len(self.bounds))]
         todo = [n for n, f in enumerate(files) if not f.is_file()]
         self.stats["index_shards_kept"] = len(files) - len(todo)
-        total = len(ids)
-        done = sum(min(self.shard, total - bounds[n]) for n in range(len(files)) if n not in todo)
+        total = len(self.ids)
+        done = sum(min(self.shard, total - self.bounds[n]) for n in range(len(files)))
+        done -= sum(min(self.shard, total - self.bounds[n]) for n in todo)
         if todo:
-            ray = connect(self.address)
-            n_workers = _workers(ray, None, len(todo))
+            ray, n_workers = self._cluster(len(todo))
             self.stats["index_workers"] = n_workers
             on_progress(
                 Progress("plan", 0, None, f"{len(todo)} index shards on {n_workers} workers")
             )
             trained = ray.put(np.asarray(faiss.serialize_index(vi.index)))
+            uri, immutable = self._store_uri()
+            init = (None, 1, uri, immutable, self.collection_id, str(self.dir), self.key, trained)
 
-            def jobs() -> Iterator[tuple[tuple[Any, ...], Any]]:
-                for n in todo:
-                    part = ids[bounds[n] : bounds[n] + self.shard]
-                    yield (part, vectors(part)), n
-
-            def keep(n: int, data: np.ndarray) -> None:
+            def keep(n: int, count: int) -> None:
                 nonlocal done
-                tmp = files[n].with_suffix(".tmp")
-                tmp.write_bytes(np.asarray(data, np.uint8).tobytes())
-                tmp.replace(files[n])  # written once, whole: a retried shard replaces nothing
-                done += min(self.shard, total - bounds[n])
+                done += count
                 self.stats["index_shards"] += 1
                 on_progress(Progress("index", done, total, metrics=dict(self.stats)))
 
-            init = (trained,)
-            _spread(ray, _IndexWorker, init, n_workers, jobs(), "fill", keep, self.stats, cancel)
+            jobs = (((n, str(files[n])), n) for n in todo)
+            _spread(ray, _ShardFiller, init, n_workers, jobs, "fill", keep, self.stats, cancel)
         on_progress(Progress("merge", 0, 1, f"merging {len(files)} shards on disk"))
         merged = merge_on_disk(vi, files, self.folder / f"index-{uuid.uuid4().hex[:12]}.ivfdata")
         on_progress(Progress("merge", 1, 1))
         return merged
 
     def clean(self) -> None:
-        """Remove every shard folder of the index folder (after the merged index is saved)."""
+        """After the merged index is saved: drop the shard files and trained index, and the
+        parts of other plans; this plan's parts stay (a rebuild reuses them)."""
         import shutil
 
-        for old in self.folder.glob("shards-*"):
+        for old in self.folder.glob("parts-*"):
+            if old != self.dir:
+                shutil.rmtree(old, ignore_errors=True)
+        for old in self.dir.glob("ivf-*"):
+            shutil.rmtree(old, ignore_errors=True)
+        for old in self.folder.glob("shards-*"):  # an older version's shard folders
             shutil.rmtree(old, ignore_errors=True)
 
 

@@ -19,7 +19,6 @@ import numpy as np
 
 from xlsearch.engine.errors import IndexDamagedError, IndexMismatchError
 from xlsearch.engine.index.cache import (
-    ensure_vectors,
     iter_vectors,
     model_key,
     register_model,
@@ -144,36 +143,47 @@ def _update(
         keys = {"id": keys["id"][keep], "h64": keys["h64"][keep]}
         stats["removed"] = int(len(remove))
     new_ids: list[np.ndarray] = []
-    sharded = None
+    parts = None
+    if cluster and len(add):
+        from xlsearch.engine.index.cluster import SHARD, PartsBuild, encode_on_cluster
+
+        if not vi.is_trained:  # a new IVF index: built where the data is (see PartsBuild)
+            folder = index_folder(collection, key)
+            parts = PartsBuild(
+                store, folder, key, vi, rows, collection, address=cluster, shard=shard or SHARD
+            )
+            stats["cluster"] = parts.stats
+        else:  # flat/HNSW (built here) or an update: the texts are encoded on the cluster
+            stats["cluster"] = encode_on_cluster(
+                store, encoder, key, collection, ids=add, address=cluster,
+                shard=shard or SHARD, on_progress=on_progress, cancel=cancel,
+            )  # fmt: skip
     if len(add) and not vi.is_trained:
         # IVF: embed everything first (cached), train on a sample, then add from the cache
-        if cluster:  # the lists are filled on the cluster's workers and merged on disk
-            from xlsearch.engine.index.cluster import SHARD, ShardedBuild
-
-            folder = index_folder(collection, key)
-            hashes = np.fromiter((h_of[int(i)] for i in add), dtype=np.int64, count=len(add))
-            plan = (vi, add, hashes)
-            sharded = ShardedBuild(folder, key, *plan, address=cluster, shard=shard or SHARD)
         nlist = int(vi.params["nlist"])
         rng = np.random.default_rng(0)
         sample_ids = np.sort(rng.choice(add, size=min(len(add), 50 * nlist), replace=False))
-        for _ in iter_vectors(store.db, encoder, key, add, on_progress=on_progress, cancel=cancel):
-            pass
-        if sharded is None or not sharded.resume(vi):
-            samples = [v for _, v in iter_vectors(store.db, encoder, key, sample_ids)]
-            sample = np.concatenate(samples) if samples else np.zeros((0, dim), np.float32)
+        if parts is not None:
+            parts.encode(encoder, batch_size=256, on_progress=on_progress, cancel=cancel)
+        else:
+            for _ in iter_vectors(
+                store.db, encoder, key, add, on_progress=on_progress, cancel=cancel
+            ):
+                pass
+        if parts is None or not parts.resume(vi):
+            if parts is not None:
+                sample = parts.vectors(sample_ids, dim)
+            else:
+                samples = [v for _, v in iter_vectors(store.db, encoder, key, sample_ids)]
+                sample = np.concatenate(samples) if samples else np.zeros((0, dim), np.float32)
             msg = f"{vi.params['nlist']} lists on {len(sample)} rows"
             on_progress(Progress("train", 0, 1, msg))
             vi.train(sample)
             on_progress(Progress("train", 1, 1))
-    if sharded is not None:
-
-        def rows_of(ids: np.ndarray) -> np.ndarray:
-            return ensure_vectors(store.db, encoder, key, ids, cancel=cancel)
-
-        vi = sharded.fill(vi, add, rows_of, on_progress=on_progress, cancel=cancel)
+    if parts is not None:
+        vi = parts.fill(vi, on_progress=on_progress, cancel=cancel)
         new_ids.append(np.asarray(add, np.int64))
-        stats["sharded"] = sharded
+        stats["sharded"] = parts
     else:
         for ids, vecs in iter_vectors(
             store.db, encoder, key, add, on_progress=on_progress, cancel=cancel
@@ -192,9 +202,12 @@ def _update(
     if stats["rebuilt"] and vi.kind in IVF_KINDS and vi.ntotal > 20:
         rng = np.random.default_rng(1)
         pick = np.sort(rng.choice(keys["id"], size=min(200, vi.ntotal), replace=False))
-        qs = [v for _, v in iter_vectors(store.db, encoder, key, pick)]
+        if parts is not None:
+            q = parts.vectors(pick, dim)
+        else:
+            q = np.concatenate([v for _, v in iter_vectors(store.db, encoder, key, pick)])
         on_progress(Progress("tune", 0, 1, "choosing nprobe for recall@10 ≥ 0.97"))
-        stats["tuned_recall"] = tune_nprobe(vi, np.concatenate(qs), pick)
+        stats["tuned_recall"] = tune_nprobe(vi, q, pick)
     if vi.ntotal != len(keys["id"]):  # pragma: no cover - would be a bug
         raise IndexMismatchError(f"index holds {vi.ntotal} vectors but {len(keys['id'])} keys")
     fields = {"generation": gen, "auto": auto}
@@ -251,9 +264,11 @@ def build_index(
 ) -> OpenIndex:
     """Create or incrementally update the index of ``collection`` for ``encoder``'s model.
 
-    ``cluster`` (``local``, ``auto`` or a Ray address): the uncached texts are first encoded
-    on a Ray cluster, ``shard`` texts per task (see ``cluster``); the index is then built
-    from the cache as without it, so it holds the same vectors in the same order.
+    ``cluster`` (``local``, ``auto`` or a Ray address), ``shard`` segments per task: a new
+    IVF index is built where the data is (``cluster.PartsBuild``: workers encode their part
+    of the store into part stores and fill index shards, merged on disk here); otherwise the
+    uncached texts are encoded on the cluster and the index built here from the cache. Either
+    way it holds the same vectors in the same order as without the cluster: the same hits.
 
     ``kind``: ``auto`` keeps the current kind (or picks flat/ivf/ivfpq by size), else one of
     flat, hnsw, ivf, sq8, ivfpq (a different kind rebuilds). Only segments whose text has no
@@ -268,20 +283,6 @@ def build_index(
         current = None if rebuild else _load_or_rebuild(folder, on_progress)
         if current is not None:
             _check_model(current[2], key, int(encoder.dim), folder)
-        spread: dict[str, Any] = {}
-        if cluster:
-            from xlsearch.engine.index.cluster import SHARD, encode_on_cluster
-
-            spread = encode_on_cluster(
-                store,
-                encoder,
-                key,
-                collection,
-                address=cluster,
-                shard=shard or SHARD,
-                on_progress=on_progress,
-                cancel=cancel,
-            )
         vi, keys, fields, stats = _update(
             store,
             encoder,
@@ -297,10 +298,6 @@ def build_index(
             shard=shard,
         )
         sharded = stats.pop("sharded", None)
-        if sharded is not None:
-            spread = {**spread, **sharded.stats}
-        if spread:
-            stats["cluster"] = spread
         if cancel is not None:
             cancel.raise_if_cancelled()
         head = {"collection": collection, "model_id": key, "model": str(getattr(encoder, "id", ""))}
