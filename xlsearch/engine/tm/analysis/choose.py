@@ -27,6 +27,7 @@ def choose(doc: Document, scored: Candidates, threshold: float) -> list[SegmentR
             best = lr.matches[0]
             fuzzy = max(m.fuzzy for m in lr.matches)
             alternatives = ctx.flag_alternatives(best, lr.matches)
+            ctx.flag_short_fuzzy(best, res.source)
         cosine, semantic = res.cosine, res.semantic
         pool = [m for m in [*lr.matches, *lr.cross] if m.semantic is not None]
         pool = same_shape(pool, res.source, doc.src)  # a sentence for a sentence

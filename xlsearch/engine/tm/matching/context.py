@@ -78,6 +78,24 @@ def apply(matches: list[Any], segment: str, context: str) -> None:
     )
 
 
+SHORT_WORDS = 3
+"""A string of at most this many words is *short*: another word in it is another string."""
+SHORT_FUZZY = 85
+"""Under this fuzzy %, an unrepaired match of a short string is a suggestion only."""
+
+
+def flag_short_fuzzy(m: Any, segment: str) -> bool:
+    """Flag a fuzzy match under ``SHORT_FUZZY`` % of a string of at most ``SHORT_WORDS``
+    words as a suggestion only (one word of three differs: "Select _All" is not "Select
+    _all Files"); True when flagged."""
+    if m.fuzzy >= SHORT_FUZZY or m.repairs or suggestion_only(m):
+        return False
+    if len(re.findall(r"[^\W_]+", segment.replace("_", "").replace("&", ""))) > SHORT_WORDS:
+        return False
+    m.flags.insert(0, f"{SUGGESTION_ONLY} a short string with other words ({m.fuzzy} %)")
+    return True
+
+
 def suggestion_only(m: Any) -> bool:
     return any(f.startswith(SUGGESTION_ONLY) for f in m.flags)
 
@@ -111,6 +129,7 @@ __all__ = [
     "SUGGESTION_ONLY",
     "apply",
     "flag_alternatives",
+    "flag_short_fuzzy",
     "is_short",
     "never_leveraged",
     "suggestion_only",

@@ -31,6 +31,7 @@ from xlsearch.engine.runtime.cpu import one_blas_thread
 from xlsearch.engine.tm.matching import fuzzy as fz
 from xlsearch.engine.tm.matching import inside
 from xlsearch.engine.tm.matching import repair as rp
+from xlsearch.engine.tm.matching import substitute as sub
 from xlsearch.engine.tm.matching.candidates import (
     LEXICAL_EXTRA,
     Candidates,
@@ -47,6 +48,8 @@ from xlsearch.engine.tm.matching.matches import (
     Weights,
 )
 
+SUBSTITUTION_TRIES = 3
+"""Fuzzy matches (best first) tried for a phrase swap (``substitute``)."""
 CAT_FILL = 75
 """A sentence inside a paragraph unit is offered from this fuzzy % (what a CAT tool fills)."""
 
@@ -142,6 +145,7 @@ class Lookup(Candidates):
         self.penalties = penalties
         """Fuzzy points per kind of difference a repaired match loses (None: no repair)."""
         self._conventions: dict[tuple[str, int], rp.Conventions] = {}
+        self._phrases: dict[tuple[str, str, str], str | None] = {}
 
     # -- public ------------------------------------------------------------------------------
     def lookup(
@@ -358,8 +362,9 @@ class Lookup(Candidates):
         best: list[tuple] = []
         copies: dict[tuple[str, str], int] = {}  # the same source and target: shown once
         step = max(2 * k, 8)  # units are read for the best candidates only, a few at a time
+        wanted = max(k, SUBSTITUTION_TRIES) if tgt and self.penalties is not None else k
         for lo in range(0, len(scored), step):
-            if len(best) >= k:
+            if len(best) >= wanted:
                 break
             chunk = scored[lo : lo + step]
             self._load_units(units, [rows[item[-5]]["tu_id"] for item in chunk])
@@ -371,7 +376,7 @@ class Lookup(Candidates):
                 key = (row["text"], side["text"] if side else "")
                 if key in copies:
                     copies[key] += 1
-                elif len(best) < k:
+                elif len(best) < wanted:
                     copies[key] = 1
                     best.append(item)
         out = []
@@ -386,6 +391,11 @@ class Lookup(Candidates):
             out.append(m)
         if twins:  # a twin that could not be repaired ranks by its own fuzzy %
             out.sort(key=lambda m: (m.fuzzy < 100, not m.repairs, -m.score))
+        if tgt and self.penalties is not None:
+            swapped = [self._substitute(segment, m, rows, tgt) for m in out]
+            if any(swapped):  # a swapped phrase: ranked by its fuzzy %, ties as they were
+                out.sort(key=lambda m: -min(m.fuzzy, 100) if m.fuzzy >= sub.SUBSTITUTED else 0)
+            out = out[:k]
         if paragraphs:
             out = self._sentences_inside(segment, paragraphs, rows, units, tgt, out, k, min_fuzzy)
         return out
@@ -434,6 +444,52 @@ class Lookup(Candidates):
             at = next((i for i, o in enumerate(merged) if o.fuzzy < m.fuzzy), len(merged))
             merged.insert(at, m)  # before the first weaker match; the ranking stays as it was
         return merged[:k]
+
+    def _substitute(
+        self, segment: str, m: Match, rows: dict[int, dict[str, Any]], tgt: str
+    ) -> bool:
+        """Swap the phrase ``m``'s source differs in for the memory's translation of the
+        new one (``substitute``); True when done."""
+        if m.fuzzy >= sub.SUBSTITUTED or m.fuzzy < FUZZY_FLOOR or m.repairs or not m.target:
+            return False
+        src = rows[m.segment_id]["lang"] if m.segment_id in rows else m.source_lang
+        got = sub.substitute(segment, m.source, m.target, lambda p: self.phrase(p, src, tgt))
+        if got is None:
+            return False
+        m.original_target, m.target = m.target, got[0]
+        m.repairs = [got[1]]
+        m.flags.insert(0, got[1])
+        m.fuzzy = sub.SUBSTITUTED
+        if m.semantic is None:
+            m.score = float(sub.SUBSTITUTED)
+        return True
+
+    def phrase(self, text: str, src: str, tgt: str) -> str | None:
+        """The memory's one translation of a short phrase stored alone (mnemonic and
+        trailing punctuation aside): the form at least two thirds of its units give; None
+        when none or when they disagree."""
+        key = (text.lower(), src, tgt)
+        if key in self._phrases:
+            return self._phrases[key]
+        ids = self._twins(text, src)
+        rows = self._rows(ids)
+        units: dict[str, list[dict[str, Any]]] = {}
+        self._load_units(units, [r["tu_id"] for r in rows.values() if self._wanted(r)])
+        forms: dict[str, int] = {}
+        for r in rows.values():
+            if not self._wanted(r):
+                continue
+            side = self._target(r, units, tgt)[1]
+            if side is not None:
+                form = rp.bare(side["text"])
+                forms[form] = forms.get(form, 0) + 1
+        got = None
+        if forms:
+            form, n = max(forms.items(), key=lambda x: x[1])
+            if 3 * n >= 2 * sum(forms.values()) and form:
+                got = form
+        self._phrases[key] = got
+        return got
 
     def _repair(self, segment: str, m: Match, before: int, kinds: list[str], tgt: str) -> None:
         """Repair a normalised twin's target (``repair``); one that cannot be repaired

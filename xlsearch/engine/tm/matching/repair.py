@@ -139,6 +139,17 @@ def parse(text: str) -> Parsed:
     return Parsed(text, mnemonic, trail, nums, phs, core, s)
 
 
+def bare(text: str) -> str:
+    """``text`` without its mnemonic and trailing ellipsis/colon/stop, spaces collapsed."""
+    s = CJK_MNEMONIC.sub("", text.strip(), count=1)
+    if s.count("_") + s.count("&") == 1:
+        s = INLINE_MNEMONIC.sub("", s, count=1)
+    t = _TRAIL.search(s)
+    if t:
+        s = s[: t.start()]
+    return " ".join(s.split())
+
+
 def twin_key(text: str) -> str:
     """What two strings that differ only in ``KINDS`` have in common (``differences`` is
     not None for them): the lower-cased core."""
@@ -381,6 +392,7 @@ __all__ = [
     "FLOOR",
     "KINDS",
     "REPAIRED",
+    "bare",
     "Conventions",
     "Penalties",
     "differences",
