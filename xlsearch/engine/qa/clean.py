@@ -32,8 +32,8 @@ MISALIGNED_ODDS = 0.0
 """A pair is misaligned when its words' log odds (natural log) for "the target translates
 the source" against "any target" are below this: the evidence favours a random pairing."""
 MIN_EVIDENCE = 2.0
-"""... and a random pairing would score at least this far below zero (a pair with few
-known words cannot be judged)."""
+"""... and the pair would score at least this far below zero with none of its words' usual
+partners, either way (a pair with few known words cannot be judged)."""
 SHARED_TARGET_ODDS = 5.0
 """Of pairs sharing one target, one whose words fit it this much worse than the best one's
 (log odds) is misaligned too (a shifted line repeats its neighbour's target) ..."""
@@ -152,8 +152,8 @@ def find_noisy(
         for i in range(n):
             if not rep.keep[i] or score[i] >= MISALIGNED_ODDS:
                 continue
-            # What a random target would score: every usual partner missing.
-            floor = lex.score(sources[i], frozenset(), own=False)
+            # What the pair would score with none of its words' usual partners (either way).
+            floor = lex.score(sources[i], frozenset()) + lex.score(frozenset(), targets[i])
             if floor > -MIN_EVIDENCE:
                 continue
             lacks = missing_partners(lex, sources[i], targets[i])
