@@ -98,26 +98,52 @@ def test_cluster_build_gives_the_same_hits_and_resumes_by_shard(
     np.testing.assert_allclose(s_c, s_1, atol=1e-6)
 
 
-def test_mining_on_the_cluster_gives_the_same_pairs(
+def test_mining_on_the_cluster_resumes_by_shard_pair_and_gives_the_same_pairs(
     local_ray: None, tiny_static_model: Path
 ) -> None:
+    """k-NN per shard pair (2 × 2 shards each way) with the global margin, merged: a run
+    stopped after two shard pairs keeps them, the rerun computes only the others, a killed
+    worker's pair is computed again; no pair lost or merged twice, the pairs of one machine."""
+    import signal
+
     from xlsearch.engine.search.mining import mine_store
 
     enc = load_encoder(tiny_static_model)
     key = model_key(enc)
     en = sentences(600, seed=5)
     de = [{"de": u["en"].replace("the", "der").replace("cat", "katze")} for u in en]
+    mine = {"collection": "web", "threshold": None, "cluster": "local", "shard": 300}
     with Store() as store:
         add_document(store, "web", "en.txt", en)
         add_document(store, "web", "de.txt", de)
-        # k-NN per shard pair (2 × 2 shards each way) with the global margin, merged
+        kept = store.path.parent / "mining"
+        cancel = CancelToken()
+
+        def stop_after_two(p: Progress) -> None:
+            if p.stage == "mine fwd" and (p.metrics or {}).get("shard_pairs") == 2:
+                cancel.cancel()
+
+        with pytest.raises(CancelledError):
+            mine_store(store, enc, "en", "de", on_progress=stop_after_two, cancel=cancel, **mine)
+        assert len(list(kept.glob("knn-*/pair-*.npz"))) == 2
         seen: list[Progress] = []
-        dist = mine_store(
-            store, enc, "en", "de", collection="web", threshold=None, cluster="local", shard=300,
-            on_progress=seen.append,
-        )  # fmt: skip
-        pairs_done = [p.metrics["shard_pairs"] for p in seen if p.stage == "mine fwd"]
-        assert pairs_done[-1] == 4
+        killed: list[int] = []
+
+        def kill_one(p: Progress) -> None:
+            seen.append(p)
+            if p.stage == "mine bwd" and not killed:
+                pids = _encode_workers(b"_KnnWorker")
+                assert pids, "no k-NN worker process found"
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+
+        dist = mine_store(store, enc, "en", "de", on_progress=kill_one, **mine)
+        fwd = [p.metrics or {} for p in seen if p.stage == "mine fwd"]
+        bwd = [p.metrics or {} for p in seen if p.stage == "mine bwd"]
+        assert fwd[-1]["pairs_kept"] == 2 and len(fwd) == fwd[-1]["shard_pairs"] == 4
+        assert killed and bwd[-1]["retried"] >= 1
+        assert bwd[-1]["pairs_kept"] == 0 and len(bwd) == bwd[-1]["shard_pairs"] == 4
+        assert not list(kept.glob("knn-*"))  # a finished run leaves nothing behind
         assert cache_size(store.db, key) > 0
         with store.transaction() as conn:
             conn.execute("DELETE FROM embeddings")

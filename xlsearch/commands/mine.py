@@ -40,7 +40,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--cluster",
         metavar="local|auto|ADDRESS",
-        help="encode and mine on a Ray cluster (pip install xlsearch[cluster]); see docs/scale.md",
+        help="encode and mine on a Ray cluster (pip install xlsearch[cluster]); a stopped run "
+        "resumes by shard pair when run again; see docs/scale.md",
     )
     p.add_argument("--show", type=int, default=20, help="pairs to print (default 20)")
     p.set_defaults(func=cmd_mine)

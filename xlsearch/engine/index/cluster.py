@@ -744,6 +744,17 @@ def _best(sims: np.ndarray, inds: np.ndarray, k: int) -> tuple[np.ndarray, np.nd
     return np.take_along_axis(sims, order, axis=1), np.take_along_axis(inds, order, axis=1)
 
 
+def pairs_folder(keep: Path, queries: np.ndarray, base: np.ndarray, k: int, shard: int) -> Path:
+    """The folder keeping the finished shard pairs of one k-NN search: named after the
+    vectors themselves, ``k`` and the shard size, so only the same search resumes from it."""
+    import hashlib
+
+    digest = hashlib.blake2b(f"{k}|{shard}|{queries.shape}|{base.shape}".encode())
+    for a in (queries, base):
+        digest.update(np.ascontiguousarray(a, np.float32).data)
+    return keep / f"knn-{digest.hexdigest()[:16]}"
+
+
 def knn_on_cluster(
     queries: np.ndarray,
     base: np.ndarray,
@@ -752,12 +763,18 @@ def knn_on_cluster(
     address: str,
     shard: int = MINE_SHARD,
     stage: str = "knn",
+    keep: Path | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact k-NN of every query row in ``base``, one task per (query shard, base shard)
     pair on the cluster's workers, merged here into each row's global ``k`` best: the
-    neighbours a flat index over all of ``base`` finds (equal scores by lower index)."""
+    neighbours a flat index over all of ``base`` finds (equal scores by lower index).
+
+    ``keep`` (a folder, see ``pairs_folder``): each finished pair is written there (whole,
+    then merged), and pairs found there are merged instead of computed again, so a stopped
+    search resumes by shard pair. Progress metrics: ``shard_pairs`` merged so far,
+    ``pairs_kept`` from the folder, ``retried`` (pairs sent again after a worker died)."""
     on_progress = on_progress or no_progress
     k = min(k, len(base))
     n = len(queries)
@@ -765,25 +782,54 @@ def knn_on_cluster(
     inds = np.full((n, k), -1, dtype=np.int64)
     if n == 0 or k == 0:
         return sims, inds
-    ray = connect(address)
+    queries = np.asarray(queries, np.float32)
+    base = np.asarray(base, np.float32)
     q_bounds = list(range(0, n, shard))
     b_bounds = list(range(0, len(base), shard))
-    q_refs = [ray.put(np.ascontiguousarray(queries[s : s + shard], np.float32)) for s in q_bounds]
-    b_refs = [ray.put(np.ascontiguousarray(base[s : s + shard], np.float32)) for s in b_bounds]
     pairs = [(qi, bi) for qi in range(len(q_bounds)) for bi in range(len(b_bounds))]
-    stats: dict[str, Any] = {}
-    done = 0
+    stats: dict[str, Any] = {"shard_pairs": 0, "pairs_kept": 0}
+
+    def file(tag: tuple[int, int]) -> Path:
+        assert keep is not None
+        return keep / f"pair-{tag[0]:05d}-{tag[1]:05d}.npz"
 
     def merge(tag: tuple[int, int], result: tuple[np.ndarray, np.ndarray]) -> None:
-        nonlocal done
         lo = q_bounds[tag[0]]
         hi = lo + len(result[0])
         both_s = np.concatenate([sims[lo:hi], result[0]], axis=1)
         both_i = np.concatenate([inds[lo:hi], result[1].astype(np.int64)], axis=1)
         sims[lo:hi], inds[lo:hi] = _best(both_s, both_i, k)
-        done += 1
-        on_progress(Progress(stage, done, len(pairs), metrics={"shard_pairs": done}))
+        stats["shard_pairs"] += 1
+        on_progress(Progress(stage, stats["shard_pairs"], len(pairs), metrics=dict(stats)))
 
-    jobs = (((q_refs[qi], b_refs[bi], b_bounds[bi], k), (qi, bi)) for qi, bi in pairs)
-    _spread(ray, _KnnWorker, (), _workers(ray, None, len(pairs)), jobs, "knn", merge, stats, cancel)
+    def kept(tag: tuple[int, int], result: tuple[np.ndarray, np.ndarray]) -> None:
+        if keep is not None:  # whole or absent: a stopped run never leaves half a pair
+            tmp = file(tag).with_suffix(".tmp.npz")
+            np.savez(tmp, sims=result[0], inds=result[1])
+            tmp.replace(file(tag))
+        merge(tag, result)
+
+    todo = pairs
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        todo = []
+        for tag in pairs:
+            try:
+                with np.load(file(tag)) as f:
+                    found = (f["sims"], f["inds"])
+            except (OSError, ValueError, KeyError):  # missing, or unreadable: computed again
+                todo.append(tag)
+                continue
+            stats["pairs_kept"] += 1
+            merge(tag, found)
+    if not todo:
+        return sims, inds
+    ray = connect(address)
+    q_refs = {qi: ray.put(np.ascontiguousarray(queries[q_bounds[qi] : q_bounds[qi] + shard]))
+              for qi in sorted({t[0] for t in todo})}  # fmt: skip
+    b_refs = {bi: ray.put(np.ascontiguousarray(base[b_bounds[bi] : b_bounds[bi] + shard]))
+              for bi in sorted({t[1] for t in todo})}  # fmt: skip
+    jobs = (((q_refs[qi], b_refs[bi], b_bounds[bi], k), (qi, bi)) for qi, bi in todo)
+    n_workers = _workers(ray, None, len(todo))
+    _spread(ray, _KnnWorker, (), n_workers, jobs, "knn", kept, stats, cancel)
     return sims, inds

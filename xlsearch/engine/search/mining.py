@@ -95,6 +95,7 @@ def mine_vectors(
     exact: bool = True,
     cluster: str | None = None,
     shard: int | None = None,
+    keep: Path | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> list[MarginPair]:
@@ -102,22 +103,31 @@ def mine_vectors(
 
     ``cluster`` (a Ray address): both k-NN searches run as exact k-NN per shard pair
     (``shard`` rows a side) on the cluster, merged into global neighbour lists here, so
-    the margins (hence the pairs) are those of one machine's exact search."""
+    the margins (hence the pairs) are those of one machine's exact search. With ``keep`` (a
+    folder) finished shard pairs are kept there until both searches are done, so a stopped
+    run resumes without computing them again."""
     margins.check(margin, retrieval)
     if len(x) == 0 or len(y) == 0:
         return []
     if cluster:
-        from xlsearch.engine.index.cluster import MINE_SHARD, knn_on_cluster
+        import shutil
+
+        from xlsearch.engine.index.cluster import MINE_SHARD, knn_on_cluster, pairs_folder
 
         rows = shard or MINE_SHARD
+        fwd = pairs_folder(keep, x, y, k, rows) if keep is not None else None
+        bwd = pairs_folder(keep, y, x, k, rows) if keep is not None else None
         x2y_sim, x2y_ind = knn_on_cluster(
-            x, y, k, address=cluster, shard=rows, stage="mine fwd",
+            x, y, k, address=cluster, shard=rows, stage="mine fwd", keep=fwd,
             on_progress=on_progress, cancel=cancel,
         )  # fmt: skip
         y2x_sim, y2x_ind = knn_on_cluster(
-            y, x, k, address=cluster, shard=rows, stage="mine bwd",
+            y, x, k, address=cluster, shard=rows, stage="mine bwd", keep=bwd,
             on_progress=on_progress, cancel=cancel,
         )  # fmt: skip
+        for done in (fwd, bwd):
+            if done is not None:
+                shutil.rmtree(done, ignore_errors=True)
     else:
         x2y_sim, x2y_ind = knn(
             x, y, k, batch=batch, exact=exact, stage="mine fwd",
@@ -129,10 +139,10 @@ def mine_vectors(
         )  # fmt: skip
     # the k-NN similarity is exactly cos(x_i, y_j) for a flat index
     c = margins.select(x2y_sim, x2y_ind, y2x_sim, y2x_ind, margin=margin, retrieval=retrieval)
-    keep = np.ones(len(c.score), bool) if threshold is None else c.score >= threshold
+    above = np.ones(len(c.score), bool) if threshold is None else c.score >= threshold
     return [
         MarginPair(float(c.score[i]), int(c.src[i]), int(c.tgt[i]), float(c.cosine[i]))
-        for i in np.flatnonzero(keep)
+        for i in np.flatnonzero(above)
     ]
 
 
@@ -170,7 +180,9 @@ def mine_store(
     identical texts are mined once. ``exact=False`` uses IVF k-NN for sides over 50k.
     ``cluster`` (``local``, ``auto`` or a Ray address): uncached texts of the collection(s)
     are first encoded on a Ray cluster (same vectors), then the k-NN of both sides runs
-    per shard pair (``shard`` rows a side) on it with the global margin (the same pairs).
+    per shard pair (``shard`` rows a side) on it with the global margin (the same pairs);
+    finished shard pairs are kept in ``mining/`` beside the store until the run ends, so a
+    stopped run resumes by shard pair.
     """
     from xlsearch.engine.index.cache import ensure_vectors, model_key, segment_rows
 
@@ -210,6 +222,7 @@ def mine_store(
         exact=exact,
         cluster=cluster,
         shard=shard,
+        keep=Path(store.path).parent / "mining" if cluster else None,
         on_progress=on_progress,
         cancel=cancel,
     )
