@@ -262,3 +262,16 @@ def test_the_transformer_path_still_loads_torch(tmp_path: Path, tiny_st_model: P
     args = ["align", "a.txt", "b.txt", "--src-lang", "en", "--tgt-lang", "de", "-o", "al.tsv"]
     got = _run(RUN, [*args, "--model", str(tiny_st_model)], env, tmp_path)
     assert got["rc"] == 0 and "torch" in got["heavy"]
+
+
+def test_bag_sums_add_each_texts_tokens_in_order_like_add_at() -> None:
+    from xlsearch.engine.models.static_encoder import _bag_sums
+
+    rng = np.random.default_rng(0)
+    lengths = np.array([3, 0, 7, 1, 0, 12, 3])
+    rows = rng.standard_normal((int(lengths.sum()), 5)).astype(np.float32) * 1e3
+    want = np.zeros((len(lengths), 5), dtype=np.float32)
+    np.add.at(want, np.repeat(np.arange(len(lengths)), lengths), rows)
+    got = _bag_sums(rows, lengths, np.zeros_like(want))
+    assert np.array_equal(got, want)  # bit for bit: the same additions in the same order
+    assert not got[[1, 4]].any()

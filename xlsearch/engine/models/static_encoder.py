@@ -188,6 +188,22 @@ def l2_normalize(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(norms, np.float32(1e-12))[:, None]
 
 
+def _bag_sums(rows: np.ndarray, lengths: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Per text, the sum of its consecutive ``rows`` (``lengths`` of them), added token by
+    token in order, as torch's sum runs (the same floats as ``np.add.at``, ~4× faster):
+    position by position over the texts still that long, longest first."""
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    order = np.argsort(-lengths, kind="stable")
+    first = starts[order]
+    longer = len(lengths) - np.cumsum(np.bincount(lengths, minlength=int(lengths.max()) + 1))
+    acc = np.zeros_like(out)
+    for pos in range(int(lengths.max())):
+        k = int(longer[pos])  # texts with more than ``pos`` tokens: the first k in order
+        np.add(acc[:k], rows[first[:k] + pos], out=acc[:k])
+    out[order] = acc
+    return out
+
+
 class StaticEncoder:
     """The ``Encoder`` interface (``encode``, ``dim``, ``id``, ``card`` …) for a static model,
     in numpy: tokenize, mean of the rows of the embedding table, Dense head, normalise."""
@@ -260,11 +276,10 @@ class StaticEncoder:
             flat = np.fromiter((t for row in ids for t in row), dtype=np.int64)
             if flat.size and (flat.min() < 0 or flat.max() >= len(self.table)):
                 raise ModelError(f"{self.path}: the tokenizer yields ids beyond the table")
-            bag = np.repeat(np.arange(len(ids)), lengths)
             rows = self.table[flat]
             if self.scale is not None:
                 rows = rows.astype(np.float32) * self.scale[flat, None]
-            np.add.at(x, bag, rows)  # row by row, in order: as torch sums
+            x = _bag_sums(rows, lengths, x)
             x[full] /= lengths[full, None].astype(np.float32)
         for layer in self.dense:
             x = layer(x)
