@@ -293,13 +293,17 @@ def main() -> None:
                     key(e) for e in po
                     if e.msgstr and not e.fuzzy and not e.obsolete and e.msgid
                 ]  # fmt: skip
-                jobs.append((out, truth, units))
+                shown = {key(e): e.msgstr for e in po if key(e) in truth}
+                jobs.append((out, truth, units, shown))
             flags, payload, took = xlsearch_flags([j[0] for j in jobs], args.model)
             xl_time += took
             tgt_of = {(f["file"], f["unit"]): f["target"] for f in payload["flags"]}
+            notes_of: dict[tuple[str, str], list[str]] = defaultdict(list)
+            for f in payload["flags"]:
+                notes_of[(f["file"], f["unit"])].append(f"{f['kind']}/{f['severity']}")
             for c in payload.get("calibration", []):
                 notes.add(f"{lang}: {c['pair']} supported={c['supported']} {c['note'][:60]}")
-            for out, truth, units in jobs:
+            for out, truth, units, shown in jobs:
                 pf = {} if args.no_pofilter else pofilter_flags(out, tmp)
                 for k in units:
                     xk = flags.get((str(out), k), set())
@@ -316,7 +320,10 @@ def main() -> None:
                         injected[kind] += 1
                         found_xl[kind] += bool(xk)
                         if not xk and len(missed[kind]) < 300:
-                            missed[kind].append(f"{lang} {k[:60]!r}")
+                            missed[kind].append(
+                                f"{lang} {k[:60]!r} -> {shown.get(k, '')[:60]!r} "
+                                f"{notes_of.get((str(out), k), [])}"
+                            )
                         found_po[kind] += bool(pk)
                     for kk in KINDS:
                         if xk & XL_MATCH[kk]:
