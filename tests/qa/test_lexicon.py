@@ -114,7 +114,7 @@ def test_the_models_evidence_is_measured_on_the_file_own_pairs_against_shuffled(
     like theirs (evidence against)."""
     import numpy as np
 
-    from xlsearch.engine.qa.semantic import EmbeddingEvidence
+    from xlsearch.engine.qa.semantic import EmbeddingEvidence, Margins
 
     rng = np.random.default_rng(5)
     base = rng.normal(size=(200, 64))
@@ -123,7 +123,7 @@ def test_the_models_evidence_is_measured_on_the_file_own_pairs_against_shuffled(
     et[[3, 7]] = et[[7, 3]]  # two targets swapped
     es /= np.linalg.norm(es, axis=1, keepdims=True)
     et /= np.linalg.norm(et, axis=1, keepdims=True)
-    evidence = EmbeddingEvidence(es.astype(np.float32), et.astype(np.float32))
+    evidence = EmbeddingEvidence(Margins(es.astype(np.float32), et.astype(np.float32)))
     odds = evidence([3, 7, 10, 11, 12])
     assert odds[0] > 1 and odds[1] > 1
     assert (odds[2:] < 0).all()
@@ -161,3 +161,50 @@ def test_a_copy_of_a_word_the_users_targets_use_is_a_note_when_files_are_checked
         if f.kind == "untranslated" and f.file == small
     }
     assert alone == {"warning"} and together == {"info"}
+
+
+def test_a_tie_between_two_partners_is_broken_the_same_way_in_every_process() -> None:
+    """Word sets iterate in a per-process hash order: the partner of a word must not."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from xlsearch.engine.qa.lexicon import Lexicon\n"
+        "f = frozenset\n"
+        "lex = Lexicon.learn([(f({'file', 'open'}), f({'vwxyz', 'abcde', 'offen'}))] * 3)\n"
+        "print(lex.forward['file'][0], lex.backward['vwxyz'][0])\n"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout.strip()
+        for seed in range(4)
+    }  # fmt: skip
+    assert seen == {"abcde file"}
+
+
+def test_margins_match_a_plain_computation_with_units_written_twice() -> None:
+    """Each unit's margin: its pair's similarity less its target's best similarity to a
+    source that is no near duplicate of its own (a unit written twice: one margin)."""
+    import numpy as np
+
+    from xlsearch.engine.qa.semantic import NEAR_DUPLICATE, Margins
+
+    rng = np.random.default_rng(2)
+    es = rng.normal(size=(60, 16))
+    et = es + 0.8 * rng.normal(size=es.shape)
+    es[30:40], et[30:40] = es[:10], et[:10]  # ten units written twice
+    es /= np.linalg.norm(es, axis=1, keepdims=True)
+    et /= np.linalg.norm(et, axis=1, keepdims=True)
+    es, et = es.astype(np.float32), et.astype(np.float32)
+    want = []
+    for i in range(60):
+        others = [j for j in range(60) if es[i] @ es[j] < NEAR_DUPLICATE]
+        want.append(es[i] @ et[i] - max(et[i] @ es[j] for j in others))
+    m = Margins(es, et, sample=20)
+    assert np.allclose(m.own, want, atol=1e-5)
+    assert np.array_equal(m.own[30:40], m.own[:10])
+    assert len(m.shuffled) == 20

@@ -111,12 +111,13 @@ LOST_ODDS = 2.0
 (natural log) has lost part of the source (an omission)."""
 
 
-def _word_in(stem: str, texts: Sequence[str]) -> str:
-    """A word of ``texts`` that ``stem`` stands for (as written), else the stem."""
+def _word_in(stem: str, texts: Sequence[str], tokens: Sequence[frozenset[str]]) -> str:
+    """A word of ``texts`` (tokenised as ``tokens``) that ``stem`` stands for (as written),
+    else the stem."""
     from xlsearch.engine.qa.lexicon import target_tokens
 
-    for text in texts:
-        if stem in target_tokens(text):
+    for text, toks in zip(texts, tokens, strict=True):
+        if stem in toks:
             for w in re.findall(r"[^\W\d_]+", text.replace("_", "").replace("&", "")):
                 if stem in target_tokens(w):
                     return w
@@ -196,7 +197,7 @@ def lexical_flags(
 
     def shown(stem: str) -> str:
         if stem not in surface:
-            surface[stem] = _word_in(stem, [u.target for u in units])
+            surface[stem] = _word_in(stem, [u.target for u in units], targets)
         return surface[stem]
 
     for i, (own, other, who) in scored.items():
@@ -384,12 +385,13 @@ def check_units(
     no_text |= {f.key for f in lang_flags}
     skip = [u.key in no_text or is_credits(u.source) for u in units]
     cal = None
-    vectors = evidence = None
+    vectors = evidence = margins = None
     if encoder is not None and len(units) >= MIN_LEXICON_UNITS:
-        from xlsearch.engine.qa.semantic import EmbeddingEvidence, encode_pairs
+        from xlsearch.engine.qa.semantic import EmbeddingEvidence, Margins, encode_pairs
 
         vectors = encode_pairs(units, encoder, marker, on_progress=on_progress, cancel=cancel)
-        evidence = EmbeddingEvidence(*vectors)
+        margins = Margins(*vectors)
+        evidence = EmbeddingEvidence(margins)
     flags.extend(
         lexical_flags(
             units,
@@ -412,6 +414,7 @@ def check_units(
             marker=marker,
             skip=skip,
             vectors=vectors,
+            margins=margins,
             on_progress=on_progress,
             cancel=cancel,
         )

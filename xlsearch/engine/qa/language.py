@@ -74,6 +74,9 @@ def _script_name(script: str) -> str:
 
 def letter_scripts(text: str) -> Counter[str]:
     """How many letters of ``text`` each script has."""
+    if text.isascii():
+        letters = sum(map(str.isalpha, text))
+        return Counter({"LATIN": letters}) if letters else Counter()
     return Counter(_script(ch) for ch in text if ch.isalpha())
 
 
@@ -112,7 +115,8 @@ def _probabilities(ident: Any, text: str, langs: list[str]) -> list[float]:
         try:
             scores = decide(text)
             column = _columns(tuple(classes))
-            return [float(scores[column[lang]]) if lang in column else 0.0 for lang in langs]
+            cols = np.array([column.get(lang, -1) for lang in langs])
+            return np.where(cols >= 0, scores[cols], 0.0).tolist()  # type: ignore[no-any-return]
         except Exception:  # noqa: BLE001 - another py3langid: rank instead
             pass
     ranked = {str(lang): float(p) for lang, p in ident.rank(text)}
@@ -186,6 +190,7 @@ def language_flags(
     ident = None
     langs = sorted(plausible)
     asked: list[tuple[QaUnit, list[float], float]] = []
+    known: dict[str, list[float]] = {}  # a target written twice is identified once
 
     def flag(u: QaUnit, message: str) -> None:
         flags.append(Flag(u.file, u.key, u.source, u.target, "wrong-language", "error",
@@ -238,7 +243,9 @@ def language_flags(
             elif len(w) > 2 and translated >= UNSEEN_MIN_TARGETS:
                 evidence -= UNSEEN_WORD
         ident = ident or identifier()
-        asked.append((u, _probabilities(ident, text, langs), evidence))
+        if text not in known:
+            known[text] = _probabilities(ident, text, langs)
+        asked.append((u, known[text], evidence))
     if asked:
         probs = np.asarray([row for _, row, _ in asked], dtype=np.float64)
         odds, best = _odds(probs, langs.index(prim), langs.index(sprim) if sprim in langs else -1)

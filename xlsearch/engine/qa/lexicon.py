@@ -16,6 +16,7 @@ scored (leave-one-out), so a misplaced target cannot vouch for itself.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter, defaultdict
@@ -47,6 +48,7 @@ _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
+@functools.lru_cache(maxsize=65536)
 def source_tokens(text: str) -> frozenset[str]:
     """The source's content words, stemmed."""
     text = _CODES.sub(" ", _MNEMONIC.sub("", text))
@@ -57,6 +59,7 @@ def source_tokens(text: str) -> frozenset[str]:
     )
 
 
+@functools.lru_cache(maxsize=65536)
 def target_tokens(text: str) -> frozenset[str]:
     """The target's words, stemmed; pieces of two characters of a text written without
     spaces; the first two syllables of a Korean word."""
@@ -219,7 +222,8 @@ def misplaced(
             if got is not None and len(by_word[got[0]]) <= 50 * MAX_COMPETITORS:
                 hits.update(by_word[got[0]])
         best, who = -math.inf, -1
-        for j, _ in hits.most_common(MAX_COMPETITORS + 1):
+        ranked = sorted(hits.items(), key=lambda jn: (-jn[1], jn[0]))  # ties: file order
+        for j, _ in ranked[: MAX_COMPETITORS + 1]:
             if j == i or sources[j] == sources[i]:
                 continue
             sc = lex.score(sources[j], targets[i])

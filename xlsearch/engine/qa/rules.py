@@ -79,10 +79,19 @@ def _digits(text: str) -> str:
     return "".join(out)
 
 
+_CODE_PATTERNS = (
+    ("%", _PRINTF), ("%", _QT), ("$%", _DOLLAR), ("{", _BRACE_CODE), ("<", _MARKUP),
+    ("&", _ENTITY), ("/.", _URL), ("@", _EMAIL),
+)  # fmt: skip
+"""Each code pattern after a character every match of it has (most strings have none)."""
+
+
+@functools.lru_cache(maxsize=65536)
 def strip_codes(text: str) -> str:
     """``text`` without placeholders, markup and entities (their digits are not numbers)."""
-    for rx in (_PRINTF, _QT, _DOLLAR, _BRACE_CODE, _MARKUP, _ENTITY, _URL, _EMAIL):
-        text = rx.sub(" ", text)
+    for chars, rx in _CODE_PATTERNS:
+        if any(ch in text for ch in chars):
+            text = rx.sub(" ", text)
     return text
 
 

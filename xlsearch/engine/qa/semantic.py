@@ -76,20 +76,35 @@ def _derangement(n: int, rng: np.random.Generator) -> np.ndarray:
     return perm
 
 
+def _unique_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``x`` and, per row, its index among them (one source written
+    twice is one competitor)."""
+    seen: dict[bytes, int] = {}
+    index = np.fromiter(
+        (seen.setdefault(row.tobytes(), len(seen)) for row in x), dtype=np.int64, count=len(x)
+    )
+    first = np.zeros(len(seen), dtype=np.int64)
+    first[index[::-1]] = np.arange(len(x))[::-1]
+    return x[first], index
+
+
 def _best_competitor(
     es: np.ndarray, et: np.ndarray, rows: np.ndarray, tcols: np.ndarray, chunk: int = 2048
 ) -> np.ndarray:
     """For each ``i`` in ``rows``: the highest similarity of target ``tcols[i]`` to a source
-    that is not a near duplicate of source ``rows[i]``."""
+    that is not a near duplicate of source ``rows[i]`` (sources written twice compared
+    once; the row's own source left out before the first pass)."""
+    us, col = _unique_rows(es)
     out = np.empty(len(rows), dtype=np.float32)
     for a in range(0, len(rows), chunk):
         r = rows[a : a + chunk]
-        sims = et[tcols[a : a + chunk]] @ es.T
+        sims = et[tcols[a : a + chunk]] @ us.T
+        sims[np.arange(len(r)), col[r]] = -1.0  # its own source: a near duplicate of itself
         pending = np.arange(len(r))
         best = np.full(len(r), -1.0, dtype=np.float32)
         for _ in range(8):  # drop near duplicates of the row's source, best first
-            idx = sims[pending].argmax(axis=1)
-            dup = np.einsum("bd,bd->b", es[r[pending]], es[idx]) >= NEAR_DUPLICATE
+            idx = (sims if len(pending) == len(r) else sims[pending]).argmax(axis=1)
+            dup = np.einsum("bd,bd->b", es[r[pending]], us[idx]) >= NEAR_DUPLICATE
             best[pending[~dup]] = sims[pending[~dup], idx[~dup]]
             pending, idx = pending[dup], idx[dup]
             if not len(pending):
@@ -107,12 +122,42 @@ def encode_pairs(
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The sources' and the targets' vectors (float32 rows)."""
-    src = [_clean(u.source, marker) for u in units]
-    tgt = [_clean(u.target, marker) for u in units]
-    vecs = np.asarray(encoder.encode(src + tgt, on_progress=on_progress, cancel=cancel))
+    """The sources' and the targets' vectors (float32 rows); a text written more than once
+    is encoded once."""
+    texts = [_clean(u.source, marker) for u in units] + [_clean(u.target, marker) for u in units]
+    index: dict[str, int] = {}
+    at = np.fromiter((index.setdefault(t, len(index)) for t in texts), np.int64, len(texts))
+    vecs = np.asarray(encoder.encode(list(index), on_progress=on_progress, cancel=cancel))
+    vecs = vecs.astype(np.float32)[at]
     n = len(units)
-    return vecs[:n].astype(np.float32), vecs[n:].astype(np.float32)
+    return vecs[:n], vecs[n:]
+
+
+class Margins:
+    """Per file, each unit's margin (its target's similarity to its source less the best
+    similarity to another unit's source) and the same for a sample of shuffled pairs
+    (sources paired with other units' targets): what the semantic checks calibrate on,
+    computed once for the lexical evidence and the semantic flags."""
+
+    def __init__(self, es: np.ndarray, et: np.ndarray, sample: int = CALIBRATION_SAMPLE) -> None:
+        n = len(es)
+        self.es, self.et = es, et
+        rng = np.random.default_rng(0)
+        self.perm = _derangement(n, rng)
+        self.sample = np.sort(rng.choice(n, size=min(n, sample), replace=False))
+        self.own_cos = np.einsum("ij,ij->i", es, et)
+        self.shuffled_cos = np.einsum("ij,ij->i", es[self.sample], et[self.perm[self.sample]])
+        self.shuffled = self.shuffled_cos - _best_competitor(
+            es, et, self.sample, self.perm[self.sample]
+        )
+        # A unit written twice (the same source and target) has one margin.
+        _, ucol = _unique_rows(es)
+        _, tcol = _unique_rows(et)
+        _, firsts, at = np.unique(
+            ucol * (int(tcol.max(initial=0)) + 1) + tcol, return_index=True, return_inverse=True
+        )
+        own = self.own_cos[firsts] - _best_competitor(es, et, firsts, firsts)
+        self.own = own[at.reshape(-1)]
 
 
 EVIDENCE_BINS = 10
@@ -122,21 +167,14 @@ cannot tell this pair's translations apart says little either way."""
 
 
 class EmbeddingEvidence:
-    """How much the model's margin (a target's similarity to its source less its best
-    similarity to another unit's source) says that a target belongs to another unit: the
-    log ratio of how often shuffled pairs and the file's own pairs have that margin,
-    measured on the file (histogram over quantile bins, counts smoothed)."""
+    """How much the model's margin (``Margins``) says that a target belongs to another
+    unit: the log ratio of how often shuffled pairs and the file's own pairs have that
+    margin, measured on the file (histogram over quantile bins, counts smoothed)."""
 
-    def __init__(self, es: np.ndarray, et: np.ndarray, sample: int = 1000) -> None:
-        self.es, self.et = es, et
-        n = len(es)
-        rng = np.random.default_rng(0)
-        rows = np.sort(rng.choice(n, size=min(n, sample), replace=False))
-        perm = _derangement(n, rng)
-        own = self.margins(rows)
-        shuffled = np.einsum("ij,ij->i", es[rows], et[perm[rows]]) - _best_competitor(
-            es, et, rows, perm[rows]
-        )
+    def __init__(self, margins: Margins) -> None:
+        self.m = margins
+        own = margins.own[margins.sample]
+        shuffled = margins.shuffled
         self.edges = np.quantile(
             np.concatenate([own, shuffled]), np.linspace(0, 1, EVIDENCE_BINS + 1)[1:-1]
         )
@@ -146,17 +184,11 @@ class EmbeddingEvidence:
             np.log((c_sh / c_sh.sum()) / (c_own / c_own.sum())), -EVIDENCE_CLIP, EVIDENCE_CLIP
         )
 
-    def margins(self, rows: np.ndarray) -> np.ndarray:
-        """The margin of each unit in ``rows`` (its own pair)."""
-        own = np.einsum("ij,ij->i", self.es[rows], self.et[rows])
-        return own - _best_competitor(self.es, self.et, rows, rows)
-
     def __call__(self, rows: Sequence[int]) -> np.ndarray:
         """Log odds, per unit in ``rows``, that its target belongs to another unit."""
         if not len(rows):
             return np.zeros(0)
-        m = self.margins(np.asarray(rows))
-        return self.llr[np.searchsorted(self.edges, m)]
+        return self.llr[np.searchsorted(self.edges, self.m.own[np.asarray(rows)])]
 
 
 def semantic_flags(
@@ -167,13 +199,14 @@ def semantic_flags(
     marker: str = "",
     skip: Sequence[bool] | None = None,
     vectors: tuple[np.ndarray, np.ndarray] | None = None,
+    margins: Margins | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> tuple[list[Flag], Calibration]:
     """Mistranslation and omission/addition flags of ``units`` (one language pair), and the
     calibration they came from. ``skip``: units already flagged as having no translation to
     compare (empty, the source copied); ``vectors``: the sources' and targets' vectors when
-    already encoded (``encode_pairs``)."""
+    already encoded (``encode_pairs``); ``margins``: their ``Margins`` when measured."""
     on_progress = on_progress or no_progress
     n = len(units)
     cal = Calibration(pair, n, False)
@@ -190,16 +223,9 @@ def semantic_flags(
     if vectors is None:
         vectors = encode_pairs(units, encoder, marker, on_progress=on_progress, cancel=cancel)
     es, et = vectors
-    rng = np.random.default_rng(0)
-    own = np.einsum("ij,ij->i", es, et)
-    perm = _derangement(n, rng)
-    # The calibration needs a sample; the flags need the margin of the less similar half.
-    sample = np.sort(rng.choice(n, size=min(n, CALIBRATION_SAMPLE), replace=False))
-    shuffled = np.einsum("ij,ij->i", es[sample], et[perm[sample]])
-    margin_sh = shuffled - _best_competitor(es, et, sample, perm[sample])
-    rows = np.union1d(sample, np.nonzero(own < np.quantile(own, 0.5))[0])
-    margin = np.full(n, np.inf, dtype=np.float32)
-    margin[rows] = own[rows] - _best_competitor(es, et, rows, rows)
+    m = margins or Margins(es, et)
+    own, sample, shuffled, margin_sh = m.own_cos, m.sample, m.shuffled_cos, m.shuffled
+    margin = m.own
     # Pairs whose competitor is the target's true source are the shuffled ones; one
     # threshold on each measure (margin, cosine) catches SHUFFLED_RECALL of them.
     tau_m = float(np.quantile(margin_sh, SHUFFLED_RECALL))
