@@ -177,7 +177,7 @@ def pofilter_flags(path: Path, tmp: Path) -> dict[str, set[str]]:
 
 def xlsearch_flags(paths: list[Path], model: str | None) -> tuple[dict, dict, float]:
     exe = Path(sys.executable).parent / "xlsearch"
-    cmd = [str(exe), "check", *map(str, paths), "--json"]
+    cmd = [str(exe), "check", *map(str, paths), "--json", "--severity", "info"]
     cmd += ["--model", model] if model else ["--rules-only"]
     t = time.perf_counter()
     res = subprocess.run(cmd, capture_output=True, text=True)
@@ -245,6 +245,10 @@ def main() -> None:
     ap.add_argument("--model", default=None, help="model for the semantic checks (default none)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-pofilter", action="store_true")
+    ap.add_argument(
+        "--per-language", action="store_true",
+        help="one xlsearch check per language (default: every file in one run)",
+    )  # fmt: skip
     ap.add_argument("--out", type=Path, help="write the figures as JSON")
     ap.add_argument("--timing", type=int, default=0, help="time one catalogue of N entries")
     args = ap.parse_args()
@@ -274,8 +278,9 @@ def main() -> None:
     notes: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="xlsearch-qa-") as tmpname:
         tmp = Path(tmpname)
+        jobs_of: dict[str, list] = {}
         for lang in langs:
-            jobs = []
+            jobs = jobs_of[lang] = []
             for module in modules:
                 src = root / module / f"{lang}.po"
                 if not src.exists():
@@ -295,14 +300,27 @@ def main() -> None:
                 ]  # fmt: skip
                 shown = {key(e): e.msgstr for e in po if key(e) in truth}
                 jobs.append((out, truth, units, shown))
-            flags, payload, took = xlsearch_flags([j[0] for j in jobs], args.model)
+        # One run over every language's files (a project's catalogues checked together), or
+        # one run per language (``--per-language``: a translator checking one language).
+        runs = [langs] if not args.per_language else [[lang] for lang in langs]
+        flags: dict = {}
+        payload: dict = {"flags": [], "calibration": []}
+        for run in runs:
+            got, pay, took = xlsearch_flags(
+                [j[0] for lang in run for j in jobs_of[lang]], args.model
+            )
             xl_time += took
-            tgt_of = {(f["file"], f["unit"]): f["target"] for f in payload["flags"]}
-            notes_of: dict[tuple[str, str], list[str]] = defaultdict(list)
-            for f in payload["flags"]:
-                notes_of[(f["file"], f["unit"])].append(f"{f['kind']}/{f['severity']}")
-            for c in payload.get("calibration", []):
-                notes.add(f"{lang}: {c['pair']} supported={c['supported']} {c['note'][:60]}")
+            flags.update(got)
+            payload["flags"] += pay["flags"]
+            payload["calibration"] += pay.get("calibration", [])
+        tgt_of = {(f["file"], f["unit"]): f["target"] for f in payload["flags"]}
+        notes_of: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for f in payload["flags"]:
+            notes_of[(f["file"], f["unit"])].append(f"{f['kind']}/{f['severity']}")
+        for c in payload["calibration"]:
+            notes.add(f"{c['pair']} supported={c['supported']} {c['note'][:60]}")
+        for lang in langs:
+            jobs = jobs_of[lang]
             for out, truth, units, shown in jobs:
                 pf = {} if args.no_pofilter else pofilter_flags(out, tmp)
                 for k in units:

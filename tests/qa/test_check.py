@@ -220,3 +220,60 @@ def test_a_short_copy_of_words_the_file_translates_is_a_warning_and_a_name_is_no
     warned = {f["source"] for f in out["flags"] if f["kind"] == "untranslated"
               and f["severity"] == "warning"}  # fmt: skip
     assert warned == {"_Go", "Help"}
+
+
+def test_a_team_that_often_leaves_mnemonics_out_gets_notes_not_warnings() -> None:
+    """Dropped mnemonics in one unit of five (a team's habit, measured on 20 or more) are
+    notes; one slip among units that keep them is a warning."""
+    words = [f"Item{chr(97 + i)}" for i in range(25)]
+    habit = [(f"_{w}", f"{w}x" if i % 5 == 0 else f"_{w}x") for i, w in enumerate(words)]
+    slips = [(f"_{w}", f"{w}x" if i == 0 else f"_{w}x") for i, w in enumerate(words)]
+    for pairs, want in ((habit, "info"), (slips, "warning")):
+        units = [QaUnit("fr.po", s, s, t, line=n) for n, (s, t) in enumerate(pairs)]
+        flags, _ = check_units(units, "en", "fr")
+        got = {f.severity for f in flags if f.kind == "mnemonics"}
+        assert got == {want}, (want, [(f.source, f.severity) for f in flags])
+
+
+def _project(tmp_path: Path, rows: list[tuple[str, dict[str, str]]]) -> list[str]:
+    """One catalogue translated into several languages: a PO file per language."""
+    langs = list(rows[0][1])
+    return [
+        str(_po(tmp_path / f"{lang}.po", [(s, by[lang]) for s, by in rows], lang)) for lang in langs
+    ]
+
+
+PROJECT = [
+    ("Open the file", {"fr": "Ouvrir le fichier", "de": "Datei öffnen", "es": "Abrir el archivo",
+                       "it": "Apri il file"}),
+    ("Save the document", {"fr": "Enregistrer le document", "de": "Dokument speichern",
+                           "es": "Guardar el documento", "it": "Salva il documento"}),
+    ("Recent", {"fr": "Recent", "de": "Zuletzt verwendet", "es": "Recientes", "it": "Recenti"}),
+    ("Brave", {"fr": "Brave", "de": "Brave", "es": "Brave", "it": "Brave"}),
+    ("Trash", {"fr": "Corbeille", "de": "Papierkorb", "es": "Papelera", "it": "Cestino"}),
+    ("Empty", {"fr": "Vider", "de": "Leeren", "es": "Vaciar", "it": "Svuota"}),
+    ("Empty the trash", {"fr": "Vider la corbeille", "de": "Vaciar la papelera",
+                         "es": "Vaciar la papelera", "it": "Svuota il cestino"}),
+    ("Close the window", {"fr": "Fermer la fenêtre", "de": "Fenster schließen",
+                          "es": "Cerrar la ventana", "it": "Chiudi la finestra"}),
+]  # fmt: skip
+
+
+def test_other_languages_checked_together_tell_a_name_from_a_forgotten_translation(
+    tmp_path: Path,
+) -> None:
+    """A copied source that the other languages translate is a slip; one they all keep as
+    written (a browser's name) is a note; a target with words only another language's
+    translations use is in that language."""
+    from xlsearch.engine.qa import check_files
+
+    paths = _project(tmp_path, PROJECT)
+    flags = check_files(paths).flags
+    fr = {(f.source, f.kind): f.severity for f in flags if f.file.endswith("fr.po")}
+    assert fr[("Recent", "untranslated")] == "warning"
+    assert fr.get(("Brave", "untranslated"), "info") == "info"
+    de = [f for f in flags if f.file.endswith("de.po") and f.kind == "wrong-language"]
+    assert [(f.source, f.severity) for f in de] == [("Empty the trash", "error")]
+    assert "words only its es translations use" in de[0].message
+    alone = check_files([paths[0]]).flags  # French alone: nothing says "Brave" is a name
+    assert ("Brave", "warning") in {(f.source, f.severity) for f in alone}

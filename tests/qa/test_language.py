@@ -90,3 +90,16 @@ def test_words_no_other_target_uses_count_against_the_files_language() -> None:
     bad = [("Printer", "Stampante"), ("Save As", "Salvar Como")]
     flags = language_flags(_units(GERMAN * 8 + bad), "en", "de")  # 320 targets
     assert {f.source for f in flags} == {"Printer", "Save As"}
+
+
+def test_a_latin_word_of_another_language_is_no_abbreviation_of_the_sources() -> None:
+    """ "Ctrl" shortens "Control"; "Doble" (Spanish) in a Chinese file does not shorten
+    "Double"."""
+    chinese = [
+        ("_Open", "打开(_O)"), ("_Save", "保存(_S)"), ("_Close", "关闭(_C)"), ("Rename", "重命名"),
+        ("Show hidden files", "显示隐藏文件"), ("Create a new folder", "创建新文件夹"),
+    ]  # fmt: skip
+    bad = [("Double", "Doble")]
+    kept = [("Control+Shift", "Ctrl+Shift")]
+    flags = language_flags(_units(chinese * 3 + bad + kept), "en", "zh_CN")
+    assert [f.source for f in flags] == ["Double"]

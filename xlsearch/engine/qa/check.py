@@ -15,6 +15,7 @@ import numpy as np
 from xlsearch.engine.progress import CancelToken, ProgressCallback, no_progress
 from xlsearch.engine.qa.language import Profile
 from xlsearch.engine.qa.lexicon import Lexicon
+from xlsearch.engine.qa.rules import KEPT_WORDS
 from xlsearch.engine.qa.semantic import Calibration
 from xlsearch.engine.qa.units import Flag, QaUnit
 
@@ -286,6 +287,99 @@ def _runs_of_copies(units: Sequence[QaUnit], flags: list[Flag]) -> list[Flag]:
     return out
 
 
+Siblings = dict[tuple[str, str], dict[str, str]]
+"""Per unit (its id and source), its target in each target language of the files checked
+together (a catalogue's translations into several languages)."""
+SIBLINGS_MIN = 2
+"""Other languages' translations of a unit needed before they count as evidence ..."""
+KEPT_BY_MOST = 0.5
+"""... a copied source that at least this share of them keep as written is a name (a note);
+..."""
+KEPT_BY_FEW = 0.25
+"""... one that at most this share keep is a term the others translate (a warning)."""
+
+
+def sibling_targets(reads: Sequence[tuple[str, Sequence[QaUnit]]]) -> Siblings:
+    """Per unit (id, source), its target in each language of ``reads`` ((target language,
+    units) of each file): empty when the files are all of one language."""
+    if len({lang for lang, _ in reads}) < 2:
+        return {}
+    out: Siblings = defaultdict(dict)
+    for lang, units in reads:
+        for u in units:
+            if u.target.strip():
+                out[(u.key, u.source)].setdefault(lang, u.target)
+    return dict(out)
+
+
+def latin_script(lang: str) -> bool:
+    """Whether ``lang`` is written in Latin letters."""
+    from xlsearch.engine.qa.language import writes_latin
+
+    return writes_latin(lang)
+
+
+def others_of(siblings: Siblings | None, u: QaUnit, tgt: str) -> dict[str, str]:
+    """The unit's targets in the other languages checked with it."""
+    if not siblings:
+        return {}
+    return {lang: t for lang, t in siblings.get((u.key, u.source), {}).items() if lang != tgt}
+
+
+def _copies_by_siblings(
+    units: Sequence[QaUnit], flags: list[Flag], siblings: Siblings | None, tgt: str
+) -> list[Flag]:
+    """A copied source that most other languages keep as written is a name (a note); one
+    that nearly all of them translate is a slip (a warning)."""
+    if not siblings:
+        return flags
+    by_key = {u.key: u for u in units}
+    out = []
+    for f in flags:
+        u = by_key.get(f.key)
+        others = others_of(siblings, u, tgt) if f.kind == "untranslated" and u else {}
+        if not u or len(others) < SIBLINGS_MIN:
+            out.append(f)
+            continue
+        # A language written in Latin letters is compared with the others that are (a
+        # Japanese translation always differs from an English name).
+        latin = {k: t for k, t in others.items() if latin_script(k)}
+        if latin_script(tgt) and len(latin) >= SIBLINGS_MIN:
+            others = latin
+        kept = sum(t.strip() == u.source.strip() for t in others.values())
+        share = kept / len(others)
+        if share >= KEPT_BY_MOST and f.severity == "warning":
+            f = dataclasses.replace(
+                f, severity="info",
+                message=f"the target is the source, as in {kept} of {len(others)} other "
+                "languages (a name?)",
+            )  # fmt: skip
+        elif share <= KEPT_BY_FEW and f.severity == "info" and f.message != KEPT_WORDS:
+            f = dataclasses.replace(
+                f, severity="warning",
+                message=f"the target is the source; {len(others) - kept} of {len(others)} "
+                "other languages translate it",
+            )  # fmt: skip
+        out.append(f)
+    return out
+
+
+MNEMONIC_HABIT_UNITS = 20
+"""With this many sources with a mnemonic, a team's habit is measured: ..."""
+MNEMONIC_KEPT = 0.9
+"""... one that keeps the mnemonic in fewer of their targets than this leaves them out by
+choice (a dropped one is a note); slips are rarer (1-3 % of units in catalogues whose
+translators keep them). Fewer sources: a dropped mnemonic is a note when most are dropped."""
+
+
+def keeps_mnemonics(units: Sequence[QaUnit], marker: str) -> bool:
+    """Whether the translations of ``units`` keep the sources' mnemonics (``marker``)."""
+    with_one = [u for u in units if marker in u.source and u.target.strip()]
+    kept = sum(marker in u.target for u in with_one)
+    share = MNEMONIC_KEPT if len(with_one) >= MNEMONIC_HABIT_UNITS else 0.5
+    return not with_one or kept >= share * len(with_one)
+
+
 @dataclass
 class Pool:
     """What the user's own units of one language pair teach the checks: every file checked
@@ -295,6 +389,7 @@ class Pool:
     lexicon: Lexicon
     profile: Profile
     translated: frozenset[str]
+    units: Sequence[QaUnit] = ()
 
     @classmethod
     def of(
@@ -311,6 +406,7 @@ class Pool:
             learn_lexicon(unit_lists, memory),
             target_profile(units),
             translated_words(((u.source, u.target) for u in units), marker),
+            units,
         )
 
 
@@ -322,13 +418,17 @@ def check_units(
     encoder: Any = None,
     memory: dict[str, dict[str, str]] | None = None,
     pool: Pool | None = None,
+    siblings: Siblings | None = None,
+    vocabularies: dict[str, Counter[str]] | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> tuple[list[Flag], Calibration | None]:
     """Every flag of one file's units (one language pair). ``encoder``: the model for the
     semantic checks (None: rules, consistency and language only); ``pool``: what every file
     of the pair checked with this one teaches (``Pool.of``; by default this file and the
-    memory)."""
+    memory); ``siblings``: the units' translations into the other languages checked with
+    them (``sibling_targets``); ``vocabularies``: the words each other target language's
+    translations checked with them use (per language tag)."""
     from xlsearch.engine.qa.language import language_flags
     from xlsearch.engine.qa.rules import (
         RuleContext,
@@ -361,9 +461,9 @@ def check_units(
         else translated_words(((u.source, u.target) for u in units), marker)
     )
     if marker:
-        with_one = [u for u in units if marker in u.source]
-        kept = sum(marker in u.target for u in with_one)
-        ctx.uses_mnemonics = not with_one or kept >= 0.5 * len(with_one)
+        ctx.uses_mnemonics = keeps_mnemonics(
+            pool.units if pool is not None and pool.units else units, marker
+        )
     flags: list[Flag] = []
     for u in units:
         flags.extend(rule_flags(u, ctx))
@@ -375,11 +475,17 @@ def check_units(
                     line=u.line,
                 )
             )  # fmt: skip
-    flags = _runs_of_copies(units, flags)
+    flags = _copies_by_siblings(units, _runs_of_copies(units, flags), siblings, tgt)
     if cancel is not None:
         cancel.raise_if_cancelled()
     flags.extend(consistency_flags(units, marker, memory))
-    lang_flags = language_flags(units, src, tgt, profile=pool.profile if pool is not None else None)
+    lang_flags = language_flags(
+        units,
+        src,
+        tgt,
+        profile=pool.profile if pool is not None else None,
+        vocabularies=vocabularies,
+    )
     flags.extend(lang_flags)
     no_text = {f.key for f in flags if f.kind in ("empty", "untranslated")}
     no_text |= {f.key for f in lang_flags}
@@ -443,6 +549,10 @@ def check_files(
         by_pair[(read.src, read.tgt)].append(read.units)
     # The files of one language pair teach the checks together (with the memory).
     pools = {pair: Pool.of(lists, memory) for pair, lists in by_pair.items()}
+    # A catalogue's translations into other languages checked with it: evidence for names
+    # kept as written and for a target that is another language's translation.
+    siblings = sibling_targets([(read.tgt, read.units) for read in reads])
+    vocabularies = {tgt: pool.profile[1] for (_, tgt), pool in pools.items()}
     for path, read in zip(paths, reads, strict=True):
         result.checked += len(read.units)
         result.skipped += read.skipped
@@ -453,6 +563,8 @@ def check_files(
             encoder=encoder,
             memory=memory,
             pool=pools[(read.src, read.tgt)],
+            siblings=siblings,
+            vocabularies={t: v for t, v in vocabularies.items() if t != read.tgt},
             on_progress=on_progress,
             cancel=cancel,
         )

@@ -90,8 +90,10 @@ def _strip(text: str) -> str:
 def _abbreviates(short: str, word: str) -> bool:
     """``short`` is ``word`` or an abbreviation of it (its first letter, then some of its
     letters in order: ``ctrl``, ``del``)."""
-    if not short or short[0] != word[:1]:
-        return False
+    if short == word:
+        return True
+    if not short or short[0] != word[:1] or len(short) > max(4, 0.75 * len(word)):
+        return False  # "doble" is no abbreviation of "double"
     rest = iter(word)
     return all(ch in rest for ch in short)
 
@@ -162,20 +164,43 @@ def target_profile(units: Iterable[QaUnit]) -> Profile:
     return uses, seen, max(1, translated)
 
 
+FOREIGN_WORD = 1.5
+"""Log odds for another language checked with the file (its translations' words) that each
+word of the target adds which this language's translations use nowhere else and that
+language's use in two units or more ..."""
+FOREIGN_WIDE = 0.5
+"""... the same for a CJK character (a simplified Chinese one in a Japanese file)."""
+
+
+def _primary(tag: str) -> str:
+    return (tag or "").replace("_", "-").split("-")[0].lower()
+
+
+def writes_latin(lang: str) -> bool:
+    """Whether ``lang`` (a tag) is written in Latin letters."""
+    return "LATIN" in _SCRIPTS.get(_primary(lang), {"LATIN"})
+
+
 def language_flags(
-    units: Sequence[QaUnit], src: str, tgt: str, profile: Profile | None = None
+    units: Sequence[QaUnit],
+    src: str,
+    tgt: str,
+    profile: Profile | None = None,
+    vocabularies: dict[str, Counter[str]] | None = None,
 ) -> list[Flag]:
     """Targets written in another language than ``tgt``: letters of a script the language
     does not use or that the file's other targets hardly use (a Latin target in a Russian
     file, unless the source is the same words; a Chinese target in a Korean file), or a
     target the identifier reads as another language, with the declared language as the
     prior and the words the file's other translations use as evidence for it (``profile``:
-    ``target_profile`` of every file of the pair checked together, ``units`` among them)."""
+    ``target_profile`` of every file of the pair checked together, ``units`` among them;
+    ``vocabularies``: the words other languages' translations checked with it use, per
+    language tag — a word only they use is evidence for theirs)."""
     from xlsearch.engine.lang.identify import COMMON_LANGUAGES, identifier
     from xlsearch.engine.qa.rules import is_credits
 
-    prim = (tgt or "").replace("_", "-").split("-")[0].lower()
-    sprim = (src or "").replace("_", "-").split("-")[0].lower()
+    prim = _primary(tgt)
+    sprim = _primary(src)
     if not prim:
         return []
     want = _SCRIPTS.get(prim, {"LATIN"})
@@ -189,13 +214,18 @@ def language_flags(
     flags: list[Flag] = []
     ident = None
     langs = sorted(plausible)
-    asked: list[tuple[QaUnit, list[float], float]] = []
+    asked: list[tuple[QaUnit, list[float], float, dict[int, float]]] = []
     known: dict[str, list[float]] = {}  # a target written twice is identified once
 
     def flag(u: QaUnit, message: str) -> None:
         flags.append(Flag(u.file, u.key, u.source, u.target, "wrong-language", "error",
                           message, line=u.line))  # fmt: skip
 
+    elsewhere = [
+        (langs.index(_primary(tag)), vocab)
+        for tag, vocab in (vocabularies or {}).items()
+        if _primary(tag) != prim and _primary(tag) in langs
+    ]
     for u, text, counts, ws in zip(units, texts, scripts, words, strict=True):
         if is_credits(u.source) or u.target.strip() == u.source.strip():
             continue
@@ -245,11 +275,29 @@ def language_flags(
         ident = ident or identifier()
         if text not in known:
             known[text] = _probabilities(ident, text, langs)
-        asked.append((u, known[text], evidence))
+        # Words only another language's translations use: evidence for that language.
+        hints: dict[int, float] = {}
+        for col, vocab in elsewhere:
+            theirs = [w for w in own if seen[w] <= 1 and vocab[w] >= 2]
+            if theirs:
+                hint = sum(FOREIGN_WIDE if len(w) == 1 else FOREIGN_WORD for w in theirs)
+                hints[col] = max(hints.get(col, 0.0), hint)
+        asked.append((u, known[text], evidence, hints))
     if asked:
-        probs = np.asarray([row for _, row, _ in asked], dtype=np.float64)
-        odds, best = _odds(probs, langs.index(prim), langs.index(sprim) if sprim in langs else -1)
-        for (u, _, evidence), o, b in zip(asked, odds, best, strict=True):
+        probs = np.asarray([row for _, row, _, _ in asked], dtype=np.float64)
+        own_col = langs.index(prim)
+        odds, best = _odds(probs, own_col, langs.index(sprim) if sprim in langs else -1)
+        floor = np.log(np.maximum(probs, 1e-30))
+        for k, ((u, _, evidence, hints), o, b) in enumerate(zip(asked, odds, best, strict=True)):
+            why = ""
+            for col, hint in hints.items():  # words only that language's translations use
+                o_col = floor[k, col] - floor[k, own_col] + hint
+                if o_col > o:
+                    o, b = o_col, col
+                    why = f", with words only its {langs[col]} translations use"
             if o - evidence > LANGID_LOG_ODDS:
-                flag(u, f"the target reads as {langs[b]}, not {tgt} (log odds {min(o, 99):.1f})")
+                flag(
+                    u,
+                    f"the target reads as {langs[b]}, not {tgt} (log odds {min(o, 99):.1f}{why})",
+                )
     return flags

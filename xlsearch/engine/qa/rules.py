@@ -254,6 +254,9 @@ def rule_flags(unit: QaUnit, ctx: RuleContext) -> list[Flag]:
 Emit = Callable[[str, str, str], None]
 
 
+KEPT_WORDS = "the target is the source (words this language's translations also use)"
+
+
 def _untranslated(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     if s.strip() != t.strip():
         return
@@ -273,6 +276,12 @@ def _untranslated(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     ):
         told = content[0].casefold()
         flag("untranslated", "warning", f"the target is the source (this file translates {told!r})")
+        return
+    # Words the language's translations use themselves ("Status", "Menu"): a shared term.
+    if all(w.casefold() in ctx.kept for w in words) and not all(
+        _name_like(w, ctx.names) for w in words
+    ):
+        flag("untranslated", "info", KEPT_WORDS)
         return
     # A name, an acronym or a file name is often written the same in every language.
     if (
