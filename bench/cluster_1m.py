@@ -163,6 +163,72 @@ def sqlite_figures(texts: list[str], dim: int = 384) -> dict[str, object]:
         t = time.perf_counter()
         db.execute("SELECT count(*) FROM segments").fetchone()
         out["count_segments_s"] = round(time.perf_counter() - t, 3)
+        # the head node's plan of a build: every segment's id and text hash
+        import tracemalloc
+
+        from xlsearch.engine.index.cache import segment_rows
+
+        t = time.perf_counter()
+        rows = segment_rows(db, collection="big")
+        out["plan_rows_s"] = round(time.perf_counter() - t, 2)
+        del rows
+        tracemalloc.start()
+        rows = segment_rows(db, collection="big")
+        out["plan_bytes_per_segment"] = round(tracemalloc.get_traced_memory()[1] / len(texts))
+        tracemalloc.stop()
+        del rows
+    out.update(part_store_figures(len(texts), dim))
+    return out
+
+
+def part_store_figures(n: int, dim: int, shard: int = 20_000) -> dict[str, object]:
+    """Part stores as the workers write them (the engine's schema; random vectors, each
+    segment its own text): write rate on one core, bytes, a vector by segment id."""
+    import sqlite3
+
+    import numpy as np
+
+    from xlsearch.engine.index.cluster import PARTS_SCHEMA
+
+    folder = Path(tempfile.mkdtemp(prefix="xlsearch-parts-"))
+    rng = np.random.default_rng(0)
+    files = []
+    spent = 0.0
+    for p, lo in enumerate(range(0, n, shard)):
+        ids = range(lo, min(n, lo + shard))
+        vecs = rng.standard_normal((len(ids), dim), dtype=np.float32)
+        t = time.perf_counter()
+        db = sqlite3.connect(folder / f"part-{p:06d}.sqlite", isolation_level=None)
+        db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + PARTS_SCHEMA)
+        db.execute("BEGIN")
+        db.executemany(
+            "INSERT INTO segments VALUES (?, ?, ?, ?)", [(i, f"{i:064x}", i, p) for i in ids]
+        )
+        db.executemany(
+            "INSERT INTO vectors VALUES (?, ?)",
+            [(i, v.tobytes()) for i, v in zip(ids, vecs, strict=True)],
+        )
+        db.execute("COMMIT")
+        db.close()
+        spent += time.perf_counter() - t
+        files.append(folder / f"part-{p:06d}.sqlite")
+    out: dict[str, object] = {"part_write_per_s": round(n / spent)}
+    out["parts_bytes_per_segment"] = round(sum(f.stat().st_size for f in files) / n)
+    conns = [sqlite3.connect(f) for f in files]
+    pick = rng.choice(n, size=20_000, replace=False)
+    t = time.perf_counter()
+    for i in pick:
+        c = conns[int(i) // shard]
+        v, part = c.execute(
+            "SELECT vector_id, part FROM segments WHERE id = ?", [int(i)]
+        ).fetchone()
+        conns[part].execute("SELECT vector FROM vectors WHERE id = ?", [v]).fetchone()
+    out["part_vector_by_id_us"] = round((time.perf_counter() - t) / len(pick) * 1e6, 1)
+    for c in conns:
+        c.close()
+    import shutil
+
+    shutil.rmtree(folder)
     return out
 
 

@@ -363,3 +363,14 @@ def test_ivf_built_where_the_data_is_resumes_by_part_and_shard_and_survives_kill
         upd = build_index(store, enc, "big")
         assert upd.vi.ntotal == 1550 and "ivfdata" not in upd.meta
         assert not list(upd.folder.glob("*.ivfdata"))
+
+
+def test_a_worker_that_does_not_see_the_store_says_so_in_one_line(tmp_path: Path) -> None:
+    from xlsearch.engine.errors import ConfigError
+    from xlsearch.engine.index.cluster import _PartWorker
+
+    gone = tmp_path / "elsewhere" / "store.sqlite"
+    worker = _PartWorker(None, 1, str(gone), False, 1, str(tmp_path), "m#1", None)
+    with pytest.raises(ConfigError, match=r"does not see the store .*store\.sqlite") as err:
+        worker.encode_part(0, 1, 2, np.zeros(2, np.int32), np.ones(2, np.int64))
+    assert "every node mounts" in (err.value.hint or "") and "\n" not in err.value.message

@@ -31,17 +31,18 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--cluster",
         metavar="local|auto|ADDRESS",
-        help="encode (and fill IVF index shards) on a Ray cluster (pip install xlsearch[cluster]): "
-        "local starts one here, "
-        "auto joins the one `ray start` runs here, else HOST:6379 or ray://HOST:10001",
+        help="build on a Ray cluster (pip install xlsearch[cluster]): local starts one here, "
+        "auto joins the one `ray start` runs here, else HOST:6379 or ray://HOST:10001; an IVF "
+        "index is built where the data is (every node must see XLSEARCH_HOME at the same "
+        "path: docs/scale.md)",
     )
     p.add_argument(
         "--shard-size",
         type=int,
         default=None,
         metavar="N",
-        help="texts (and index entries) per cluster task (default 20000); finished shards are "
-        "kept if killed",
+        help="segments per cluster task and part store (default 20000); finished parts and "
+        "shards are kept if killed",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_index)
