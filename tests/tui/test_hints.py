@@ -16,6 +16,7 @@ def test_app_hints_name_the_screens_controls_not_command_line_options() -> None:
     from xlsearch.engine.tm.documents import open_document
     from xlsearch.tui.hints import for_app
     from xlsearch.tui.screens.align import AlignScreen
+    from xlsearch.tui.screens.corpus import CorpusScreen
     from xlsearch.tui.screens.translate import TranslateScreen
 
     with pytest.raises(DataError) as align_error:
@@ -34,6 +35,11 @@ def test_app_hints_name_the_screens_controls_not_command_line_options() -> None:
     # an option the app has no control for is named with its command
     shown = for_app("x: bytes\n  hint: pass --encoding cp1252 (it looks like cp1252)")
     assert "`xlsearch import … --encoding cp1252` (command line)" in shown
+    # a field the screen has: the value to type in it
+    shown = for_app(
+        "x: bytes\n  hint: pass --encoding utf-8 (the file's real encoding)", CorpusScreen.CONTROLS
+    )
+    assert shown.endswith("hint: type utf-8 in the encoding field (the file's real encoding)")
     # whole commands stay as they are
     hint = "rebuild it: xlsearch index --rebuild"
     assert for_app(hint) == hint

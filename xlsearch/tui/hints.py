@@ -32,7 +32,7 @@ VALUED = frozenset(
 
 _OPTION = re.compile(
     r"(?<![\w-])(?P<verb>(?:pass|give|with) )?(?P<flag>--[a-z][a-z-]*)"
-    r"(?: (?P<value>[A-Za-z0-9_.…]+))?"
+    r"(?: (?P<value>[A-Za-z0-9_.…]+(?:-[A-Za-z0-9_.…]+)*))?"
 )
 _COMMAND = re.compile(r"xlsearch [a-z]+ [^;,)]*")
 
@@ -53,6 +53,8 @@ def for_app(text: str, controls: dict[str, str] | None = None) -> str:
         if value and flag not in VALUED:  # the next word, not the option's value
             rest, value = f" {value}", None
         if flag in mapping:
+            if value and verb:  # "pass --encoding utf-8" → "type utf-8 in the encoding field"
+                return f"type {value} in {mapping[flag]}{rest}"
             return ("use " if verb else "") + mapping[flag] + rest
         if flag in COMMANDS:
             option_text = flag + (f" {value}" if value else "")
