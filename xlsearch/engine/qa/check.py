@@ -162,13 +162,16 @@ def lexical_flags(
     flagged: set[str] | None = None,
     lexicon: Lexicon | None = None,
     embedding: Callable[[Sequence[int]], np.ndarray] | None = None,
+    pivot: Sequence[float] | None = None,
 ) -> list[Flag]:
     """Targets that do not translate their source by the user's own word translations
     (``lexicon``: learnt from the units, or given — every file of the pair and the memory;
     it must include ``units``): the words the file always translates one way are missing,
     or another unit's source fits the target far better (a target pasted from another
     unit). ``embedding``: the model's log odds, per unit, that a target belongs to another
-    unit (``semantic.EmbeddingEvidence``), added to the words' evidence."""
+    unit (``semantic.EmbeddingEvidence``), added to the words' evidence; ``pivot``: per
+    unit, the same words' evidence between its target and its translations into the other
+    languages checked with it (``pivot_evidence``)."""
     from xlsearch.engine.qa.lexicon import (
         misplaced,
         missing_evidence,
@@ -188,6 +191,8 @@ def lexical_flags(
         return []
     rows = [i for i in range(len(units)) if usable[i] and units[i].key not in flagged]
     first = {i: lex.score(sources[i], targets[i], own=True) for i in rows}
+    if pivot is not None:  # the other languages' translations vouch for the target or not
+        first = {i: v + pivot[i] for i, v in first.items()}
     scored = misplaced(sources, targets, lex, [i for i in rows if first[i] < ODD_PAIR])
     model = dict(zip(rows, embedding(rows), strict=True)) if embedding is not None else {}
     if model:  # the model's word counts too: every pair it finds odd is compared
@@ -203,6 +208,7 @@ def lexical_flags(
 
     for i, (own, other, who) in scored.items():
         own -= model.get(i, 0.0)
+        own += pivot[i] if pivot is not None else 0.0
         if own >= -MISPLACED_ODDS and not (other - own >= OTHER_UNIT_ODDS):
             continue
         u = units[i]
@@ -364,6 +370,50 @@ def _copies_by_siblings(
     return out
 
 
+PIVOT_CLIP = 4.0
+"""The most (natural log) the other languages' translations say for or against a target."""
+
+
+def pivot_evidence(
+    reads: Sequence[tuple[str, Sequence[QaUnit]]], siblings: Siblings
+) -> dict[tuple[str, str, str], float]:
+    """Per unit (target language, id, source): how well its target translates its
+    translations into the other languages checked with it, by the word translations those
+    pairs of languages teach each other (``Lexicon``, each pair left out of its own counts),
+    averaged over the languages and clipped to ``PIVOT_CLIP``. A target pasted from another
+    unit fits none of them."""
+    from xlsearch.engine.qa.lexicon import Lexicon, target_tokens
+
+    by_lang: dict[str, list[QaUnit]] = defaultdict(list)
+    for lang, units in reads:
+        by_lang[lang].extend(u for u in units if _translated(u))
+    out: dict[tuple[str, str, str], float] = {}
+    for lang, units in by_lang.items():
+        sums = np.zeros(len(units))
+        counts = np.zeros(len(units))
+        for other in by_lang:
+            if other == lang:
+                continue
+            rows = [
+                (i, target_tokens(t), target_tokens(u.target))
+                for i, u in enumerate(units)
+                if (t := siblings.get((u.key, u.source), {}).get(other))
+                and t.strip() != u.source.strip()
+            ]
+            lex = Lexicon.learn((a, b) for _, a, b in rows)
+            if lex.pairs < MIN_LEXICON_UNITS:
+                continue
+            for i, a, b in rows:
+                if a and b:
+                    sums[i] += lex.score(a, b, own=True)
+                    counts[i] += 1
+        for i, u in enumerate(units):
+            if counts[i]:
+                value = float(np.clip(sums[i] / counts[i], -PIVOT_CLIP, PIVOT_CLIP))
+                out[(lang, u.key, u.source)] = value
+    return out
+
+
 MNEMONIC_HABIT_UNITS = 20
 """With this many sources with a mnemonic, a team's habit is measured: ..."""
 MNEMONIC_KEPT = 0.9
@@ -420,6 +470,7 @@ def check_units(
     pool: Pool | None = None,
     siblings: Siblings | None = None,
     vocabularies: dict[str, Counter[str]] | None = None,
+    pivots: dict[tuple[str, str, str], float] | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> tuple[list[Flag], Calibration | None]:
@@ -428,7 +479,7 @@ def check_units(
     of the pair checked with this one teaches (``Pool.of``; by default this file and the
     memory); ``siblings``: the units' translations into the other languages checked with
     them (``sibling_targets``); ``vocabularies``: the words each other target language's
-    translations checked with them use (per language tag)."""
+    translations checked with them use (per language tag); ``pivots``: ``pivot_evidence``."""
     from xlsearch.engine.qa.language import language_flags
     from xlsearch.engine.qa.rules import (
         RuleContext,
@@ -505,6 +556,7 @@ def check_units(
             flagged={f.key for f in flags if f.severity != "info"},
             lexicon=pool.lexicon if pool is not None else learn_lexicon([units], memory),
             embedding=evidence,
+            pivot=[pivots.get((tgt, u.key, u.source), 0.0) for u in units] if pivots else None,
         )
     )
     from xlsearch.engine.qa.semantic import length_flags
@@ -553,6 +605,9 @@ def check_files(
     # kept as written and for a target that is another language's translation.
     siblings = sibling_targets([(read.tgt, read.units) for read in reads])
     vocabularies = {tgt: pool.profile[1] for (_, tgt), pool in pools.items()}
+    pivots = (
+        pivot_evidence([(read.tgt, read.units) for read in reads], siblings) if siblings else {}
+    )
     for path, read in zip(paths, reads, strict=True):
         result.checked += len(read.units)
         result.skipped += read.skipped
@@ -565,6 +620,7 @@ def check_files(
             pool=pools[(read.src, read.tgt)],
             siblings=siblings,
             vocabularies={t: v for t, v in vocabularies.items() if t != read.tgt},
+            pivots=pivots,
             on_progress=on_progress,
             cancel=cancel,
         )
