@@ -277,3 +277,17 @@ def test_other_languages_checked_together_tell_a_name_from_a_forgotten_translati
     assert "words only its es translations use" in de[0].message
     alone = check_files([paths[0]]).flags  # French alone: nothing says "Brave" is a name
     assert ("Brave", "warning") in {(f.source, f.severity) for f in alone}
+
+
+def test_a_space_every_other_language_drops_too_is_a_note(tmp_path: Path) -> None:
+    rows = PROJECT + [
+        ("Size: ", {"fr": "Taille :", "de": "Größe:", "es": "Tamaño:", "it": "Dimensione:"}),
+        ("Name: ", {"fr": "Nom :", "de": "Name: ", "es": "Nombre: ", "it": "Nome: "}),
+    ]
+    from xlsearch.engine.qa import check_files
+
+    flags = check_files(_project(tmp_path, rows)).flags
+    fr = {
+        f.source: f.severity for f in flags if f.file.endswith("fr.po") and f.kind == "whitespace"
+    }
+    assert fr == {"Size: ": "info", "Name: ": "warning"}

@@ -208,3 +208,60 @@ def test_margins_match_a_plain_computation_with_units_written_twice() -> None:
     assert np.allclose(m.own, want, atol=1e-5)
     assert np.array_equal(m.own[30:40], m.own[:10])
     assert len(m.shuffled) == 20
+
+
+VERBS_FR = {
+    "Open": "Ouvrir",
+    "Close": "Fermer",
+    "Delete": "Supprimer",
+    "Rename": "Renommer",
+    "Copy": "Copier",
+    "Move": "Déplacer",
+    "Save": "Enregistrer",
+    "Print": "Imprimer",
+}
+THINGS_FR = {
+    "file": "le fichier",
+    "folder": "le dossier",
+    "window": "la fenêtre",
+    "document": "le document",
+    "image": "l'image",
+    "tab": "l'onglet",
+}
+VERBS_ES = {
+    "Open": "Abrir",
+    "Close": "Cerrar",
+    "Delete": "Eliminar",
+    "Rename": "Renombrar",
+    "Copy": "Copiar",
+    "Move": "Mover",
+    "Save": "Guardar",
+    "Print": "Imprimir",
+}
+THINGS_ES = {"file": "el archivo", "folder": "la carpeta", "window": "la ventana",
+             "document": "el documento", "image": "la imagen", "tab": "la pestaña"}  # fmt: skip
+
+
+def test_other_languages_translations_vouch_for_a_target_or_not(tmp_path: Path) -> None:
+    """German, French and Spanish translations of one catalogue checked together: a German
+    target swapped with another unit's fits neither the French nor the Spanish translation
+    of its unit, and that tips the German words' own evidence."""
+    from xlsearch.engine.qa.check import pivot_evidence, sibling_targets
+
+    de = _catalogue()
+    fr, es = [], []
+    for verb in VERBS:
+        for thing in THINGS:
+            fr.append(f"{VERBS_FR[verb[0]]} {THINGS_FR[thing[0]]} sélectionné")
+            es.append(f"{VERBS_ES[verb[0]]} {THINGS_ES[thing[0]]} seleccionado")
+    de[3], de[40] = (de[3][0], de[40][1]), (de[40][0], de[3][1])
+
+    def units(lang: str, targets: list[str]) -> list[QaUnit]:
+        pairs = zip(de, targets, strict=True)
+        return [QaUnit(f"{lang}.po", f"u{n}", s, t) for n, ((s, _), t) in enumerate(pairs)]
+
+    reads = [("de", _units(de)), ("fr", units("fr", fr)), ("es", units("es", es))]
+    pivots = pivot_evidence(reads, sibling_targets(reads))
+    swapped = [pivots[("de", f"u{n}", de[n][0])] for n in (3, 40)]
+    kept = [pivots[("de", f"u{n}", de[n][0])] for n in range(len(de)) if n not in (3, 40)]
+    assert max(swapped) < -2 < 0 < min(kept)

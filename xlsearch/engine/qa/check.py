@@ -332,26 +332,45 @@ def others_of(siblings: Siblings | None, u: QaUnit, tgt: str) -> dict[str, str]:
     return {lang: t for lang, t in siblings.get((u.key, u.source), {}).items() if lang != tgt}
 
 
+def _alike_script(others: dict[str, str], tgt: str) -> dict[str, str]:
+    """A language written in Latin letters is compared with the others that are (a Japanese
+    translation always differs from an English name; CJK drop a label's full stop)."""
+    latin = {k: t for k, t in others.items() if latin_script(k)}
+    return latin if latin_script(tgt) and len(latin) >= SIBLINGS_MIN else others
+
+
 def _copies_by_siblings(
     units: Sequence[QaUnit], flags: list[Flag], siblings: Siblings | None, tgt: str
 ) -> list[Flag]:
     """A copied source that most other languages keep as written is a name (a note); one
-    that nearly all of them translate is a slip (a warning)."""
+    that nearly all of them translate is a slip (a warning). A space or end punctuation
+    that differs from the source as most other translations' do is a convention (a note)."""
     if not siblings:
         return flags
+    from xlsearch.engine.qa.rules import _end_class, _ws
+
     by_key = {u.key: u for u in units}
     out = []
     for f in flags:
         u = by_key.get(f.key)
+        if f.kind in ("whitespace", "punctuation") and f.severity == "warning" and u:
+            # The other translations do the same (the source's odd space, a label's colon
+            # every language drops): the languages' convention, a note.
+            others = _alike_script(others_of(siblings, u, tgt), tgt)
+            same = _ws if f.kind == "whitespace" else _end_class
+            alike = sum(same(t) == same(u.target) for t in others.values())
+            if len(others) >= SIBLINGS_MIN and alike >= KEPT_BY_MOST * len(others):
+                f = dataclasses.replace(
+                    f, severity="info",
+                    message=f"{f.message} (as in {alike} of {len(others)} other languages)",
+                )  # fmt: skip
+            out.append(f)
+            continue
         others = others_of(siblings, u, tgt) if f.kind == "untranslated" and u else {}
         if not u or len(others) < SIBLINGS_MIN:
             out.append(f)
             continue
-        # A language written in Latin letters is compared with the others that are (a
-        # Japanese translation always differs from an English name).
-        latin = {k: t for k, t in others.items() if latin_script(k)}
-        if latin_script(tgt) and len(latin) >= SIBLINGS_MIN:
-            others = latin
+        others = _alike_script(others, tgt)
         kept = sum(t.strip() == u.source.strip() for t in others.values())
         share = kept / len(others)
         if share >= KEPT_BY_MOST and f.severity == "warning":
