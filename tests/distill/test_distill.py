@@ -307,3 +307,29 @@ def test_time_limit_fits_the_schedule_and_ends_annealed(
     assert lrs[-1] < 0.1 * max(lrs)  # the learning rate decayed to the fitted end
     assert (res.out / "xlsearch.json").is_file()
     assert json.loads((res.out / "xlsearch.json").read_text())["config"]["max_steps"] == res.steps
+
+
+def test_distill_clean_notice_names_the_drops_and_the_report_lists_them(
+    tiny_st_model: Path, tmp_path: Path
+) -> None:
+    from helpers.clean import word_corpus
+
+    pairs = word_corpus()
+    pairs[7] = (pairs[7][0], pairs[40][1])
+    tsv = tmp_path / "train.tsv"
+    tsv.write_text("".join(f"{s}\t{t}\n" for s, t in pairs), encoding="utf-8")
+    dev = tmp_path / "dev.tsv"
+    dev.write_text("The sun is shining.\tDie Sonne scheint.\n", encoding="utf-8")
+    report = tmp_path / "dropped.tsv"
+    cfg = DistillConfig(
+        train=[str(tsv)], dev=str(dev), teacher=str(tiny_st_model), student="static",
+        out=str(tmp_path / "s"), vocab_size=120, vocab_balance=0.0, batch_size=16,
+        max_steps=2, eval_steps=0, ckpt_steps=0, device="cpu", clean_report=str(report),
+    )  # fmt: skip
+    events = []
+    distill(cfg, on_progress=events.append)
+    notes = [e.message for e in events if e.stage == "notice" and "--clean" in e.message]
+    assert len(notes) == 1
+    assert "--clean dropped 1 of 64 pairs (1 misaligned); e.g. " in notes[0]
+    assert pairs[7][0][:20] in notes[0] and "does not translate the source" in notes[0]
+    assert report.read_text(encoding="utf-8").count("\tmisaligned\t") == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.clean import word_corpus
 
 from xlsearch.cli import main
 from xlsearch.engine.distill.data import load_parallel
@@ -54,29 +55,10 @@ def test_import_check_reports_what_the_checks_flag(
     assert "check: 2 units, 1 errors, 0 warnings (1 placeholders)" in out
 
 
-NOUNS = [
-    ("dog", "Hund"), ("cat", "Katze"), ("horse", "Pferd"), ("bird", "Vogel"),
-    ("child", "Kind"), ("teacher", "Lehrer"), ("farmer", "Bauer"), ("doctor", "Arzt"),
-]  # fmt: skip
-PLACES = [
-    ("garden", "Garten"), ("kitchen", "Küche"), ("station", "Bahnhof"), ("forest", "Wald"),
-    ("village", "Dorf"), ("market", "Markt"), ("river", "Fluss"), ("church", "Kirche"),
-]  # fmt: skip
-
-
-def _corpus() -> list[tuple[str, str]]:
-    """64 sentence pairs whose words translate one way: "The dog waits near the garden."."""
-    return [
-        (f"The {n} waits near the {p} every morning.", f"{nd} wartet jeden Morgen am {pd}.")
-        for n, nd in NOUNS
-        for p, pd in PLACES
-    ]
-
-
 def test_clean_drops_shifted_lines_by_the_pairs_own_word_translations() -> None:
     from xlsearch.engine.qa.clean import find_noisy
 
-    pairs = _corpus()
+    pairs = word_corpus()
     shifted = [3, 20, 41]  # the target of a pair with another noun and another place
     src = [s for s, _ in pairs]
     tgt = [t for _, t in pairs]
@@ -91,7 +73,7 @@ def test_clean_drops_shifted_lines_by_the_pairs_own_word_translations() -> None:
 def test_clean_report_lists_every_dropped_pair(tmp_path: Path) -> None:
     from xlsearch.engine.distill.data import write_clean_report
 
-    pairs = _corpus()
+    pairs = word_corpus()
     pairs[5] = (pairs[5][0], pairs[30][1])
     pairs[6] = (pairs[6][0], "Où est la pharmacie la plus proche ?")
     tsv = tmp_path / "train.tsv"
