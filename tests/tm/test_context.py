@@ -64,3 +64,24 @@ def test_context_decides_what_is_written(tmp_path: Path) -> None:
     assert rep.to_dict()["several_translations"] >= 1
     # the same context beats the translation without one
     assert got[("toolbar", "Open")] == "Ouvrir le fichier"
+
+
+def test_copies_keep_their_contexts(tmp_path: Path) -> None:
+    """A unit stored with and without a msgctxt (thunar's `_Cancel`) is one match of two
+    copies that keeps both contexts: a job entry with that msgctxt gets the 101 % match,
+    not the most used translation."""
+    buttons = "Select by Pattern dialog: buttons"
+    with Store(tmp_path / "s.db") as store:
+        mine = [(None, "_Cancel", "Ann_uler"), (buttons, "_Cancel", "Ann_uler")]
+        store.import_file(_po(tmp_path / "thunar.po", mine), "mem")
+        for n in range(2):
+            store.import_file(_po(tmp_path / f"o{n}.po", [(None, "_Cancel", "_Annuler")]), "mem")
+        lk = Lookup(store, None, collection="mem", semantic=False)
+        found = lk.lookup("_Cancel", "en", "fr").matches
+        assert next(m for m in found if m.target == "Ann_uler").contexts == {"": 1, buttons: 1}
+        doc = open_document(_po(tmp_path / "job.po", [(buttons, "_Cancel", "")]))
+        rep = analyze(doc, lk)
+    seg = rep.segments[0]
+    assert seg.band == "101%" and seg.best.target == "Ann_uler"
+    assert seg.best.context == buttons
+    assert f"context match: {buttons!r}" in seg.best.flags

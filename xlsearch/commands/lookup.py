@@ -159,6 +159,9 @@ def _print_result(res: Any, tgt: str) -> None:
         print(f"   {m.target_lang or tgt or '?'}: {m.target or '(no target)'}")
         if m.original_target:
             print(f"   (memory: {m.original_target})")
+        if any(m.contexts):
+            where = ", ".join(f"{repr(c) if c else '(none)'} ×{n}" for c, n in m.contexts.items())
+            print(f"   context: {where}")
         for flag in m.flags:
             print(f"   ⚠ {flag}")
     if getattr(res, "fragments", None):

@@ -54,6 +54,8 @@ def apply(matches: list[Any], segment: str, context: str) -> None:
         if m.fuzzy < 100 or m.cross_language:
             continue
         stored = getattr(m, "context", "") or ""
+        if context in (getattr(m, "contexts", None) or {}):
+            stored = m.context = context  # one of the merged copies has the segment's context
         if not context and not stored:
             continue
         if stored == context:

@@ -361,6 +361,7 @@ class Lookup(Candidates):
         scored.sort()
         best: list[tuple] = []
         copies: dict[tuple[str, str], int] = {}  # the same source and target: shown once
+        contexts: dict[tuple[str, str], dict[str, int]] = {}  # … with each copy's context
         step = max(2 * k, 8)  # units are read for the best candidates only, a few at a time
         wanted = max(k, SUBSTITUTION_TRIES) if tgt and self.penalties is not None else k
         for lo in range(0, len(scored), step):
@@ -379,10 +380,15 @@ class Lookup(Candidates):
                 elif len(best) < wanted:
                     copies[key] = 1
                     best.append(item)
+                else:
+                    continue
+                where = contexts.setdefault(key, {})
+                where[_context(row)] = where.get(_context(row), 0) + 1
         out = []
         for n, (*_, sid, cos, f, c, o) in enumerate(best):
             m = self._match(segment, rows[sid], units, tgt, cos, f, c, o)
             m.copies = copies.get((m.source, m.target), 1)
+            m.contexts = contexts.get((m.source, m.target), {m.context: 1})
             if n < details:
                 m.diff = fz.diff(segment, m.source)
                 m.flags = fz.flags(segment, m.source)

@@ -80,7 +80,10 @@ class Match:
     """The same for the stored target: with ``source_tags``, what places the new segment's
     tags in the target (``tm.documents.tags``)."""
     context: str = ""
-    """The stored unit's context (PO ``msgctxt``), '' when none."""
+    """The stored unit's context (PO ``msgctxt``), '' when none; the segment's own context
+    when one of the ``copies`` has it (``context.apply``)."""
+    contexts: dict[str, int] = field(default_factory=dict)
+    """The contexts of the ``copies`` (context → how many), '' for none."""
     repairs: list[str] = field(default_factory=list)
     """What was done to the stored target to fit the segment (``tm.matching.repair``): a repaired
     match is a 95–99 % match for review."""
