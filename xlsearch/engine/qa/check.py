@@ -513,6 +513,21 @@ def check_units(
 
     on_progress = on_progress or no_progress
     marker = accelerator_marker(u.source for u in units)
+    # The model's vectors and margins (numpy, outside the interpreter lock) are computed
+    # on the second core while the rule and language checks run on the first.
+    embedding = None
+    if encoder is not None and len(units) >= MIN_LEXICON_UNITS:
+        from concurrent.futures import ThreadPoolExecutor
+
+        from xlsearch.engine.qa.semantic import Margins, encode_pairs
+
+        def embed() -> tuple[tuple[np.ndarray, np.ndarray], Margins]:
+            vectors = encode_pairs(units, encoder, marker, on_progress=on_progress, cancel=cancel)
+            return vectors, Margins(*vectors)
+
+        workers = ThreadPoolExecutor(1, thread_name_prefix="xlsearch-check")
+        embedding = workers.submit(embed)
+        workers.shutdown(wait=False)
     ctx = RuleContext(
         src,
         tgt,
@@ -535,8 +550,14 @@ def check_units(
             pool.units if pool is not None and pool.units else units, marker
         )
     flags: list[Flag] = []
+    ruled: dict[tuple[str, str], list[Flag]] = {}  # a pair written twice is judged once
     for u in units:
-        flags.extend(rule_flags(u, ctx))
+        if (u.source, u.target) not in ruled:
+            ruled[(u.source, u.target)] = rule_flags(u, ctx)
+        flags.extend(
+            dataclasses.replace(f, file=u.file, key=u.key, line=u.line)
+            for f in ruled[(u.source, u.target)]
+        )
         if u.source_tags >= 0 and u.target_tags >= 0 and u.source_tags != u.target_tags:
             flags.append(
                 Flag(
@@ -562,11 +583,10 @@ def check_units(
     skip = [u.key in no_text or is_credits(u.source) for u in units]
     cal = None
     vectors = evidence = margins = None
-    if encoder is not None and len(units) >= MIN_LEXICON_UNITS:
-        from xlsearch.engine.qa.semantic import EmbeddingEvidence, Margins, encode_pairs
+    if embedding is not None:
+        from xlsearch.engine.qa.semantic import EmbeddingEvidence
 
-        vectors = encode_pairs(units, encoder, marker, on_progress=on_progress, cancel=cancel)
-        margins = Margins(*vectors)
+        vectors, margins = embedding.result()
         evidence = EmbeddingEvidence(margins)
     flags.extend(
         lexical_flags(

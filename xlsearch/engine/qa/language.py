@@ -72,14 +72,16 @@ def _script_name(script: str) -> str:
     return script if script == "CJK" else script.title()
 
 
+@functools.lru_cache(maxsize=65536)
 def letter_scripts(text: str) -> Counter[str]:
-    """How many letters of ``text`` each script has."""
+    """How many letters of ``text`` each script has (cached: do not change it)."""
     if text.isascii():
         letters = sum(map(str.isalpha, text))
         return Counter({"LATIN": letters}) if letters else Counter()
     return Counter(_script(ch) for ch in text if ch.isalpha())
 
 
+@functools.lru_cache(maxsize=65536)
 def _strip(text: str) -> str:
     """The target's words: placeholders, markup and mnemonics (``_O``, CJK ``(_O)``) removed."""
     from xlsearch.engine.qa.rules import strip_codes
@@ -98,9 +100,10 @@ def _abbreviates(short: str, word: str) -> bool:
     return all(ch in rest for ch in short)
 
 
-def _words(text: str) -> set[str]:
+@functools.lru_cache(maxsize=65536)
+def _words(text: str) -> frozenset[str]:
     """Words of two letters or more; each character of a text written without spaces."""
-    out = {w.casefold() for w in _WORD.findall(text)}
+    out = frozenset(w.casefold() for w in _WORD.findall(text))
     if text.isascii():
         return out
     wide = {ch for ch in text if ch.isalpha() and _script(ch) in _WIDE}

@@ -95,9 +95,10 @@ def strip_codes(text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=65536)
 def numbers(text: str) -> Counter[str]:
     """The numbers of ``text`` (any script's digits; grouping separators and the decimal
-    mark written either way count as the same number)."""
+    mark written either way count as the same number; cached: do not change it)."""
     found: Counter[str] = Counter()
     for m in _NUMBER.finditer(_digits(strip_codes(text))):
         value = re.sub(r"[.,\u00a0\u202f' ](?=\d{3}(?:\D|$))", "", m.group())
@@ -196,6 +197,7 @@ _NUMBER_WORDS = {
     "ten": "10", "eleven": "11", "twelve": "12", "binary": "2", "octal": "8",
     "decimal": "10", "hexadecimal": "16", "sexagesimal": "60", "dozen": "12",
 }  # fmt: skip
+_DIGITS = re.compile(r"\d+")
 _QT_STRIP = re.compile(r"%L?\d{1,2}(?![\d$])")
 
 
@@ -384,7 +386,7 @@ def _numbers(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     a, b = numbers(s), numbers(t)
     if a == b:
         return
-    glued = re.compile(r"\d+")
+    glued = _DIGITS
     if Counter(glued.findall(_digits(strip_codes(s)))) == Counter(
         glued.findall(_digits(strip_codes(t)))
     ):
