@@ -7,8 +7,12 @@ source copied as target, the target replaced by the same entry's target in anoth
 Both tools check the same files (fuzzy entries left out by both); an injected entry counts
 as found when a tool flags it (xlsearch: severity error or warning); false flags are flags
 on untouched entries, per 100 of them. Per kind, F1 of the check that matches it.
+xlsearch checks every language's files in one run, as a project checks its catalogues
+(``xlsearch check po/*.po``: the languages' translations of a unit are evidence for each
+other); ``--per-language``: one run per language, as a translator checks one file.
 
     python bench/qa.py [--modules thunar,mousepad] [--langs fr,de] [--model PATH] [--out F]
+                       [--per-language] [--no-pofilter]
     python bench/qa.py --timing 10000 [--langs de] [--model PATH]
 
 ``--timing N``: one catalogue of N entries (every module's entries of the first language,
