@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from xlsearch.engine.tm.analysis.candidates import Candidates
+from xlsearch.engine.tm.analysis.plurals import flag_plural
 from xlsearch.engine.tm.analysis.results import SegmentResult, band_of
 from xlsearch.engine.tm.analysis.texts import text_key
 from xlsearch.engine.tm.matching import context as ctx
@@ -28,6 +29,7 @@ def choose(doc: Document, scored: Candidates, threshold: float) -> list[SegmentR
             fuzzy = max(m.fuzzy for m in lr.matches)
             alternatives = ctx.flag_alternatives(best, lr.matches)
             ctx.flag_short_fuzzy(best, res.source)
+            flag_plural(doc.segments[i], best)
         cosine, semantic = res.cosine, res.semantic
         pool = [m for m in [*lr.matches, *lr.cross] if m.semantic is not None]
         pool = same_shape(pool, res.source, doc.src)  # a sentence for a sentence

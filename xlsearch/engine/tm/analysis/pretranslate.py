@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from xlsearch.engine.tm.analysis.plurals import plural_targets
 from xlsearch.engine.tm.analysis.results import CAT_MIN_FUZZY, Analysis
 from xlsearch.engine.tm.matching import context as ctx
 from xlsearch.engine.tm.matching.fuzzy import placeholder_problem
@@ -61,6 +62,7 @@ def pretranslate(
                     origin=first.origin or "fuzzy",
                     match_source=first.match_source,
                     tag_hint=first.tag_hint,
+                    plural_targets=first.plural_targets,
                 )
                 filled += 1
                 continue
@@ -70,15 +72,17 @@ def pretranslate(
         if best is not None and placeholder_problem(res.source, best.target or ""):
             best = None  # a suggestion only (``check_placeholders``)
         if best is not None and ctx.suggestion_only(best):
-            best = None  # a short string from another context
-        if best is not None and best.target and best.fuzzy >= min_fuzzy:
+            best = None  # a short string from another context, a plural entry's half
+        forms = plural_targets(seg, best)[0] if best is not None else None
+        if best is not None and forms is not None and best.target and best.fuzzy >= min_fuzzy:
             doc.set_target(
                 res.index,
-                best.target,
+                forms[0] if forms else best.target,  # a plural entry: its msgstr[0]
                 quality=min(100, best.fuzzy),
                 origin="fuzzy",
                 match_source=best.source,
                 tag_hint=(best.source_tags, best.target_tags),
+                plural_targets=forms[1:],
             )
         elif (
             semantic
@@ -86,15 +90,18 @@ def pretranslate(
             and res.semantic is not None
             and res.semantic.target
             and not placeholder_problem(res.source, res.semantic.target)
+            and plural_targets(seg, res.semantic)[0] is not None
         ):
             m = res.semantic
+            forms = plural_targets(seg, m)[0] or [m.target]
             doc.set_target(
                 res.index,
-                m.target,
+                forms[0],
                 quality=round(100 * (m.semantic or 0.0), 1),
                 origin="semantic",
                 match_source=m.source,
                 tag_hint=(m.source_tags, m.target_tags),
+                plural_targets=forms[1:],
             )
         else:
             continue

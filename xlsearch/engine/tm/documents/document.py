@@ -88,6 +88,13 @@ class DocSegment:
     context: str = ""
     """Where the string is used, as the file says it (PO ``msgctxt``): a match with the same
     context is a 101 % match, one with another is not 100 %."""
+    plurals: int = 0
+    """A PO plural entry: how many plural forms the job's ``Plural-Forms`` header asks for
+    (``msgstr[0]`` … ``msgstr[n-1]``); 0 for any other segment."""
+    plural_source: str = ""
+    """A PO plural entry's ``msgid_plural``."""
+    plural_targets: list[str] = field(default_factory=list, repr=False, compare=False)
+    """A PO plural entry's other forms (``msgstr[1]`` …) written with ``target``."""
 
 
 @dataclass
@@ -197,17 +204,20 @@ class Document:
         match_source: str = "",
         tag_hint: tuple[Any, Any] | None = None,
         edited_from: str | None = None,
+        plural_targets: list[str] | None = None,
     ) -> DocSegment:
         """Set segment ``index``'s target (marked for review when saved). ``tag_hint``: the
         match's ``(source_tags, target_tags)``, for a target taken from it; ``edited_from``:
         that match's target when the translator edited it into ``text`` (the tags then
-        follow the words they stood by: ``tags.follow_edit``)."""
+        follow the words they stood by: ``tags.follow_edit``); ``plural_targets``: a PO
+        plural entry's other forms (``msgstr[1]`` …; none: those stay as they are)."""
         if tag_hint is not None and edited_from is not None:
             from xlsearch.engine.tm.documents.tags import follow_edit
 
             tag_hint = follow_edit(tag_hint, edited_from, text)
         seg = self.segments[index]
         seg.target = text
+        seg.plural_targets = list(plural_targets or [])
         seg.quality = quality
         seg.origin = origin
         seg.match_source = match_source
@@ -226,8 +236,9 @@ class Document:
             raise DataError(f"segment {index + 1} has no target to confirm")
         entry = seg.ref if self.fmt == "po" else None
         if entry is not None and entry.msgid_plural:
-            empty = [k for k, v in sorted(entry.msgstr_plural.items()) if k and not v.strip()]
-            if empty or len(entry.msgstr_plural) < 2:
+            forms = {**entry.msgstr_plural, **dict(enumerate(seg.plural_targets, 1))}
+            empty = [k for k, v in sorted(forms.items()) if k and not v.strip()]
+            if empty or len(forms) < 2:
                 raise DataError(
                     f"segment {index + 1} is a plural entry: xlsearch writes its first form "
                     f"only, msgstr[{(empty or [1])[0]}] is empty",

@@ -45,6 +45,7 @@ def load_po(path: Path, encoding: str | None = None) -> Any:
     except (OSError, ValueError) as exc:
         raise DataError(f"{path}: not a readable PO file: {exc}") from exc
     segs: list[DocSegment] = []
+    nplurals = _nplurals(po.metadata.get("Plural-Forms", ""))
     for entry in po:
         if entry.obsolete or not entry.msgid:
             continue
@@ -61,6 +62,8 @@ def load_po(path: Path, encoding: str | None = None) -> Any:
                 confirmed=bool(target.strip()) and not entry.fuzzy,
                 ref=entry,
                 context=entry.msgctxt or "",
+                plurals=(nplurals or max(2, len(entry.msgstr_plural))) if entry.msgid_plural else 0,
+                plural_source=entry.msgid_plural or "",
             )
         )
     lang = normalize_lang(po.metadata.get("Language", "")) or ""
@@ -68,6 +71,12 @@ def load_po(path: Path, encoding: str | None = None) -> Any:
     po.original_text = original  # written back line for line (``po_text``)
     po.changed_entries = set()
     return Document(path, "po", src, lang, segs, po)
+
+
+def _nplurals(header: str) -> int:
+    """``nplurals`` of a ``Plural-Forms`` header (0: none or unreadable)."""
+    m = re.search(r"nplurals\s*=\s*(\d+)", header)
+    return int(m.group(1)) if m else 0
 
 
 def _msgid_lang(segs: list[Any]) -> str:
@@ -198,6 +207,8 @@ def dump_po(doc: Any) -> bytes:
             continue
         if entry.msgid_plural:
             entry.msgstr_plural[0] = seg.target
+            for k, form in enumerate(seg.plural_targets, 1):
+                entry.msgstr_plural[k] = form
         else:
             entry.msgstr = seg.target
         if seg.confirmed:

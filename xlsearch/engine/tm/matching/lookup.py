@@ -87,6 +87,19 @@ def _context(row: dict[str, Any]) -> str:
     return found if isinstance(found, str) else ""
 
 
+def _plural(row: dict[str, Any] | None) -> int | None:
+    """The unit's plural form (PO ``msgstr[n]``: ``n``) from its metadata, None when it is
+    not one."""
+    meta = (row or {}).get("meta")
+    if not meta or '"plural"' not in meta:
+        return None
+    try:
+        found = json.loads(meta).get("plural")
+    except (ValueError, AttributeError):
+        return None
+    return found if isinstance(found, int) else None
+
+
 def _unique(matches: list[Match]) -> list[Match]:
     """The first match of each (source, target) pair, with ``copies`` counting the rest
     (the same unit imported twice, or in two memories, is one match to a translator)."""
@@ -590,7 +603,29 @@ class Lookup(Candidates):
             source_tags=_tags(row),
             target_tags=_tags(side) if not cross else None,
             context=_context(row),
+            plural_forms=self._plural_forms(row, tgt) if not cross else [],
         )
+
+    def _plural_forms(self, row: dict[str, Any], tgt: str) -> list[tuple[str, str]]:
+        """The (source, target) of every form of the PO plural entry ``row`` is a form of,
+        in order (``msgid``/``msgstr[0]``, ``msgid_plural``/``msgstr[1]`` …; [] when ``row``
+        is no plural form; a form without a target has target '')."""
+        form = _plural(row)
+        doc, _, number = row["tu_id"].rpartition(":")
+        if form is None or not number.isdigit() or int(number) < form:
+            return []
+        first = int(number) - form
+        ids = [f"{doc}:{first + k}" for k in range(7)]  # gettext: at most 6 forms
+        units = self._load_units({}, ids)
+        forms: list[tuple[str, str]] = []
+        for k, tu in enumerate(ids):
+            sides = units.get(tu, [])
+            source = next((r for r in sides if r["lang"] == row["lang"]), None)
+            if source is None or _plural(source) != k:
+                break
+            side = self._target(source, units, tgt)[1]
+            forms.append((source["text"], side["text"] if side else ""))
+        return forms
 
 
 def lookup(
