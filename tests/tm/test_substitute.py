@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polib
+
 from xlsearch.engine.store import Store
 from xlsearch.engine.tm.analysis.analyze import analyze
 from xlsearch.engine.tm.analysis.pretranslate import pretranslate
@@ -65,3 +67,31 @@ def test_analysis_writes_a_swap_and_keeps_a_short_fuzzy_a_suggestion(tmp_path: P
         assert any(f.startswith("suggestion only: a short string") for f in short.best.flags)
         pretranslate(doc, rep)
     assert [s.target for s in doc.segments] == ["Impossible d’ouvrir le fichier %s", ""]
+
+
+def test_the_po_comment_names_the_repair(tmp_path: Path) -> None:
+    """Poedit shows the translator comment: a substituted or repaired fill says there what
+    was done, in the report's words."""
+    mem = _po(
+        tmp_path / "mem.po",
+        [
+            ("Failed to save the file %s", "Impossible d’enregistrer le fichier %s"),
+            ("Save", "Enregistrer"),
+            ("Open", "Ouvrir"),
+            ("Encoding", "Encodage"),
+        ],
+    )
+    job = _po(tmp_path / "job.po", [("Failed to open the file %s", ""), ("ENCODING", "")])
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(mem, "mem")
+        doc = open_document(job)
+        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
+        pretranslate(doc, rep)
+        out = doc.save(tmp_path / "out.po")
+    notes = {e.msgid: e.tcomment for e in polib.pofile(str(out))}
+    swap, caps = notes["Failed to open the file %s"], notes["ENCODING"]
+    assert swap.startswith("xlsearch: fuzzy match 90%, needs review; substituted: 'enregistrer'")
+    assert "; repaired: " in caps and "case" in caps
+    assert polib.pofile(str(out)).find("ENCODING").msgstr == "ENCODAGE"
+    lines = out.read_text(encoding="utf-8").splitlines()  # one line, not cut at 79 columns
+    assert f"# {swap}" in lines and swap.endswith("'ouvrir' (for 'save' → 'open')")

@@ -8,6 +8,8 @@ from xlsearch.engine.tm.analysis.plurals import plural_targets
 from xlsearch.engine.tm.analysis.results import CAT_MIN_FUZZY, Analysis
 from xlsearch.engine.tm.matching import context as ctx
 from xlsearch.engine.tm.matching.fuzzy import placeholder_problem
+from xlsearch.engine.tm.matching.repair import REPAIRED
+from xlsearch.engine.tm.matching.substitute import FLAG as SUBSTITUTED
 
 if TYPE_CHECKING:
     from xlsearch.engine.tm.documents.document import Document
@@ -21,6 +23,11 @@ def _translated(seg: Any) -> bool:
     if not seg.target.strip():
         return False
     return bool(seg.origin) or seg.state not in UNTRANSLATED_STATES
+
+
+def _repairs(m: Any) -> list[str]:
+    """What was done to ``m``'s target, as its flags (and the report) say it."""
+    return [f for f in m.flags if f.startswith((REPAIRED, SUBSTITUTED))] if m.repairs else []
 
 
 def pretranslate(
@@ -63,6 +70,7 @@ def pretranslate(
                     match_source=first.match_source,
                     tag_hint=first.tag_hint,
                     plural_targets=first.plural_targets,
+                    repairs=first.repairs,
                 )
                 filled += 1
                 continue
@@ -83,6 +91,7 @@ def pretranslate(
                 match_source=best.source,
                 tag_hint=(best.source_tags, best.target_tags),
                 plural_targets=forms[1:],
+                repairs=_repairs(best),
             )
         elif (
             semantic

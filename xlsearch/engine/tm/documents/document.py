@@ -95,6 +95,9 @@ class DocSegment:
     """A PO plural entry's ``msgid_plural``."""
     plural_targets: list[str] = field(default_factory=list, repr=False, compare=False)
     """A PO plural entry's other forms (``msgstr[1]`` …) written with ``target``."""
+    repairs: list[str] = field(default_factory=list, repr=False, compare=False)
+    """What was done to the match's target to fit (``repaired: …``, ``substituted: …``), as
+    the analysis report says it: named in the entry's review comment."""
 
 
 @dataclass
@@ -205,12 +208,14 @@ class Document:
         tag_hint: tuple[Any, Any] | None = None,
         edited_from: str | None = None,
         plural_targets: list[str] | None = None,
+        repairs: list[str] | None = None,
     ) -> DocSegment:
         """Set segment ``index``'s target (marked for review when saved). ``tag_hint``: the
         match's ``(source_tags, target_tags)``, for a target taken from it; ``edited_from``:
         that match's target when the translator edited it into ``text`` (the tags then
         follow the words they stood by: ``tags.follow_edit``); ``plural_targets``: a PO
-        plural entry's other forms (``msgstr[1]`` …; none: those stay as they are)."""
+        plural entry's other forms (``msgstr[1]`` …; none: those stay as they are);
+        ``repairs``: what was done to the match's target (named in the review comment)."""
         if tag_hint is not None and edited_from is not None:
             from xlsearch.engine.tm.documents.tags import follow_edit
 
@@ -218,6 +223,7 @@ class Document:
         seg = self.segments[index]
         seg.target = text
         seg.plural_targets = list(plural_targets or [])
+        seg.repairs = list(repairs or [])
         seg.quality = quality
         seg.origin = origin
         seg.match_source = match_source

@@ -80,7 +80,11 @@ def _rewrite(original: list[str], entry: Any, wrap: int, newline: str) -> list[s
     new_comments, new_parts, _ = _sections(rendered)
     comments, parts, blank = _sections(original)
     keep = [line for line in comments if not _is_own(line)]
-    own_notes = [line for line in new_comments if _is_own(line) and _translator(line)]
+    own_notes = [  # one line each, never wrapped: a wrapped rest would read as a user's note
+        f"# {line}{newline}"
+        for line in (entry.tcomment or "").splitlines()
+        if line.startswith("xlsearch:")
+    ]
     flags = [line for line in new_comments if line.lstrip().startswith(("#,", "#|"))]
     at = max((i + 1 for i, line in enumerate(keep) if _translator(line)), default=0)
     out = [*keep[:at], *own_notes, *keep[at:], *flags]

@@ -26,7 +26,8 @@ def _note(seg: Any) -> str:
     if seg.quality is None:
         return "xlsearch: edited, needs review"
     what = "semantic match" if seg.origin == "semantic" else "fuzzy match"
-    return f"xlsearch: {what} {seg.quality:.0f}%, needs review"
+    done = "".join(f"; {r}" for r in getattr(seg, "repairs", None) or [])
+    return f"xlsearch: {what} {seg.quality:.0f}%, needs review{done}"
 
 
 # -- PO ------------------------------------------------------------------------------------
