@@ -1,5 +1,5 @@
-"""Fragments: the parts of a new segment the memory already translates — shown in lookup
-and the report, never written into the file."""
+"""Fragments: the parts of a new segment the memory already translates, learnt from word
+alignments of the memory — shown in lookup and the report, never written into the file."""
 
 from __future__ import annotations
 
@@ -12,40 +12,97 @@ from xlsearch.engine.store import Store
 from xlsearch.engine.tm.analysis.analyze import analyze
 from xlsearch.engine.tm.analysis.pretranslate import pretranslate
 from xlsearch.engine.tm.documents import open_document
+from xlsearch.engine.tm.matching import fragments, wordalign
 from xlsearch.engine.tm.matching.fragments import FragmentIndex
 from xlsearch.engine.tm.matching.lookup import Lookup
 
 MEMORY = [
     ("Open _Location…", "Ouvrir un _emplacement…"),
     ("Open Location", "Ouvrir un emplacement"),
+    ("Open the file", "Ouvrir le fichier"),
+    ("Open a folder", "Ouvrir un dossier"),
+    ("Location", "Emplacement"),
     ("Delete the file", "Supprimer le fichier"),
     ("Rename the file", "Renommer le fichier"),
     ("Copy the file", "Copier le fichier"),
     ("Trash", "Corbeille"),
     ("Empty the trash", "Vider la corbeille"),
     ("Restore the trash", "Restaurer la corbeille"),
+    ("Show the trash", "Afficher la corbeille"),
+    ("View", "Affichage"),
+    ("View the file", "Voir le fichier"),
+    ("View the trash", "Afficher la corbeille"),
 ]
+HEAD = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
 
 
-def test_whole_units_and_word_alignments_make_fragments() -> None:
-    idx = FragmentIndex.learn(MEMORY)
+@pytest.fixture()
+def cooc(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The co-occurrence aligner (deterministic; eflomal samples)."""
+    monkeypatch.setattr(fragments, "default_aligner", lambda: "cooc")
+
+
+def test_consistent_phrase_pairs_make_fragments() -> None:
+    idx = FragmentIndex.learn(MEMORY, "cooc")
     found = idx.find("Failed to open location of the file in the trash")
     got = {(f.source, f.target, f.how) for f in found}
     assert ("open location", "Ouvrir un emplacement", "unit") in got  # longest first
-    assert ("file", "fichier", "aligned") in got  # co-occurs in 3 units, and only there
-    assert ("trash", "Corbeille", "unit") in got
-    assert not any(f.source in {"the", "of", "in"} for f in found)  # no function words
-    # the whole segment is a match, not a fragment
-    assert "open location" not in {f.source for f in idx.find("Open Location")}
+    assert ("file", "fichier", "aligned") in got  # 5 units, always so
+    assert ("trash", "corbeille", "unit") in got  # a unit, and in four more
+    assert not any(f.source in {"the", "of", "in", "to"} for f in found)  # no function words
+    # a short segment without a match may be one fragment: the memory translates its words
+    assert [(f.source, f.target) for f in idx.find("Trash file")] == [
+        ("trash", "corbeille"),
+        ("file", "fichier"),
+    ]
 
 
-def test_analysis_reports_fragments_and_never_writes_them(tmp_path: Path) -> None:
+def test_inconsistent_or_rare_translations_are_not_fragments() -> None:
+    idx = FragmentIndex.learn(MEMORY, "cooc")
+    # "view" is Affichage, Voir and Afficher in three units: no translation to trust
+    assert not idx.find("View history")
+    # one unit only ("Rename" → "Renommer"): too little evidence for a word alone
+    assert "rename" not in {f.source for f in idx.find("Rename folder")}
+    # numbers are copied, not translated; an n-gram with a stopword on its edge never shows
+    mem = [(f"Open {n} files", f"Ouvrir {n} fichiers") for n in (2, 3, 2, 4, 2)]
+    idx = FragmentIndex.learn(mem, "cooc")
+    assert {f.source for f in idx.find("Close 2 of them")}.isdisjoint({"2", "2 of"})
+
+
+def test_eflomal_alignments_make_fragments() -> None:
+    """The ``align`` extra: eflomal's links of the whole memory, both directions joined."""
+    pytest.importorskip("eflomal")
+    memory = MEMORY * 4  # a sampler wants more than one sighting of a pair
+    idx = FragmentIndex.learn(memory, "eflomal")
+    got = {(f.source, f.target) for f in idx.find("Open location of the file")}
+    assert ("open location", "Ouvrir un emplacement") in got
+    assert ("file", "fichier") in got
+
+
+def test_links_are_symmetrised_and_phrase_pairs_are_consistent() -> None:
+    fwd = {(0, 0), (1, 2)}
+    rev = {(0, 0), (1, 2), (1, 1)}
+    links = wordalign.grow_diag_final_and(fwd, rev)
+    assert links == {(0, 0), (1, 2), (1, 1)}  # (1, 1) neighbours (0, 0), its target free
+    pairs = set(wordalign.phrase_pairs(2, links, 4))
+    assert pairs == {(0, 1, 0, 1), (1, 2, 1, 3), (0, 2, 0, 3)}
+    # a target word linked from outside the box breaks it
+    assert (0, 1, 0, 2) not in set(wordalign.phrase_pairs(2, {(0, 0), (1, 1), (0, 1)}, 4))
+
+
+def test_chinese_and_japanese_targets_are_aligned_by_character() -> None:
+    assert wordalign.target_tokens("ファイルを開く") == list("ファイルを開く")
+    assert wordalign.target_tokens("Xfce 桌面") == ["Xfce", "桌", "面"]
+    assert wordalign.join_target(["打", "开", "文", "件"]) == "打开文件"
+    assert wordalign.join_target(["Ouvrir", "un", "dossier"]) == "Ouvrir un dossier"
+    assert fragments.words("Open %s in _Thunar (%d)") == ["open", "in", "thunar"]
+
+
+def test_analysis_reports_fragments_and_never_writes_them(tmp_path: Path, cooc: None) -> None:
     mem = tmp_path / "mem.po"
-    body = "".join(f'msgid "{s}"\nmsgstr "{t}"\n\n' for s, t in MEMORY)
-    head = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
-    mem.write_text(head + body, encoding="utf-8")
+    mem.write_text(HEAD + "".join(f'msgid "{s}"\nmsgstr "{t}"\n\n' for s, t in MEMORY), "utf-8")
     job = tmp_path / "job.po"
-    job.write_text(head + 'msgid "Failed to open location of the file"\nmsgstr ""\n', "utf-8")
+    job.write_text(HEAD + 'msgid "Failed to open location of the file"\nmsgstr ""\n', "utf-8")
     with Store(tmp_path / "s.db") as store:
         store.import_file(mem, "mem")
         lk = Lookup(store, None, collection="mem", semantic=False)
@@ -65,16 +122,13 @@ def test_analysis_reports_fragments_and_never_writes_them(tmp_path: Path) -> Non
 
 
 def test_the_fragment_index_is_learnt_once_per_memory_generation(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cooc: None
 ) -> None:
     """A CAT tool's hook runs ``lookup`` in a fresh process per segment: the index is read
-    from the cache folder, not learnt again (a no-match lookup cost 4.7× the CPU), and it
-    is learnt again once the memory changes."""
-    from xlsearch.engine.tm.matching import fragments
-
-    head = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
+    from the cache folder, not learnt again, and it is learnt again once the memory
+    changes."""
     mem = tmp_path / "mem.po"
-    mem.write_text(head + "".join(f'msgid "{s}"\nmsgstr "{t}"\n\n' for s, t in MEMORY), "utf-8")
+    mem.write_text(HEAD + "".join(f'msgid "{s}"\nmsgstr "{t}"\n\n' for s, t in MEMORY), "utf-8")
     with Store(tmp_path / "s.db") as store:
         store.import_file(mem, "mem")
         first = fragments.index_for(store, "mem", "en", "fr")
@@ -85,11 +139,13 @@ def test_the_fragment_index_is_learnt_once_per_memory_generation(
 
         monkeypatch.setattr(fragments.FragmentIndex, "learn", never)
         again = fragments.index_for(store, "mem", "en", "fr")
-        assert again.units == first.units and again.align == first.align
+        assert again.phrases == first.phrases
         assert again.find("Delete the trash") == first.find("Delete the trash")
         monkeypatch.undo()
+        monkeypatch.setattr(fragments, "default_aligner", lambda: "cooc")
         more = tmp_path / "more.po"
-        more.write_text(head + 'msgid "Empty"\nmsgstr "Vide"\n', "utf-8")
-        store.import_file(more, "mem")  # a new generation: learnt again, with the new unit
+        body = "".join(f'msgid "Empty {w}"\nmsgstr "Vider {w}"\n\n' for w in "abc")
+        more.write_text(HEAD + body, "utf-8")
+        store.import_file(more, "mem")  # a new generation: learnt again, with the new units
         fragments._CACHE.clear()
-        assert ("empty",) in fragments.index_for(store, "mem", "en", "fr").units
+        assert ("empty",) in fragments.index_for(store, "mem", "en", "fr").phrases

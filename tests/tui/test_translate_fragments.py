@@ -14,6 +14,9 @@ pytestmark = pytest.mark.anyio
 HEAD = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
 MEMORY = [
     ("Open Location", "Ouvrir un emplacement"),
+    ("Open _Location…", "Ouvrir un _emplacement…"),
+    ("Open the file", "Ouvrir le fichier"),
+    ("Location", "Emplacement"),
     ("Delete the file", "Supprimer le fichier"),
     ("Rename the file", "Renommer le fichier"),
     ("Copy the file", "Copier le fichier"),
@@ -21,9 +24,12 @@ MEMORY = [
 
 
 async def test_fragments_are_listed_and_inserted_at_the_cursor(
-    tmp_path: Path, settle, translate: OpenTranslate
+    tmp_path: Path, settle, translate: OpenTranslate, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from xlsearch.engine.store import Store
+    from xlsearch.engine.tm.matching import fragments
+
+    monkeypatch.setattr(fragments, "default_aligner", lambda: "cooc")  # eflomal samples
 
     mem = tmp_path / "mem.po"
     mem.write_text(HEAD + "".join(f'msgid "{s}"\nmsgstr "{t}"\n\n' for s, t in MEMORY), "utf-8")

@@ -1,0 +1,165 @@
+"""Fragments on real software catalogues, one word aligner against another.
+
+    python bench/fragments.py [--langs fr de] [--modules thunar mousepad] \\
+        [--aligner eflomal] [--aligner vectors] [--aligner cooc] [--cache DIR]
+
+For each language of ``$XLSEARCH_BENCH_DATA/l10n/xfce`` and each module, as in
+``bench/l10n.py``: the memory is the other modules' translated, non-fuzzy entries, imported
+into a store as a user imports them; the entries scored are the module's translated entries
+whose msgid is not in the memory and whose best fuzzy match is under 75 % (what gets
+fragments). For each aligner, the fragment index is learnt on the memory and asked for the
+fragments of each entry: the share of entries shown at least one, the share of the
+reference's words the fragments' target words cover, and the share of the fragments' target
+words found in the reference (word for word; CJK text: characters).
+
+``--cache DIR`` keeps each job's memory and scored entries (the store import and the fuzzy
+lookups are the slow part) so that a second run only learns and looks up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _data import data_dir, machine  # noqa: E402
+from l10n import reference, scored, tokens  # noqa: E402
+
+
+def prepare(base: Path, lang: str, module: str, modules: list[str]) -> dict[str, Any] | None:
+    """The job's memory pairs (as the store gives them) and its entries to score."""
+    import polib
+
+    from xlsearch.engine.store import Store
+    from xlsearch.engine.tm.matching.fragments import memory_pairs
+    from xlsearch.engine.tm.matching.lookup import Lookup
+
+    job_src = base / module / f"{lang}.po"
+    mem_files = [
+        base / m / f"{lang}.po"
+        for m in modules
+        if m != module and (base / m / f"{lang}.po").is_file()
+    ]
+    if not job_src.is_file() or not mem_files:
+        return None
+    ids = {e.msgid for f in mem_files for e in polib.pofile(str(f)) if scored(e)}
+    entries = [e for e in polib.pofile(str(job_src)) if scored(e) and e.msgid not in ids]
+    with tempfile.TemporaryDirectory(prefix="frag-") as tmp:
+        with Store(Path(tmp) / "store.db") as store:
+            for f in mem_files:
+                store.import_file(f, "memory")
+            pairs = memory_pairs(store, "memory", "en", lang)
+            lk = Lookup(store, None, collection="memory", semantic=False)
+            todo = []
+            for e in entries:
+                res = lk.lookup(e.msgid, "en", "", k=1, cross_k=0)
+                if max((m.fuzzy for m in res.matches), default=0) < 75:
+                    todo.append([e.msgid, reference(e)])
+    return {"pairs": pairs, "todo": todo}
+
+
+def score(index: Any, todo: list[list[str]], counts: Counter[str]) -> None:
+    for source, ref in todo:
+        counts["todo"] += 1
+        frags = index.find(source)
+        if not frags:
+            continue
+        counts["any"] += 1
+        ref_words = tokens(ref)
+        shown = [w for f in frags for w in tokens(f.target)]
+        have = set(shown)
+        ref_set = set(ref_words)
+        counts["ref_words"] += len(ref_words)
+        counts["ref_covered"] += sum(1 for w in ref_words if w in have)
+        counts["words"] += len(shown)
+        counts["words_right"] += sum(1 for w in shown if w in ref_set)
+        counts["fragments"] += len(frags)
+
+
+def main() -> None:
+    from xlsearch.engine.tm.matching.fragments import FragmentIndex, default_aligner
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--langs", nargs="+")
+    p.add_argument("--modules", nargs="+")
+    p.add_argument("--aligner", action="append", default=[])
+    p.add_argument("--cache", help="keep each job's memory and entries here")
+    p.add_argument("--model", help="for --aligner vectors (default: the shipped student)")
+    p.add_argument("--examples", type=int, default=0)
+    args = p.parse_args()
+    encode = None
+    if "vectors" in (args.aligner or []):
+        from xlsearch.engine.models.cards import shipped_model_path
+        from xlsearch.engine.models.encoder import load_encoder
+
+        enc = load_encoder(args.model or str(shipped_model_path()))
+
+        def encode(ws: list[str]) -> Any:
+            return enc.encode(ws, batch_size=256)
+
+    base = data_dir() / "l10n" / "xfce"
+    modules_all = sorted(d.name for d in base.iterdir() if d.is_dir())
+    langs = args.langs or sorted({f.stem for m in modules_all for f in (base / m).glob("*.po")})
+    jobs = args.modules or modules_all
+    aligners = args.aligner or [default_aligner()]
+    totals: dict[str, Counter[str]] = {a: Counter() for a in aligners}
+    per_lang: dict[tuple[str, str], Counter[str]] = {}
+    seconds: dict[str, float] = dict.fromkeys(aligners, 0.0)
+    cache = Path(args.cache) if args.cache else None
+    for lang in langs:
+        for module in jobs:
+            got: dict[str, Any] | None = None
+            path = cache / f"{lang}-{module}.json" if cache else None
+            if path is not None and path.is_file():
+                got = json.loads(path.read_text(encoding="utf-8"))
+            else:
+                got = prepare(base, lang, module, modules_all)
+                if got is not None and path is not None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(json.dumps(got, ensure_ascii=False), encoding="utf-8")
+            if got is None:
+                continue
+            pairs = [(a, b) for a, b in got["pairs"]]
+            for a in aligners:
+                start = time.perf_counter()
+                index = FragmentIndex.learn(pairs, a, encode)
+                seconds[a] += time.perf_counter() - start
+                c = per_lang.setdefault((a, lang), Counter())
+                score(index, got["todo"], c)
+                if args.examples:
+                    for source, ref in got["todo"][: args.examples]:
+                        shown = " · ".join(f"{f.source}→{f.target}" for f in index.find(source))
+                        print(f"  [{a} {lang}] {source!r} | {shown} | ref {ref!r}")
+            print(f"… {lang} {module}", file=sys.stderr, flush=True)
+    for (a, _lang), c in per_lang.items():
+        totals[a].update(c)
+
+    def row(c: Counter[str]) -> str:
+        def per(x: str, y: str) -> str:
+            return f"{100 * c[x] / c[y]:.1f}" if c[y] else "—"
+
+        return (
+            f"{c['todo']} | {per('any', 'todo')} | {per('ref_covered', 'ref_words')} | "
+            f"{per('words_right', 'words')}"
+        )
+
+    print(f"Xfce: {len(langs)} languages × {len(jobs)} jobs ({', '.join(langs)}); {machine()}\n")
+    print("| aligner | language | entries | with a fragment % | coverage % | precision % |")
+    print("|---|---|---:|---:|---:|---:|")
+    for (a, lang), c in sorted(per_lang.items()):
+        print(f"| {a} | {lang} | {row(c)} |")
+    for a in aligners:
+        print(f"| **{a}** | all | {row(totals[a])} |  learning {seconds[a]:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
