@@ -231,8 +231,8 @@ def test_po_entries_plurals_context_fuzzy_obsolete(tmp_path: Path) -> None:
         (4, "en", "Multi-line entry", 24),
         (4, "de-AT", "Mehrzeiliger Eintrag", 24),
     ]
-    assert recs[0].meta == {"context": "menu|file", "fuzzy": True}
-    assert recs[3].meta == {"plural": 1}
+    assert recs[0].meta == {"context": "menu|file", "fuzzy": True, "project": "demo"}
+    assert recs[3].meta == {"plural": 1, "project": "demo"}
     assert ctx.warnings == [
         f"{path}: 1 obsolete (#~) entries not imported",
         f"{path}: 1 fuzzy entries: their source only (a fuzzy translation is a draft)",

@@ -85,3 +85,88 @@ def test_copies_keep_their_contexts(tmp_path: Path) -> None:
     assert seg.band == "101%" and seg.best.target == "Ann_uler"
     assert seg.best.context == buttons
     assert f"context match: {buttons!r}" in seg.best.flags
+
+
+def _head(project: str) -> str:
+    return HEAD.replace('"X-Source', f'"Project-Id-Version: {project} 4.18\\n"\n"X-Source')
+
+
+def test_the_jobs_project_then_the_same_neighbours_choose_a_translation(tmp_path: Path) -> None:
+    """Two modules translate "_Edit" two ways: the job's own project wins over use count
+    (and says so); a unit between the same two strings as the job's is a 101 % match,
+    ranked above the job's project."""
+    apps = tmp_path / "apps.po"
+    apps.write_text(
+        _head("Xfce Apps")
+        + 'msgid "_Edit"\nmsgstr "É_dition"\n\nmsgid "_Copy"\nmsgstr "_Copier"\n\n',
+        encoding="utf-8",
+    )
+    core = tmp_path / "core.po"
+    core.write_text(
+        _head("Xfce Core")
+        + 'msgid "_Edit"\nmsgstr "M_odifier"\n\nmsgid "Ed_it"\nmsgstr "M_odifier"\n\n'
+        + 'msgid "Cut"\nmsgstr "Couper"\n\nmsgid "_Copy"\nmsgstr "Co_pier"\n\n'
+        + 'msgid "Paste"\nmsgstr "Coller"\n\n',
+        encoding="utf-8",
+    )
+    job = tmp_path / "job.po"
+    job.write_text(
+        _head("Xfce Apps") + 'msgid "_Edit"\nmsgstr ""\n\n'
+        'msgid "Cut"\nmsgstr ""\n\nmsgid "_Copy"\nmsgstr ""\n\nmsgid "Paste"\nmsgstr ""\n\n',
+        encoding="utf-8",
+    )
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(apps, "mem")
+        store.import_file(core, "mem")
+        doc = open_document(job)
+        assert doc.project == "Xfce Apps"
+        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
+    edit, _cut, copy, _paste = rep.segments
+    assert edit.best is not None and edit.best.target == "É_dition"
+    assert any("chosen by project 'Xfce Apps'" in f for f in edit.best.flags)
+    assert copy.band == "101%" and copy.best is not None and copy.best.target == "Co_pier"
+    assert any(f.startswith("context match: the same neighbours") for f in copy.best.flags)
+    assert any("chosen by context" in f for f in copy.best.flags)
+
+
+def test_xliff_resname_is_the_context_of_a_unit(tmp_path: Path) -> None:
+    """XLIFF 1.2 ``resname`` (and a key-like id) is the unit's context, in the memory and
+    in the job: the same key is 101 %; the same short text under another key is not
+    written."""
+    xlf = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">\n'
+        '<file original="app.properties" source-language="en" target-language="fr" '
+        'datatype="javapropertyresourcebundle"><body>\n{units}</body></file></xliff>\n'
+    )
+    unit = (
+        '<trans-unit id="{id}" resname="{key}"><source>{s}</source>'
+        "<target>{t}</target></trans-unit>\n"
+    )
+    mem = tmp_path / "mem.xlf"
+    mem.write_text(
+        xlf.format(
+            units=unit.format(id="1", key="day.saturday.initial", s="S", t="S")
+            + unit.format(id="2", key="day.sunday.initial", s="S", t="D")
+        ),
+        encoding="utf-8",
+    )
+    job = tmp_path / "job.xlf"
+    job.write_text(
+        xlf.format(
+            units=unit.format(id="7", key="day.sunday.initial", s="S", t="")
+            + unit.format(id="8", key="size.small", s="S", t="")
+        ),
+        encoding="utf-8",
+    )
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(mem, "mem")
+        doc = open_document(job)
+        assert [s.context for s in doc.segments] == ["day.sunday.initial", "size.small"]
+        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
+        pretranslate(doc, rep)
+    sunday, small = rep.segments
+    assert sunday.band == "101%" and sunday.best is not None and sunday.best.target == "D"
+    # the same text under another name: a repetition, and a short one is not written
+    assert small.band == "repetitions" and doc.segments[1].target == ""
+    assert doc.segments[0].target == "D"

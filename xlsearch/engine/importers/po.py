@@ -147,11 +147,12 @@ def read_po(ctx: ReadContext) -> Iterator[Record]:
     src, tgt = catalogue_languages(ctx, catalogue)
     tu = 0
     obsolete = fuzzy = 0
+    project = catalogue_project(catalogue.metadata)
     for entry in catalogue:
         if entry.obsolete:
             obsolete += 1
             continue
-        meta: dict[str, Any] = {}
+        meta: dict[str, Any] = {"project": project} if project else {}
         if entry.msgctxt:
             meta["context"] = entry.msgctxt
         if entry.fuzzy:
@@ -179,6 +180,15 @@ def read_po(ctx: ReadContext) -> Iterator[Record]:
             f"{fuzzy:,} fuzzy entries: their source only (a fuzzy translation is a draft)",
             skip=False,
         )
+
+
+def catalogue_project(metadata: dict[str, str]) -> str:
+    """The catalogue's project (``Project-Id-Version`` less its version number), '' for
+    gettext's placeholder."""
+    name = (metadata.get("Project-Id-Version") or "").strip()
+    if not name or name.upper().startswith("PACKAGE"):
+        return ""
+    return re.sub(r"\s+v?\d[\w.\-]*$", "", name)
 
 
 SAMPLE_ENTRIES = 200

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Generator, Iterator
 from typing import Any
@@ -180,6 +181,20 @@ def _seg_marks(container: ET.Element) -> list[ET.Element]:
     return marks
 
 
+_KEY_LIKE = re.compile(r"^(?=.*[A-Za-z]{2})(?=.*[._:/])(?![0-9a-fA-F\-]{16,}$)[\w.\-:/]+$")
+
+
+def unit_context(elem: ET.Element) -> str:
+    """Where a unit's string is used, as the file names it: XLIFF 1.2 ``resname``, 2.x
+    ``name``, else an ``id`` that reads as a key (``menu.file.open``, ``btn_save``; not
+    ``12``, ``tu1`` nor a hash); '' when none."""
+    named = elem.get("resname") or elem.get("name")
+    if named:
+        return named
+    uid = elem.get("id") or ""
+    return uid if _KEY_LIKE.match(uid) else ""
+
+
 def _unit(
     ctx: ReadContext,
     elem: ET.Element,
@@ -192,7 +207,9 @@ def _unit(
     """The records of one trans-unit/unit (one unit per segment, then ``<sub>`` units);
     returns the next unit number. Sources and targets of a ``<file>`` without a language
     form one group each (``group``, ``group + 1``): one language guess for all."""
-    meta = {"unit": elem.get("id")} if elem.get("id") else None
+    meta: dict[str, Any] | None = {"unit": elem.get("id")} if elem.get("id") else None
+    if unit_context(elem):
+        meta = {**(meta or {}), "context": unit_context(elem)}
     subs: list[tuple[str | None, list[str]]] = []
     name = f"{elem.tag} {elem.get('id') or tu_no + 1}"
     for label, source, target, state in _pairs(elem):

@@ -48,7 +48,7 @@ def analyze(
     started = time.perf_counter()
     segmentation = segment_document(doc, segment, lookup, threshold, on_progress, cancel)
     candidates = find_candidates(doc, segmentation, lookup, on_progress, cancel)
-    scored = score_matches(doc, candidates)
+    scored = score_matches(doc, candidates, lookup)
     chosen = choose(doc, scored, threshold)
     filled = apply_fill_policy(chosen, lookup, doc.src, doc.tgt, threshold)
     return report(doc, lookup, filled, threshold, started)

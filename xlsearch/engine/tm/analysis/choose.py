@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from xlsearch.engine.tm.analysis.candidates import Candidates
 from xlsearch.engine.tm.analysis.plurals import flag_plural
 from xlsearch.engine.tm.analysis.results import SegmentResult, band_of
-from xlsearch.engine.tm.analysis.texts import text_key
+from xlsearch.engine.tm.analysis.texts import repetition_key, text_key
 from xlsearch.engine.tm.matching import context as ctx
 from xlsearch.engine.tm.matching.shape import same_shape
 
@@ -27,7 +27,7 @@ def choose(doc: Document, scored: Candidates, threshold: float) -> list[SegmentR
         if lr.matches:
             best = lr.matches[0]
             fuzzy = max(m.fuzzy for m in lr.matches)
-            alternatives = ctx.flag_alternatives(best, lr.matches)
+            alternatives = ctx.flag_alternatives(best, lr.matches, doc.project)
             ctx.flag_short_fuzzy(best, res.source)
             flag_plural(doc.segments[i], best)
         cosine, semantic = res.cosine, res.semantic
@@ -47,7 +47,7 @@ def choose(doc: Document, scored: Candidates, threshold: float) -> list[SegmentR
             cosine=cosine,
             semantic=semantic,
         )
-        first = scored.first_text[(text_key(res.source), doc.segments[i].context)]
+        first = scored.first_text[(text_key(res.source), repetition_key(doc.segments[i])[2])]
         results[i] = _tag_repetition(res, doc, first)
     return results
 

@@ -29,12 +29,14 @@ def text_key(text: str) -> str:
 def repetition_key(seg: DocSegment) -> tuple[str, Any, str]:
     """What makes two segments repetitions of each other: the same text, the same inline
     codes at the same places (a code's id may differ: every unit numbers its own) and the
-    same context (PO ``msgctxt``: gettext's own key of a message)."""
+    same context (PO ``msgctxt``: gettext's own key of a message; an XLIFF ``resname`` only
+    names the unit: the same text under two names is a repetition)."""
     if seg.source_tags:
         places: Any = tuple((int(t[0]), str(t[1])) for t in seg.source_tags)
     else:
         places = int(seg.tags or 0)
-    return text_key(seg.source), places, str(getattr(seg, "context", "") or "")
+    keyed = getattr(seg, "context_is_key", True)  # a resname names; a msgctxt sets apart
+    return text_key(seg.source), places, str(getattr(seg, "context", "") or "") if keyed else ""
 
 
 @dataclass(frozen=True)

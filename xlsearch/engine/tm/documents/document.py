@@ -86,8 +86,12 @@ class DocSegment:
     ref: Any = field(default=None, repr=False, compare=False)
     """The format's handle on this segment (an XML element, a PO entry …)."""
     context: str = ""
-    """Where the string is used, as the file says it (PO ``msgctxt``): a match with the same
-    context is a 101 % match, one with another is not 100 %."""
+    """Where the string is used, as the file says it (PO ``msgctxt``, XLIFF ``resname``): a
+    match with the same context is a 101 % match, one with another is not 100 %."""
+    context_is_key: bool = True
+    """Whether the context is part of the message's identity (PO ``msgctxt``: a stored unit
+    without one is another message), or only a name (XLIFF ``resname``: a stored unit
+    without one stays 100 %)."""
     plurals: int = 0
     """A PO plural entry: how many plural forms the job's ``Plural-Forms`` header asks for
     (``msgstr[0]`` … ``msgstr[n-1]``); 0 for any other segment."""
@@ -120,6 +124,9 @@ class Document:
     segments, counted in the analysis."""
     review_comments: dict[int, Any] = field(default_factory=dict, repr=False)
     """A Word file's review comments by paragraph, rewritten when saved again."""
+    project: str = ""
+    """The project the document belongs to (PO ``Project-Id-Version``, XLIFF
+    ``product-name``): a 100 % match from the same project is preferred."""
     language_notice: str | None = field(default=None, repr=False)
     """One line when the text reads as another language than ``src`` (``open_document``)."""
 

@@ -37,7 +37,7 @@ def load_po(path: Path, encoding: str | None = None) -> Any:
     import polib
 
     from xlsearch.engine.importers.base import ReadContext, normalize_lang
-    from xlsearch.engine.importers.po import read_catalogue
+    from xlsearch.engine.importers.po import catalogue_project, read_catalogue
     from xlsearch.engine.tm.documents.document import DocSegment, Document
 
     original = read_catalogue(ReadContext(path, encoding=encoding or None, whole=True))
@@ -71,7 +71,9 @@ def load_po(path: Path, encoding: str | None = None) -> Any:
     src = normalize_lang(po.metadata.get("X-Source-Language", "")) or _msgid_lang(segs)
     po.original_text = original  # written back line for line (``po_text``)
     po.changed_entries = set()
-    return Document(path, "po", src, lang, segs, po)
+    doc = Document(path, "po", src, lang, segs, po)
+    doc.project = catalogue_project(po.metadata)
+    return doc
 
 
 def _nplurals(header: str) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.importers.xliff import unit_context
 from xlsearch.engine.lang.sentences import gap_after
 from xlsearch.engine.tm.documents.confirmation import (
     confirmed_12,
@@ -140,6 +141,8 @@ def _segments20(unit: Any, start: int, untranslatable: list[str] | None = None) 
                 source_tags=tag_places(source, text, tags),
                 confirmed=confirmed_20(seg, target_text),
                 ref=seg,
+                context=unit_context(unit),
+                context_is_key=False,
             )
         )
     return out
@@ -234,6 +237,8 @@ def _units12(tu: Any, start: int, lang: str = "", split: bool = True) -> list[An
                         locked=locked(m.get("mid")),
                         confirmed=confirmed_12(tu, m.get("mid"), state, target_text),
                         ref=(tu, m.get("mid")),
+                        context=unit_context(tu),
+                        context_is_key=False,
                     )
                 )
             return out
@@ -254,6 +259,8 @@ def _units12(tu: Any, start: int, lang: str = "", split: bool = True) -> list[An
             locked=locked(None),
             confirmed=confirmed_12(tu, None, state, target_text),
             ref=(tu, None),
+            context=unit_context(tu),
+            context_is_key=False,
         )
     ]
 

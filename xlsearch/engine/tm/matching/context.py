@@ -1,7 +1,10 @@
-"""Context and consistency: what a match's context (PO ``msgctxt``) says about it.
+"""Context and consistency: what a match's context (PO ``msgctxt``, XLIFF ``resname``, the
+neighbouring units) says about it.
 
 * A 100 % match whose stored unit has the segment's context is a **101 %** (context)
-  match and ranks first, as CAT tools rank an in-context exact match.
+  match and ranks first, as CAT tools rank an in-context exact match. Where neither side
+  names a context, a stored unit between the same two neighbours as the segment (the
+  sources before and after it, both there) is one too.
 * A 100 % match whose context differs (either side has one, the other another or none) is
   not 100 %: 99 %, flagged with both contexts. A **short string** (one word of at most
   ``SHORT_LETTERS`` letters: weekday initials, units, abbreviations) with another context
@@ -9,19 +12,26 @@
 * Entries that name their translators (PO's ``translator-credits`` and the like) are never
   looked up and never leveraged: another project's translators are not this one's.
 * Where the memory translates one source in several ways, the one written is chosen by
-  context, then by use count (how many stored units hold that translation), then by date
-  (the most recently imported); the others are listed with their counts.
+  context, then by project (a unit of the job's own project: PO ``Project-Id-Version``,
+  XLIFF ``product-name``), then by use count (how many stored units hold that
+  translation), then by date (the most recently imported); the others are listed with
+  their counts and the evidence that chose.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+Neighbours = tuple[str, str]
+"""The sources before and after a unit ('' at either end)."""
 
 CONTEXT_MATCH = 101
 """The fuzzy % of a 100 % match with the segment's own context."""
 SHORT_LETTERS = 3
+CONTEXT_MATCHED = "context match:"
+"""The flag of a 101 % match (``context match: 'grid thursday'``)."""
 CONTEXT_FLAG = "context:"
 """The flag of a 100 % match whose context differs (``context: new 'a' · stored 'b'``)."""
 SUGGESTION_ONLY = "suggestion only:"
@@ -47,9 +57,21 @@ def is_short(text: str) -> bool:
     return len(words) <= 1 and sum(len(w) for w in words) <= SHORT_LETTERS
 
 
-def apply(matches: list[Any], segment: str, context: str) -> None:
+def apply(
+    matches: list[Any],
+    segment: str,
+    context: str,
+    *,
+    project: str = "",
+    strict: bool = True,
+    neighbours: Neighbours | None = None,
+    stored_neighbours: Callable[[int], Neighbours] | None = None,
+) -> None:
     """Score the 100 % matches by context (module doc) and rank them: context matches
-    first, then by use count, then the most recent."""
+    first, then those of ``project``, then by use count, then the most recent.
+    ``strict``: the context is part of the message's identity (PO ``msgctxt``); else
+    (XLIFF ``resname``) a stored unit without a context stays 100 %.
+    ``neighbours``: the segment's; ``stored_neighbours(segment_id)``: a stored unit's."""
     for m in matches:
         if m.fuzzy < 100 or m.cross_language:
             continue
@@ -57,10 +79,16 @@ def apply(matches: list[Any], segment: str, context: str) -> None:
         if context in (getattr(m, "contexts", None) or {}):
             stored = m.context = context  # one of the merged copies has the segment's context
         if not context and not stored:
+            if neighbours and all(neighbours) and stored_neighbours is not None:
+                if stored_neighbours(m.segment_id) == neighbours:
+                    m.fuzzy = CONTEXT_MATCH
+                    m.flags.insert(0, f"{CONTEXT_MATCHED} the same neighbours")
+            continue
+        if not stored and not strict:
             continue
         if stored == context:
             m.fuzzy = CONTEXT_MATCH
-            m.flags.insert(0, f"context match: {context!r}")
+            m.flags.insert(0, f"{CONTEXT_MATCHED} {context!r}")
             continue
         m.fuzzy = 99
         m.flags.insert(
@@ -73,6 +101,7 @@ def apply(matches: list[Any], segment: str, context: str) -> None:
         key=lambda m: (
             -min(m.fuzzy, 100) if m.fuzzy >= 99 else 0,
             -(m.fuzzy == CONTEXT_MATCH),
+            -(m.fuzzy >= 99 and bool(project) and project in getattr(m, "projects", ())),
             -(m.copies if m.fuzzy >= 99 else 0),
             -(m.segment_id if m.fuzzy >= 99 else 0),
             order[id(m)],
@@ -102,13 +131,15 @@ def suggestion_only(m: Any) -> bool:
     return any(f.startswith(SUGGESTION_ONLY) for f in m.flags)
 
 
-def flag_alternatives(best: Any, matches: Sequence[Any]) -> int:
+def flag_alternatives(best: Any, matches: Sequence[Any], project: str = "") -> int:
     """Flag a 100 % (or 101 %) match whose source the memory also translates otherwise,
-    listing the other translations with their use counts; returns how many there are."""
+    listing the other translations with their use counts and what chose the written one
+    (context, the job's ``project``, use count, date); returns how many there are."""
     if best.fuzzy < 100 or not best.target:
         return 0
     mine = " ".join(best.target.split())
     others: dict[str, int] = {}
+    rivals: list[Any] = []
     for m in matches:
         t = " ".join((m.target or "").split())
         if m is best or m.fuzzy < 99 or not t or m.cross_language or t == mine:
@@ -116,17 +147,36 @@ def flag_alternatives(best: Any, matches: Sequence[Any]) -> int:
         if " ".join(m.source.split()) != " ".join(best.source.split()):
             continue
         others[t] = others.get(t, 0) + m.copies
+        rivals.append(m)
     if not others:
         return 0
     listed = ", ".join(f"{t!r} ×{n}" for t, n in sorted(others.items(), key=lambda x: -x[1]))
-    flag = f"{OTHER_TRANSLATIONS} {len(others)} ({listed}; written: {mine!r} ×{best.copies})"
+    why = _chosen_by(best, rivals, project)
+    flag = (
+        f"{OTHER_TRANSLATIONS} {len(others)} ({listed}; written: {mine!r} ×{best.copies}, "
+        f"chosen by {why})"
+    )
     if not any(f.startswith(OTHER_TRANSLATIONS) for f in best.flags):
         best.flags.append(flag)
     return len(others)
 
 
+def _chosen_by(best: Any, rivals: Sequence[Any], project: str) -> str:
+    """The evidence that ranked ``best`` above its ``rivals`` (``apply``'s order)."""
+    if best.fuzzy == CONTEXT_MATCH and all(m.fuzzy != CONTEXT_MATCH for m in rivals):
+        return "context"
+    mine = bool(project) and project in getattr(best, "projects", ())
+    if mine and not any(project in getattr(m, "projects", ()) for m in rivals):
+        return f"project {project!r}"
+    if all(best.copies > m.copies for m in rivals):
+        return "use count"
+    return "date (the most recently imported)"
+
+
 __all__ = [
     "CONTEXT_MATCH",
+    "CONTEXT_MATCHED",
+    "Neighbours",
     "OTHER_TRANSLATIONS",
     "SUGGESTION_ONLY",
     "apply",

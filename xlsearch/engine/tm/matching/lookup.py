@@ -75,13 +75,14 @@ def _tags(row: dict[str, Any] | None) -> list[list[Any]] | None:
     return tags if isinstance(tags, list) else None
 
 
-def _context(row: dict[str, Any]) -> str:
-    """The unit's context (PO ``msgctxt``) from its metadata, '' when none."""
+def _meta_text(row: dict[str, Any], key: str) -> str:
+    """A text field of the segment's metadata (``context``: PO ``msgctxt``, XLIFF
+    ``resname``; ``project``), '' when none."""
     meta = row.get("meta")
-    if not meta or '"context"' not in meta:
+    if not meta or f'"{key}"' not in meta:
         return ""
     try:
-        found = json.loads(meta).get("context")
+        found = json.loads(meta).get(key)
     except (ValueError, AttributeError):
         return ""
     return found if isinstance(found, str) else ""
@@ -98,6 +99,11 @@ def _plural(row: dict[str, Any] | None) -> int | None:
     except (ValueError, AttributeError):
         return None
     return found if isinstance(found, int) else None
+
+
+def _context(row: dict[str, Any]) -> str:
+    """The unit's context (PO ``msgctxt``, XLIFF ``resname``), '' when none."""
+    return _meta_text(row, "context")
 
 
 def _unique(matches: list[Match]) -> list[Match]:
@@ -375,6 +381,7 @@ class Lookup(Candidates):
         best: list[tuple] = []
         copies: dict[tuple[str, str], int] = {}  # the same source and target: shown once
         contexts: dict[tuple[str, str], dict[str, int]] = {}  # … with each copy's context
+        projects: dict[tuple[str, str], list[str]] = {}
         step = max(2 * k, 8)  # units are read for the best candidates only, a few at a time
         wanted = max(k, SUBSTITUTION_TRIES) if tgt and self.penalties is not None else k
         for lo in range(0, len(scored), step):
@@ -390,8 +397,10 @@ class Lookup(Candidates):
                 key = (row["text"], side["text"] if side else "")
                 if key in copies:
                     copies[key] += 1
+                    projects[key].append(_meta_text(row, "project"))
                 elif len(best) < wanted:
                     copies[key] = 1
+                    projects[key] = [_meta_text(row, "project")]
                     best.append(item)
                 else:
                     continue
@@ -402,6 +411,7 @@ class Lookup(Candidates):
             m = self._match(segment, rows[sid], units, tgt, cos, f, c, o)
             m.copies = copies.get((m.source, m.target), 1)
             m.contexts = contexts.get((m.source, m.target), {m.context: 1})
+            m.projects = sorted({p for p in projects.get((m.source, m.target), []) if p})
             if n < details:
                 m.diff = fz.diff(segment, m.source)
                 m.flags = fz.flags(segment, m.source)
@@ -482,6 +492,24 @@ class Lookup(Candidates):
         if m.semantic is None:
             m.score = float(sub.SUBSTITUTED)
         return True
+
+    def neighbours(self, segment_id: int) -> tuple[str, str]:
+        """The sources of the units before and after a stored segment's, in its document
+        ('' at either end)."""
+        row = self.store.conn.execute(
+            "SELECT document_id, position, lang FROM segments WHERE id = ?", (segment_id,)
+        ).fetchone()
+        if row is None:
+            return "", ""
+        doc, pos, lang = row
+        near = self.store.conn.execute(
+            "SELECT position, text, tu_id FROM segments WHERE document_id = ? AND lang = ? "
+            "AND position BETWEEN ? AND ? ORDER BY position",
+            (doc, lang, pos - 8, pos + 8),
+        ).fetchall()
+        before = [t for p, t, _u in near if p < pos]
+        after = [t for p, t, _u in near if p > pos]
+        return (before[-1] if before else ""), (after[0] if after else "")
 
     def phrase(self, text: str, src: str, tgt: str) -> str | None:
         """The memory's one translation of a short phrase stored alone (mnemonic and

@@ -80,13 +80,16 @@ class Match:
     """The same for the stored target: with ``source_tags``, what places the new segment's
     tags in the target (``tm.documents.tags``)."""
     context: str = ""
-    """The stored unit's context (PO ``msgctxt``), '' when none; the segment's own context
-    when one of the ``copies`` has it (``context.apply``)."""
+    """The stored unit's context (PO ``msgctxt``, XLIFF ``resname``), '' when none; the
+    segment's own context when one of the ``copies`` has it (``context.apply``)."""
     contexts: dict[str, int] = field(default_factory=dict)
     """The contexts of the ``copies`` (context → how many), '' for none."""
     plural_forms: list[tuple[str, str]] = field(default_factory=list)
     """When the stored unit is a form of a PO plural entry: the (source, target) of each of
     the entry's forms (``msgid``/``msgstr[0]``, ``msgid_plural``/``msgstr[1]`` …)."""
+    projects: list[str] = field(default_factory=list)
+    """The projects its units come from (PO ``Project-Id-Version``), as many as its
+    copies name."""
     repairs: list[str] = field(default_factory=list)
     """What was done to the stored target to fit the segment (``tm.matching.repair``): a repaired
     match is a 95–99 % match for review."""

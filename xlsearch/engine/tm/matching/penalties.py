@@ -3,6 +3,7 @@ context (``context``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from xlsearch.engine.tm.matching import context as ctx
@@ -33,12 +34,28 @@ def tag_penalty(matches: list[Any], seg: Any) -> None:
             m.flags.append(f"tags: new {new} · stored {stored}")
 
 
-def penalise(matches: list[Any], seg: Any) -> None:
+def penalise(
+    matches: list[Any],
+    seg: Any,
+    *,
+    project: str = "",
+    neighbours: ctx.Neighbours | None = None,
+    stored_neighbours: Callable[[int], ctx.Neighbours] | None = None,
+) -> None:
     """The tag penalty (where either side has codes) and the context of ``seg``'s matches
-    (101 %, another context), in place; the matches ranked again by context."""
+    (101 %, another context), in place; the matches ranked again by context and
+    ``project`` (``context.apply``)."""
     if seg.tags or any(m.source_tags for m in matches):
         tag_penalty(matches, seg)
-    ctx.apply(matches, seg.source, getattr(seg, "context", "") or "")
+    ctx.apply(
+        matches,
+        seg.source,
+        getattr(seg, "context", "") or "",
+        project=project,
+        strict=getattr(seg, "context_is_key", True),
+        neighbours=neighbours,
+        stored_neighbours=stored_neighbours,
+    )
 
 
 __all__ = ["penalise", "tag_penalty"]
