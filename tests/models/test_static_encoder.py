@@ -275,3 +275,15 @@ def test_bag_sums_add_each_texts_tokens_in_order_like_add_at() -> None:
     got = _bag_sums(rows, lengths, np.zeros_like(want))
     assert np.array_equal(got, want)  # bit for bit: the same additions in the same order
     assert not got[[1, 4]].any()
+
+
+def test_whole_word_prefixes_embed_as_the_prefix_written_alone(tiny_static_model: Path) -> None:
+    from xlsearch.engine.models.static_encoder import StaticEncoder
+
+    enc = StaticEncoder(tiny_static_model)
+    texts = ["open the file now please", "save the new file", "close", "open file"]
+    cuts = [len("open the"), len("save the"), 0, len("open")]
+    full, part = enc.encode_prefixes(texts, cuts)
+    assert np.allclose(full, enc.encode(texts), atol=1e-6)
+    assert np.allclose(part[[0, 1, 3]], enc.encode(["open the", "save the", "open"]), atol=1e-6)
+    assert not part[2].any()

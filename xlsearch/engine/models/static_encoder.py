@@ -268,7 +268,9 @@ class StaticEncoder:
     def _embed(self, texts: list[str]) -> np.ndarray:
         encodings = self.tokenizer.encode_batch(texts, add_special_tokens=False)
         limit = self.max_seq_length
-        ids = [e.ids[:limit] for e in encodings]
+        return self._embed_ids([e.ids[:limit] for e in encodings])
+
+    def _embed_ids(self, ids: list[list[int]]) -> np.ndarray:
         lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
         x = np.zeros((len(ids), self.table.shape[1]), dtype=np.float32)
         full = lengths > 0
@@ -306,6 +308,45 @@ class StaticEncoder:
             out[start:stop] = l2_normalize(self._embed(texts[start:stop]))
             on_progress(Progress("encode", stop, n))
         return out
+
+    def encode_prefixes(
+        self,
+        texts: Sequence[str],
+        cuts: Sequence[int],
+        *,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Embed ``texts`` and, where ``cuts[i] > 0``, their first ``cuts[i]`` characters
+        (ending at a space: a whole-word prefix), tokenised once: the prefix's tokens are
+        the first of the text's (the tokenizer splits at spaces), so its vector is what
+        ``encode`` gives the prefix written alone. Rows without a cut are zeros."""
+        import bisect
+
+        on_progress = on_progress or no_progress
+        n = len(texts)
+        full = np.zeros((n, self.dim), dtype=np.float32)
+        part = np.zeros((n, self.dim), dtype=np.float32)
+        bs = BATCH
+        limit = self.max_seq_length
+        for start in range(0, n, bs):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            stop = min(start + bs, n)
+            encodings = self.tokenizer.encode_batch(
+                [str(t) for t in texts[start:stop]], add_special_tokens=False
+            )
+            ids = [e.ids[:limit] for e in encodings]
+            full[start:stop] = l2_normalize(self._embed_ids(ids))
+            rows = [i for i in range(stop - start) if cuts[start + i] > 0]
+            if rows:
+                heads = []
+                for i in rows:
+                    starts = [a for a, _ in encodings[i].offsets]
+                    heads.append(ids[i][: bisect.bisect_left(starts, cuts[start + i])])
+                part[[start + i for i in rows]] = l2_normalize(self._embed_ids(heads))
+            on_progress(Progress("encode", stop, n))
+        return full, part
 
     def similarity(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         """Cosine similarity matrix between two lists of texts."""

@@ -200,10 +200,11 @@ def lexical_flags(
         scored.update(misplaced(sources, targets, lex, extra))
     flags: list[Flag] = []
     surface: dict[str, str] = {}
+    texts = [u.target for u in units]
 
     def shown(stem: str) -> str:
         if stem not in surface:
-            surface[stem] = _word_in(stem, [u.target for u in units], targets)
+            surface[stem] = _word_in(stem, texts, targets)
         return surface[stem]
 
     for i, (own, other, who) in scored.items():
@@ -521,9 +522,9 @@ def check_units(
 
         from xlsearch.engine.qa.semantic import Margins, encode_pairs
 
-        def embed() -> tuple[tuple[np.ndarray, np.ndarray], Margins]:
+        def embed() -> tuple[tuple[np.ndarray, ...], Margins]:
             vectors = encode_pairs(units, encoder, marker, on_progress=on_progress, cancel=cancel)
-            return vectors, Margins(*vectors)
+            return vectors, Margins(vectors[0], vectors[1])
 
         workers = ThreadPoolExecutor(1, thread_name_prefix="xlsearch-check")
         embedding = workers.submit(embed)

@@ -72,13 +72,22 @@ def _script_name(script: str) -> str:
     return script if script == "CJK" else script.title()
 
 
+_ASCII_LETTER = re.compile(r"[A-Za-z]+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_WIDE_RANGE = re.compile(r"[\u1100-\U0010ffff]")
+"""Characters from Hangul Jamo up: where CJK, kana and Hangul letters are (a text without
+any is judged without looking at each character)."""
+
+
 @functools.lru_cache(maxsize=65536)
 def letter_scripts(text: str) -> Counter[str]:
-    """How many letters of ``text`` each script has (cached: do not change it)."""
-    if text.isascii():
-        letters = sum(map(str.isalpha, text))
-        return Counter({"LATIN": letters}) if letters else Counter()
-    return Counter(_script(ch) for ch in text if ch.isalpha())
+    """How many letters of ``text`` each script has (ASCII letters counted at once, the
+    others one by one; cached: do not change it)."""
+    latin = len(text) - len(_ASCII_LETTER.sub("", text))
+    out = Counter({"LATIN": latin}) if latin else Counter()
+    if not text.isascii():
+        out.update(_script(ch) for ch in _NON_ASCII.findall(text) if ch.isalpha())
+    return out
 
 
 @functools.lru_cache(maxsize=65536)
@@ -103,11 +112,11 @@ def _abbreviates(short: str, word: str) -> bool:
 @functools.lru_cache(maxsize=65536)
 def _words(text: str) -> frozenset[str]:
     """Words of two letters or more; each character of a text written without spaces."""
-    out = frozenset(w.casefold() for w in _WORD.findall(text))
-    if text.isascii():
-        return out
-    wide = {ch for ch in text if ch.isalpha() and _script(ch) in _WIDE}
-    return (out - {w for w in out if any(ch in wide for ch in w)}) | wide
+    out = {w.casefold() for w in _WORD.findall(text)}
+    if text.isascii() or not _WIDE_RANGE.search(text):
+        return frozenset(out)
+    wide = {ch for ch in _WIDE_RANGE.findall(text) if ch.isalpha() and _script(ch) in _WIDE}
+    return frozenset((out - {w for w in out if any(ch in wide for ch in w)}) | wide)
 
 
 def _probabilities(ident: Any, text: str, langs: list[str]) -> list[float]:

@@ -63,9 +63,13 @@ _END_CLASSES = {
 _CJK = frozenset({"ja", "zh", "ko"})
 
 
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")
+"""A decimal digit of another script than ASCII's."""
+
+
 def _digits(text: str) -> str:
     """``text`` with every decimal digit (Arabic-Indic, full-width …) as an ASCII digit."""
-    if text.isascii():
+    if text.isascii() or not _OTHER_DIGIT.search(text):
         return text
     out = []
     for ch in text:

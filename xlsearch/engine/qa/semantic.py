@@ -121,15 +121,26 @@ def encode_pairs(
     *,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, ...]:
     """The sources' and the targets' vectors (float32 rows); a text written more than once
-    is encoded once."""
+    is encoded once. An encoder that embeds whole-word prefixes as it reads the text
+    (``encode_prefixes``: a static model) also gives the vectors of their first halves
+    (``_half``), returned as two more arrays (zeros where a text has no half by words):
+    ``semantic_flags`` then need not encode the halves again."""
     texts = [_clean(u.source, marker) for u in units] + [_clean(u.target, marker) for u in units]
     index: dict[str, int] = {}
     at = np.fromiter((index.setdefault(t, len(index)) for t in texts), np.int64, len(texts))
+    n = len(units)
+    prefixes = getattr(encoder, "encode_prefixes", None)
+    if prefixes is not None:
+        unique = list(index)
+        cuts = [len(_half(t)) if len(t.split()) >= 4 else 0 for t in unique]
+        full, part = prefixes(unique, cuts, on_progress=on_progress, cancel=cancel)
+        vecs = np.asarray(full, dtype=np.float32)[at]
+        halves = np.asarray(part, dtype=np.float32)[at]
+        return vecs[:n], vecs[n:], halves[:n], halves[n:]
     vecs = np.asarray(encoder.encode(list(index), on_progress=on_progress, cancel=cancel))
     vecs = vecs.astype(np.float32)[at]
-    n = len(units)
     return vecs[:n], vecs[n:]
 
 
@@ -198,7 +209,7 @@ def semantic_flags(
     *,
     marker: str = "",
     skip: Sequence[bool] | None = None,
-    vectors: tuple[np.ndarray, np.ndarray] | None = None,
+    vectors: tuple[np.ndarray, ...] | None = None,
     margins: Margins | None = None,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
@@ -222,7 +233,7 @@ def semantic_flags(
     cut = [i for i in range(n) if halves_s[i] and halves_t[i]]
     if vectors is None:
         vectors = encode_pairs(units, encoder, marker, on_progress=on_progress, cancel=cancel)
-    es, et = vectors
+    es, et = vectors[0], vectors[1]
     m = margins or Margins(es, et)
     own, sample, shuffled, margin_sh = m.own_cos, m.sample, m.shuffled_cos, m.shuffled
     margin = m.own
@@ -265,10 +276,23 @@ def semantic_flags(
     flagged = {f.key for f in flags}
     # Omission: the target is closer to the source's first half than to the whole source.
     if cut:
-        halves = [halves_s[i] for i in cut] + [halves_t[i] for i in cut]
-        hv = np.asarray(encoder.encode(halves, cancel=cancel), dtype=np.float32)
-        ehs, eht = hv[: len(cut)], hv[len(cut) :]
         ci = np.asarray(cut)
+        ehs = np.zeros((len(cut), es.shape[1]), dtype=np.float32)
+        eht = np.zeros_like(ehs)
+        # Halves by words come with the vectors (a static model); the others are encoded.
+        have = (
+            (np.einsum("ij,ij->i", vectors[2][ci], vectors[2][ci]) > 0)
+            & (np.einsum("ij,ij->i", vectors[3][ci], vectors[3][ci]) > 0)
+            if len(vectors) == 4
+            else np.zeros(len(cut), dtype=bool)
+        )
+        if have.any():
+            ehs[have], eht[have] = vectors[2][ci[have]], vectors[3][ci[have]]
+        rest = np.nonzero(~have)[0]
+        if len(rest):
+            halves = [halves_s[cut[k]] for k in rest] + [halves_t[cut[k]] for k in rest]
+            hv = np.asarray(encoder.encode(halves, cancel=cancel), dtype=np.float32)
+            ehs[rest], eht[rest] = hv[: len(rest)], hv[len(rest) :]
         d_own = np.einsum("ij,ij->i", et[ci], ehs) - own[ci]
         d_cut = np.einsum("ij,ij->i", eht, ehs) - np.einsum("ij,ij->i", eht, es[ci])
         tau_o = max(float(np.quantile(d_own, 0.985)), float(np.quantile(d_cut, 0.4)), 0.0)
