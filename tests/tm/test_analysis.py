@@ -233,20 +233,29 @@ def test_a_target_that_is_a_copy_of_the_source_in_state_new_is_pretranslated(
     """memoQ and Trados export targets copied from the source with state="new" (2.0:
     "initial"): pre-translation kept them as if translated, and filled nothing."""
     store, enc = _store(tmp_path, tiny_static_model)
-    path = write_xliff(tmp_path / "job.xlf", ["the big dog sleeps", "the cat runs"])
+    house = MEMORY[2][0]  # a draft in the translator's words (no source copy) is kept
+    path = write_xliff(tmp_path / "job.xlf", ["the big dog sleeps", "the cat runs", house])
     text = path.read_text(encoding="utf-8")
-    text = text.replace(
-        "<source>the big dog sleeps</source>",
-        '<source>the big dog sleeps</source><target state="new">the big dog sleeps</target>',
-    ).replace(
-        "<source>the cat runs</source>",
-        '<source>the cat runs</source><target state="translated">die Katze rennt</target>',
+    text = (
+        text.replace(
+            "<source>the big dog sleeps</source>",
+            '<source>the big dog sleeps</source><target state="new">the big dog sleeps</target>',
+        )
+        .replace(
+            "<source>the cat runs</source>",
+            '<source>the cat runs</source><target state="translated">die Katze rennt</target>',
+        )
+        .replace(
+            f"<source>{house}</source>",
+            f'<source>{house}</source><target state="needs-translation">ein rotes Haus</target>',
+        )
     )
     path.write_text(text, encoding="utf-8")
     doc = open_document(path)
     report = analyze(doc, Lookup(store, enc, collection="tm"))
-    assert pretranslate(doc, report) == 1
-    assert [s.target for s in doc.segments] == ["der große hund schläft", "die Katze rennt"]
+    assert pretranslate(doc, report) == 1 and report.segments[2].fuzzy == 100
+    got = [s.target for s in doc.segments]
+    assert got == ["der große hund schläft", "die Katze rennt", "ein rotes Haus"]
     store.close()
 
 

@@ -45,6 +45,15 @@ def _target(source: etree._Element, text: str) -> tuple[str, int]:
         # codes at the start and the end go to the start and the end
         ('<x id="1"/>Warning: hot surface<x id="2"/>', "Achtung: heiße Fläche",
          '<x id="1"/>Achtung: heiße Fläche<x id="2"/>', 2),
+        # a pair around the whole source goes around the whole target
+        ('<bpt id="1">&lt;b&gt;</bpt>Show hidden files<ept id="1">&lt;/b&gt;</ept>',
+         "Afficher les fichiers cachés",
+         '<bpt id="1">&lt;b&gt;</bpt>Afficher les fichiers cachés<ept id="1">&lt;/b&gt;</ept>', 2),
+        (' <g id="1">Show hidden files</g> ', "Afficher les fichiers cachés",
+         '<g id="1">Afficher les fichiers cachés</g>', 1),
+        ('<x id="0"/><bpt id="1">&lt;i&gt;</bpt>Save all<ept id="1">&lt;/i&gt;</ept>',
+         "Tout enregistrer",
+         '<x id="0"/><bpt id="1">&lt;i&gt;</bpt>Tout enregistrer<ept id="1">&lt;/i&gt;</ept>', 3),
         # a code inside the sentence has no clear place: left to the translator
         ('Keep <x id="1"/> away.', "Fernhalten.", "Fernhalten.", 0),
         # two tags, in the target's order

@@ -17,12 +17,15 @@ if TYPE_CHECKING:
 
 def _translated(seg: Any) -> bool:
     """Has a target to keep: not empty, and not the source copy a CAT tool exports in state
-    ``new``/``needs-translation`` (2.0 ``initial``) unless set in this session."""
+    ``new``/``needs-translation`` (2.0 ``initial``) unless set in this session. A draft in
+    such a state (other words than the source's) is the translator's: kept too."""
     from xlsearch.engine.importers.xliff import UNTRANSLATED_STATES
 
     if not seg.target.strip():
         return False
-    return bool(seg.origin) or seg.state not in UNTRANSLATED_STATES
+    if seg.origin or seg.state not in UNTRANSLATED_STATES:
+        return True
+    return " ".join(seg.target.split()).casefold() != " ".join(seg.source.split()).casefold()
 
 
 def _repairs(m: Any) -> list[str]:

@@ -7,7 +7,8 @@ in the target is clear are transferred, as CAT tools do for matches:
 * a paired tag around text (XLIFF 1.2 ``g``, 2.x ``pc``; begin/end codes ``bpt``/``ept``,
   ``bx``/``ex``, ``sc``/``ec`` with only text between them) wraps the same text in the
   target when it occurs there exactly once (a product name, a UI label, a number);
-* a code at the very start or end of the source goes to the start or end of the target.
+* a code at the very start or end of the source goes to the start or end of the target;
+* a paired tag around the source's whole text (a bold label) goes around the whole target.
 
 Anything else (a tag around translated words, a code inside the sentence) stays out: a
 wrong place is worse than a missing tag, which the translator's CAT tool shows — unless the
@@ -62,6 +63,8 @@ class _Wrap:
     inner: str
     open: Any
     close: Any = None
+    whole: bool = False
+    """The pair holds the source's whole text: it goes around the whole target."""
 
 
 def _shell(elem: Any) -> Any:
@@ -102,7 +105,26 @@ def _plan(source: Any) -> tuple[list[Any], list[_Wrap], list[Any]]:
         elif name in _BEGIN and i + 1 < len(kids) and local_name(kids[i + 1].tag) in _END:
             if (c.tail or "").strip():
                 wraps.append(_Wrap(" ".join(c.tail.split()), c, kids[i + 1]))
-    return lead, wraps, trail
+    whole = _whole(source, kids, lead, trail, wraps)
+    return lead, [whole] if whole else wraps, trail
+
+
+def _whole(
+    source: Any, kids: list[Any], lead: list[Any], trail: list[Any], wraps: list[_Wrap]
+) -> _Wrap | None:
+    """The one pair (``g``/``pc``, ``bpt``…``ept``) around all of the source's text, codes
+    at the start or end aside: a bold label, a styled line; None when there is none."""
+    if len(wraps) != 1:
+        return None
+    w = wraps[0]
+    pair = [w.open] if w.close is None else [w.open, w.close]
+    if kids != [*lead, *pair, *trail] or (source.text or "").strip():
+        return None
+    outside = [c.tail for c in lead] + [(w.close if w.close is not None else w.open).tail]
+    outside += [c.tail for c in trail]
+    if any((t or "").strip() for t in outside):
+        return None
+    return _Wrap(w.inner, w.open, w.close, whole=True)
 
 
 def _once(text: str, inner: str) -> int:
@@ -220,6 +242,9 @@ def set_target(
     lead, wraps, trail = _plan(source)
     spans: list[tuple[int, int, _Wrap]] = []
     for w in wraps:
+        if w.whole and text.strip():
+            spans.append((0, len(text), w))
+            continue
         at = _once(text, w.inner)
         end = at + len(w.inner)
         if at >= 0 and all(end <= s or at >= e for s, e, _ in spans):
