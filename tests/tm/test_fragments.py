@@ -69,6 +69,13 @@ def test_inconsistent_or_rare_translations_are_not_fragments() -> None:
     assert {f.source for f in idx.find("Close 2 of them")}.isdisjoint({"2", "2 of"})
 
 
+def test_a_fragment_inside_a_sentence_takes_the_memory_s_inner_case() -> None:
+    mem = [("Open", "Ouvrir")] * 3 + [("Files to open", "Fichiers à ouvrir")]
+    idx = FragmentIndex.learn(mem, "cooc")
+    assert [f.target for f in idx.find("Open it")] == ["Ouvrir"]  # as a label begins
+    assert [f.target for f in idx.find("Failed to open it")] == ["ouvrir"]
+
+
 def test_eflomal_alignments_make_fragments() -> None:
     """The ``align`` extra: eflomal's links of the whole memory, both directions joined."""
     pytest.importorskip("eflomal")

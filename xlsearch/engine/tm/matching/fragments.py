@@ -91,6 +91,9 @@ class Phrase:
     """Occurrences of the n-gram in the memory's sources."""
     unit: bool
     """Whether a memory unit is exactly this n-gram translated so."""
+    inner: str = ""
+    """The same translation as the memory writes it inside a sentence (lower-case first
+    letter), where that differs from ``target`` (``Ouvrir`` as a label, ``ouvrir`` inside)."""
 
 
 @dataclass
@@ -144,14 +147,19 @@ class FragmentIndex:
                 continue  # a stopword alone or on the edge: its translation is the context's
             if all(w.isdigit() for w in key):
                 continue  # numbers are copied, not translated
-            shown = wa.join_target(surface[tkey].most_common(1)[0][0])
-            phrases[key] = Phrase(shown, count, seen[key], (key, tkey) in whole)
+            forms = surface[tkey].most_common()
+            shown = wa.join_target(forms[0][0])
+            inner = next((wa.join_target(f) for f, _ in forms if f[0][:1].islower()), "")
+            phrases[key] = Phrase(
+                shown, count, seen[key], (key, tkey) in whole, inner if inner != shown else ""
+            )
         return cls(phrases)
 
     def find(self, segment: str) -> list[Fragment]:
         """The segment's fragments, longest first, in the segment's order (a segment of a
         few words may be one: it has no match, and the memory translates it in parts)."""
-        sw = words(segment)
+        raw = _WORD.findall(_strip_codes(segment))
+        sw = [w.lower() for w in raw]
         taken = [False] * len(sw)
         out: list[Fragment] = []
         for n in range(min(MAX_WORDS, len(sw)), 0, -1):
@@ -163,7 +171,8 @@ class FragmentIndex:
                 if got is None:
                     continue
                 how = "unit" if got.unit else "aligned"
-                out.append(Fragment(" ".join(key), got.target, i, i + n, got.count, how))
+                target = got.inner if got.inner and i > 0 and raw[i][:1].islower() else got.target
+                out.append(Fragment(" ".join(key), target, i, i + n, got.count, how))
                 taken[i : i + n] = [True] * n
         return sorted(out, key=lambda f: f.start)
 
@@ -249,7 +258,7 @@ def default_aligner() -> str:
 
 
 _CACHE: dict[tuple[str, str | None, str, str, int, str], FragmentIndex] = {}
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 def _cache_file(key: tuple[str, str | None, str, str, int, str]) -> Path:
@@ -273,7 +282,7 @@ def _read_cached(path: Path, generation: int) -> FragmentIndex | None:
         if data.get("version") != CACHE_VERSION or data.get("generation") != generation:
             return None
         phrases = {
-            tuple(k.split(" ")): Phrase(str(v[0]), int(v[1]), int(v[2]), bool(v[3]))
+            tuple(k.split(" ")): Phrase(str(v[0]), int(v[1]), int(v[2]), bool(v[3]), str(v[4]))
             for k, v in data["phrases"].items()
         }
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
@@ -288,7 +297,8 @@ def _write_cached(path: Path, generation: int, index: FragmentIndex) -> None:
         "version": CACHE_VERSION,
         "generation": generation,
         "phrases": {
-            " ".join(k): [p.target, p.count, p.seen, p.unit] for k, p in index.phrases.items()
+            " ".join(k): [p.target, p.count, p.seen, p.unit, p.inner]
+            for k, p in index.phrases.items()
         },
     }
     try:
