@@ -103,3 +103,21 @@ def test_a_twin_split_by_a_mnemonic_is_found_and_repaired(tmp_path: Path) -> Non
         assert (create.target, create.fuzzy) == ("Créer", 99)
         clear = lk.lookup("Clea_r", "en", "fr").matches[0]
         assert clear.target == "Efface_r" and 95 <= clear.fuzzy <= 99
+
+
+@pytest.mark.parametrize(
+    ("new", "stored", "kinds", "label"),
+    [
+        ("_Open…", "_Open...", ["punctuation"], "ellipsis '...' → '…' in the source only"),
+        ("Name:", "Name :", ["whitespace"], "spacing in the source only"),
+        ("Double-Click", "Double Click", ["whitespace"], "a dash for a space in the source only"),
+        ("Don't save", "Don’t save", ["quotes"], "quotes or dashes in the source only"),
+    ],
+)
+def test_a_repair_names_the_real_difference(
+    new: str, stored: str, kinds: list[str], label: str
+) -> None:
+    """An ellipsis written another way is punctuation, not whitespace; each kind of
+    difference the target does not follow is named as it is."""
+    assert differences(new, stored) == kinds
+    assert repair(new, stored, "Cible", FR) == ("Cible", [label])

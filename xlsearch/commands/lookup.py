@@ -155,7 +155,7 @@ def _print_result(res: Any, tgt: str) -> None:
         sem = "" if m.semantic is None else f"  semantic {m.semantic:.2f}"
         copies = f", {m.copies} copies" if m.copies > 1 else ""
         print(f"{rank}. fuzzy {m.fuzzy:3d}%{sem}  score {m.score:.1f}  [{m.collection}{copies}]")
-        print(f"   {m.source_lang}: {diff_markup(m.diff)}")
+        print(f"   {m.source_lang}: {diff_markup(m.diff) if m.diff else m.source}")
         print(f"   {m.target_lang or tgt or '?'}: {m.target or '(no target)'}")
         if m.original_target:
             print(f"   (memory: {m.original_target})")

@@ -112,6 +112,8 @@ class Parsed:
     markers, whitespace collapsed, quotes and dashes unified (case kept)."""
     raw: str
     """The compared text before whitespace, quotes and dashes are unified."""
+    trail_form: str = ""
+    """The trailing mark as written (``...`` or ``…``, ``:`` or ``：``)."""
 
 
 def parse(text: str) -> Parsed:
@@ -126,17 +128,17 @@ def parse(text: str) -> Parsed:
         if m2 and (s.count("_") + s.count("&")) == 1:
             mnemonic = s[m2.end()]
             s = s[: m2.start()] + s[m2.end() :]
-    trail = ""
+    trail = form = ""
     t = _TRAIL.search(s)
     if t:
-        trail = _trail_kind(t.group(2))
+        trail, form = _trail_kind(t.group(2)), t.group(2)
         s = s[: t.start()]
     phs = _PH.findall(s)
     s = _PH.sub("\x01", s)
     nums = _NUMBER.findall(s)
     s = _NUMBER.sub("\x02", s)
     core = re.sub(r"[\s\-]+", " ", s.translate(_QUOTES)).strip()
-    return Parsed(text, mnemonic, trail, nums, phs, core, s)
+    return Parsed(text, mnemonic, trail, nums, phs, core, s, form)
 
 
 def bare(text: str) -> str:
@@ -173,7 +175,7 @@ def differences(new: str, stored: str) -> list[str] | None:
         kinds.append("mnemonic")
     elif a.mnemonic.lower() != b.mnemonic.lower():
         kinds.append("mnemonic")
-    if a.trail != b.trail:
+    if a.trail != b.trail or a.trail_form != b.trail_form:  # "..." for "…" too
         kinds.append("punctuation")
     if a.core != b.core:
         kinds.append("case")
@@ -329,9 +331,23 @@ def repair(
                     done.append("case")
         if "case" not in done:
             done.append("case (check)")
+    if a.trail and a.trail == b.trail and a.trail_form != b.trail_form:
+        done.append(f"{a.trail} {b.trail_form!r} → {a.trail_form!r} in the source only")
     if not done:
-        done.append("source spacing/quotes only")
+        done.append(_source_only(a.text, b.text))
     return out, done
+
+
+def _source_only(new: str, stored: str) -> str:
+    """What differs in two sources whose target stays as it is: spacing, a dash for a space,
+    quotes or dashes."""
+    what = []
+    if _spacing(new) != _spacing(stored):
+        dash = _spacing(new).replace("-", " ") == _spacing(stored).replace("-", " ")
+        what.append("a dash for a space" if dash else "spacing")
+    if _quotes(new) != _quotes(stored):
+        what.append("quotes or dashes")
+    return f"{' and '.join(what) or 'leading or trailing spaces'} in the source only"
 
 
 def _all_caps(core: str) -> bool:
