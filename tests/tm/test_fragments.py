@@ -76,6 +76,18 @@ def test_a_fragment_inside_a_sentence_takes_the_memory_s_inner_case() -> None:
     assert [f.target for f in idx.find("Failed to open it")] == ["ouvrir"]
 
 
+def test_no_letter_alone_and_no_translators_names() -> None:
+    """A letter alone ("D" of "D-Bus") is no fragment; the translator credits neither teach
+    words (another project's names) nor get fragments."""
+    mem = [("D-Bus error", "Erreur D-Bus"), ("D-Bus service", "Service D-Bus")] * 2
+    mem += [("D-Bus", "D-Bus"), ("translator-credits", "Jean Dupont, traducteur")] * 3
+    mem += [("Translator", "Traducteur")] * 3
+    idx = FragmentIndex.learn(mem, "cooc")
+    assert "d" not in {f.source for f in idx.find("D connection lost")}
+    assert idx.find("translator-credits") == []
+    assert [f.target for f in idx.find("Translator notes")] == ["Traducteur"]
+
+
 def test_eflomal_alignments_make_fragments() -> None:
     """The ``align`` extra: eflomal's links of the whole memory, both directions joined."""
     pytest.importorskip("eflomal")

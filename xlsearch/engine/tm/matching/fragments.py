@@ -145,8 +145,8 @@ class FragmentIndex:
                 continue
             if key[-1] in STOPWORDS or key[0] in EDGE_START:
                 continue  # a stopword alone or on the edge: its translation is the context's
-            if all(w.isdigit() for w in key):
-                continue  # numbers are copied, not translated
+            if all(w.isdigit() for w in key) or (len(key) == 1 and len(key[0]) == 1):
+                continue  # numbers are copied, not translated; a letter alone is no word
             forms = surface[tkey].most_common()
             shown = wa.join_target(forms[0][0])
             inner = next((wa.join_target(f) for f, _ in forms if f[0][:1].islower()), "")
@@ -158,7 +158,9 @@ class FragmentIndex:
     def find(self, segment: str) -> list[Fragment]:
         """The segment's fragments, longest first, in the segment's order (a segment of a
         few words may be one: it has no match, and the memory translates it in parts)."""
-        raw = _WORD.findall(_strip_codes(segment))
+        from xlsearch.engine.tm.matching.context import never_leveraged
+
+        raw = [] if never_leveraged(segment) else _WORD.findall(_strip_codes(segment))
         sw = [w.lower() for w in raw]
         taken = [False] * len(sw)
         out: list[Fragment] = []
@@ -184,9 +186,12 @@ def align_units(
 ) -> tuple[list[tuple[list[str], list[str]]], list[set[tuple[int, int]]]]:
     """The memory's units as (source words, target tokens) and their word links."""
     from xlsearch.engine.tm.matching import wordalign as wa
+    from xlsearch.engine.tm.matching.context import never_leveraged
 
     units: list[tuple[list[str], list[str]]] = []
     for src, tgt_text in pairs:
+        if never_leveraged(src):
+            continue  # a list of names teaches no words
         sw = words(src)
         tw = wa.target_tokens(_strip_codes(tgt_text))
         if sw and tw and len(sw) <= MAX_ALIGN_WORDS and len(tw) <= MAX_ALIGN_WORDS * 3:
@@ -258,7 +263,7 @@ def default_aligner() -> str:
 
 
 _CACHE: dict[tuple[str, str | None, str, str, int, str], FragmentIndex] = {}
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 
 
 def _cache_file(key: tuple[str, str | None, str, str, int, str]) -> Path:
