@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polib
+import pytest
 
 from xlsearch.engine.store import Store
 from xlsearch.engine.tm.analysis.analyze import analyze
@@ -170,3 +171,27 @@ def test_xliff_resname_is_the_context_of_a_unit(tmp_path: Path) -> None:
     # the same text under another name: a repetition, and a short one is not written
     assert small.band == "repetitions" and doc.segments[1].target == ""
     assert doc.segments[0].target == "D"
+
+
+def test_lookup_says_which_translation_comes_first_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``xlsearch lookup`` lists the memory's other 100 % translations of the source with
+    their counts and the evidence that put the first one first."""
+    from xlsearch.cli import main
+
+    mem = [(None, "_Cancel", "_Annuler"), (None, "_Close", "_Fermer")]
+    _po(tmp_path / "a.po", mem)
+    _po(tmp_path / "b.po", [(None, "_Cancel", "_Annuler")])
+    _po(tmp_path / "c.po", [(None, "_Cancel", "A_nnuler")])
+    for name in ("a", "b", "c"):
+        assert main(["import", str(tmp_path / f"{name}.po"), "-c", "fr-mem", "-q"]) == 0
+    capsys.readouterr()
+    assert (
+        main(["lookup", "_Cancel", "--src", "en", "--tgt", "fr", "-c", "fr-mem", "--fuzzy-only"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "fr: _Annuler" in out.splitlines()[2]
+    assert "other 100 % translations in the memory: 1 ('A_nnuler' ×1" in out
+    assert "chosen by use count" in out

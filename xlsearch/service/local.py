@@ -772,8 +772,10 @@ class LocalEngine(JobsMixin):
         ``src``, ``cross`` cross-language ones; ``min_fuzzy`` hides weaker ones;
         ``semantic=False``: by fuzzy % alone, no model. With ``tgt`` a unit without that
         language is no match (nothing to insert). ``doc_segment``: the document's segment
-        looked up; its inline codes decide 100 % or 99 % as in an analysis. ``cancel``: a
+        looked up; its inline codes and context (PO ``msgctxt``, XLIFF ``resname``) decide 101,
+        100 or 99 % as in an analysis. ``cancel``: a
         lookup a newer one made stale stops (``CancelledError``) between its stages."""
+        from xlsearch.engine.tm.matching import context as ctx
         from xlsearch.engine.tm.matching.penalties import tag_penalty
 
         with self._store() as store:
@@ -792,6 +794,14 @@ class LocalEngine(JobsMixin):
             doc_segment.tags or any(m.source_tags for m in found.matches)
         ):  # 100 % only with the same tags, on either side (as an analysis)
             tag_penalty(found.matches, doc_segment)
+        ctx.apply(  # and with the same context
+            found.matches,
+            segment,
+            str(getattr(doc_segment, "context", "") or ""),
+            strict=bool(getattr(doc_segment, "context_is_key", True)),
+        )
+        if found.matches:  # one source, several translations: the others and what chose
+            ctx.flag_alternatives(found.matches[0], found.matches)
         return found
 
     def open_document(
