@@ -57,7 +57,7 @@ def prepare(base: Path, lang: str, module: str, modules: list[str]) -> dict[str,
         with Store(Path(tmp) / "store.db") as store:
             for f in mem_files:
                 store.import_file(f, "memory")
-            pairs = memory_pairs(store, "memory", "en", lang)
+            pairs = memory_pairs(store, "memory", "en", lang.replace("_", "-"))
             lk = Lookup(store, None, collection="memory", semantic=False)
             todo = []
             for e in entries:

@@ -150,6 +150,8 @@ def test_the_fragment_index_is_learnt_once_per_memory_generation(
     mem.write_text(HEAD + "".join(f'msgid "{s}"\nmsgstr "{t}"\n\n' for s, t in MEMORY), "utf-8")
     with Store(tmp_path / "s.db") as store:
         store.import_file(mem, "mem")
+        # a POSIX locale name is a language tag too (pt_BR, fr_FR)
+        assert len(fragments.memory_pairs(store, "mem", "en_US", "fr_FR")) == len(MEMORY)
         first = fragments.index_for(store, "mem", "en", "fr")
         fragments._CACHE.clear()  # a new process
 

@@ -245,12 +245,13 @@ def memory_pairs(
     """(source, target) of the memory's units in ``src`` and ``tgt`` (primary subtags)."""
     from xlsearch.engine.lang.tags import primary
 
-    where, params = store._filters(collection, [primary(src)])  # type: ignore[attr-defined]
+    s, t = primary(src.replace("_", "-")), primary(tgt.replace("_", "-"))  # pt_BR as pt-BR
+    where, params = store._filters(collection, [s])  # type: ignore[attr-defined]
     rows = store.conn.execute(  # type: ignore[attr-defined]
         f"SELECT s.text, t.text FROM segments s JOIN segments t ON t.tu_id = s.tu_id "
         f"AND t.document_id = s.document_id AND t.id != s.id "
         f"AND (t.lang = ? OR t.lang LIKE ?){where.replace(' WHERE ', ' WHERE 1 AND ', 1)}",
-        [primary(tgt), primary(tgt) + "-%", *params],
+        [t, t + "-%", *params],
     ).fetchall()
     return [(str(a), str(b)) for a, b in rows]
 
@@ -322,8 +323,8 @@ def index_for(store: object, collection: str | None, src: str, tgt: str) -> Frag
     key = (
         str(getattr(store, "path", "")),
         collection,
-        primary(src),
-        primary(tgt),
+        primary(src.replace("_", "-")),
+        primary(tgt.replace("_", "-")),
         generation,
         aligner,
     )
