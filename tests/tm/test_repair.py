@@ -106,18 +106,25 @@ def test_a_twin_split_by_a_mnemonic_is_found_and_repaired(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(
-    ("new", "stored", "kinds", "label"),
+    ("new", "stored", "target", "kinds", "label"),
     [
-        ("_Open…", "_Open...", ["punctuation"], "ellipsis '...' → '…' in the source only"),
-        ("Name:", "Name :", ["whitespace"], "spacing in the source only"),
-        ("Double-Click", "Double Click", ["whitespace"], "a dash for a space in the source only"),
-        ("Don't save", "Don’t save", ["quotes"], "quotes or dashes in the source only"),
+        ("_Open…", "_Open...", "_Ouvrir...", ["punctuation"],
+         "ellipsis '...' → '…' in the source only"),
+        ("Name:", "Name :", "Nom :", ["whitespace"], "spacing in the source only"),
+        ("Double-Click", "Double Click", "Double-clic", ["whitespace"],
+         "a dash for a space in the source only"),
+        ("Don't save", "Don’t save", "Cible", ["quotes"], "quotes or dashes in the source only"),
+        # the source's mnemonic moved, the target's stays: said so, not "spacing"
+        ("Re_load", "_Reload", "_Recharger", ["mnemonic"],
+         "mnemonic kept where the target has it (the source's is on 'l')"),
+        ("_Replace All", "Replace _All", "_Tout remplacer", ["mnemonic"],
+         "mnemonic kept where the target has it (the source's is on 'R')"),
     ],
-)
+)  # fmt: skip
 def test_a_repair_names_the_real_difference(
-    new: str, stored: str, kinds: list[str], label: str
+    new: str, stored: str, target: str, kinds: list[str], label: str
 ) -> None:
     """An ellipsis written another way is punctuation, not whitespace; each kind of
     difference the target does not follow is named as it is."""
     assert differences(new, stored) == kinds
-    assert repair(new, stored, "Cible", FR) == ("Cible", [label])
+    assert repair(new, stored, target, FR) == (target, [label])

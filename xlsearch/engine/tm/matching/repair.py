@@ -297,9 +297,13 @@ def repair(
     # mnemonic
     if a.mnemonic and b.mnemonic and a.mnemonic.lower() != b.mnemonic.lower():
         moved = _move_mnemonic(new, a.mnemonic, out, conv)
-        if moved is not None:
+        if moved is not None and moved != out:
             out = moved
             done.append(f"mnemonic moved to {a.mnemonic!r}")
+        else:
+            done.append(
+                f"mnemonic kept where the target has it (the source's is on {a.mnemonic!r})"
+            )
     if bool(a.mnemonic) != bool(b.mnemonic):
         if b.mnemonic:
             cleaned = CJK_MNEMONIC.sub("", out, count=1)
@@ -334,8 +338,16 @@ def repair(
     if a.trail and a.trail == b.trail and a.trail_form != b.trail_form:
         done.append(f"{a.trail} {b.trail_form!r} → {a.trail_form!r} in the source only")
     if not done:
-        done.append(_source_only(a.text, b.text))
+        done.append(_source_only(_unmarked(a), _unmarked(b)))
     return out, done
+
+
+def _unmarked(p: Parsed) -> str:
+    """The parsed text as written, without its mnemonic."""
+    if not p.mnemonic:
+        return p.text
+    s = CJK_MNEMONIC.sub("", p.text, count=1)
+    return INLINE_MNEMONIC.sub("", s, count=1) if s == p.text else s
 
 
 def _source_only(new: str, stored: str) -> str:
