@@ -135,6 +135,7 @@ def main() -> None:
     ap.add_argument("--model", default=None, help="model (default: the active one)")
     ap.add_argument("--timing", type=int, default=0, help="time a clean file of N pairs")
     ap.add_argument("--show", type=int, default=0, help="print this many false flags")
+    ap.add_argument("--show-kind", default="", help="... of this kind")
     args = ap.parse_args()
     extra = ["--tgt", args.lang] + (["--model", args.model] if args.model else [])
     print(
@@ -176,15 +177,17 @@ def main() -> None:
             continue
         anyk = sum(i in by_line for i in lines)
         named = sum(any(f["kind"] in MATCH[kind] for f in by_line.get(i, [])) for i in lines)
+        how = Counter(f["kind"] for i in lines for f in by_line.get(i, [])[:1])
         print(f"  {kind:15} {len(lines):4}  found {100 * anyk / len(lines):5.1f} %"
-              f"  by its kind {100 * named / len(lines):5.1f} %")  # fmt: skip
+              f"  by its kind {100 * named / len(lines):5.1f} %  {dict(how)}")  # fmt: skip
     untouched = len(rows) - len(planted)
     false = [f for i, fl in by_line.items() if i not in planted for f in fl]
     lines = {int(f["line"]) for f in false}
     kinds = Counter(f["kind"] for f in false)
     print(f"  false flags: {len(lines)} of {untouched} untouched lines "
           f"({100 * len(lines) / untouched:.1f} per 100): {dict(kinds.most_common())}")  # fmt: skip
-    for f in false[: args.show]:
+    shown = [f for f in false if not args.show_kind or f["kind"] == args.show_kind]
+    for f in shown[: args.show]:
         print(f"    {f['kind']}: {f['explanation']}")
         print(f"      {f['source'][:100]}\n      {f['target'][:100]}")
     for c in payload.get("calibration") or []:

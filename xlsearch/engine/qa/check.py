@@ -104,6 +104,20 @@ OTHER_UNIT_ODDS = 10.0
 """... or make it somewhat unlikely (``ODD_PAIR``) and another unit's source at least this
 much likelier than its own."""
 ODD_PAIR = -1.0
+LEXICAL_Z = 2.5
+"""In a file of sentences, both bars are at least this many robust standard deviations of
+the file's own pairs' word evidence (a word more or less moves a sentence's evidence by
+several nats) ..."""
+SENTENCE_WORDS = 6
+"""... a file whose sources have at least this many content words (the median)."""
+
+
+def _spread(values: Sequence[float]) -> float:
+    """A robust standard deviation (1.4826 × the median absolute deviation)."""
+    x = np.asarray(values, dtype=np.float64)
+    return float(np.median(np.abs(x - np.median(x)))) * 1.4826 if len(x) else 0.0
+
+
 SHORT_Z = -2.5
 """A target this many robust standard deviations shorter than the file's translations of
 that length usually are ..."""
@@ -163,6 +177,7 @@ def lexical_flags(
     lexicon: Lexicon | None = None,
     embedding: Callable[[Sequence[int]], np.ndarray] | None = None,
     pivot: Sequence[float] | None = None,
+    scores: dict[int, float] | None = None,
 ) -> list[Flag]:
     """Targets that do not translate their source by the user's own word translations
     (``lexicon``: learnt from the units, or given — every file of the pair and the memory;
@@ -171,7 +186,8 @@ def lexical_flags(
     unit). ``embedding``: the model's log odds, per unit, that a target belongs to another
     unit (``semantic.EmbeddingEvidence``), added to the words' evidence; ``pivot``: per
     unit, the same words' evidence between its target and its translations into the other
-    languages checked with it (``pivot_evidence``)."""
+    languages checked with it (``pivot_evidence``); ``scores``: filled with each scored
+    unit's word evidence (row → log-likelihood ratio)."""
     from xlsearch.engine.qa.lexicon import (
         misplaced,
         missing_evidence,
@@ -193,11 +209,21 @@ def lexical_flags(
     first = {i: lex.score(sources[i], targets[i], own=True) for i in rows}
     if pivot is not None:  # the other languages' translations vouch for the target or not
         first = {i: v + pivot[i] for i, v in first.items()}
+    if scores is not None:
+        scores.update(first)
     scored = misplaced(sources, targets, lex, [i for i in rows if first[i] < ODD_PAIR])
     model = dict(zip(rows, embedding(rows), strict=True)) if embedding is not None else {}
     if model:  # the model's word counts too: every pair it finds odd is compared
         extra = [i for i in rows if i not in scored and first[i] - model[i] < ODD_PAIR]
         scored.update(misplaced(sources, targets, lex, extra))
+    # Sentences sum the evidence of many words: the bars grow with the spread of the file's
+    # own pairs' evidence (UI strings, a few words each, keep the fixed ones).
+    sentences = len(first) >= MIN_LEXICON_UNITS and (
+        float(np.median([len(sources[i]) for i in first])) >= SENTENCE_WORDS
+    )
+    spread = _spread(list(first.values())) if sentences else 0.0
+    misplaced_bar = max(MISPLACED_ODDS, LEXICAL_Z * spread)
+    other_bar = max(OTHER_UNIT_ODDS, LEXICAL_Z * spread)
     flags: list[Flag] = []
     surface: dict[str, str] = {}
     texts = [u.target for u in units]
@@ -210,7 +236,7 @@ def lexical_flags(
     for i, (own, other, who) in scored.items():
         own -= model.get(i, 0.0)
         own += pivot[i] if pivot is not None else 0.0
-        if own >= -MISPLACED_ODDS and not (other - own >= OTHER_UNIT_ODDS):
+        if own >= -misplaced_bar and not (other - own >= other_bar):
             continue
         u = units[i]
         lacks = missing_partners(lex, sources[i], targets[i])
@@ -220,7 +246,7 @@ def lexical_flags(
             if lacks
             else "its words are not how this file translates the source's"
         )
-        if who >= 0 and other - own >= OTHER_UNIT_ODDS:
+        if who >= 0 and other - own >= other_bar:
             why += f"; it fits the source {units[who].source!r} better"
         flags.append(
             Flag(
@@ -244,11 +270,17 @@ def lexical_flags(
                 )
             )  # fmt: skip
     z = length_z(units)
+    lost_bar = LOST_ODDS
+    if spread > 0:  # sentences: the bar grows with the spread of the file's missing words
+        lost_bar = max(
+            LOST_ODDS,
+            LEXICAL_Z * _spread([missing_evidence(lex, sources[i], targets[i]) for i in rows]),
+        )
     for i in rows:
         if units[i].key in wrong or z[i] >= SHORT_Z:
             continue
         lost = missing_evidence(lex, sources[i], targets[i])
-        if lost >= -LOST_ODDS:
+        if lost >= -lost_bar:
             continue
         u = units[i]
         lacks = missing_partners(lex, sources[i], targets[i])
@@ -589,6 +621,7 @@ def check_units(
 
         vectors, margins = embedding.result()
         evidence = EmbeddingEvidence(margins)
+    word_scores: dict[int, float] = {}
     flags.extend(
         lexical_flags(
             units,
@@ -597,6 +630,7 @@ def check_units(
             lexicon=pool.lexicon if pool is not None else learn_lexicon([units], memory),
             embedding=evidence,
             pivot=[pivots.get((tgt, u.key, u.source), 0.0) for u in units] if pivots else None,
+            scores=word_scores,
         )
     )
     from xlsearch.engine.qa.semantic import length_flags
@@ -613,6 +647,7 @@ def check_units(
             skip=skip,
             vectors=vectors,
             margins=margins,
+            lexical=np.array([word_scores.get(i, np.nan) for i in range(len(units))]),
             on_progress=on_progress,
             cancel=cancel,
         )
