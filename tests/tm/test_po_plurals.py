@@ -66,11 +66,18 @@ def test_every_plural_form_or_none(tmp_path: Path) -> None:
         rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
         pretranslate(doc, rep)
         out = doc.save(tmp_path / "out.fr.po")
+        # the translator edits msgstr[0] before saving (the Translate screen): the other
+        # forms pre-translation filled stay
+        again = open_document(tmp_path / "job.fr.po")
+        pretranslate(again, analyze(again, Lookup(store, None, collection="mem", semantic=False)))
+        again.set_target(0, "Échec de l'ouverture de %d fichier")
+        edited = polib.pofile(str(again.save(tmp_path / "edited.fr.po")))[0].msgstr_plural
     got = {e.msgid: e for e in polib.pofile(str(out))}
     assert got["Failed to open %d file"].msgstr_plural == {
         0: "Impossible d'ouvrir %d fichier",
         1: "Impossible d'ouvrir %d fichiers",
     }
+    assert edited == {0: "Échec de l'ouverture de %d fichier", 1: "Impossible d'ouvrir %d fichiers"}
     assert "fuzzy" in got["Failed to open %d file"].flags
     # the memory has no plural entry for "%d item": nothing written, the report says why
     assert got["%d item"].msgstr_plural == {0: "", 1: ""}

@@ -229,7 +229,8 @@ class Document:
             tag_hint = follow_edit(tag_hint, edited_from, text)
         seg = self.segments[index]
         seg.target = text
-        seg.plural_targets = list(plural_targets or [])
+        if plural_targets is not None:  # else a plural entry's other forms stay as they are
+            seg.plural_targets = list(plural_targets)
         seg.repairs = list(repairs or [])
         seg.quality = quality
         seg.origin = origin
