@@ -380,7 +380,7 @@ def _copies_by_siblings(
     that differs from the source as most other translations' do is a convention (a note)."""
     if not siblings:
         return flags
-    from xlsearch.engine.qa.rules import _end_class, _ws
+    from xlsearch.engine.qa.rules import edge_whitespace, end_class
 
     by_key = {u.key: u for u in units}
     out = []
@@ -390,7 +390,7 @@ def _copies_by_siblings(
             # The other translations do the same (the source's odd space, a label's colon
             # every language drops): the languages' convention, a note.
             others = _alike_script(others_of(siblings, u, tgt), tgt)
-            same = _ws if f.kind == "whitespace" else _end_class
+            same = edge_whitespace if f.kind == "whitespace" else end_class
             alike = sum(same(t) == same(u.target) for t in others.values())
             if len(others) >= SIBLINGS_MIN and alike >= KEPT_BY_MOST * len(others):
                 f = dataclasses.replace(

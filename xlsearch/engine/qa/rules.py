@@ -110,7 +110,8 @@ def numbers(text: str) -> Counter[str]:
     return found
 
 
-def _end_class(text: str) -> str:
+def end_class(text: str) -> str:
+    """How ``text`` ends: ``stop``, ``question``, ``colon``, ``ellipsis``… or ""."""
     t = text.rstrip()
     t = re.sub(r"(?:</?[A-Za-z][^<>]*>|[\"'»”’)\]」』）])+$", "", t).rstrip()
     for mark in ("……", "...", "…", "⋯"):
@@ -119,7 +120,8 @@ def _end_class(text: str) -> str:
     return _END_CLASSES.get(t[-1:], "") if t else ""
 
 
-def _ws(text: str) -> tuple[str, str]:
+def edge_whitespace(text: str) -> tuple[str, str]:
+    """``text``'s leading and trailing whitespace."""
     lead = text[: len(text) - len(text.lstrip())]
     trail = text[len(text.rstrip()) :]
     return lead.replace("\r", ""), trail.replace("\r", "")
@@ -477,7 +479,7 @@ def _mnemonics(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
 
 
 def _whitespace(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
-    (sl, st), (tl, tt) = _ws(s), _ws(t)
+    (sl, st), (tl, tt) = edge_whitespace(s), edge_whitespace(t)
     if sl != tl or st != tt:
         where = "leading" if sl != tl else "trailing"
         want = sl if sl != tl else st
@@ -496,7 +498,7 @@ def _whitespace(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
 
 
 def _punctuation(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
-    a, b = _end_class(s), _end_class(t)
+    a, b = end_class(s), end_class(t)
     if a == b:
         return
     if ctx.tgt_primary in _CJK and a == "stop" and b == "":
