@@ -29,7 +29,16 @@ def machine() -> str:
         mem = f", {kb / 1024**2:.0f} GB RAM"
     except (OSError, ValueError, IndexError):
         pass
-    return f"{platform.processor() or platform.machine()}, {cores} cores{mem}"
+    cpu = platform.processor() or platform.machine()
+    try:  # Linux: the CPU's name and its widest vector instructions, as lscpu shows them
+        info = Path("/proc/cpuinfo").read_text()
+        name = next(ln.split(":", 1)[1].strip() for ln in info.splitlines() if "model name" in ln)
+        flags = set(next(ln for ln in info.splitlines() if ln.startswith("flags")).split())
+        simd = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+        cpu = f"{name} ({simd})"
+    except (OSError, StopIteration):
+        pass
+    return f"{cpu}, {cores} cores{mem}"
 
 
 def stsb_test() -> tuple[list[str], list[str], list[float]]:

@@ -69,6 +69,10 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def _short(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
 def _stem(stem: str) -> str:
     from xlsearch.engine.qa.lexicon import STEM
 
@@ -181,8 +185,8 @@ def find_noisy(
                     drop(
                         i,
                         "misaligned",
-                        f"the target is also that of {src[best]!r}, whose words fit it better "
-                        f"(log odds {score[i]:.1f} vs {score[best]:.1f})",
+                        f"the target is also that of {_short(src[best])!r}, whose words fit "
+                        f"it better (log odds {score[i]:.1f} vs {score[best]:.1f})",
                     )
     step(4, "lengths")
     kept = [i for i in range(n) if rep.keep[i]]
