@@ -326,7 +326,7 @@ def test_report_lists_written_matches_to_check_numbers_tags_other_translations(
     assert main([*argv, "--out", str(out), "-q"]) == 0
     capsys.readouterr()
     text = report.read_text("utf-8")
-    title = "## Repaired matches, matches whose numbers or tags differ, or with other transl"
+    title = "## Repaired, substituted and in-context matches, matches whose numbers or tags"
     assert title in text
     section = text.split(title)[1].split("\n## ")[0]
     # a source that differs only in its numbers: the target's numbers are repaired

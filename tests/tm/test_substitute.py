@@ -66,6 +66,10 @@ def test_analysis_writes_a_swap_and_keeps_a_short_fuzzy_a_suggestion(tmp_path: P
         assert short.best is not None and 75 <= short.best.fuzzy < 85
         assert any(f.startswith("suggestion only: a short string") for f in short.best.flags)
         pretranslate(doc, rep)
+    report = rep.to_markdown()
+    assert (
+        "- **Failed to open the file %s** (90 %): substituted: 'enregistrer' → 'ouvrir'" in report
+    )
     assert [s.target for s in doc.segments] == ["Impossible d’ouvrir le fichier %s", ""]
 
 

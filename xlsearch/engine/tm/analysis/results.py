@@ -18,6 +18,7 @@ from xlsearch.engine.tm.matching import context as ctx
 from xlsearch.engine.tm.matching.fuzzy import PLACEHOLDER_FLAG, words
 from xlsearch.engine.tm.matching.matches import Match
 from xlsearch.engine.tm.matching.repair import REPAIRED
+from xlsearch.engine.tm.matching.substitute import FLAG as SUBSTITUTED_FLAG
 
 BANDS: list[tuple[str, int, int]] = [
     ("101%", 101, 101),
@@ -182,7 +183,8 @@ class Analysis:
             lines += [
                 "",
                 f"{several} segments have several translations in the memory: the one written "
-                "is chosen by context, then use count, then the most recent (listed below).",
+                "is chosen by context, then the job's own project, then use count, then the "
+                "most recent (listed below, with the evidence that chose).",
             ]
         if self.fill_policy is not None:
             lines += self.fill_policy.report_lines(self.semantic_segments())
@@ -209,8 +211,8 @@ class Analysis:
         if check:  # a fuzzy match's target is written as it stands: its numbers, its codes
             lines += [
                 "",
-                "## Repaired matches, matches whose numbers or tags differ, or with other "
-                "translations (check their targets)",
+                "## Repaired, substituted and in-context matches, matches whose numbers or "
+                "tags differ, or with other translations (check their targets)",
                 "",
             ]
             for s, flag in check[:examples]:
@@ -263,7 +265,9 @@ CREDITS_FLAG = "translator credits: never filled from the memory"
 CHECK_FLAGS = (
     ctx.SUGGESTION_ONLY,
     ctx.CONTEXT_FLAG,
+    ctx.CONTEXT_MATCHED,
     REPAIRED,
+    SUBSTITUTED_FLAG,
     "numbers:",
     "tags:",
     OTHER_TRANSLATIONS,
