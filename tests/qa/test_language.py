@@ -103,3 +103,17 @@ def test_a_latin_word_of_another_language_is_no_abbreviation_of_the_sources() ->
     kept = [("Control+Shift", "Ctrl+Shift")]
     flags = language_flags(_units(chinese * 3 + bad + kept), "en", "zh_CN")
     assert [f.source for f in flags] == ["Double"]
+
+
+def test_the_identifier_run_for_many_texts_at_once_gives_its_scores_one_by_one() -> None:
+    import numpy as np
+
+    from xlsearch.engine.lang.identify import identifier
+    from xlsearch.engine.qa.language import _decide_many
+
+    ident = identifier()
+    texts = ["Die Datei wurde gespeichert.", "FICHIER INTROUVABLE", "", "ファイルを開く", "é"]
+    texts.append("x" * 300)
+    got = _decide_many(ident, texts)
+    want = np.stack([ident._decide(t) for t in texts])
+    assert np.abs(got - want).max() < 1e-4
