@@ -195,3 +195,34 @@ def test_lookup_says_which_translation_comes_first_and_why(
     assert "fr: _Annuler" in out.splitlines()[2]
     assert "other 100 % translations in the memory: 1 ('A_nnuler' ×1" in out
     assert "chosen by use count" in out
+
+
+def _xliff(path: Path, units: list[tuple[str, str, str]]) -> Path:
+    body = "".join(
+        f'<trans-unit id="u{n}" resname="{name}"><source>{src}</source>'
+        + (f'<target state="translated">{tgt}</target>' if tgt else "")
+        + "</trans-unit>"
+        for n, (name, src, tgt) in enumerate(units)
+    )
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<xliff version="1.2" '
+        'xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="ui" '
+        f'source-language="en" target-language="de" datatype="plaintext"><body>{body}'
+        "</body></file></xliff>\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_xliff_copies_keep_their_resnames(tmp_path: Path) -> None:
+    """The same for XLIFF 1.2 memories: a copy's resname is its context."""
+    with Store(tmp_path / "s.db") as store:
+        mem = [("menu.file.open", "Open", "Öffnen"), ("toolbar.open", "Open", "Öffnen")]
+        mem += [("door.open", "Open", "Offen"), ("door.state", "Open", "Offen")]
+        mem += [("lid.open", "Open", "Offen")]
+        store.import_file(_xliff(tmp_path / "mem.xlf", mem), "mem")
+        doc = open_document(_xliff(tmp_path / "job.xlf", [("toolbar.open", "Open", "")]))
+        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
+    best = rep.segments[0].best
+    assert best is not None and best.fuzzy == 101 and best.target == "Öffnen"
+    assert best.context == "toolbar.open"
