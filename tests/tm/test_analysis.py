@@ -10,7 +10,7 @@ from helpers.memory import write_tmx, write_xliff
 from lxml import etree
 
 from xlsearch.engine.tm.analysis.analyze import analyze
-from xlsearch.engine.tm.analysis.pretranslate import pretranslate
+from xlsearch.engine.tm.analysis.pretranslate import drafts_kept, pretranslate
 from xlsearch.engine.tm.analysis.results import band_of
 from xlsearch.engine.tm.documents import open_document
 from xlsearch.engine.tm.matching.lookup import Lookup
@@ -256,6 +256,7 @@ def test_a_target_that_is_a_copy_of_the_source_in_state_new_is_pretranslated(
     assert pretranslate(doc, report) == 1 and report.segments[2].fuzzy == 100
     got = [s.target for s in doc.segments]
     assert got == ["der große hund schläft", "die Katze rennt", "ein rotes Haus"]
+    assert drafts_kept(doc) == 1  # analyze --out names it, and --overwrite
     store.close()
 
 

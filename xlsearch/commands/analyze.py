@@ -176,6 +176,14 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         n -= lost
         also = f" ({lost} more matched, in paragraphs left as they were: see below)" if lost else ""
         print(f"pre-translated {n} of {len(doc.segments)} segments → {out}{also}", file=sys.stderr)
+        drafts = 0 if args.overwrite else engine.drafts_kept(doc)
+        if drafts:
+            print(  # a draft in an untranslated state is the translator's: never replaced
+                f"notice: {drafts} segment{'s keep' if drafts > 1 else ' keeps'} the draft "
+                "target the file has (state new or needs-translation, other words than the "
+                "source's); --overwrite replaces them",
+                file=sys.stderr,
+            )
         if n and doc.fmt == "docx" and Path(out).suffix.lower() not in XLIFF_SUFFIXES:
             print(  # Word has no review state: a comment on each filled paragraph says it
                 f"notice: {out}: its {n} pre-translated sentences are marked by Word comments "

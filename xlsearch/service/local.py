@@ -931,6 +931,13 @@ class LocalEngine(JobsMixin):
         """Write ``doc`` back (in its format, or XLIFF 2.0 for an .xlf path); returns where."""
         return str(_document(doc).save(path or None))
 
+    def drafts_kept(self, doc: TranslationDocument) -> int:
+        """Segments whose draft target (state ``new``/``needs-translation``, in other words
+        than the source's) pre-translation kept; ``overwrite`` replaces them."""
+        from xlsearch.engine.tm.analysis.pretranslate import drafts_kept
+
+        return drafts_kept(_document(doc))
+
     def unwritten_paragraphs(self, doc: TranslationDocument) -> int:
         """Translated paragraphs of a saved HTML page that stay in the source language
         (their links or markup cannot be placed in the translation); 0 for other formats."""

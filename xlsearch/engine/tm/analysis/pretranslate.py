@@ -28,6 +28,19 @@ def _translated(seg: Any) -> bool:
     return " ".join(seg.target.split()).casefold() != " ".join(seg.source.split()).casefold()
 
 
+def drafts_kept(doc: Document) -> int:
+    """Segments whose target is a draft in an untranslated state (``new``,
+    ``needs-translation``, 2.0 ``initial``) that pre-translation left as it was: the
+    translator's own words, replaced only with ``overwrite``."""
+    from xlsearch.engine.importers.xliff import UNTRANSLATED_STATES
+
+    return sum(
+        1
+        for s in doc.segments
+        if not s.origin and s.state in UNTRANSLATED_STATES and _translated(s) and not s.locked
+    )
+
+
 def _repairs(m: Any) -> list[str]:
     """What was done to ``m``'s target, as its flags (and the report) say it."""
     return [f for f in m.flags if f.startswith((REPAIRED, SUBSTITUTED))] if m.repairs else []
@@ -129,4 +142,4 @@ def pretranslate(
     return filled
 
 
-__all__ = ["pretranslate"]
+__all__ = ["drafts_kept", "pretranslate"]
