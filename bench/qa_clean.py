@@ -11,7 +11,8 @@ all dev pairs (mean of both directions), on the final models. Also what ``--clea
 dropped, by kind, against the known corrupted pairs (the same function ``distill`` calls).
 
     nice -n 10 python bench/qa_clean.py [--lang de] [--other fr] [--pairs 30000]
-        [--dev 3000] [--steps 150] [--seeds 0 1]
+        [--dev 3000] [--steps 150] [--seeds 0 1] [--runs clean corrupted corrupted+clean
+        perfect clean-less-drops]
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ def drops(bad: list[tuple[str, str]], kinds: dict[int, str], lang: str) -> dict[
     t0 = time.perf_counter()
     rep = find_noisy([bad[j][0] for j in rows], [bad[j][1] for j in rows], "en", lang)
     took = time.perf_counter() - t0
+    false_drops = sorted(rows[k] for k in rep.kind if rows[k] not in kinds)
     table: Counter[tuple[str, str]] = Counter()
     examples: dict[str, list[str]] = {}
     for k, kind in rep.kind.items():
@@ -120,6 +122,7 @@ def drops(bad: list[tuple[str, str]], kinds: dict[int, str], lang: str) -> dict[
         "recall": {k: f"{caught[k]}/{v}" for k, v in corrupted.items()},
         "by_kind": {f"{a} <- {b}": n for (a, b), n in sorted(table.items())},
         "clean_examples": examples,
+        "false_drops": false_drops,
     }
 
 
@@ -132,7 +135,11 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=150)
     ap.add_argument("--vocab-size", type=int, default=8000)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
-    ap.add_argument("--runs", nargs="+", default=["clean", "corrupted", "corrupted+clean"])
+    ap.add_argument(
+        "--runs", nargs="+", default=["clean", "corrupted", "corrupted+clean"],
+        help="also: perfect (the corrupted pairs removed by hand: what a perfect filter "
+        "leaves), clean-less-drops (the clean data less the clean pairs --clean drops)",
+    )  # fmt: skip
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "qa-clean")
     args = ap.parse_args()
     dev, train, bad, kinds = make_data(args.lang, args.other, args.pairs, args.dev)
@@ -142,13 +149,20 @@ def main() -> None:
     write(args.out / "corrupted.tsv", bad)
     print(machine(), f"load {os.getloadavg()[0]:.1f}", time.strftime("%Y-%m-%d %H:%M"))
     found = drops(bad, kinds, args.lang)
+    false_drops = set(found.pop("false_drops"))  # type: ignore[arg-type]
     print(json.dumps(found, indent=1, ensure_ascii=False))
+    write(args.out / "perfect.tsv", [p for j, p in enumerate(bad) if j not in kinds])
+    write(
+        args.out / "clean-less-drops.tsv", [p for j, p in enumerate(train) if j not in false_drops]
+    )
     exe = str(Path(sys.executable).parent / "xlsearch")
     results: dict[str, dict[str, object]] = {}
     runs = {
         "clean": ("clean.tsv", []),
         "corrupted": ("corrupted.tsv", []),
         "corrupted+clean": ("corrupted.tsv", ["--clean"]),
+        "perfect": ("perfect.tsv", []),
+        "clean-less-drops": ("clean-less-drops.tsv", []),
     }
     for seed in args.seeds:
         for name in args.runs:
@@ -176,7 +190,10 @@ def main() -> None:
             print(name, seed, acc, f"{took:.0f}s load {load:.1f}", notes[:1],
                   res.stderr.strip().splitlines()[-1:] if res.returncode else "")  # fmt: skip
     for seed in args.seeds:
-        a, b, c = (results.get(f"{k}/{seed}", {}).get("dev_acc") for k in runs)
+        a, b, c = (
+            results.get(f"{k}/{seed}", {}).get("dev_acc")
+            for k in ("clean", "corrupted", "corrupted+clean")
+        )
         if isinstance(a, float) and isinstance(b, float) and isinstance(c, float) and a != b:
             share = 100 * (c - b) / (a - b)
             print(f"seed {seed}: clean {a:.2f}, corrupted {b:.2f}, --clean {c:.2f}: "
