@@ -91,9 +91,12 @@ def dev_accuracy(model_dir: Path, dev: list[tuple[str, str]]) -> float:
     return (a + b) / 2
 
 
-def drops(bad: list[tuple[str, str]], kinds: dict[int, str], lang: str) -> dict[str, object]:
+def drops(
+    bad: list[tuple[str, str]], kinds: dict[int, str], lang: str
+) -> tuple[dict[str, object], list[int]]:
     """What ``--clean`` drops of the corrupted training data, against the known corruption
-    (pairs the reader drops itself, identical sides, left out as distill does)."""
+    (pairs the reader drops itself, identical sides, left out as distill does), and the
+    clean pairs it drops (rows of ``bad``)."""
     from xlsearch.engine.qa.clean import find_noisy
 
     rows = [j for j, (s, t) in enumerate(bad) if s.strip() != t.strip()]
@@ -113,7 +116,7 @@ def drops(bad: list[tuple[str, str]], kinds: dict[int, str], lang: str) -> dict[
     caught = Counter(kinds[rows[k]] for k in rep.kind if rows[k] in kinds)
     n_drop = len(rep.kind)
     n_true = sum(caught.values())
-    return {
+    found: dict[str, object] = {
         "seconds": round(took, 1),
         "pairs": len(rows),
         "dropped": n_drop,
@@ -122,8 +125,8 @@ def drops(bad: list[tuple[str, str]], kinds: dict[int, str], lang: str) -> dict[
         "recall": {k: f"{caught[k]}/{v}" for k, v in corrupted.items()},
         "by_kind": {f"{a} <- {b}": n for (a, b), n in sorted(table.items())},
         "clean_examples": examples,
-        "false_drops": false_drops,
     }
+    return found, false_drops
 
 
 def main() -> None:
@@ -148,8 +151,8 @@ def main() -> None:
     write(args.out / "clean.tsv", train)
     write(args.out / "corrupted.tsv", bad)
     print(machine(), f"load {os.getloadavg()[0]:.1f}", time.strftime("%Y-%m-%d %H:%M"))
-    found = drops(bad, kinds, args.lang)
-    false_drops = set(found.pop("false_drops"))  # type: ignore[arg-type]
+    found, false_list = drops(bad, kinds, args.lang)
+    false_drops = set(false_list)
     print(json.dumps(found, indent=1, ensure_ascii=False))
     write(args.out / "perfect.tsv", [p for j, p in enumerate(bad) if j not in kinds])
     write(
