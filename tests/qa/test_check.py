@@ -314,3 +314,17 @@ def test_a_space_every_other_language_drops_too_is_a_note(tmp_path: Path) -> Non
         f.source: f.severity for f in flags if f.file.endswith("fr.po") and f.kind == "whitespace"
     }
     assert fr == {"Size: ": "info", "Name: ": "warning"}
+
+
+def test_a_capital_inside_a_sentence_is_another_word_not_a_doubled_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pairs = [
+        ("Do you want to replace them?", "Wollen Sie sie ersetzen?"),
+        ("…, if you do not save them.", "…, wenn Sie sie nicht speichern."),
+        ("Files that the application opens", "Dateien, die die Anwendung öffnet"),
+        ("Search files", "Suchen suchen Dateien"),
+    ]
+    _, out = _flags(capsys, [str(_po(tmp_path / "de.po", pairs, "de")), "--rules-only"])
+    doubled = {f["source"] for f in out["flags"] if f["kind"] == "doubled-words"}
+    assert doubled == {"Search files"}

@@ -523,6 +523,9 @@ def _doubled(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
         word = m.group(1)
         if word.lower() in _DOUBLED_OK or word.isdigit():
             continue
+        before = t[: m.start()].rstrip()
+        if m.group().split()[-1] != word and before and before[-1] not in ".!?:;":
+            continue  # a capital inside a sentence is another word: German "Sie sie"
         if re.search(rf"\b{re.escape(word)}\s+{re.escape(word)}\b", s, re.IGNORECASE):
             continue
         flag("doubled-words", "warning", f"'{word} {word}': a word written twice")
