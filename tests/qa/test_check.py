@@ -328,3 +328,48 @@ def test_a_capital_inside_a_sentence_is_another_word_not_a_doubled_one(
     _, out = _flags(capsys, [str(_po(tmp_path / "de.po", pairs, "de")), "--rules-only"])
     doubled = {f["source"] for f in out["flags"] if f["kind"] == "doubled-words"}
     assert doubled == {"Search files"}
+
+
+PLURAL_PO = """msgid ""
+msgstr ""
+"Language: {lang}\\n"
+"Content-Type: text/plain; charset=UTF-8\\n"
+"Plural-Forms: {rule}\\n"
+
+#: src/view.c:120
+#, c-format
+msgid "%d line"
+msgid_plural "%d lines"
+{forms}
+"""
+
+
+def test_every_plural_form_is_checked_against_msgid_plural(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "de.po"
+    forms = 'msgstr[0] "%d Zeile"\nmsgstr[1] "Zeilen"'
+    rule = "nplurals=2; plural=(n != 1);"
+    path.write_text(PLURAL_PO.format(lang="de", rule=rule, forms=forms), encoding="utf-8")
+    _, out = _flags(capsys, [str(path), "--rules-only"])
+    assert out["checked"] == 1
+    assert [(f["unit"], f["source"], f["kind"]) for f in out["flags"]] == [
+        ("%d line\x04msgstr[1]", "%d lines", "placeholders")
+    ]
+
+
+def test_a_plural_form_for_one_number_only_may_leave_the_number_out(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Arabic: forms for 0, 1 and 2 say the number in words; form 4 lost its %d.
+    rule = (
+        "nplurals=6; plural=n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n%100>=3 && n%100<=10 ? 3 "
+        ": n%100>=11 ? 4 : 5;"
+    )
+    texts = ["لا أسطر", "سطر واحد", "سطران", "%d أسطر", "سطرًا", "%d سطر"]
+    forms = "\n".join(f'msgstr[{n}] "{t}"' for n, t in enumerate(texts))
+    path = tmp_path / "ar.po"
+    path.write_text(PLURAL_PO.format(lang="ar", rule=rule, forms=forms), encoding="utf-8")
+    _, out = _flags(capsys, [str(path), "--rules-only"])
+    units = {f["unit"] for f in out["flags"] if "msgstr[" in f["unit"]}
+    assert units == {"%d line\x04msgstr[4]"}

@@ -684,7 +684,7 @@ def check_files(
         pivot_evidence([(read.tgt, read.units) for read in reads], siblings) if siblings else {}
     )
     for path, read in zip(paths, reads, strict=True):
-        result.checked += len(read.units)
+        result.checked += len(read.units) - read.forms
         result.skipped += read.skipped
         flags, cal = check_units(
             read.units,

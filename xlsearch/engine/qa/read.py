@@ -23,6 +23,8 @@ class ReadUnits:
     units: list[QaUnit] = field(default_factory=list)
     skipped: int = 0
     """Units not checked: no target, or a draft (PO ``fuzzy``)."""
+    forms: int = 0
+    """Units that are further plural forms of an entry (PO ``msgstr[1]``, …)."""
 
 
 def _target_tags(ref: Any) -> int:
@@ -76,6 +78,8 @@ def _read_document(p: Path, kind: str, src: str | None, tgt: str | None) -> Read
 
     doc = open_document(p, src=src, tgt=tgt, fmt=kind, segment="never")
     out = ReadUnits(p, kind, doc.src, doc.tgt or (tgt or ""))
+    meta = getattr(doc.handle, "metadata", None) if kind == "po" else None
+    one_value = _single_value_forms(meta.get("Plural-Forms", "")) if meta else frozenset()
     for seg in doc.segments:
         if not seg.target or seg.state == "fuzzy":
             out.skipped += 1
@@ -90,6 +94,54 @@ def _read_document(p: Path, kind: str, src: str | None, tgt: str | None) -> Read
                 line=line if isinstance(line, int) else None,
                 source_tags=seg.tags,
                 target_tags=_target_tags(seg.ref) if kind == "xliff" else -1,
+            )
+        )
+        if kind == "po" and bool(getattr(seg.ref, "msgid_plural", None)):
+            forms = _plural_forms(p, seg, out.units[-1], one_value)
+            out.units.extend(forms)
+            out.forms += len(forms)
+    return out
+
+
+def _single_value_forms(header: str) -> frozenset[int]:
+    """The plural forms a ``Plural-Forms`` header uses for one number only (Arabic's
+    ``n==2``, a form written "two files" without the number, as msgfmt allows)."""
+    import gettext
+    import re
+
+    m = re.search(r"plural\s*=\s*([^;]+)", header or "")
+    if not m:
+        return frozenset()
+    try:
+        rule = gettext.c2py(m.group(1).strip())
+        used: dict[int, int] = {}
+        for n in range(1001):
+            form = int(rule(n))
+            used[form] = used.get(form, 0) + 1
+    except (ValueError, SyntaxError, RecursionError, ZeroDivisionError):
+        return frozenset()
+    return frozenset(form for form, count in used.items() if count == 1)
+
+
+def _plural_forms(p: Path, seg: Any, first: QaUnit, one_value: frozenset[int]) -> list[QaUnit]:
+    """The plural forms after the first (``msgstr[1]``, …) as units of their own, checked
+    against ``msgid_plural``; a form for one number only is left out (it may say the number
+    in words)."""
+    entry = seg.ref
+    forms = getattr(entry, "msgstr_plural", {}) or {}
+    out = []
+    for n in sorted(forms):
+        text = forms[n]
+        if int(n) < 1 or not text or int(n) in one_value:
+            continue
+        out.append(
+            QaUnit(
+                str(p),
+                f"{first.key}\x04msgstr[{n}]",
+                entry.msgid_plural,
+                text,
+                line=first.line,
+                source_tags=first.source_tags,
             )
         )
     return out
