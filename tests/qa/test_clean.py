@@ -89,3 +89,13 @@ def test_clean_report_lists_every_dropped_pair(tmp_path: Path) -> None:
     rows = sorted(line.split("\t")[1:] for line in lines[1:])
     assert [r[0] for r in rows] == ["misaligned", "wrong-language"]
     assert rows[0][2:] == [pairs[5][0], pairs[5][1]]
+
+
+def test_clean_report_to_a_missing_folder_is_a_one_line_error(tmp_path: Path) -> None:
+    from xlsearch.engine.distill.data import write_clean_report
+    from xlsearch.engine.errors import DataError
+
+    with pytest.raises(DataError) as err:
+        write_clean_report(tmp_path / "no" / "such" / "dropped.tsv", [])
+    assert "cannot write the --clean report" in str(err.value)
+    assert "dropped.tsv" in str(err.value)
