@@ -66,3 +66,21 @@ async def test_ctrl_k_lists_the_flags_and_enter_jumps_to_the_segment(
         await settle(pilot, 3)
         assert app.screen is screen
         assert screen.current == 2
+
+
+def test_the_panel_lists_flags_in_document_order_within_each_severity() -> None:
+    from xlsearch.service.qa import CheckFlag, CheckReport
+
+    def flag(segment: int, severity: str) -> CheckFlag:
+        return CheckFlag(
+            "f.po", str(segment), "s", f"target {segment}", "numbers", severity, "why", None,
+            None, segment,
+        )  # fmt: skip
+
+    # The engine sorts by unit id as text: '455' before '6'.
+    flags = (flag(455, "warning"), flag(6, "warning"), flag(64, "error"), flag(507, "warning"))
+    report = CheckReport(600, 0, flags, calibrations=(), notes=(), model="")
+    panel = CheckScreen(report)
+    assert [(f.severity, f.segment) for f in panel.flags] == [
+        ("error", 64), ("warning", 6), ("warning", 455), ("warning", 507)
+    ]  # fmt: skip

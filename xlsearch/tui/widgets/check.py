@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label
 
 _MARK = {"error": "✖", "warning": "▲", "info": "·"}
+_RANK = {"error": 0, "warning": 1, "info": 2}
 
 
 class CheckScreen(ModalScreen["int | None"]):
@@ -27,7 +28,12 @@ class CheckScreen(ModalScreen["int | None"]):
     def __init__(self, report: Any) -> None:
         super().__init__()
         self.report = report
-        self.flags = [f for f in report.flags if f.severity != "info"] or list(report.flags)
+        shown = [f for f in report.flags if f.severity != "info"] or list(report.flags)
+        # Document order within each severity (the CLI's order), whatever the unit ids.
+        self.flags = sorted(
+            shown,
+            key=lambda f: (_RANK.get(f.severity, 3), f.segment if f.segment is not None else -1),
+        )
 
     def compose(self) -> ComposeResult:
         counts = self.report.counts()
@@ -47,10 +53,13 @@ class CheckScreen(ModalScreen["int | None"]):
         table.add_column("", width=1, key="sev")
         table.add_column("#", width=5, key="n")
         table.add_column("kind", width=14, key="kind")
+        table.add_column("target", width=32, key="target")
         table.add_column("explanation", key="why")
         for i, f in enumerate(self.flags):
             n = "" if f.segment is None else str(f.segment + 1)
-            table.add_row(_MARK.get(f.severity, "?"), n, f.kind, f.explanation, key=str(i))
+            target = " ".join(f.target.split())
+            target = target if len(target) <= 32 else target[:31] + "…"
+            table.add_row(_MARK.get(f.severity, "?"), n, f.kind, target, f.explanation, key=str(i))
         table.focus()
 
     @on(DataTable.RowSelected, "#check-flags")
