@@ -99,3 +99,29 @@ def test_clean_report_to_a_missing_folder_is_a_one_line_error(tmp_path: Path) ->
         write_clean_report(tmp_path / "no" / "such" / "dropped.tsv", [])
     assert "cannot write the --clean report" in str(err.value)
     assert "dropped.tsv" in str(err.value)
+
+
+def test_clean_drops_a_translation_in_another_language_whose_names_fit() -> None:
+    """A French translation shares the source's names with the German targets: its words
+    fit, and it is still in the wrong language."""
+    from xlsearch.engine.qa.clean import find_noisy
+
+    apps = ["Firefox", "Thunderbird", "LibreOffice", "Inkscape", "Audacity", "Blender", "Krita"]
+    pairs = []
+    for app in [*apps, "Gimp"]:
+        for system in ["Linux", "Windows", "Android", "FreeBSD"]:
+            pairs.append(
+                (
+                    f"Install {app} on {system} today.",
+                    f"Installieren Sie {app} heute unter {system}.",
+                )
+            )
+            pairs.append(
+                (f"Remove {app} from {system} now.", f"Entfernen Sie {app} jetzt von {system}.")
+            )
+    pairs[10] = (
+        "Install Gimp on Android today.",
+        "Installez Gimp sous Android aujourd'hui, c'est très simple.",
+    )
+    rep = find_noisy([s for s, _ in pairs], [t for _, t in pairs], "en", "de")
+    assert rep.kind == {10: "wrong-language"}

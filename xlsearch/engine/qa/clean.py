@@ -39,10 +39,6 @@ SHARED_TARGET_ODDS = 5.0
 (log odds) is misaligned too (a shifted line repeats its neighbour's target) ..."""
 SHARED_TARGET_MAX = 5.0
 """... when its own log odds are below this."""
-LANGUAGE_CANDIDATE_ODDS = 5.0
-"""The language identifier reads only targets whose words fit their source less than this
-(a translation full of the pair's usual words is in the right language), and pairs too few
-to learn word translations from."""
 PROFILE_SAMPLE = 5000
 """Targets read to learn which words and scripts the language's targets use."""
 MIN_PAIRS = 40
@@ -142,11 +138,9 @@ def find_noisy(
     if len(profile_units) > PROFILE_SAMPLE:
         stride = len(profile_units) / PROFILE_SAMPLE
         profile_units = [profile_units[int(k * stride)] for k in range(PROFILE_SAMPLE)]
-    ask = [
-        i
-        for i in range(n)
-        if usable[i] and (lex.pairs < MIN_PAIRS or score[i] < LANGUAGE_CANDIDATE_ODDS)
-    ]
+    # Every target is asked (half a millisecond each): a translation of its source in another
+    # language shares names and international words with it, and its words can fit well.
+    ask = [i for i in range(n) if usable[i]]
     for f in language_flags(
         [units[i] for i in ask], src_lang, tgt_lang, profile=target_profile(profile_units)
     ):
