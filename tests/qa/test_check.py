@@ -373,3 +373,18 @@ def test_a_plural_form_for_one_number_only_may_leave_the_number_out(
     _, out = _flags(capsys, [str(path), "--rules-only"])
     units = {f["unit"] for f in out["flags"] if "msgstr[" in f["unit"]}
     assert units == {"%d line\x04msgstr[4]"}
+
+
+def test_rows_a_tsv_reader_skips_are_named_and_one_unit_is_one_unit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "job.tsv"
+    path.write_text(
+        "Open the file\tDatei öffnen\nA line without a tab\nSave\tSpeichern\textra\n",
+        encoding="utf-8",
+    )
+    assert main(["check", str(path), "--src", "en", "--tgt", "de", "--rules-only"]) == 0
+    out, err = capsys.readouterr()
+    assert "1 unit checked" in out
+    assert f"{path}:2: 1 columns instead of 2; row skipped" in err
+    assert f"{path}:3: 3 columns instead of 2; row skipped" in err

@@ -128,10 +128,16 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"    source: {' '.join(f.source.split())[:120]}")
             print(f"    target: {' '.join(f.target.split())[:120]}")
         counts = report.counts()
+
+        def n(count: int, word: str) -> str:
+            return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+        model = Path(report.model).name if report.model else ""
         print(
-            f"{report.checked:,} units checked ({report.skipped:,} without a target or fuzzy, "
-            f"not checked): {counts['error']} errors, {counts['warning']} warnings, "
-            f"{counts['info']} notes" + (f"; model {report.model}" if report.model else "")
+            f"{n(report.checked, 'unit')} checked ({report.skipped:,} without a target or "
+            f"fuzzy, not checked): {n(counts['error'], 'error')}, "
+            f"{n(counts['warning'], 'warning')}, {n(counts['info'], 'note')}"
+            + (f"; model {model}" if model else "")
         )
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)

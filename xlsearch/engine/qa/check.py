@@ -686,6 +686,7 @@ def check_files(
     for path, read in zip(paths, reads, strict=True):
         result.checked += len(read.units) - read.forms
         result.skipped += read.skipped
+        result.notes.extend(read.warnings)
         flags, cal = check_units(
             read.units,
             read.src,

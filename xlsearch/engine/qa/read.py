@@ -23,6 +23,8 @@ class ReadUnits:
     units: list[QaUnit] = field(default_factory=list)
     skipped: int = 0
     """Units not checked: no target, or a draft (PO ``fuzzy``)."""
+    warnings: list[str] = field(default_factory=list)
+    """Rows the reader skipped, each with its line and why (``file:line: …``)."""
     forms: int = 0
     """Units that are further plural forms of an entry (PO ``msgstr[1]``, …)."""
 
@@ -170,6 +172,9 @@ def _read_parallel(p: Path, kind: str, src: str | None, tgt: str | None) -> Read
     if not src or not tgt:
         raise DataError(f"{p}: the file does not say its languages", hint="pass --src and --tgt")
     out = ReadUnits(p, kind, src, tgt)
+    out.warnings = list(ctx.warnings)
+    if ctx.warning_count > len(ctx.warnings):
+        out.warnings.append(f"{p}: {ctx.warning_count - len(ctx.warnings)} more rows skipped")
 
     def side(recs: list[Any], lang: str) -> Any:
         prim = lang.split("-")[0]

@@ -268,8 +268,9 @@ def semantic_flags(
     if own_below > MAX_OWN_BELOW:
         cal.note = (
             f"the model cannot tell {pair} translations from unrelated text "
-            f"({own_below:.0%} of this file's pairs look like shuffled ones): no semantic flags; "
-            "use a model distilled for this language pair"
+            f"({own_below:.0%} of this file's pairs look like shuffled ones): no flags from its "
+            "similarities (the file's own word translations still flag); use a model "
+            "distilled for this language pair"
         )
         return [], cal
     cal.supported = True
