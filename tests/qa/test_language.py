@@ -117,3 +117,14 @@ def test_the_identifier_run_for_many_texts_at_once_gives_its_scores_one_by_one()
     got = _decide_many(ident, texts)
     want = np.stack([ident._decide(t) for t in texts])
     assert np.abs(got - want).max() < 1e-4
+
+
+def test_a_one_word_label_the_identifier_doubts_is_a_warning_a_sentence_an_error() -> None:
+    bad = [
+        ("Keyboard _model", "Tastatur_modell"),  # German, read as Estonian
+        ("Settings", "Paramètres"),  # French, but one word
+        ("Enter the name:", "Inserire il nome:"),
+    ]
+    flags = {f.source: f.severity for f in language_flags(_units(GERMAN + bad), "en", "de")}
+    want = {"Keyboard _model": "warning", "Settings": "warning", "Enter the name:": "error"}
+    assert flags == want

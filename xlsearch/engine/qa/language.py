@@ -35,6 +35,8 @@ LANGID_LOG_ODDS = 2.0
 """A target is flagged when the identifier's log odds for another language over the file's
 declared one (among the languages a file is plausibly written in), less the evidence of the
 words the file's other targets use, exceed this."""
+SURE_WORDS = 3
+"""The identifier's verdict on a target of fewer words than this is a warning at most."""
 WORD_WEIGHT = 1.5
 """Log odds for the file's language that each word the file's other targets use adds."""
 UNSEEN_WORD = 0.5
@@ -318,8 +320,8 @@ def language_flags(
     asked: list[tuple[QaUnit, str, float, dict[int, float]]] = []
     known: dict[str, list[float]] = {}  # a target written twice is identified once
 
-    def flag(u: QaUnit, message: str) -> None:
-        flags.append(Flag(u.file, u.key, u.source, u.target, "wrong-language", "error",
+    def flag(u: QaUnit, message: str, severity: str = "error") -> None:
+        flags.append(Flag(u.file, u.key, u.source, u.target, "wrong-language", severity,
                           message, line=u.line))  # fmt: skip
 
     elsewhere = [
@@ -398,8 +400,12 @@ def language_flags(
                     o, b = o_col, col
                     why = f", with words only its {langs[col]} translations use"
             if o - evidence > LANGID_LOG_ODDS:
+                # A label of one or two words is weak evidence for the identifier
+                # ("Diskette", "Tastatur_modell"): a warning; a sentence it is sure of, an error.
+                sure = len(_WORD.findall(_strip(u.target))) >= SURE_WORDS
                 flag(
                     u,
                     f"the target reads as {langs[b]}, not {tgt} (log odds {min(o, 99):.1f}{why})",
+                    "error" if sure and o - evidence > 2 * LANGID_LOG_ODDS else "warning",
                 )
     return flags
