@@ -7,7 +7,7 @@ classes implement these protocols; nothing else of theirs is reachable from a fr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict
@@ -207,6 +207,12 @@ class MemoryMatch(Protocol):
     def collection(self) -> str: ...
     @property
     def copies(self) -> int: ...
+    @property
+    def contexts(self) -> Mapping[str, int]:
+        """The contexts of the ``copies`` (PO ``msgctxt``, XLIFF ``resname``; '' for none)
+        with how many copies have each."""
+        ...
+
     @property
     def source_tags(self) -> TagPlaces | None: ...
     @property

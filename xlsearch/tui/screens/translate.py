@@ -585,6 +585,9 @@ class TranslateScreen(EngineScreen):
             out.append(f"\n⚠ {flag}", style="yellow")
         if m.copies > 1:
             out.append(f"\n({m.copies} copies in the memory, listed once)", style="dim")
+        if any(m.contexts):
+            where = ", ".join(f"{repr(c) if c else '(none)'} ×{n}" for c, n in m.contexts.items())
+            out.append(f"\ncontext: {where}", style="dim")
         self.query_one("#tr-detail", Static).update(out)
 
     def action_insert_match(self, i: int) -> None:
