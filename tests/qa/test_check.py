@@ -388,3 +388,20 @@ def test_rows_a_tsv_reader_skips_are_named_and_one_unit_is_one_unit(
     assert "1 unit checked" in out
     assert f"{path}:2: 1 columns instead of 2; row skipped" in err
     assert f"{path}:3: 3 columns instead of 2; row skipped" in err
+
+
+def test_a_digit_changed_inside_a_name_is_a_number_warning(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pairs = [
+        ("Xfwm4 settings", "Xfwm7-Einstellungen"),
+        ("Use W3M as the text browser", "W6M als Textbrowser verwenden"),
+        ("Play MP3 files", "MP3-Dateien abspielen"),
+        ("Int64 value", "64-Bit-Wert"),
+    ]
+    _, out = _flags(capsys, [str(_po(tmp_path / "de.po", pairs, "de")), "--rules-only"])
+    got = {(f["source"], f["explanation"]) for f in out["flags"] if f["kind"] == "numbers"}
+    assert got == {
+        ("Xfwm4 settings", "a name's digits differ: Xfwm4 → Xfwm7"),
+        ("Use W3M as the text browser", "a name's digits differ: W3M → W6M"),
+    }

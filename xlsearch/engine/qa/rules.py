@@ -388,9 +388,32 @@ def translated_words(pairs: Iterable[tuple[str, str]], marker: str = "") -> froz
     )  # fmt: skip
 
 
+_NAMED = re.compile(r"[^\W_]*(?:[A-Za-z_][^\W_]*\d|\d[^\W_]*[A-Za-z])[^\W_]*")
+"""A word with letters and digits ("Xfwm4", "W3M", "org.xfce.private_v1")."""
+
+
+def _renamed(s: str, t: str) -> str:
+    """A name of the source written in the target with other digits: 'Xfwm4 → Xfwm7'."""
+    if not any(ch.isdigit() for ch in s):
+        return ""
+    own = set(_NAMED.findall(s))
+    theirs = set(_NAMED.findall(t)) - own
+    if not theirs:
+        return ""
+    shape = {re.sub(r"\d+", "#", w): w for w in own}
+    for w in sorted(theirs):
+        was = shape.get(re.sub(r"\d+", "#", w))
+        if was is not None and was != w and was not in t:
+            return f"{was} → {w}"
+    return ""
+
+
 def _numbers(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     a, b = numbers(s), numbers(t)
     if a == b:
+        renamed = _renamed(s, t)
+        if renamed:
+            flag("numbers", "warning", f"a name's digits differ: {renamed}")
         return
     glued = _DIGITS
     if Counter(glued.findall(_digits(strip_codes(s)))) == Counter(
