@@ -222,6 +222,13 @@ def test_a_collection_is_checked_and_a_memory_compared(
     _, out = _flags(capsys, [*argv, "--severity", "info"])
     assert [f["kind"] for f in out["flags"]] == ["consistency"]
     assert "Afficher les fichiers cachés" in out["flags"][0]["explanation"]
+    # The memory's only translation: a warning, shown by default; the PO names its pair.
+    _, out = _flags(capsys, [str(po), "--memory", "tm", "--rules-only"])
+    assert [(f["kind"], f["severity"]) for f in out["flags"]] == [("consistency", "warning")]
+    assert "always translates" in out["flags"][0]["explanation"]
+    # A collection alone does not say its pair: the hint's example is the collection's.
+    assert main(["check", "--collection", "tm", "--rules-only"]) == 2
+    assert "--src en --tgt fr" in capsys.readouterr().err
 
 
 def test_a_short_copy_of_words_the_file_translates_is_a_warning_and_a_name_is_not(
@@ -405,3 +412,13 @@ def test_a_digit_changed_inside_a_name_is_a_number_warning(
         ("Xfwm4 settings", "a name's digits differ: Xfwm4 → Xfwm7"),
         ("Use W3M as the text browser", "a name's digits differ: W3M → W6M"),
     }
+
+
+def test_the_pair_hint_names_the_collections_own_languages() -> None:
+    from xlsearch.service.qa import _pair_example
+
+    class _Store:
+        def languages(self, collection: str) -> dict[str, int]:
+            return {"de": 8370, "en": 8370}
+
+    assert _pair_example(_Store(), "de-mem") == "--src en --tgt de"

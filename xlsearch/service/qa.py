@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 
@@ -85,21 +85,26 @@ def check_translations(
     from xlsearch.engine.qa.memory import collection_pairs, memory_of
 
     memory_map = None
+    if (memory or collection) and paths and not (src and tgt):
+        from xlsearch.engine.qa.read import read_units
+
+        first = read_units(paths[0], src, tgt)  # the pair the file says it is
+        src, tgt = src or first.src, tgt or first.tgt
     if memory or collection:
-        if collection and not (src and tgt):
-            raise DataError(
-                f"checking collection {collection!r} needs its language pair",
-                hint="pass --src and --tgt (e.g. --src en --tgt fr)",
-            )
         from xlsearch.engine.store import Store
 
         store = Store()
         try:
+            if collection and not (src and tgt):
+                raise DataError(
+                    f"checking collection {collection!r} needs its language pair",
+                    hint=f"pass --src and --tgt (e.g. {_pair_example(store, collection)})",
+                )
             if memory:
                 if not src or not tgt:
                     raise DataError(
                         "comparing with a memory needs the language pair",
-                        hint="pass --src and --tgt",
+                        hint=f"pass --src and --tgt (e.g. {_pair_example(store, memory)})",
                     )
                 memory_map = memory_of(collection_pairs(store, memory, src, tgt))
             # (a collection without its language pair was refused above)
@@ -162,6 +167,20 @@ def check_document(
         notes=[cal.note] if cal is not None and cal.note else [],
     )
     return _report(result, model, keys)
+
+
+def _pair_example(store: Any, collection: str) -> str:
+    """``--src X --tgt Y`` with the collection's two most written languages."""
+    try:
+        langs = sorted(store.languages(collection).items(), key=lambda kv: -kv[1])
+    except Exception:  # noqa: BLE001 - an unknown collection: the generic example
+        langs = []
+    if len(langs) < 2:
+        return "--src en --tgt fr"
+    a, b = langs[0][0], langs[1][0]
+    if b.split("-")[0] == "en":  # English is the usual source
+        a, b = b, a
+    return f"--src {a} --tgt {b}"
 
 
 def _report(result: CheckResult, model: str, keys: dict[str, str] | None = None) -> CheckReport:

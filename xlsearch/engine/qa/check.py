@@ -87,10 +87,15 @@ def consistency_flags(
         for u in units:
             known = memory.get(unmark(u.source, marker))
             if known and norm_text(u.target, marker) not in known:
+                # The memory's one translation: the user asked to keep to it (a warning);
+                # one of several: a note.
+                one = len(known) == 1
                 flags.append(
                     Flag(
-                        u.file, u.key, u.source, u.target, "consistency", "info",
-                        f"the memory translates this source {sorted(known.values())[0]!r}",
+                        u.file, u.key, u.source, u.target, "consistency",
+                        "warning" if one else "info",
+                        f"the memory {'always ' if one else ''}translates this source "
+                        f"{sorted(known.values())[0]!r}",
                         line=u.line,
                     )
                 )  # fmt: skip
