@@ -422,3 +422,19 @@ def test_the_pair_hint_names_the_collections_own_languages() -> None:
             return {"de": 8370, "en": 8370}
 
     assert _pair_example(_Store(), "de-mem") == "--src en --tgt de"
+
+
+def test_a_tsv_without_a_header_is_checked_in_the_languages_its_columns_are_written_in(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rows = [
+        ("The weather will be fine tomorrow.", "Das Wetter wird morgen schön."),
+        ("Prices rose by 3 percent last year.", "Die Preise stiegen im letzten Jahr um 4 Prozent."),
+        ("The museum opens again in the spring.", "Das Museum öffnet im Frühling wieder."),
+        ("Nobody knew where the keys were.", "Niemand wusste, wo die Schlüssel waren."),
+    ]
+    path = tmp_path / "news.tsv"
+    path.write_text("".join(f"{s}\t{t}\n" for s, t in rows), encoding="utf-8")
+    _, out = _flags(capsys, [str(path), "--rules-only"])
+    assert out["checked"] == 4
+    assert [(f["line"], f["kind"]) for f in out["flags"]] == [(2, "numbers")]

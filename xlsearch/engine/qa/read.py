@@ -165,6 +165,13 @@ def _read_parallel(p: Path, kind: str, src: str | None, tgt: str | None) -> Read
         by_tu.setdefault(rec.tu, []).append(rec)
     if not by_tu:
         raise DataError(f"{p}: no units to check")
+    records = [r for recs in by_tu.values() for r in recs]
+    if not langs and any(not r.lang for r in records):
+        # No header and no --src/--tgt: each column's language guessed as import does
+        # (one guess per column, on a sample of its first texts).
+        from xlsearch.engine.lang.doclang import LanguageFiller
+
+        LanguageFiller().fill(records)
     found = [r.lang for recs in by_tu.values() for r in recs if r.lang]
     order: list[str] = list(dict.fromkeys(found))
     src = src or (order[0] if order else "")
