@@ -438,3 +438,24 @@ def test_a_tsv_without_a_header_is_checked_in_the_languages_its_columns_are_writ
     _, out = _flags(capsys, [str(path), "--rules-only"])
     assert out["checked"] == 4
     assert [(f["line"], f["kind"]) for f in out["flags"]] == [(2, "numbers")]
+
+
+def test_an_xliff_flag_names_the_line_and_the_resname(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "job.xlf"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">\n'
+        '<file original="app.properties" source-language="en-US" target-language="de-DE" '
+        'datatype="javapropertyresourcebundle"><body>\n'
+        '<trans-unit id="1" resname="menu.save"><source>Save</source>'
+        "<target>Speichern</target></trans-unit>\n"
+        '<trans-unit id="2" resname="menu.open"><source>Open %s</source>'
+        "<target>Öffnen</target></trans-unit>\n"
+        "</body></file></xliff>\n",
+        encoding="utf-8",
+    )
+    assert main(["check", str(path), "--rules-only"]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:5  [2 menu.open]  error placeholders" in out

@@ -86,11 +86,15 @@ def _read_document(p: Path, kind: str, src: str | None, tgt: str | None) -> Read
         if not seg.target or seg.state == "fuzzy":
             out.skipped += 1
             continue
-        line = getattr(seg.ref, "linenum", None) if kind == "po" else None
+        if kind == "po":
+            line = getattr(seg.ref, "linenum", None)
+        else:  # the trans-unit's line (lxml), its resname beside the id
+            element = seg.ref[0] if isinstance(seg.ref, tuple) else seg.ref
+            line = getattr(element, "sourceline", None)
         out.units.append(
             QaUnit(
                 str(p),
-                seg.key if kind == "xliff" else _po_key(seg),
+                _xliff_key(seg) if kind == "xliff" else _po_key(seg),
                 seg.source,
                 seg.target,
                 line=line if isinstance(line, int) else None,
@@ -147,6 +151,12 @@ def _plural_forms(p: Path, seg: Any, first: QaUnit, one_value: frozenset[int]) -
             )
         )
     return out
+
+
+def _xliff_key(seg: Any) -> str:
+    """The unit's id, with its ``resname`` when it has one (``1 menu.open``)."""
+    context = getattr(seg, "context", "") or ""
+    return f"{seg.key} {context[:60]}" if context and context != seg.key else str(seg.key)
 
 
 def _po_key(seg: Any) -> str:
