@@ -11,6 +11,7 @@ index's own vectors. ``Candidates`` is mixed into ``Lookup``.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
@@ -47,6 +48,14 @@ TWIN_LETTERS = 120
 """Strings up to this length are looked up by their normalised form too (``_twins``)."""
 TWIN_ROWS = 500_000
 """Short source strings the normalised-form map of one language holds at most."""
+
+
+_NOT_LETTERS = re.compile(r"[\W\d_]+")
+
+
+def letters_key(text: str) -> str:
+    """The letters of ``text``, lower-cased (a map key a million strings fill in seconds)."""
+    return _NOT_LETTERS.sub("", text).lower()
 
 
 class _TwinCache:
@@ -196,12 +205,10 @@ class Candidates:
         return [int(r[0]) for r in cur]
 
     def _twins(self, segment: str, src: str) -> list[int]:
-        """Stored strings whose normalised form is the segment's (``repair.twin_key``: no
-        mnemonic, trailing ellipsis/colon/stop, case, spacing, numbers or placeholders):
-        ``C_reate`` for ``Create``, ``Clear`` for ``Clea_r`` — words split by a mnemonic,
-        which neither the full-text index nor a hash of the text finds."""
-        from xlsearch.engine.tm.matching.repair import twin_key
-
+        """Stored strings with the segment's letters (``letters_key``: no mnemonic,
+        punctuation, spacing, case or digits): ``C_reate`` for ``Create``, ``Clear`` for
+        ``Clea_r`` — words split by a mnemonic, which neither the full-text index nor a hash
+        of the text finds (the lookup then checks what else differs, ``repair``)."""
         if len(segment) > TWIN_LETTERS or not src:
             return []
         lang = primary(src)
@@ -216,11 +223,11 @@ class Candidates:
             )
             found = {}
             for sid, text in rows:
-                ids = found.setdefault(twin_key(text), [])
+                ids = found.setdefault(letters_key(text), [])
                 if len(ids) < 20:
                     ids.append(int(sid))
             _TWINS.maps = {key: found}  # one language of one store at a time
-        return found.get(twin_key(segment), [])
+        return found.get(letters_key(segment), [])
 
     def _lexical_cache(self) -> _LexicalCache:
         return _LEXICAL.of((str(getattr(self.store, "path", "")), self.store.generation()))

@@ -518,8 +518,9 @@ class Lookup(Candidates):
         key = (text.lower(), src, tgt)
         if key in self._phrases:
             return self._phrases[key]
-        ids = self._twins(text, src)
-        rows = self._rows(ids)
+        form_of = rp.twin_key(text)
+        rows = {i: r for i, r in self._rows(self._twins(text, src)).items()
+                if rp.twin_key(r["text"]) == form_of}  # fmt: skip
         units: dict[str, list[dict[str, Any]]] = {}
         self._load_units(units, [r["tu_id"] for r in rows.values() if self._wanted(r)])
         forms: dict[str, int] = {}
