@@ -30,7 +30,7 @@ MAX_OWN_BELOW = 0.12
 tell this pair's translations from unrelated text: it says so and does not flag."""
 CALIBRATION_SAMPLE = 2000
 """Shuffled pairs (and own pairs) the thresholds are measured on."""
-OWN_Z = 2.75
+OWN_Z = 2.5
 """A pair is a mistranslation when its robust z-score among the file's own pairs (the
 model's margin, averaged with the file's word evidence where it has some) is below minus
 this, and the margin is among the shuffled pairs' (``SHUFFLED_RECALL``): on 10,000 human
