@@ -82,6 +82,9 @@ def _tmp_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     monkeypatch.setenv("XLSEARCH_HOME", str(home))
     # tests run on tiny models: the shipped student is off unless a test turns it on
     monkeypatch.setenv("XLSEARCH_SHIPPED_MODEL", "")
+    # fragments from the co-occurrence aligner: deterministic, and no eflomal run (~0.5 s)
+    # per tiny memory; tests/tm/test_fragments.py runs eflomal itself
+    monkeypatch.setenv("XLSEARCH_ALIGNER", "cooc")
     return home
 
 

@@ -88,9 +88,13 @@ def test_no_letter_alone_and_no_translators_names() -> None:
     assert [f.target for f in idx.find("Translator notes")] == ["Traducteur"]
 
 
-def test_eflomal_alignments_make_fragments() -> None:
-    """The ``align`` extra: eflomal's links of the whole memory, both directions joined."""
+def test_eflomal_alignments_make_fragments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``align`` extra: eflomal's links of the whole memory, both directions joined;
+    the default where it is installed, unless ``XLSEARCH_ALIGNER`` says otherwise."""
     pytest.importorskip("eflomal")
+    assert fragments.default_aligner() == "cooc"  # the tests' setting
+    monkeypatch.setenv("XLSEARCH_ALIGNER", "unknown")
+    assert fragments.default_aligner() == "eflomal"
     memory = MEMORY * 4  # a sampler wants more than one sighting of a pair
     idx = FragmentIndex.learn(memory, "eflomal")
     got = {(f.source, f.target) for f in idx.find("Open location of the file")}

@@ -257,9 +257,15 @@ def memory_pairs(
 
 
 def default_aligner() -> str:
-    """``eflomal`` where it is installed (the ``align`` extra), else ``cooc``."""
+    """``XLSEARCH_ALIGNER`` where it names one of ``ALIGNERS`` that runs without a model,
+    else ``eflomal`` where it is installed (the ``align`` extra), else ``cooc``."""
+    import os
+
     from xlsearch.engine.tm.matching.wordalign import aligner_available
 
+    chosen = os.environ.get("XLSEARCH_ALIGNER", "")
+    if chosen in ("eflomal", "cooc") and aligner_available(chosen):
+        return chosen
     return "eflomal" if aligner_available("eflomal") else "cooc"
 
 
