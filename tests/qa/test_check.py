@@ -459,3 +459,15 @@ def test_an_xliff_flag_names_the_line_and_the_resname(
     assert main(["check", str(path), "--rules-only"]) == 1
     out = capsys.readouterr().out
     assert f"{path}:5  [2 menu.open]  error placeholders" in out
+
+
+def test_a_small_number_the_translation_writes_in_words_is_not_missing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pairs = [
+        ("It enjoyed its 5 minutes of fame.", "Es hatte seine fünf Minuten Ruhm."),
+        ("A pension with 3 rooms", "Eine Pension mit drei Zimmern"),
+        ("Wait 5 minutes", "Warten Sie sechs Minuten"),
+    ]
+    _, out = _flags(capsys, [str(_po(tmp_path / "de.po", pairs, "de")), "--rules-only"])
+    assert [f["source"] for f in out["flags"] if f["kind"] == "numbers"] == ["Wait 5 minutes"]

@@ -422,9 +422,50 @@ def _numbers(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
         return  # the same digits, written into a word on one side ("Int64", "64-bit")
     said = Counter(_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", s.lower()) if w in _NUMBER_WORDS)
     missing, extra = _multiset_diff(a, b)
+    missing = [n for n in missing if not _spelled_out(n, t, ctx.tgt, s)]  # "5" as "fünf"
     if not missing and not Counter(extra) - said:
         return  # "two keys" written "2 つのキー"
     flag("numbers", "warning", _describe(missing, extra, "number") or "numbers differ")
+
+
+SPELLED_MAX = 20
+"""Numbers up to this a translation may write in words ("5 minutes" → "fünf Minuten")."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _number_word(value: int, lang: str) -> str:
+    """``value`` in words in ``lang`` (num2words), "" where it has no such language or the
+    word is a CJK character (too short to tell from other words)."""
+    try:
+        from num2words import num2words
+    except ImportError:
+        return ""
+    tag = lang.replace("-", "_")
+    for code in (tag, tag.split("_")[0]):
+        try:
+            word = str(num2words(value, lang=code)).casefold()
+        except (NotImplementedError, KeyError, ValueError, TypeError, AttributeError):
+            continue
+        return word if len(word) >= 3 and not _CJK_CHAR.search(word) else ""
+    return ""
+
+
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _spelled_out(number: str, target: str, lang: str, source: str = "") -> bool:
+    """Whether ``number`` (a small whole number of the source) is written in words in the
+    target: the target language's word for it, as a word of its own, and not the
+    translation of the same word in the source ("two or three" → "zwei oder drei")."""
+    if not number.isdigit() or not 2 <= int(number) <= SPELLED_MAX or not lang:
+        return False
+
+    def has(word: str, text: str) -> bool:
+        return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text.casefold()) is not None
+
+    word = _number_word(int(number), lang)
+    english = _number_word(int(number), "en")
+    return bool(word) and has(word, target) and not (english and has(english, source))
 
 
 def _printf_specs(text: str) -> list[str]:
