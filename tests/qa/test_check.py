@@ -418,7 +418,7 @@ def test_the_pair_hint_names_the_collections_own_languages() -> None:
     from xlsearch.service.qa import _pair_example
 
     class _Store:
-        def languages(self, collection: str) -> dict[str, int]:
+        def languages(self, collection: str | None = None) -> dict[str, int]:
             return {"de": 8370, "en": 8370}
 
     assert _pair_example(_Store(), "de-mem") == "--src en --tgt de"
@@ -464,6 +464,7 @@ def test_an_xliff_flag_names_the_line_and_the_resname(
 def test_a_small_number_the_translation_writes_in_words_is_not_missing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    pytest.importorskip("num2words")  # a dependency: a venv made before it lacks it
     pairs = [
         ("It enjoyed its 5 minutes of fame.", "Es hatte seine fünf Minuten Ruhm."),
         ("A pension with 3 rooms", "Eine Pension mit drei Zimmern"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from xlsearch.engine.progress import CancelToken, ProgressCallback
 
@@ -169,7 +169,11 @@ def check_document(
     return _report(result, model, keys)
 
 
-def _pair_example(store: Any, collection: str) -> str:
+class _Languages(Protocol):
+    def languages(self, collection: str | None = None) -> dict[str, int]: ...
+
+
+def _pair_example(store: _Languages, collection: str) -> str:
     """``--src X --tgt Y`` with the collection's two most written languages."""
     try:
         langs = sorted(store.languages(collection).items(), key=lambda kv: -kv[1])
