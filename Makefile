@@ -41,7 +41,7 @@ check: $(STAMP)  ## lint
 bench: $(STAMP)  ## run the benchmarks (needs ../shared/data or XLSEARCH_BENCH_DATA)
 	$(PY) bench/encode.py
 
-student: $(STAMP)  ## rebuild the shipped multilingual student from ../shared/data into build/student/ (~1 h on 2 busy cores)
+student: $(STAMP)  ## rebuild the shipped multilingual student from ../shared/data into build/student/ (~1.5 h on 2 busy cores)
 	$(PY) bench/student.py all $(ARGS)
 	@echo "to ship it: replace assets/models/multilingual with build/student/shipped/multilingual (one commit)"
 

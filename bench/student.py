@@ -37,13 +37,13 @@ MULTI30K_FIRST = "Two young, White males are outside near many bushes."
 MULTI30K_LAST = "Two women wearing red and a man coming out of a port-a-potty."
 MULTI30K_FILES = ("de", "fr", "cs")
 SEED = 0
-STEPS = 1500
-BUDGET = {"per_lang": 3000, "vocab": 64000, "batch": 256, "max_tokens": 40}
-"""The settings of the shipped file (``make student`` reproduces it): 3,000 train/ pairs per
-language plus train-extra/, pairs of at most 40 teacher tokens, 64k pieces, 1,500 steps of
-256 pairs — what a 2-core machine shared with other jobs allowed when it was made (the
-teacher cache of all of train/ alone is ~20 CPU-minutes). The full recipe, for a machine
-with an idle hour: ``--per-lang 0 --vocab 128000 --batch 512 --steps 2000 --max-tokens 128``."""
+STEPS = 2000
+BUDGET = {"per_lang": 0, "vocab": 128000, "batch": 512, "max_tokens": 128}
+"""The settings of the shipped file (``make student`` reproduces it): every train/ pair
+(without Multi30k) plus train-extra/, pairs of at most 128 teacher tokens, 128k pieces,
+2,000 steps of 512 pairs: 99 minutes on 2 cores shared with other jobs (the teacher cache of
+182,493 English sentences is half of it). A quick build for a trial:
+``--per-lang 3000 --vocab 64000 --batch 256 --steps 1500 --max-tokens 40``."""
 
 
 def _lines(path: Path) -> list[str]:
@@ -242,7 +242,9 @@ def card(run: str, results: dict[str, dict[str, Any]], chosen: str) -> Path:
     config.pop("dev", None)
     other = {n: {k: r[k] for k in KEYS} | {"bytes": r["bytes"]} for n, r in results.items()}
     ko_ar = {}
-    extra = BUILD / "eval" / "train-only-fp32.json"
+    # the same recipe without train-extra/ (``--no-extra --run RUN-train-only``), if it was run
+    name = "train-only" if run == "shipped" else f"{run}-train-only"
+    extra = BUILD / "eval" / f"{name}-fp32.json"
     if extra.is_file():
         without = json.loads(extra.read_text())
         ko_ar = {
@@ -288,10 +290,8 @@ def card(run: str, results: dict[str, dict[str, Any]], chosen: str) -> Path:
                 "korean_arabic_with_vs_without_train_extra": ko_ar or "not measured",
             },
             "calibration": "none shipped: semantic fills are calibrated on the user's memory",
-            "budget": "make student's defaults (the recipe above) are a reduced build for a "
-            "2-core machine shared with other jobs; the full recipe (make student ARGS='"
-            "--per-lang 0 --vocab 128000 --batch 512 --steps 2000 --max-tokens 128') "
-            "measured Tatoeba 83.7 on train/ alone",
+            "budget": "make student (the recipe above): every train/ pair without Multi30k "
+            "plus train-extra/, 99 minutes on 2 cores shared with other jobs",
         }
     )
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
