@@ -481,3 +481,34 @@ def test_a_student_continued_from_another_counts_the_pairs_it_started_from() -> 
     assert fill_policy.trained_pairs(mine) == 3632
     assert fill_policy.trained_pairs(continued) == 42439 > fill_policy.TOY_PAIRS
     assert fill_policy.trained_pairs({}) is None  # not a distilled student
+
+
+def test_the_memory_calibration_is_measured_again_for_a_model_rebuilt_in_place(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    """The calibration cache is keyed by the model's weights, not only its folder: a model
+    rebuilt at the same path (a new shipped student) never inherits the old evidence."""
+    import os
+    import shutil
+
+    from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.engine.runtime import locations
+    from xlsearch.engine.tm.calibration.memory import calibrate
+
+    model = tmp_path / "model"
+    shutil.copytree(tiny_static_model, model)
+    store, _ = _store(tmp_path, model)
+    cache = locations.cache_dir() / "memory-calibration"
+
+    def run() -> set[str]:
+        calibrate(Lookup(store, load_encoder(str(model)), collection="tm"), "en", "de", 0.5)
+        return {p.name for p in cache.glob("*.json")}
+
+    first = run()
+    assert len(first) == 1 and run() == first  # the same weights: the cached evidence
+    weights = next(model.rglob("model.safetensors"))
+    weights.write_bytes(weights.read_bytes())  # rebuilt in place: new file, same folder
+    stat = weights.stat()
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    assert len(run() - first) == 1  # measured again under the new weights' key
+    store.close()

@@ -390,11 +390,13 @@ def translated_words(pairs: Iterable[tuple[str, str]], marker: str = "") -> froz
 
 _NAMED = re.compile(r"[^\W_]*(?:[A-Za-z_][^\W_]*\d|\d[^\W_]*[A-Za-z])[^\W_]*")
 """A word with letters and digits ("Xfwm4", "W3M", "org.xfce.private_v1")."""
+_MIXED = re.compile(r"[A-Za-z_][^\W_]*\d|\d[^\W_]*[A-Za-z]")
+"""Where ``_NAMED`` can match at all (a search without its leading run: no backtracking)."""
 
 
 def _renamed(s: str, t: str) -> str:
     """A name of the source written in the target with other digits: 'Xfwm4 → Xfwm7'."""
-    if not any(ch.isdigit() for ch in s):
+    if _MIXED.search(s) is None:
         return ""
     own = set(_NAMED.findall(s))
     theirs = set(_NAMED.findall(t)) - own

@@ -169,11 +169,14 @@ def calibrate(
 
     if not getattr(lookup, "semantic", False) or not tgt:
         return None
+    from xlsearch.engine.index.cache import model_key
+
     enc = lookup.searcher.encoder
     model = str(getattr(enc, "id", "") or getattr(enc, "path", "") or "")
     pair = pair_key(src, tgt)
     units = _units(lookup, src)
-    path = _cache_file(lookup, model, pair)
+    # keyed by the model's weights too: a model rebuilt in the same folder is measured again
+    path = _cache_file(lookup, model_key(enc), pair)
     try:
         cached = json.loads(path.read_text(encoding="utf-8"))
         if (
