@@ -195,6 +195,18 @@ def _write_split_po(doc: Any, entry: Any, segs: list[Any]) -> None:
     entry.tcomment = "\n".join([*lines, f"xlsearch: {note}, needs review"])
 
 
+def po_edges(msgid: str, target: str) -> str:
+    """``target`` beginning and ending with a line break where ``msgid`` does, and only there
+    (``msgfmt --check`` refuses a catalogue otherwise; the memory's texts have no edge
+    breaks). An empty target stays empty."""
+    if not target:
+        return target
+    core = target.strip("\n")
+    if not core:
+        return target
+    return ("\n" if msgid.startswith("\n") else "") + core + ("\n" if msgid.endswith("\n") else "")
+
+
 def dump_po(doc: Any) -> bytes:
     from xlsearch.engine.tm.documents.confirmation import confirm_po, unconfirm_po
 
@@ -209,11 +221,11 @@ def dump_po(doc: Any) -> bytes:
             _write_split_po(doc, entry, segs)
             continue
         if entry.msgid_plural:
-            entry.msgstr_plural[0] = seg.target
+            entry.msgstr_plural[0] = po_edges(entry.msgid, seg.target)
             for k, form in enumerate(seg.plural_targets, 1):
-                entry.msgstr_plural[k] = form
+                entry.msgstr_plural[k] = po_edges(entry.msgid_plural, form)
         else:
-            entry.msgstr = seg.target
+            entry.msgstr = po_edges(entry.msgid, seg.target)
         if seg.confirmed:
             confirm_po(entry)
             seg.changed = False

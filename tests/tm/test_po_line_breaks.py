@@ -1,0 +1,49 @@
+"""A PO fill begins and ends with a line break exactly where its msgid does: the memory
+stores texts without edge breaks, and ``msgfmt --check`` refuses a catalogue whose msgid
+and msgstr differ there."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import polib
+
+from xlsearch.engine.store import Store
+from xlsearch.engine.tm.analysis.analyze import analyze
+from xlsearch.engine.tm.analysis.pretranslate import pretranslate
+from xlsearch.engine.tm.documents import open_document
+from xlsearch.engine.tm.matching.lookup import Lookup
+
+HEAD = (
+    'msgid ""\nmsgstr ""\n"Project-Id-Version: demo 1.0\\n"\n"Language: fr\\n"\n'
+    '"MIME-Version: 1.0\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+    '"Content-Transfer-Encoding: 8bit\\n"\n\n'
+)
+
+
+def test_fills_keep_the_msgids_edge_line_breaks(tmp_path: Path) -> None:
+    # the memory's catalogue: one entry with breaks at both ends, one without any
+    mem = HEAD + 'msgid "\\nUsage: %s [OPTION...]\\n"\nmsgstr "\\nUsage : %s [OPTION...]\\n"\n\n'
+    mem += 'msgid "Close the window"\nmsgstr "Fermer la fenêtre"\n\n'
+    # the job: the same sources, the breaks the other way round
+    job = HEAD + 'msgid "Usage: %s [OPTION...]"\nmsgstr ""\n\n'
+    job += 'msgid "Close the window\\n"\nmsgstr ""\n\n'
+    (tmp_path / "mem.fr.po").write_text(mem, encoding="utf-8")
+    (tmp_path / "job.fr.po").write_text(job, encoding="utf-8")
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(tmp_path / "mem.fr.po", "mem")
+        doc = open_document(tmp_path / "job.fr.po")
+        pretranslate(doc, analyze(doc, Lookup(store, None, collection="mem", semantic=False)))
+        out = doc.save(tmp_path / "out.fr.po")
+    got = {e.msgid: e.msgstr for e in polib.pofile(str(out))}
+    assert got["Usage: %s [OPTION...]"] == "Usage : %s [OPTION...]"
+    assert got["Close the window\n"] == "Fermer la fenêtre\n"
+    if shutil.which("msgfmt"):
+        run = subprocess.run(
+            ["msgfmt", "--check", "--use-fuzzy", "-o", "/dev/null", str(out)],
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 0, run.stderr
