@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _data import data_dir, machine  # noqa: E402
-from l10n import reference, scored, tokens  # noqa: E402
+from l10n import job_files, reference, scored, tokens  # noqa: E402
 
 
 def prepare(base: Path, lang: str, module: str, modules: list[str]) -> dict[str, Any] | None:
@@ -43,12 +43,7 @@ def prepare(base: Path, lang: str, module: str, modules: list[str]) -> dict[str,
     from xlsearch.engine.tm.matching.fragments import memory_pairs
     from xlsearch.engine.tm.matching.lookup import Lookup
 
-    job_src = base / module / f"{lang}.po"
-    mem_files = [
-        base / m / f"{lang}.po"
-        for m in modules
-        if m != module and (base / m / f"{lang}.po").is_file()
-    ]
+    job_src, mem_files = job_files(base, lang, module, modules)
     if not job_src.is_file() or not mem_files:
         return None
     ids = {e.msgid for f in mem_files for e in polib.pofile(str(f)) if scored(e)}

@@ -61,6 +61,12 @@ def reference(entry: Any) -> str:
     return entry.msgstr or ""
 
 
+def job_files(base: Path, lang: str, module: str, modules: list[str]) -> tuple[Path, list[Path]]:
+    """A job's catalogue and its memory: the other modules' catalogues in that language."""
+    memory = [base / m / f"{lang}.po" for m in modules if m != module]
+    return base / module / f"{lang}.po", [f for f in memory if f.is_file()]
+
+
 def scored(entry: Any) -> bool:
     """A job entry with a reference to compare with (translated, not fuzzy, not the
     header)."""
@@ -335,12 +341,7 @@ def main() -> None:
     try:
         for lang in langs:
             for module in jobs:
-                job_src = base / module / f"{lang}.po"
-                mem_files = [
-                    base / m / f"{lang}.po"
-                    for m in modules_all
-                    if m != module and (base / m / f"{lang}.po").is_file()
-                ]
+                job_src, mem_files = job_files(base, lang, module, modules_all)
                 if not job_src.is_file() or not mem_files:
                     continue
                 work = tmp / f"{lang}-{module}"
