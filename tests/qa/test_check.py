@@ -59,7 +59,7 @@ def test_rule_checks_flag_injected_errors_and_leave_good_units_alone(
     code, out = _flags(capsys, [str(path), "--rules-only"])
     assert code == 1  # an error-severity flag
     assert out["checked"] == len(GOOD) + len(bad)
-    kinds = {(f["unit"].split("\x04")[1], f["kind"]) for f in out["flags"]}
+    kinds = {(f["msgid"], f["kind"]) for f in out["flags"]}
     assert ("Copy %d files to %s", "placeholders") in kinds
     assert ("Page 4 of 12", "numbers") in kinds
     assert ("Open the file in a new window", "untranslated") in kinds
@@ -70,6 +70,19 @@ def test_rule_checks_flag_injected_errors_and_leave_good_units_alone(
     assert not flagged_good, flagged_good
     first = out["flags"][0]
     assert {"file", "unit", "source", "target", "kind", "severity", "explanation"} <= set(first)
+
+
+def test_a_po_unit_id_reads_msgctxt_and_msgid_without_gettexts_control_character(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _po(tmp_path / "fr.po", [("Open %s", "Ouvrir"), ("Save", "Save")])
+    report = tmp_path / "flags.tsv"
+    _, out = _flags(capsys, [str(path), "--rules-only", "--report", str(report)])
+    first = out["flags"][0]
+    assert (first["unit"], first["msgctxt"], first["msgid"]) == ("u0 | Open %s", "u0", "Open %s")
+    text = report.read_text(encoding="utf-8")
+    assert "u0 | Open %s" in text and "u1 | Save" in text
+    assert not any(ord(c) < 32 and c not in "\t\n" for c in text)
 
 
 def test_cjk_mnemonic_and_full_width_punctuation_are_not_flagged(
@@ -361,7 +374,7 @@ def test_every_plural_form_is_checked_against_msgid_plural(
     _, out = _flags(capsys, [str(path), "--rules-only"])
     assert out["checked"] == 1
     assert [(f["unit"], f["source"], f["kind"]) for f in out["flags"]] == [
-        ("%d line\x04msgstr[1]", "%d lines", "placeholders")
+        ("%d line | msgstr[1]", "%d lines", "placeholders")
     ]
 
 
@@ -379,7 +392,7 @@ def test_a_plural_form_for_one_number_only_may_leave_the_number_out(
     path.write_text(PLURAL_PO.format(lang="ar", rule=rule, forms=forms), encoding="utf-8")
     _, out = _flags(capsys, [str(path), "--rules-only"])
     units = {f["unit"] for f in out["flags"] if "msgstr[" in f["unit"]}
-    assert units == {"%d line\x04msgstr[4]"}
+    assert units == {"%d line | msgstr[4]"}
 
 
 def test_rows_a_tsv_reader_skips_are_named_and_one_unit_is_one_unit(

@@ -51,7 +51,7 @@ _RANK = {"error": 0, "warning": 1, "info": 2}
 
 
 def _flag_dict(f: Any) -> dict[str, Any]:
-    return {
+    out = {
         "file": f.file,
         "unit": f.unit,
         "line": f.line,
@@ -61,6 +61,9 @@ def _flag_dict(f: Any) -> dict[str, Any]:
         "severity": f.severity,
         "explanation": f.explanation,
     }
+    if f.file.lower().endswith((".po", ".pot")):  # gettext's own fields, beside the id
+        out |= {"msgctxt": f.context, "msgid": f.ident}
+    return out
 
 
 def _write_report(path: Path, payload: dict[str, Any]) -> None:
@@ -123,8 +126,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         for f in shown:
             where = f"{f.file}:{f.line}" if f.line else f.file
-            unit = f.unit.replace("\x04", " | ")
-            print(f"{where}  [{unit[:60]}]  {f.severity} {f.kind}: {f.explanation}")
+            print(f"{where}  [{f.unit[:60]}]  {f.severity} {f.kind}: {f.explanation}")
             print(f"    source: {' '.join(f.source.split())[:120]}")
             print(f"    target: {' '.join(f.target.split())[:120]}")
         counts = report.counts()

@@ -10,6 +10,7 @@ from xlsearch.engine.progress import CancelToken, ProgressCallback
 
 if TYPE_CHECKING:
     from xlsearch.engine.qa.check import CheckResult
+    from xlsearch.engine.qa.units import Flag
     from xlsearch.engine.tm.documents import Document
     from xlsearch.service.types import LoadedEncoder
 
@@ -20,7 +21,8 @@ class CheckFlag:
 
     file: str
     unit: str
-    """The unit id (PO: ``msgctxt`` + EOT + ``msgid``)."""
+    """The unit id as people read it (PO: ``msgctxt | msgid``, ``| msgstr[1]`` for a
+    plural form; XLIFF: ``id resname``)."""
     source: str
     target: str
     kind: str
@@ -30,6 +32,10 @@ class CheckFlag:
     score: float | None = None
     segment: int | None = None
     """The segment's index in an open document (the Translate screen jumps to it)."""
+    context: str | None = None
+    """PO: the entry's ``msgctxt`` (None: none)."""
+    ident: str = ""
+    """The id without its context: PO ``msgid``, XLIFF ``id``, a TMX/TSV line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,26 +193,34 @@ def _pair_example(store: _Languages, collection: str) -> str:
     return f"--src {a} --tgt {b}"
 
 
+def _flag(f: Flag, keys: dict[str, str] | None) -> CheckFlag:
+    """The typed flag of an engine flag, its unit id readable (no gettext EOT)."""
+    from xlsearch.engine.qa.units import key_parts, readable_key
+
+    key = keys.get(f.key, f.key) if keys is not None else f.key
+    context, ident, _form = key_parts(key)
+    return CheckFlag(
+        f.file,
+        readable_key(key),
+        f.source,
+        f.target,
+        f.kind,
+        f.severity,
+        f.message,
+        f.line,
+        f.score,
+        int(f.key) if keys is not None else None,
+        context,
+        ident,
+    )
+
+
 def _report(result: CheckResult, model: str, keys: dict[str, str] | None = None) -> CheckReport:
     """The typed report of an engine result (``keys``: segment index → unit key)."""
     return CheckReport(
         checked=result.checked,
         skipped=result.skipped,
-        flags=tuple(
-            CheckFlag(
-                f.file,
-                keys.get(f.key, f.key) if keys is not None else f.key,
-                f.source,
-                f.target,
-                f.kind,
-                f.severity,
-                f.message,
-                f.line,
-                f.score,
-                int(f.key) if keys is not None else None,
-            )
-            for f in result.flags
-        ),
+        flags=tuple(_flag(f, keys) for f in result.flags),
         calibrations=tuple(
             CheckCalibration(
                 c.pair,

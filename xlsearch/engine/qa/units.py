@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 SEVERITIES = ("error", "warning", "info")
@@ -43,6 +44,26 @@ class QaUnit:
     source_tags: int = 0
     """Inline codes in the source (XLIFF), when the reader counts them; -1: unknown."""
     target_tags: int = -1
+
+
+_FORM = re.compile(r"msgstr\[\d+\]")
+
+
+def key_parts(key: str) -> tuple[str | None, str, str | None]:
+    """A unit id's parts: (PO ``msgctxt`` or None, the id or ``msgid``, the plural form
+    (``msgstr[1]``) or None). gettext joins a context and its msgid with an EOT
+    character (U+0004), which the reports never show."""
+    parts = key.split("\x04")
+    form = parts.pop() if len(parts) > 1 and _FORM.fullmatch(parts[-1]) else None
+    context = parts.pop(0) if len(parts) > 1 else None
+    return context, "\x04".join(parts), form
+
+
+def readable_key(key: str) -> str:
+    """A unit id as people read it: ``msgctxt | msgid`` (``| msgstr[1]`` for a plural
+    form), with no control character."""
+    context, ident, form = key_parts(key)
+    return " | ".join(x for x in (context, ident.replace("\x04", " "), form) if x is not None)
 
 
 @dataclass(frozen=True, slots=True)
