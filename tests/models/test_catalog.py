@@ -85,3 +85,16 @@ def test_a_model_used_from_its_own_folder_answers_to_the_name_models_lists(
     assert "not found" not in capsys.readouterr().err
     with pytest.raises(ModelError):
         resolve_model_path("other-name")
+
+
+def test_models_lists_every_language_of_a_model(tiny_static_model: Path, capsys) -> None:
+    """A model of 16 languages lists all 16 (the line stopped at 12: a Russian or Chinese
+    user read that the shipped model does not know their language)."""
+    from xlsearch.cli import main
+
+    many = ["ar", "cs", "de", "es", "fr", "is", "it", "ja", "ko", "nl", "pl", "pt", "ru", "tr"]
+    student = Path(shutil.copytree(tiny_static_model, locations.models_dir() / "wide"))
+    update_card(student, languages=["en", *many, "zh"])
+    assert main(["models"]) == 0
+    [line] = [x for x in capsys.readouterr().out.splitlines() if " wide " in x]
+    assert "langs en," + ",".join(many) + ",zh" in line

@@ -91,7 +91,7 @@ def cmd_models(args: argparse.Namespace) -> int:
         return 0
     for m in models:
         card = m.card
-        langs = ",".join(m.languages[:12])
+        langs = ",".join(m.languages)  # all of them: a cut list reads as "not known"
         metrics = card.get("metrics")
         metrics = metrics if isinstance(metrics, dict) else {}
         acc = metrics.get("dev_acc") or metrics.get("tatoeba_mean")
