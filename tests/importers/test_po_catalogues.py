@@ -187,3 +187,59 @@ def test_a_latin_1_french_po_declaring_utf8_is_told_cp1252(tmp_path: Path) -> No
     with pytest.raises(DataError) as info:
         open_document(po)
     assert "pass --encoding cp1252" in str(info.value.hint), info.value
+
+
+# A catalogue converted from a web app's JSON strings (i18next's gettext converter keeps
+# U+2028, which JavaScript allows in a string) and a msgstr pasted from a cp1252 text read as
+# Latin-1 (U+0085 where "…" stood): msgfmt --check passes, gettext splits lines at LF only.
+SEPARATORS = (
+    'msgid ""\n'
+    'msgstr ""\n'
+    '"Project-Id-Version: webshop 1.4\\n"\n'
+    '"Language: de\\n"\n'
+    '"Content-Type: text/plain; charset=UTF-8\\n"\n'
+    '"X-Generator: i18next-conv\\n"\n'
+    "\n"
+    "#: checkout.json:12\n"
+    'msgctxt "checkout.terms"\n'
+    'msgid "I accept the terms.\u2028Read them first."\n'
+    'msgstr "Ich akzeptiere die AGB.\u2028Bitte zuerst lesen."\n'
+    "\n"
+    "#: cart.json:3\n"
+    'msgid "Loading"\n'
+    'msgstr "Wird geladen\u0085"\n'
+    "\n"
+    'msgid "Cart"\n'
+    'msgstr "Warenkorb"\n'
+)
+
+
+def test_line_and_next_line_separators_inside_strings_are_read_as_characters(
+    tmp_path: Path,
+) -> None:
+    """U+2028 and U+0085 inside a string are the string's characters, as gettext reads them
+    (the catalogue was refused: "a string is not closed"); a job with them is written back
+    with them."""
+    from xlsearch.engine.tm.documents import open_document
+
+    po = write(tmp_path, "de.po", SEPARATORS.encode("utf-8"))
+    rows, _ctx = read(po)  # the memory stores them as the spaces they stand for
+    assert [text for _tu, _lang, text in rows] == [
+        "I accept the terms. Read them first.",
+        "Ich akzeptiere die AGB. Bitte zuerst lesen.",
+        "Loading",
+        "Wird geladen",
+        "Cart",
+        "Warenkorb",
+    ]
+    doc = open_document(po)
+    assert [s.source for s in doc.segments][:2] == [
+        "I accept the terms.\u2028Read them first.",
+        "Loading",
+    ]
+    doc.set_target(2, "Einkaufswagen", quality=90, origin="fuzzy")
+    out = doc.save(tmp_path / "de.translated.po")
+    written = out.read_text(encoding="utf-8")
+    assert 'msgstr "Ich akzeptiere die AGB.\u2028Bitte zuerst lesen."\n' in written
+    assert 'msgstr "Wird geladen\u0085"\n' in written
+    assert 'msgstr "Einkaufswagen"' in written

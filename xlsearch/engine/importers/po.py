@@ -22,6 +22,39 @@ _CHARSET = re.compile(rb"charset\s*=\s*([A-Za-z0-9_.:\-]+)")
 _STRING_LINE = re.compile(
     r'^\s*(?:#[~|]\s*)?(?:(?:msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?)\s+)?"(.*)$'
 )
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def catalogue_lines(text: str) -> list[str]:
+    """A catalogue's lines as gettext and polib reading a file count them (split at LF, CRLF
+    and CR only), not as ``str.splitlines`` does: U+2028, U+0085, form feeds … inside a
+    string are characters of the string, not line ends."""
+    lines = _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+class _CatalogueText(str):
+    """A catalogue's text that polib splits into lines as it splits a file
+    (``catalogue_lines``): given text, polib calls ``str.splitlines``, which ends a line at
+    U+2028 or U+0085 inside a string and then finds the string not closed."""
+
+    __slots__ = ()
+
+    def splitlines(self, keepends: bool = False) -> list[str]:
+        if keepends:
+            return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", self)
+        return catalogue_lines(self)
+
+
+def parse_catalogue(text: str, **kwargs: Any) -> Any:
+    """``polib.pofile`` of a catalogue's decoded text, its lines split as a file's are."""
+    import polib
+
+    return polib.pofile(_CatalogueText(text), **kwargs)
+
+
 UNCLOSED_HINT = (
     "the file is cut short or damaged (msgfmt --check shows the same): export it again, or "
     "close the string"
@@ -31,7 +64,7 @@ UNCLOSED_HINT = (
 def unclosed_string(text: str) -> int | None:
     """The first line whose quoted string does not end (a file cut short in the middle of a
     string: polib would store the text cut, its last character dropped), else None."""
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(catalogue_lines(text), 1):
         m = _STRING_LINE.match(line)
         if m is None:
             continue
@@ -98,7 +131,7 @@ def _refuse_garbled(ctx: ReadContext, text: str) -> None:
     from xlsearch.engine.importers.mojibake import MOJIBAKE_HINT, repaired, shown
 
     used = codecs.lookup(ctx.decoded_as).name if ctx.decoded_as else None
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(catalogue_lines(text), 1):
         fixed, real = repaired(line)
         if real is None or used is None:
             continue
@@ -133,11 +166,9 @@ def read_po(ctx: ReadContext) -> Iterator[Record]:
     (``catalogue_languages``): ``--lang SRC[,TGT]``, else the header's ``X-Source-Language``
     and ``Language``, else English for the msgids (gettext's convention) and the file
     name's or the text's language for the msgstrs."""
-    import polib
-
     text = read_catalogue(ctx)
     try:
-        catalogue = polib.pofile(text)
+        catalogue = parse_catalogue(text)
     except (OSError, ValueError) as exc:
         m = _SYNTAX_LINE.search(str(exc))
         raise ctx.error(

@@ -34,15 +34,13 @@ def _note(seg: Any) -> str:
 def load_po(path: Path, encoding: str | None = None) -> Any:
     """A PO job, read as ``xlsearch import`` reads a catalogue (``importers.po.read_catalogue``:
     the same decoding, ``--encoding``, and the same refusals, in the same words)."""
-    import polib
-
     from xlsearch.engine.importers.base import ReadContext, normalize_lang
-    from xlsearch.engine.importers.po import catalogue_project, read_catalogue
+    from xlsearch.engine.importers.po import catalogue_project, parse_catalogue, read_catalogue
     from xlsearch.engine.tm.documents.document import DocSegment, Document
 
     original = read_catalogue(ReadContext(path, encoding=encoding or None, whole=True))
     try:
-        po = polib.pofile(original, wrapwidth=78)
+        po = parse_catalogue(original, wrapwidth=78)
     except (OSError, ValueError) as exc:
         raise DataError(f"{path}: not a readable PO file: {exc}") from exc
     segs: list[DocSegment] = []
