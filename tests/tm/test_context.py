@@ -168,8 +168,10 @@ def test_xliff_resname_is_the_context_of_a_unit(tmp_path: Path) -> None:
         pretranslate(doc, rep)
     sunday, small = rep.segments
     assert sunday.band == "101%" and sunday.best is not None and sunday.best.target == "D"
-    # the same text under another name: a repetition, and a short one is not written
-    assert small.band == "repetitions" and doc.segments[1].target == ""
+    # the same text under a name the memory does not know: its own match, from another
+    # context (99 %), and a short one is not written
+    assert small.band == "95-99%" and small.repetition_of is None
+    assert doc.segments[1].target == ""
     assert doc.segments[0].target == "D"
 
 
@@ -226,3 +228,81 @@ def test_xliff_copies_keep_their_resnames(tmp_path: Path) -> None:
     best = rep.segments[0].best
     assert best is not None and best.fuzzy == 101 and best.target == "Öffnen"
     assert best.context == "toolbar.open"
+
+
+def _okapi_xliff(path: Path, units: list[tuple[str, str, str]], lang: str = "de") -> Path:
+    """An XLIFF 1.2 file as Okapi's XLIFF writer extracts a Java properties file: one
+    ``trans-unit`` per key, the key as ``resname``, ``xml:space="preserve"``."""
+    body = "".join(
+        f'<trans-unit id="{n}" resname="{key}" xml:space="preserve">\n'
+        f'<source xml:lang="en">{src}</source>\n'
+        + (f'<target xml:lang="{lang}" state="translated">{tgt}</target>\n' if tgt else "")
+        + "</trans-unit>\n"
+        for n, (key, src, tgt) in enumerate(units, 1)
+    )
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<xliff version="1.2" '
+        'xmlns="urn:oasis:names:tc:xliff:document:1.2" '
+        'xmlns:okp="okapi-framework:xliff-extensions">\n'
+        f'<file original="ui.properties" source-language="en" target-language="{lang}" '
+        'datatype="x-properties" okp:inputEncoding="UTF-8">\n<body>\n'
+        f"{body}</body>\n</file>\n</xliff>\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        ["menu.file.open", "status.door.open", "toolbar.open"],
+        ["status.door.open", "toolbar.open", "menu.file.open"],
+    ],
+)
+def test_a_text_repeated_under_another_resname_takes_its_own_context_match(
+    tmp_path: Path, order: list[str]
+) -> None:
+    """The same source under several resnames: each unit's own resname chooses its target
+    (101 %), in whatever order the units come; a unit whose name the memory does not know
+    gets its own ranked match, not the first occurrence's context choice."""
+    mem = [
+        ("menu.file.open", "Open", "Öffnen"),
+        ("status.door.open", "Open", "Offen"),
+        ("status.door.open.count", "Open", "Geöffnet"),
+    ]
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(_okapi_xliff(tmp_path / "mem.xlf", mem), "mem")
+        job = _okapi_xliff(tmp_path / "job.xlf", [(k, "Open", "") for k in order])
+        doc = open_document(job)
+        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
+        pretranslate(doc, rep)
+        doc.save(tmp_path / "out.xlf")
+    written = {seg.context: seg.target for seg in doc.segments}
+    assert written["menu.file.open"] == "Öffnen"
+    assert written["status.door.open"] == "Offen"
+    by_name = {doc.segments[s.index].context: s for s in rep.segments}
+    assert by_name["menu.file.open"].band == by_name["status.door.open"].band == "101%"
+    toolbar = by_name["toolbar.open"]
+    assert toolbar.repetition_of is None and toolbar.band == "95-99%"
+    assert toolbar.best is not None and "new 'toolbar.open'" in toolbar.best.flags[0]
+    assert all(s.band != "repetitions" for s in rep.segments)
+    saved = (tmp_path / "out.xlf").read_text(encoding="utf-8")
+    assert saved.count('state-qualifier="exact-match"') <= 2
+
+
+def test_a_text_repeated_under_another_resname_is_a_repetition_where_names_do_not_matter(
+    tmp_path: Path,
+) -> None:
+    """Where the memory stores the text under none of the units' names, the second unit
+    is a repetition of the first (counted and filled as one)."""
+    mem = [("dialog.save", "Save", "Speichern")]
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(_okapi_xliff(tmp_path / "mem.xlf", mem), "mem")
+        job = _okapi_xliff(
+            tmp_path / "job.xlf", [("menu.save", "Save", ""), ("tb.save", "Save", "")]
+        )
+        doc = open_document(job)
+        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
+        pretranslate(doc, rep)
+    assert rep.segments[1].band == "repetitions" and rep.segments[1].repetition_of == 0
+    assert [s.target for s in doc.segments] == ["Speichern", "Speichern"]

@@ -16,6 +16,7 @@ from xlsearch.engine.tm.analysis.texts import (
     REPEATED,
     copy_of,
     look_up,
+    own_context_decides,
     repeats,
     text_key,
 )
@@ -48,6 +49,10 @@ def find_candidates(
     """Stage 2 over ``doc``'s segments as ``segmentation`` left them (its answers are not
     looked up again)."""
     rep = repeats(doc.segments)
+    found = {**segmentation.found}
+    texts = [doc.segments[i].source for i in rep.todo]
+    found.update(look_up(doc, lookup, texts, found, on_progress, cancel))
+    rep = rep.looked_up_too(own_context_decides(doc.segments, rep, found))
     results: list[SegmentResult] = []
     for i, seg in enumerate(doc.segments):
         repeated, credits = rep.kinds[i] == REPEATED, rep.kinds[i] == CREDITS
@@ -63,8 +68,6 @@ def find_candidates(
         )
     todo = rep.todo
     texts = [doc.segments[i].source for i in todo]
-    found = {**segmentation.found}
-    found.update(look_up(doc, lookup, texts, found, on_progress, cancel))
     mine = tuple(copy_of(found[text_key(t)]) for t in texts)
     return Candidates(results, tuple(todo), mine, rep.first_text)
 

@@ -55,6 +55,12 @@ class Repeats:
         """The segments to look up, in order."""
         return [i for i, kind in enumerate(self.kinds) if kind == FIRST]
 
+    def looked_up_too(self, indices: set[int]) -> Repeats:
+        """These repetitions looked up as segments of their own (``own_context_decides``)."""
+        kinds = tuple(FIRST if i in indices else kind for i, kind in enumerate(self.kinds))
+        first_of = {i: f for i, f in self.first_of.items() if i not in indices}
+        return Repeats(kinds, first_of, self.first_text)
+
 
 def repeats(segments: Sequence[DocSegment]) -> Repeats:
     """The ``Repeats`` of ``segments`` (in document order)."""
@@ -76,6 +82,36 @@ def repeats(segments: Sequence[DocSegment]) -> Repeats:
             first_text.setdefault((key[0], key[2]), i)
             kinds.append(FIRST)
     return Repeats(tuple(kinds), first_of, first_text)
+
+
+def own_context_decides(
+    segments: Sequence[DocSegment], rep: Repeats, found: Mapping[str, LookupResult]
+) -> set[int]:
+    """The repetitions that are not repetitions after all: an XLIFF ``resname`` only names a
+    unit, so the same text under another name repeats the first occurrence, except where
+    the memory holds the text under this unit's name or the first one's. Then each unit's
+    own context chooses its match (``menu.file.open`` → "Öffnen", ``status.door.open`` →
+    "Offen"), as the Translate screen does unit by unit."""
+    own: set[int] = set()
+    for i, first in rep.first_of.items():
+        seg, head = segments[i], segments[first]
+        mine, theirs = str(seg.context or ""), str(head.context or "")
+        if getattr(seg, "context_is_key", True) or mine == theirs:
+            continue  # a msgctxt is already part of the repetition's key
+        names = {mine, theirs} - {""}
+        result = found.get(text_key(seg.source))
+        if result is not None and any(_stored_under(m, names) for m in result.matches):
+            own.add(i)
+    return own
+
+
+def _stored_under(match: Any, names: set[str]) -> bool:
+    """Whether a 100 % ``match`` (or one of its merged copies) is stored under one of
+    ``names``."""
+    if match.fuzzy < 100 or getattr(match, "cross_language", False):
+        return False
+    stored = {str(getattr(match, "context", "") or ""), *(getattr(match, "contexts", None) or {})}
+    return bool(stored & names)
 
 
 def look_up(
@@ -124,6 +160,7 @@ __all__ = [
     "best_fuzzy",
     "copy_of",
     "look_up",
+    "own_context_decides",
     "repeats",
     "repetition_key",
     "text_key",
