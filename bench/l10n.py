@@ -19,7 +19,8 @@ Figures (job entries split by whether their msgid is verbatim in the memory):
 * **semantic fills**: of the targets written from a semantic match, the share close and
   the share wrong;
 * **verbatim entries**: the share whose written target equals the reference;
-* **fragments** (``--fragments``): of the new entries without a fuzzy match ≥ 75 %, the
+* **fragments** (``--fragments``; without it they are not looked for: they are shown,
+  never written, so the targets are the same): of the new entries without a fuzzy match ≥ 75 %, the
   share shown at least one fragment, the share of the reference's words the fragments'
   target words cover, and the share of fragment target words found in the reference.
 
@@ -228,13 +229,21 @@ def write_memory(files: list[Path], dest: Path) -> set[str]:
 def run_xlsearch(
     store: Any, enc: Any, collection: str, job: Path, out: Path, fragments: bool
 ) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str], Any]:
+    from unittest import mock
+
+    from xlsearch.engine.tm.analysis import report as report_stage
     from xlsearch.engine.tm.analysis.analyze import analyze
     from xlsearch.engine.tm.analysis.pretranslate import pretranslate
     from xlsearch.engine.tm.documents import open_document
     from xlsearch.engine.tm.matching.lookup import Lookup
 
     doc = open_document(job)
-    rep = analyze(doc, Lookup(store, enc, collection=collection, semantic=enc is not None))
+    lookup = Lookup(store, enc, collection=collection, semantic=enc is not None)
+    if fragments:
+        rep = analyze(doc, lookup)
+    else:  # fragments are shown, never written: the targets are the same without them
+        with mock.patch.object(report_stage, "add_fragments", lambda results, *_: results):
+            rep = analyze(doc, lookup)
     pretranslate(doc, rep)
     doc.save(out)
     got, origin = read_out(out)

@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xlsearch.engine.importers.placeholders import PLACEHOLDER
 
@@ -96,7 +97,7 @@ def _trail_kind(p: str) -> str:
     return {"...": "ellipsis", "…": "ellipsis", ":": "colon", "：": "colon"}.get(p, "stop")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Parsed:
     """A source string taken apart for comparison."""
 
@@ -116,7 +117,10 @@ class Parsed:
     """The trailing mark as written (``...`` or ``…``, ``:`` or ``：``)."""
 
 
+@lru_cache(maxsize=65536)
 def parse(text: str) -> Parsed:
+    """``text`` taken apart (cached: an analysis compares the same memory sources with
+    many segments; the ``Parsed`` is shared, never changed)."""
     s = text.strip()
     mnemonic = ""
     m = CJK_MNEMONIC.search(s)
