@@ -128,3 +128,28 @@ def test_a_filled_long_entry_keeps_its_comments_and_msgid_lines(
     reread = open_document(tmp_path / "out.po")
     assert reread.segments[0].target == target
     assert not reread.segments[0].confirmed  # fuzzy: a suggestion to review
+
+
+def test_a_catalogue_saved_with_a_bom_and_crlf_comes_back_with_both(tmp_path: Path) -> None:
+    """Notepad and some Windows editors save a catalogue as UTF-8 with a BOM and CRLF line
+    ends: the pre-translated file keeps both, so only the filled entry differs (the BOM was
+    dropped: a first line that differed although the header was not touched)."""
+    from xlsearch.engine.tm.documents import open_document
+
+    job = tmp_path / "fr.po"
+    original = b"\xef\xbb\xbf" + JOB.replace("\n", "\r\n").encode("utf-8")
+    job.write_bytes(original)
+    doc = open_document(job)
+    assert not doc.segments[0].source.startswith("\ufeff")
+    assert open_document(job).save(tmp_path / "same.po").read_bytes() == original
+    doc.set_target(2, "Image %2$u sur %1$u, zoom %3$d %%", quality=87.0, origin="fuzzy")
+    out = doc.save(tmp_path / "out.po").read_bytes()
+    assert out.startswith(b"\xef\xbb\xbf# French translation for the viewer.\r\n")
+    assert out.count(b"\xef\xbb\xbf") == 1
+    before, after = original.split(b"\r\n"), out.split(b"\r\n")
+    changed = [line for line in after if line not in before]
+    assert changed == [
+        b"# xlsearch: fuzzy match 87%, needs review",
+        b"#, fuzzy, c-format",
+        b'msgstr "Image %2$u sur %1$u, zoom %3$d %%"',
+    ]

@@ -68,10 +68,19 @@ def load_po(path: Path, encoding: str | None = None) -> Any:
     lang = normalize_lang(po.metadata.get("Language", "")) or ""
     src = normalize_lang(po.metadata.get("X-Source-Language", "")) or _msgid_lang(segs)
     po.original_text = original  # written back line for line (``po_text``)
+    po.bom = _starts_with_bom(path)  # and a BOM kept (Windows editors write one)
     po.changed_entries = set()
     doc = Document(path, "po", src, lang, segs, po)
     doc.project = catalogue_project(po.metadata)
     return doc
+
+
+def _starts_with_bom(path: Path) -> bool:
+    """Whether the file starts with a byte-order mark (UTF-8, 16 or 32)."""
+    from xlsearch.engine.importers.encoding import from_bom
+
+    with open(path, "rb") as fh:
+        return from_bom(fh.read(4)) is not None
 
 
 def _nplurals(header: str) -> int:
@@ -241,7 +250,7 @@ def dump_po(doc: Any) -> bytes:
         language = doc.tgt if not doc.handle.metadata.get("Language") else None
         kept = splice(original, doc.handle, changed, language)
         if kept is not None:
-            return kept.encode("utf-8")
+            return _po_bytes(doc, kept)
     if doc.tgt and not doc.handle.metadata.get("Language"):
         doc.handle.metadata["Language"] = doc.tgt
     if "Content-Type" in doc.handle.metadata:  # written as UTF-8: the header must say so
@@ -249,7 +258,13 @@ def dump_po(doc: Any) -> bytes:
     text = str(doc.handle)
     if not doc.handle.header and text.startswith("#\n"):
         text = text[2:]  # polib writes an empty header comment as a lone "#" line
-    return text.encode("utf-8")
+    return _po_bytes(doc, text)
+
+
+def _po_bytes(doc: Any, text: str) -> bytes:
+    """The catalogue as UTF-8, with a UTF-8 BOM where the file read had a BOM."""
+    data = text.lstrip("\ufeff").encode("utf-8")
+    return b"\xef\xbb\xbf" + data if getattr(doc.handle, "bom", False) else data
 
 
 # -- plain text ----------------------------------------------------------------------------
