@@ -4,6 +4,7 @@ and one source translated several ways is chosen by context, then use count."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polib
@@ -306,3 +307,67 @@ def test_a_text_repeated_under_another_resname_is_a_repetition_where_names_do_no
         pretranslate(doc, rep)
     assert rep.segments[1].band == "repetitions" and rep.segments[1].repetition_of == 0
     assert [s.target for s in doc.segments] == ["Speichern", "Speichern"]
+
+
+THUNAR_FR = r"""# French translation of Thunar.
+# Copyright (C) YEAR Xfce
+# This file is distributed under the same license as the thunar.master package.
+#
+# Translators:
+# A Translator <a.translator@example.org>, 2024
+#
+msgid ""
+msgstr ""
+"Project-Id-Version: Thunar\n"
+"Report-Msgid-Bugs-To: https://gitlab.xfce.org/\n"
+"POT-Creation-Date: 2025-01-01 00:00+0100\n"
+"PO-Revision-Date: 2013-07-02 20:11+0000\n"
+"Last-Translator: A Translator <a.translator@example.org>, 2024\n"
+"Language-Team: French (https://app.transifex.com/xfce/teams/16840/fr/)\n"
+"MIME-Version: 1.0\n"
+"Content-Type: text/plain; charset=UTF-8\n"
+"Content-Transfer-Encoding: 8bit\n"
+"Language: fr\n"
+"Plural-Forms: nplurals=3; plural=(n == 0 || n == 1) ? 0 : n != 0 && n % 1000000 == 0 ? 1 : 2;\n"
+
+#: thunar/thunar-dialogs.c:120 thunar/thunar-dialogs.c:210
+#: thunar/thunar-job-operation.c:77
+msgid "_Cancel"
+msgstr "_Annuler"
+
+#: thunar/thunar-window.c:4120
+msgctxt "Select by Pattern dialog: buttons"
+msgid "_Cancel"
+msgstr "Ann_uler"
+
+#: thunar/thunar-window.c:4121
+msgctxt "Select by Pattern dialog: buttons"
+msgid "_Select"
+msgstr "_Sélectionner"
+"""
+
+
+def test_lookup_takes_the_segments_msgctxt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``lookup --msgctxt`` (``--context``): the unit stored with that context is a 101 %
+    match and comes first, chosen by context; without it the plain entry is 100 %."""
+    from xlsearch.cli import main
+
+    po = tmp_path / "thunar.fr.po"
+    po.write_text(THUNAR_FR, encoding="utf-8")
+    assert main(["import", str(po), "-c", "fr-mem", "-q"]) == 0
+    capsys.readouterr()
+    base = ["lookup", "_Cancel", "--src", "en", "--tgt", "fr", "-c", "fr-mem", "--fuzzy-only"]
+    dialog = "Select by Pattern dialog: buttons"
+    assert main([*base, "--msgctxt", dialog]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("1. fuzzy 101%")
+    assert "fr: Ann_uler" in out.splitlines()[2]
+    assert f"context match: '{dialog}'" in out and "chosen by context" in out
+    assert main([*base, "--context", dialog, "--json"]) == 0
+    best = json.loads(capsys.readouterr().out)["matches"][0]
+    assert (best["fuzzy"], best["target"]) == (101, "Ann_uler")
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("1. fuzzy 100%") and "fr: _Annuler" in out

@@ -37,6 +37,15 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--min-fuzzy", type=percent_arg, default=0, help="hide matches below this fuzzy %%"
     )
+    p.add_argument(
+        "--context",
+        "--msgctxt",
+        default="",
+        metavar="CONTEXT",
+        help="the segment's context (a PO msgctxt; with --stdin, every line's): a 100 %% "
+        "match stored with it is a 101 %% match and comes first, one stored with another "
+        "context or none is 99 %%",
+    )
     p.add_argument("--model", help="model (default: the active model)")
     p.add_argument("--fuzzy-only", action="store_true", help="no model: rank by fuzzy %% only")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -102,7 +111,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
                 min_fuzzy=args.min_fuzzy,
                 semantic=not args.fuzzy_only,
                 on_progress=bar,
-                doc_segment=SegmentCodes(len(tags or ()), tags),
+                doc_segment=SegmentCodes(len(tags or ()), tags, args.context),
             )
         if args.stdin and args.json:
             print(json.dumps(res.to_dict(), ensure_ascii=False))
