@@ -438,27 +438,97 @@ def ivf_search_by_list(
     return best_s, best_i
 
 
+def _per_list_topk(
+    vi: VectorIndex, queries: np.ndarray, k: int, chunk: int = 1 << 16
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's ``k`` best (score, id) in each list of an IVF-Flat index, shaped
+    ``(nlist, nq, k)`` (-inf / -1 where a list holds fewer): one pass over the lists,
+    read in groups of about ``chunk`` vectors, one matrix product per group. The best of a
+    set of lists is the best of their per-list bests, so every ``nprobe`` is answered
+    from these without reading the index again (its lists may be memory-mapped on disk)."""
+    import faiss
+
+    index, invl = vi.index, vi.index.invlists
+    nlist, d, nq = int(index.nlist), int(index.d), len(queries)
+    top_s = np.full((nlist, nq, k), -np.inf, dtype=np.float32)
+    top_i = np.full((nlist, nq, k), -1, dtype=np.int64)
+    sizes = [int(invl.list_size(lst)) for lst in range(nlist)]
+    buf = np.empty((max(chunk, max(sizes, default=0)), d), dtype=np.float32)
+    ids = np.empty(len(buf), dtype=np.int64)
+    lst = 0
+    while lst < nlist:
+        group: list[tuple[int, int, int]] = []
+        used = 0
+        while lst < nlist and (not group or used + sizes[lst] <= len(buf)):
+            n = sizes[lst]
+            if n:
+                codes_ptr, ids_ptr = invl.get_codes(lst), invl.get_ids(lst)
+                raw = faiss.rev_swig_ptr(codes_ptr, n * d * 4).view(np.float32)
+                buf[used : used + n] = raw.reshape(n, d)
+                ids[used : used + n] = faiss.rev_swig_ptr(ids_ptr, n).view(np.int64)
+                invl.release_codes(lst, codes_ptr)
+                invl.release_ids(lst, ids_ptr)
+                group.append((lst, used, n))
+                used += n
+            lst += 1
+        if not group:
+            continue
+        sims = queries @ buf[:used].T
+        for g, lo, n in group:
+            seg = sims[:, lo : lo + n]
+            if n > k:
+                cols = np.argpartition(-seg, k - 1, axis=1)[:, :k]
+                top_s[g] = np.take_along_axis(seg, cols, axis=1)
+                top_i[g] = ids[lo : lo + n][cols]
+            else:
+                top_s[g, :, :n] = seg
+                top_i[g, :, :n] = ids[lo : lo + n]
+    return top_s, top_i
+
+
 def tune_nprobe(
     vi: VectorIndex, sample: np.ndarray, sample_ids: np.ndarray, target: float = 0.97, k: int = 10
 ) -> float:
     """Raise an IVF index's ``nprobe`` until recall@k on ``sample`` reaches ``target``.
 
     Queries are indexed vectors with their own id dropped from both result lists. Returns
-    the recall reached; the reference is an exhaustive scan of the same index.
+    the recall reached; the reference is an exhaustive scan of the same index. IVF-Flat
+    lists are read once (``_per_list_topk``), whatever the steps: an index whose lists are
+    memory-mapped on disk is not scanned again for every query and every step.
     """
     import faiss
 
     if vi.ivf is None or vi.ntotal <= k + 1 or len(sample) == 0:
         return 1.0
     nlist = int(vi.index.nlist)
+    sample = np.ascontiguousarray(sample, dtype=np.float32)
+    if vi.kind == "ivf":
+        top_s, top_i = _per_list_topk(vi, sample, k + 1)
+        _, probe = vi.index.quantizer.search(sample, nlist)  # the lists in probing order
+        rows = np.arange(len(sample))[:, None]
+
+        def search(nprobe: int) -> np.ndarray:
+            lists = probe[:, :nprobe]
+            cand_s = top_s[lists, rows].reshape(len(sample), -1)
+            cand_i = top_i[lists, rows].reshape(len(sample), -1)
+            order = np.argsort(-cand_s, axis=1, kind="stable")[:, : k + 1]
+            got = np.take_along_axis(cand_i, order, axis=1)
+            got[~np.isfinite(np.take_along_axis(cand_s, order, axis=1))] = -1
+            return got
+
+    else:
+
+        def search(nprobe: int) -> np.ndarray:
+            params = faiss.SearchParametersIVF(nprobe=nprobe)
+            return vi.index.search(sample, k + 1, params=params)[1]
+
     # exact top-(k+1) over all vectors: exhaustive scan of the IVF itself is exact for ivf
     # and gives the codec's own ranking for sq8/ivfpq (what the ANN recall is measured against)
-    full = faiss.SearchParametersIVF(nprobe=nlist)
-    _, truth = vi.index.search(sample, k + 1, params=full)
+    truth = search(nlist)
     nprobe = int(vi.params.get("nprobe", 8))
     recall = 0.0
     while True:
-        _, got = vi.index.search(sample, k + 1, params=faiss.SearchParametersIVF(nprobe=nprobe))
+        got = search(nprobe)
         hits = 0
         for qid, t, g in zip(sample_ids, truth, got, strict=True):
             ts = set(t[t != qid][:k].tolist())
