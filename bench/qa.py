@@ -64,6 +64,16 @@ def key(entry) -> str:
     return f"{entry.msgctxt}\x04{entry.msgid}" if entry.msgctxt else entry.msgid
 
 
+def flag_key(f: dict) -> str:
+    """A flag's unit as ``key`` writes it (``msgctxt`` EOT ``msgid``); a plural form's flag
+    keeps its ``| msgstr[N]`` (the bench injects into singular entries only)."""
+    form = re.search(r" \| msgstr\[\d+\]$", f["unit"])
+    if "msgid" not in f:
+        return f["unit"]
+    base = f"{f['msgctxt']}\x04{f['msgid']}" if f["msgctxt"] is not None else f["msgid"]
+    return base + (form.group() if form else "")
+
+
 def half(text: str) -> str:
     words = text.split()
     if len(words) >= 4:
@@ -192,7 +202,7 @@ def xlsearch_flags(paths: list[Path], model: str | None) -> tuple[dict, dict, fl
     flags: dict[tuple[str, str], set[str]] = defaultdict(set)
     for f in payload["flags"]:
         if f["severity"] in ("error", "warning"):
-            flags[(f["file"], f["unit"])].add(f["kind"])
+            flags[(f["file"], flag_key(f))].add(f["kind"])
     return flags, payload, took
 
 
@@ -317,10 +327,10 @@ def main() -> None:
             flags.update(got)
             payload["flags"] += pay["flags"]
             payload["calibration"] += pay.get("calibration", [])
-        tgt_of = {(f["file"], f["unit"]): f["target"] for f in payload["flags"]}
+        tgt_of = {(f["file"], flag_key(f)): f["target"] for f in payload["flags"]}
         notes_of: dict[tuple[str, str], list[str]] = defaultdict(list)
         for f in payload["flags"]:
-            notes_of[(f["file"], f["unit"])].append(f"{f['kind']}/{f['severity']}")
+            notes_of[(f["file"], flag_key(f))].append(f"{f['kind']}/{f['severity']}")
         for c in payload["calibration"]:
             notes.add(f"{c['pair']} supported={c['supported']} {c['note'][:60]}")
         for lang in langs:
