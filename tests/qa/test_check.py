@@ -485,3 +485,30 @@ def test_a_small_number_the_translation_writes_in_words_is_not_missing(
     ]
     _, out = _flags(capsys, [str(_po(tmp_path / "de.po", pairs, "de")), "--rules-only"])
     assert [f["source"] for f in out["flags"] if f["kind"] == "numbers"] == ["Wait 5 minutes"]
+
+
+def test_a_copied_sentence_is_no_keyword_list_and_english_in_japanese_is_a_slip() -> None:
+    japanese = [
+        ("_Open", "開く(_O)"), ("_Save", "保存(_S)"), ("_Close", "閉じる(_C)"),
+        ("Show hidden files", "隠しファイルを表示"),
+        ("Create a new folder", "新しいフォルダーを作成"),
+        ("Empty the trash", "ゴミ箱を空にする"), ("File name:", "ファイル名:"),
+    ] * 3  # fmt: skip
+    copies = [
+        "Unknown",  # plain English in a Japanese file: a slip
+        "Many fonts contain hints; use them to render small sizes better",  # a sentence
+        "text;editor;notes;",  # a keyword list: the team's own search terms
+        "GNOME",  # an acronym
+        "Sylpheed",  # a program's name
+    ]
+    units = [QaUnit("ja.po", s, s, t, line=n) for n, (s, t) in enumerate(japanese)]
+    units += [QaUnit("ja.po", s, s, s, line=100 + n) for n, s in enumerate(copies)]
+    flags, _ = check_units(units, "en", "ja")
+    severity = {f.source: f.severity for f in flags if f.kind == "untranslated"}
+    assert severity == {
+        "Unknown": "warning",
+        "Many fonts contain hints; use them to render small sizes better": "warning",
+        "text;editor;notes;": "info",
+        "GNOME": "info",
+        "Sylpheed": "info",
+    }

@@ -128,3 +128,31 @@ def test_a_one_word_label_the_identifier_doubts_is_a_warning_a_sentence_an_error
     flags = {f.source: f.severity for f in language_flags(_units(GERMAN + bad), "en", "de")}
     want = {"Keyboard _model": "warning", "Settings": "warning", "Enter the name:": "error"}
     assert flags == want
+
+
+PORTUGUESE = [
+    ("Select all files", "Selecionar todos os arquivos"), ("Open the file", "Abrir o arquivo"),
+    ("Save the document", "Salvar o documento"), ("Close this window", "Fechar esta janela"),
+    ("Show the files of this folder", "Mostrar os arquivos desta pasta"),
+    ("Keep items sorted by name", "Manter os itens ordenados por nome"),
+    ("Time to wait", "Tempo de espera"), ("Rename the file", "Renomear o arquivo"),
+    ("A list of the files to delete", "Uma lista de arquivos para excluir"),
+    ("Settings for this program", "Configurações para este programa"),
+    ("All the windows", "Todas as janelas"), ("Name of the folder", "Nome da pasta"),
+    ("Do you want to continue?", "Você quer continuar?"),
+    ("Size of the file", "Tamanho do arquivo"),
+    ("Move to the trash", "Mover para a lixeira"), ("Print the document", "Imprimir o documento"),
+    ("Search for files", "Pesquisar por arquivos"), ("Empty the trash", "Esvaziar a lixeira"),
+    ("Copy the selected files", "Copiar os arquivos selecionados"),
+    ("Show hidden files", "Mostrar arquivos ocultos"),
+]  # fmt: skip
+
+
+def test_a_sentence_of_a_related_language_sharing_short_words_with_the_file_is_flagged() -> None:
+    """A Spanish sentence in a Portuguese file: 'de', 'esta', 'todos' are the file's words
+    too, and say little against the identifier's verdict on the whole sentence."""
+    bad = [
+        ("Select all the files of this window", "Seleccionar todos los archivos de esta ventana")
+    ]
+    flags = language_flags(_units(PORTUGUESE * 16 + bad), "en", "pt_BR")  # 320 targets
+    assert [f.source for f in flags] == [bad[0][0]]

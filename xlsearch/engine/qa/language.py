@@ -39,6 +39,17 @@ SURE_WORDS = 3
 """The identifier's verdict on a target of fewer words than this is a warning at most."""
 WORD_WEIGHT = 1.5
 """Log odds for the file's language that each word the file's other targets use adds."""
+SHORT_WORD = 3
+"""A word of at most this many letters, when the target has a longer word of its own, adds
+only ``SHORT_WORD_WEIGHT`` (``de``, ``la``, ``os``: words related languages share say
+little)."""
+SHORT_WORD_WEIGHT = 0.25
+SENTENCE_WORDS = 4
+"""A target with at least this many words of its own ...
+"""
+SENTENCE_SHARE = 0.5
+"""... loses at most this share of the identifier's log odds to the file's words (a
+Spanish sentence in a Portuguese file shares *de*, *todos*, *esta* with it)."""
 UNSEEN_WORD = 0.5
 """Log odds against the file's language for a word no other target of the pair uses ...
 """
@@ -317,7 +328,7 @@ def language_flags(
     flags: list[Flag] = []
     ident = None
     langs = sorted(plausible)
-    asked: list[tuple[QaUnit, str, float, dict[int, float]]] = []
+    asked: list[tuple[QaUnit, str, float, dict[int, float], bool]] = []
     known: dict[str, list[float]] = {}  # a target written twice is identified once
 
     def flag(u: QaUnit, message: str, severity: str = "error") -> None:
@@ -368,11 +379,12 @@ def language_flags(
         if not own:
             continue  # the source's own words (names, terms) kept as written
         evidence = 0.0
+        longer = any(len(w) > SHORT_WORD for w in own)
         for w in own:
             if len(w) == 1:  # a CJK character: seen in the file's other targets or not
                 evidence += WIDE_WEIGHT if seen[w] > 1 else -UNSEEN_WIDE
             elif seen[w] > 1:
-                evidence += WORD_WEIGHT
+                evidence += SHORT_WORD_WEIGHT if longer and len(w) <= SHORT_WORD else WORD_WEIGHT
             elif len(w) > 2 and translated >= UNSEEN_MIN_TARGETS:
                 evidence -= UNSEEN_WORD
         known.setdefault(text, [])
@@ -383,22 +395,26 @@ def language_flags(
             if theirs:
                 hint = sum(FOREIGN_WIDE if len(w) == 1 else FOREIGN_WORD for w in theirs)
                 hints[col] = max(hints.get(col, 0.0), hint)
-        asked.append((u, text, evidence, hints))
+        asked.append((u, text, evidence, hints, len(own) >= SENTENCE_WORDS))
     if asked:
         ident = identifier()
         texts_asked = list(known)
         known = dict(zip(texts_asked, _probabilities_many(ident, texts_asked, langs), strict=True))
-        probs = np.asarray([known[text] for _, text, _, _ in asked], dtype=np.float64)
+        probs = np.asarray([known[text] for _, text, *_ in asked], dtype=np.float64)
         own_col = langs.index(prim)
         odds, best = _odds(probs, own_col, langs.index(sprim) if sprim in langs else -1)
         floor = np.log(np.maximum(probs, 1e-30))
-        for k, ((u, _, evidence, hints), o, b) in enumerate(zip(asked, odds, best, strict=True)):
+        for k, ((u, _, evidence, hints, sentence), o, b) in enumerate(
+            zip(asked, odds, best, strict=True)
+        ):
             why = ""
             for col, hint in hints.items():  # words only that language's translations use
                 o_col = floor[k, col] - floor[k, own_col] + hint
                 if o_col > o:
                     o, b = o_col, col
                     why = f", with words only its {langs[col]} translations use"
+            if sentence:
+                evidence = min(evidence, SENTENCE_SHARE * o)
             if o - evidence > LANGID_LOG_ODDS:
                 # A label of one or two words is weak evidence for the identifier
                 # ("Diskette", "Tastatur_modell"): a warning; a sentence it is sure of, an error.

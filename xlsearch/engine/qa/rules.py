@@ -195,6 +195,9 @@ _STOPWORDS = frozenset(
     "your its our their can will may of to in on at by or is it as be do if an".split()
 )
 _KEYWORDS = re.compile(r"^(?:[^;\s][^;]*;)+[^;]*$")
+_KEYWORD_WORDS = 3
+"""A keyword list's items are terms of at most this many words (a sentence with a
+semicolon is no keyword list)."""
 _STRFTIME = re.compile(r"%[-_0^#]?[AaBbYyHIMSpejZzklTRDFuVwWGgCcxXhntdm]")
 _STRFTIME_ONLY = re.compile(r"%[-_0^#]?[AaBbYyHIMSjZzTRDFVGC]")
 _NUMBER_WORDS = {
@@ -275,7 +278,9 @@ def _untranslated(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     words = re.findall(r"[^\W\d_]+", plain)
     if not words:
         return
-    if _KEYWORDS.match(s.strip()):
+    if _KEYWORDS.match(s.strip()) and all(
+        len(item.split()) <= _KEYWORD_WORDS for item in s.split(";")
+    ):
         flag("untranslated", "info", "a keyword list kept as the source (search terms)")
         return
     content = [w for w in words if len(w) > 1 and w.casefold() not in _STOPWORDS]
@@ -291,6 +296,11 @@ def _untranslated(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
     ):
         flag("untranslated", "info", KEPT_WORDS)
         return
+    # English words in a language written in another script: a slip, not a name.
+    if _english_in_another_script(words, ctx):
+        flag("untranslated", "warning", "the target is the source: English words in a "
+             "language not written in Latin letters")  # fmt: skip
+        return
     # A name, an acronym or a file name is often written the same in every language.
     if (
         all(_name_like(w, ctx.names) or w.casefold() in ctx.kept for w in words)
@@ -302,6 +312,31 @@ def _untranslated(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
         flag("untranslated", "info", "the target is the source (a name or an acronym?)")
         return
     flag("untranslated", "warning", "the target is the source, untranslated")
+
+
+def _english_in_another_script(words: list[str], ctx: RuleContext) -> bool:
+    """A target language not written in Latin letters, and a copied source of plain English:
+    every word a common English word, none an acronym, a key or a word the file's
+    translations keep as written, one of four letters or more (``Unknown``, ``Mini Mode``;
+    not ``GNOME``, ``iPad``, ``Alt``, ``Sylpheed``, ``Nick Schermer``)."""
+    from xlsearch.engine.qa.language import writes_latin
+
+    if not ctx.tgt or writes_latin(ctx.tgt):
+        return False
+    common = common_english()
+    words = [w for w in words if len(w) > 1]
+    return (
+        bool(words)
+        and all(
+            w.casefold() in common
+            and not w.isupper()
+            and not any(c.isupper() for c in w[1:])
+            and w.casefold() not in ctx.kept
+            and w.casefold() not in _KEYS
+            for w in words
+        )
+        and any(len(w) >= 4 for w in words)
+    )
 
 
 def _name_like(word: str, names: frozenset[str]) -> bool:
