@@ -7,12 +7,18 @@ each distinct text is encoded once, every segment gets its own vector in the ind
 Each build starts with no vector (empty cache, no part stores) and builds the ``auto`` kind
 (IVF at 1M), in ``--order``: ``single`` is one process; ``cluster`` is ``cluster="local"``,
 the index built where the data is (workers read their parts of the store, write part
-stores, fill index shards; merged into one on-disk ``.ivfdata`` file). After each cluster
-build: recall@10 of the merged on-disk index against exact search over every vector, and
-the part stores' figures; at the end the head's store (size, lookups by id).
+stores, fill index shards; merged into one on-disk ``.ivfdata`` file). The local Ray
+cluster is started once, before the first build (its start-up is reported apart), so every
+build runs next to the same idle Ray processes. With each build: wall time, the CPU seconds
+of this process and of all its descendants (the Ray workers: sampled every half second),
+the whole machine's busy share (``/proc/stat``), the load average every 5 s, and when each
+step started and ended. On a machine shared with other work, compare neighbours: the
+ratio of every neighbouring (single, cluster) pair is reported, not only the mean. After
+the first cluster build: recall@10 of the merged on-disk index against exact search over
+every vector, and the part stores' figures; at the end the head's store (size, lookups).
 
     nice -n 10 .venv/bin/python bench/cluster_1m.py [--sentences 1000000] \
-        [--order single,cluster,cluster,single] [--json bench/results/….json]
+        [--order single,cluster,single,cluster] [--json bench/results/….json]
 """
 
 from __future__ import annotations
@@ -279,12 +285,102 @@ def load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot (``/proc/stat``)."""
+    fields = [float(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    hz = os.sysconf("SC_CLK_TCK")
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
+    return (sum(fields[:8]) - idle) / hz, sum(fields[:8]) / hz
+
+
+class Meter:
+    """CPU seconds of this process and its descendants (Ray's workers), sampled every
+    ``every`` seconds (a process that ends between two samples loses at most that much),
+    and the 1-minute load average every 5 s, between ``start()`` and ``stop()``."""
+
+    def __init__(self, every: float = 0.5) -> None:
+        import threading
+
+        import psutil
+
+        self.psutil, self.every = psutil, every
+        self.me = psutil.Process()
+        self.seen: dict[tuple[int, float], float] = {}
+        self.loads: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        procs = [self.me]
+        try:
+            procs += self.me.children(recursive=True)
+        except self.psutil.Error:
+            pass
+        for p in procs:
+            try:
+                t = p.cpu_times()
+                self.seen[(p.pid, p.create_time())] = t.user + t.system
+            except self.psutil.Error:
+                pass
+
+    def _run(self) -> None:
+        n = 0
+        while not self._stop.wait(self.every):
+            self._sample()
+            n += 1
+            if n % max(1, round(5 / self.every)) == 0:
+                self.loads.append(os.getloadavg()[0])
+
+    def start(self) -> None:
+        self._sample()
+        self.base = dict(self.seen)
+        self.own0 = time.process_time()
+        self.machine0 = machine_busy()
+        self.loads = [os.getloadavg()[0]]
+        self._thread.start()
+
+    def stop(self) -> dict[str, object]:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+        busy, total = (b - a for a, b in zip(self.machine0, machine_busy(), strict=True))
+        tree = sum(v - self.base.get(k, 0.0) for k, v in self.seen.items())
+        self.loads.append(os.getloadavg()[0])
+        return {
+            "cpu_s_head": round(time.process_time() - self.own0, 1),
+            "cpu_s_all": round(tree, 1),
+            "machine_busy_share": round(busy / total, 3) if total else None,
+            "our_share_of_busy": round(tree / busy, 3) if busy else None,
+            "load_1min": {
+                "min": round(min(self.loads), 2),
+                "mean": round(sum(self.loads) / len(self.loads), 2),
+                "max": round(max(self.loads), 2),
+            },
+        }
+
+
+def pair_ratios(runs: list[tuple[str, dict]]) -> list[dict[str, object]]:
+    """Every neighbouring (single, cluster) pair in run order: cluster / single for wall
+    time and for CPU seconds."""
+    out = []
+    for (a, ra), (b, rb) in zip(runs, runs[1:], strict=False):
+        if {a.split("-")[0], b.split("-")[0]} != {"single", "cluster"}:
+            continue
+        one, clu = (ra, rb) if a.startswith("single") else (rb, ra)
+        out.append({
+            "pair": f"{a} / {b}",
+            "wall_ratio": round(float(clu["s"]) / float(one["s"]), 3),
+            "cpu_ratio": round(float(clu["cpu_s_all"]) / float(one["cpu_s_all"]), 3),
+        })  # fmt: skip
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sentences", type=int, default=1_000_000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--shard", type=int, default=20_000)
-    ap.add_argument("--order", default="single,cluster,cluster,single")
+    ap.add_argument("--order", default="single,cluster,single,cluster")
     ap.add_argument("--model", default=str(HERE.parent / "assets/models/multilingual"))
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--ivf-steps", action="store_true", help="IVF fill and merge rates only")
@@ -340,29 +436,35 @@ def main() -> None:
         qtexts = [texts[i] for i in rng.choice(len(texts), size=200, replace=False)]
         q = np.asarray(enc.encode(qtexts), np.float32)
         runs: dict[str, object] = {}
-        for what in args.order.split(","):
+        order = args.order.split(",")
+        if "cluster" in order:  # once, up front: every build runs next to the same Ray
+            t = time.perf_counter()
+            ray.init(
+                address="local", num_cpus=args.workers, include_dashboard=False,
+                log_to_driver=False, _node_ip_address="127.0.0.1",
+            )  # fmt: skip
+            out["ray_start_s"] = round(time.perf_counter() - t, 2)
+        recall_done = False
+        for what in order:
             empty_cache()
             run: dict[str, object] = {"load_before": load()}
-            t = time.perf_counter()
-            if what == "cluster" and not ray.is_initialized():
-                ray.init(
-                    address="local", num_cpus=args.workers, include_dashboard=False,
-                    log_to_driver=False, _node_ip_address="127.0.0.1",
-                )  # fmt: skip
-                run["ray_start_s"] = round(time.perf_counter() - t, 2)
-            stages: dict[str, float] = {}
+            stages: dict[str, list[float]] = {}
+            meter = Meter()
+            meter.start()
             t = time.perf_counter()
 
-            def seen(p: Progress, t: float = t, stages: dict[str, float] = stages) -> None:
-                stages.setdefault(p.stage, round(time.perf_counter() - t, 1))
+            def seen(p: Progress, t: float = t, stages: dict[str, list[float]] = stages) -> None:
+                now = round(time.perf_counter() - t, 1)
+                stages.setdefault(p.stage, [now, now])[1] = now
 
             oi = build_index(
                 store, enc, "big", rebuild=True, shard=args.shard, on_progress=seen,
                 cluster="local" if what == "cluster" else None,
             )  # fmt: skip
             run["s"] = round(time.perf_counter() - t, 2)
+            run.update(meter.stop())
             run["load_after"] = load()
-            run["stage_starts_s"] = stages
+            run["stages_s"] = stages  # first and last progress event of each step
             run["kind"] = oi.vi.kind
             run["params"] = {k: oi.vi.params.get(k) for k in ("nlist", "nprobe")}
             run["ondisk"] = oi.meta.get("ivfdata") is not None
@@ -373,6 +475,8 @@ def main() -> None:
                     k: v for k, v in oi.stats["cluster"].items() if isinstance(v, int | float)
                 }
                 run.update(part_figures(oi.folder, oi.keys["id"], rng))
+            if what == "cluster" and not recall_done:
+                recall_done = True
                 # recall@10 of the merged on-disk index against exact search over every vector
                 t = time.perf_counter()
                 allv = part_vectors(oi.folder, oi.keys["id"])
@@ -388,6 +492,9 @@ def main() -> None:
             runs[f"{what}-{len(runs)}"] = run
             print(what, json.dumps(run), flush=True)
         out["runs"] = runs
+        out["pairs"] = pair_ratios(list(runs.items()))  # type: ignore[arg-type]
+        for p in out["pairs"]:  # type: ignore[attr-defined]
+            print("pair", json.dumps(p), flush=True)
         if ray.is_initialized():
             ray.shutdown()
         ids = oi.keys["id"]
