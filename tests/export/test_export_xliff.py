@@ -233,3 +233,66 @@ def test_the_export_report_counts_one_unit_in_the_singular(tmp_path: Path) -> No
 
     assert ExportReport(tmp_path / "a.tmx", 1).describe().startswith("wrote 1 unit to ")
     assert ExportReport(tmp_path / "a.tmx", 2).describe().startswith("wrote 2 units to ")
+
+
+# A Poedit catalogue whose msgctxt tells two "Open"s apart (a menu verb, a door state).
+CONTEXT_PO = """\
+msgid ""
+msgstr ""
+"Project-Id-Version: doorbell 1.2\\n"
+"Language: de\\n"
+"Content-Type: text/plain; charset=UTF-8\\n"
+"Plural-Forms: nplurals=2; plural=(n != 1);\\n"
+
+#: src/menu.c:10
+msgctxt "menu"
+msgid "Open"
+msgstr "Öffnen"
+
+#: src/door.c:22
+msgctxt "door state"
+msgid "Open"
+msgstr "Offen"
+
+#: src/door.c:30
+msgid "Closed"
+msgstr "Geschlossen"
+"""
+
+
+def test_a_po_context_travels_through_a_tmx_and_an_xliff_export(tmp_path: Path) -> None:
+    """A PO ``msgctxt`` is exported as the TMX unit's ``x-context`` prop (and as the XLIFF
+    ``resname``), and read back as the context: the two "Open" units stay two, and a job
+    entry with ``msgctxt "door state"`` gets its own 101 % match from the re-imported
+    memory (the units came out as twins)."""
+    import polib
+
+    from xlsearch.engine.store import Store
+    from xlsearch.engine.tm.analysis.analyze import analyze
+    from xlsearch.engine.tm.analysis.pretranslate import pretranslate
+    from xlsearch.engine.tm.documents import open_document
+    from xlsearch.engine.tm.matching.lookup import Lookup
+
+    po = tmp_path / "de.po"
+    po.write_text(CONTEXT_PO, encoding="utf-8")
+    assert main(["import", str(po), "-c", "po", "-q"]) == 0
+    tmx, xlf = tmp_path / "mem.tmx", tmp_path / "mem.xlf"
+    assert main(["export", str(tmx), "-c", "po"]) == 0
+    assert main(["export", str(xlf), "-c", "po", "--lang", "en,de"]) == 0
+    props = etree.parse(str(tmx)).getroot().findall(".//tu/prop[@type='x-context']")
+    assert [p.text for p in props] == ["menu", "door state"]
+    names = [u.get("resname") for u in validate(xlf, "1.2").getroot().iter("{*}trans-unit")]
+    assert names == ["menu", "door state", None]
+    job = tmp_path / "job.po"
+    job.write_text(CONTEXT_PO.replace('"Offen"', '""').replace('"Öffnen"', '""'), "utf-8")
+    for exported in (tmx, xlf):
+        with Store() as store:
+            store.import_file(exported, exported.suffix)
+            doc = open_document(job)
+            rep = analyze(doc, Lookup(store, None, collection=exported.suffix, semantic=False))
+            pretranslate(doc, rep)
+            out = doc.save(tmp_path / f"job{exported.suffix}.po")
+        got = {(e.msgctxt, e.msgid): e.msgstr for e in polib.pofile(str(out))}
+        assert got[("door state", "Open")] == "Offen", exported.name
+        assert got[("menu", "Open")] == "Öffnen", exported.name
+        assert [s.band for s in rep.segments[:2]] == ["101%", "101%"], exported.name

@@ -132,15 +132,33 @@ def iter_store_units(
     segs: list[tuple[str, str]] = []
     seg_meta: list[dict[str, Any] | None] = []
     unit_meta: str | None = None
+    context = ""
     for tu, lang, text, smeta, umeta in cur:
         if tu != current and segs:
-            yield _unit(segs, seg_meta, unit_meta, langs)
-            segs, seg_meta = [], []
+            yield _unit(segs, seg_meta, unit_meta, langs, context)
+            segs, seg_meta, context = [], [], ""
         current, unit_meta = tu, umeta
         segs.append((lang, text))
         seg_meta.append(_tuv_meta(smeta))
+        context = context or _context(smeta)
     if segs:
-        yield _unit(segs, seg_meta, unit_meta, langs)
+        yield _unit(segs, seg_meta, unit_meta, langs, context)
+
+
+CONTEXT_PROP = "x-context"
+"""The TMX ``<prop>`` of a unit's context (PO ``msgctxt``, XLIFF ``resname``): a TMX import
+reads it back as the unit's context."""
+
+
+def _context(raw: str | None) -> str:
+    """A segment's context (PO ``msgctxt``, XLIFF ``resname``) from its meta, '' if none."""
+    if not raw or '"context"' not in raw:
+        return ""
+    try:
+        found = json.loads(raw).get("context")
+    except (ValueError, AttributeError):
+        return ""
+    return found if isinstance(found, str) else ""
 
 
 @dataclass
@@ -305,14 +323,18 @@ def _unit(
     seg_meta: list[dict[str, Any] | None],
     unit_meta: str | None,
     langs: Sequence[str] | None,
+    context: str = "",
 ) -> ExportUnit:
-    """A unit with its segments in the order of ``langs`` and its metadata."""
+    """A unit with its segments in the order of ``langs``, its metadata and its context (an
+    ``x-context`` prop, unless the unit's own props already carry one)."""
     unit = ExportUnit(segs)
     keep = unit.pick(langs)
+    meta = _kept(json.loads(unit_meta)) if unit_meta else None
+    own = any(p.get("type") == CONTEXT_PROP for p in (meta or {}).get("props") or ())
     return ExportUnit(
         [segs[i] for i in keep],
-        {},
-        _kept(json.loads(unit_meta)) if unit_meta else None,
+        {CONTEXT_PROP: context} if context and not own else {},
+        meta,
         [seg_meta[i] for i in keep],
     )
 
@@ -497,6 +519,10 @@ def _xliff_unit(fh: Any, unit: ExportUnit, langs: Sequence[str], version: str, n
     tuid = attrs.get("tuid") or attrs.get("id")
     if tuid and "x-tu" not in props:  # the memory's own unit id names the XLIFF unit
         props = {"x-tu": str(tuid), **props}
+    elif props.get(CONTEXT_PROP) and "x-tu" not in props:  # else its context: the resname
+        props = {"x-tu": props[CONTEXT_PROP]} | {
+            k: v for k, v in props.items() if k != CONTEXT_PROP
+        }
     xliff.unit(fh, version, number, source, target, props)
     return True
 

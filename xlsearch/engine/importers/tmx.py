@@ -42,6 +42,7 @@ def _tu(ctx: ReadContext, tu, tu_no: int, line: int) -> Generator[Record, None, 
     subs: list[tuple[str | None, list[str]]] = []
     meta = {"tuid": tu.get("tuid")} if tu.get("tuid") else None
     unit = unit_meta(tu)
+    context = _context_prop(unit)
     fallback = tu.get("srclang")
     nvar = 0
     for tuv in tu:
@@ -69,6 +70,8 @@ def _tu(ctx: ReadContext, tu, tu_no: int, line: int) -> Generator[Record, None, 
                 seg_meta = {**(seg_meta or {}), "tags": tags}
             if codes:  # the placeholders' codes as written, for an export
                 seg_meta = {**(seg_meta or {}), "codes": codes}
+            if context:  # a PO msgctxt or XLIFF resname exported as a prop: matched on
+                seg_meta = {**(seg_meta or {}), "context": context}
             yield Record(tu_no, lang, text, line, seg_meta, unit=unit)
         if found:
             subs.append((lang, found))
@@ -109,6 +112,15 @@ _WHO = (
     ("changed", "changedate"),
     ("changed_by", "changeid"),
 )
+
+
+def _context_prop(unit: dict[str, Any] | None) -> str:
+    """The unit's context: its ``<prop type="x-context">`` (what xlsearch's export writes
+    for a PO ``msgctxt`` or an XLIFF ``resname``), '' when it has none."""
+    for prop in (unit or {}).get("props") or ():
+        if prop.get("type") == "x-context" and (prop.get("text") or "").strip():
+            return str(prop["text"]).strip()
+    return ""
 
 
 def unit_meta(tu) -> dict[str, Any] | None:  # type: ignore[no-untyped-def]
