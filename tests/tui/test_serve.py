@@ -509,3 +509,52 @@ def test_a_browser_leaving_while_the_page_waits_is_one_log_line(
             head = asyncio.run(leave_early())
     assert head.startswith("<!DOCTYPE html>")
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+PROBE = """\
+import sys, urllib.request
+try:
+    with urllib.request.urlopen(sys.argv[1], timeout=30) as resp:
+        result = str(resp.status)
+except Exception as exc:  # a refused connection: what a browser shows as an error page
+    result = repr(exc)
+with open(sys.argv[2], "w") as fh:
+    fh.write(result)
+"""
+
+
+def test_the_browser_is_opened_once_the_server_listens(tmp_path: Path) -> None:
+    """``serve`` opened the browser 0.2 s after printing the address, while the server was
+    still starting (4 s on a busy machine): the browser's one request was refused and it
+    showed an error page. The browser (here ``$BROWSER``, which asks once, as a browser
+    does) now gets the page, and the address is printed when it can be opened."""
+    port = _free_port()
+    result, log_path = tmp_path / "browser.txt", tmp_path / "serve.log"
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE, encoding="utf-8")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        "BROWSER": f"{sys.executable} {probe} %s {result}",
+    }
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "xlsearch", "serve", "--port", str(port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=env,
+        )
+    try:
+        url = None
+        deadline = time.monotonic() + 60
+        while not result.exists() and time.monotonic() < deadline and proc.poll() is None:
+            if url is None and (found := re.search(r"http://\S+\?token=\S+", log_path.read_text())):
+                url = found.group(0)
+                assert _http_status(url) == 200  # asked the moment it is printed
+            time.sleep(0.02)
+        assert result.exists(), log_path.read_text()
+        assert result.read_text() == "200", log_path.read_text()
+        assert url is not None
+    finally:
+        stop_serve(proc)

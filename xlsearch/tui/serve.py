@@ -296,6 +296,8 @@ class Server:
         self.stopping = False
         self.stopped_by = 0  # the signal that stopped the server (0: none yet)
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.on_listening: Callable[[], None] | None = None
+        """Called once the server accepts connections (``serve`` prints the address then)."""
 
     @property
     def private_url(self) -> str:
@@ -574,12 +576,18 @@ class Server:
                 handle_signals=False,
                 loop=loop,
                 shutdown_timeout=GRACE_S,
-                print=lambda *args: None,
+                print=self._listening,  # aiohttp calls it once its sites listen
                 access_log_class=_keyless_access_log(),
             )
         finally:
             self.stop_apps()
             shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _listening(self, *_message: object) -> None:
+        """The server accepts connections: ``on_listening`` (aiohttp's own banner is not
+        printed)."""
+        if self.on_listening is not None:
+            self.on_listening()
 
 
 def make_server(
@@ -739,12 +747,19 @@ def serve(
             "import and export files); the connection is not encrypted",
             file=sys.stderr,
         )
-    print(f"xlsearch in your browser: {server.private_url}  (Ctrl+C to stop)", file=sys.stderr)
-    if open_browser:
-        # the page waits for the first screen: the browser can ask for it at once
-        timer = threading.Timer(0.2, webbrowser.open, args=(server.private_url,))
-        timer.daemon = True
-        timer.start()
+
+    def listening() -> None:  # not before: a browser refused a connection does not retry
+        print(
+            f"xlsearch in your browser: {server.private_url}  (Ctrl+C to stop)",
+            file=sys.stderr,
+            flush=True,
+        )
+        if open_browser:  # the page waits for the first screen: it can ask for it at once
+            opener = threading.Thread(target=webbrowser.open, args=(server.private_url,))
+            opener.daemon = True
+            opener.start()
+
+    server.on_listening = listening
     server.serve()
     from xlsearch.service import shutdown
 
