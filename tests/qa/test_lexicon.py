@@ -265,3 +265,14 @@ def test_other_languages_translations_vouch_for_a_target_or_not(tmp_path: Path) 
     swapped = [pivots[("de", f"u{n}", de[n][0])] for n in (3, 40)]
     kept = [pivots[("de", f"u{n}", de[n][0])] for n in range(len(de)) if n not in (3, 40)]
     assert max(swapped) < -2 < 0 < min(kept)
+
+
+def test_a_piece_of_japanese_or_chinese_is_shown_as_the_word_the_file_writes_not_a_phrase() -> None:
+    from xlsearch.engine.qa.check import _word_in
+    from xlsearch.engine.qa.lexicon import target_tokens
+
+    japanese = ["次の場所でファイルを開く", "ファイルを保存", "ファイル名:", "新しいファイル"]
+    tokens = [target_tokens(t) for t in japanese]
+    assert _word_in("ファ", japanese, tokens) == "ファイル"  # not the first target whole
+    chinese = ["为所有选定文件夹创建书签", "打开文件夹", "文件夹属性"]
+    assert _word_in("件夹", chinese, [target_tokens(t) for t in chinese]) == "文件夹"

@@ -131,11 +131,48 @@ LOST_ODDS = 2.0
 (natural log) has lost part of the source (an omission)."""
 
 
+WIDE_SHARE = 0.6
+"""A piece of Chinese or Japanese is shown grown by a character while at least this share
+of the targets that have it have the longer piece too."""
+_WIDE_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_HIRAGANA = re.compile(r"[\u3040-\u309f]")
+_NOT_HIRAGANA = re.compile(r"[\u30a0-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+
+
+def _wide_word(piece: str, texts: Sequence[str]) -> str:
+    """The word that a two-character piece of a text written without spaces stands for, as
+    the file's targets write it: the piece grown, a character at a time, while most targets
+    with it agree on the next character (``ッキ`` → ``スティッキー``); never a whole phrase."""
+    having = [t for t in texts if piece in t][:200]
+    word = piece
+    # Kanji and katakana do not grow into hiragana (the particles を, の, に between words).
+    letter = _WIDE_LETTER if _HIRAGANA.search(piece) else _NOT_HIRAGANA
+    while len(word) < 8 and having:
+        grown: Counter[str] = Counter()
+        for t in having:
+            at = t.find(word)
+            if at > 0 and letter.match(t[at - 1]):
+                grown[t[at - 1] + word] += 1
+            end = at + len(word)
+            if end < len(t) and letter.match(t[end]):
+                grown[word + t[end]] += 1
+        if not grown:
+            break
+        best, n = grown.most_common(1)[0]
+        if n < WIDE_SHARE * len(having):
+            break
+        word = best
+    return word
+
+
 def _word_in(stem: str, texts: Sequence[str], tokens: Sequence[frozenset[str]]) -> str:
     """A word of ``texts`` (tokenised as ``tokens``) that ``stem`` stands for (as written),
-    else the stem."""
+    else the stem. A piece of Chinese or Japanese: the characters around it that the file's
+    targets agree on (the lexicon does not segment those languages into words)."""
     from xlsearch.engine.qa.lexicon import target_tokens
 
+    if _WIDE_LETTER.search(stem):
+        return _wide_word(stem, [t for t, toks in zip(texts, tokens, strict=True) if stem in toks])
     for text, toks in zip(texts, tokens, strict=True):
         if stem in toks:
             for w in re.findall(r"[^\W\d_]+", text.replace("_", "").replace("&", "")):
