@@ -10,6 +10,7 @@ import pytest
 from helpers.index import FakeEncoder, add_document, random_units
 
 from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.export import writer as export
 from xlsearch.engine.search.mining import mine_store, mine_vectors, write_pairs
 from xlsearch.engine.store import Store
 
@@ -172,7 +173,9 @@ def test_mine_store_and_export_tmx_tsv(tmp_path: Path) -> None:
         assert {(u["en"], u["de"]) for u in units} <= got
         tsv = write_pairs(res.pairs, tmp_path / "pairs.tsv", "en", "de")
         rows = [line.split("\t") for line in tsv.read_text(encoding="utf-8").splitlines()]
-        assert all(len(r) == 2 for r in rows) and ["the dog sleeps", "der hund schläft"] in rows
+        assert rows[0] == ["en", "de", "score"]
+        assert all(len(r) == 3 and float(r[2]) >= 1.0 for r in rows[1:])
+        assert ["the dog sleeps", "der hund schläft"] in [r[:2] for r in rows]
         tmx = write_pairs(res.pairs, tmp_path / "pairs.tmx", "en", "de")
         root = ET.parse(tmx).getroot()
         tus = root.findall("./body/tu")
@@ -193,3 +196,33 @@ def test_approximate_knn_mines_the_same_planted_pairs(monkeypatch: pytest.Monkey
     approx = {(p.src, p.tgt) for p in mine_vectors(x, y, threshold=1.06, exact=False)}
     truth = {(i, i) for i in range(800)}
     assert len(exact & truth) >= 770 and len(approx & exact) >= 0.97 * len(exact)
+
+
+def test_a_mined_tsv_keeps_the_score_and_stays_distillation_input(tmp_path: Path) -> None:
+    """``mine --out pairs.tsv`` wrote the two sentences only; with the margin score in a
+    third column, ``distill`` would read it as a second translation and ``import`` as a
+    third language. The header names the languages and the score column, which ``distill``,
+    ``import`` and ``check`` skip."""
+    from xlsearch.engine.distill.data import TrainFile, read_tsv
+    from xlsearch.engine.importers import ReadContext, read_records
+
+    pairs = [
+        ("The committee approved the budget.", "Der Ausschuss billigte den Haushalt.", 1.31),
+        ("It rained all day in Hamburg.", "In Hamburg regnete es den ganzen Tag.", 1.12),
+    ]
+    tsv = tmp_path / "mined.tsv"
+    export.write_pairs(tsv, pairs, "en", "de")
+    assert tsv.read_text(encoding="utf-8").splitlines() == [
+        "en\tde\tscore",
+        "The committee approved the budget.\tDer Ausschuss billigte den Haushalt.\t1.3100",
+        "It rained all day in Hamburg.\tIn Hamburg regnete es den ganzen Tag.\t1.1200",
+    ]
+    groups, report = read_tsv(TrainFile(tsv), 0)
+    assert [(g.lang, g.src, g.tgt) for g in groups] == [
+        ("de", [p[0] for p in pairs], [p[1] for p in pairs])
+    ]
+    assert report.bad == 0
+    records = list(read_records(ReadContext(tsv), "tsv"))
+    assert [(r.lang, r.text) for r in records] == [
+        (lang, text) for src, tgt, _s in pairs for lang, text in (("en", src), ("de", tgt))
+    ]

@@ -162,8 +162,11 @@ def read_tsv(
     ``too_long(texts)`` flags texts over the token limit (both sides are checked).
     Raises ``DataError`` for binary / non-UTF-8 / empty / mostly-bad files.
     """
+    from xlsearch.engine.importers.tabular import header_languages
+
     report = FileReport(train.path)
     groups: dict[int, Group] = {}
+    named: list[str | None] | None = None  # a header's column languages (None: a score)
     first_bad_decode: int | None = None
     for lineno, raw in enumerate(_open_lines(train.path), start=1):
         report.lines = lineno
@@ -180,6 +183,8 @@ def read_tsv(
             report.drop("blank line")
             continue
         cols = line.split("\t")
+        if lineno == 1 and (named := header_languages(cols)) is not None:
+            continue  # en<TAB>de[<TAB>score]: the columns' languages, a score is no text
         if len(cols) < 2:
             report.add_bad(lineno, "no TAB: expected sentence<TAB>translation")
             continue
@@ -188,6 +193,8 @@ def read_tsv(
             report.add_bad(lineno, "empty first column")
             continue
         for c, tgt_raw in enumerate(cols[1:], start=1):
+            if named is not None and (c >= len(named) or named[c] is None):
+                continue
             tgt = normalize_text(tgt_raw)
             if not tgt:
                 report.drop("empty side")
@@ -218,7 +225,7 @@ def read_tsv(
         g = groups[c]
         _dedupe_and_limit(g, report, too_long)
         if g.src:
-            g.lang = guess_lang(train.path, c, ncols, g.tgt)
+            g.lang = (named[c] if named else None) or guess_lang(train.path, c, ncols, g.tgt)
             out.append(g)
             report.pairs += len(g.src)
     if report.pairs == 0:

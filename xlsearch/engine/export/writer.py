@@ -444,7 +444,22 @@ def write_pairs(
     fmt: str | None = None,
     xliff_version: str = "1.2",
 ) -> int:
-    """Mined or selected pairs ((src, tgt[, score]) tuples) → TMX, XLIFF or TSV (src<TAB>tgt)."""
+    """Mined or selected pairs ((src, tgt[, score]) tuples) → TMX, XLIFF or TSV (src<TAB>tgt).
+
+    Scored pairs go into a TSV with the header ``src<TAB>tgt<TAB>score`` (``en  de  score``):
+    ``import``, ``check`` and ``distill`` read the header's languages and skip its score
+    column (a third column without one would be read as a second translation)."""
+    if export_format(path, fmt) == "tsv":
+        from xlsearch.engine.importers.tabular import SCORE_COLUMN
+
+        rows = [tuple(p) for p in pairs]
+        if rows and all(len(r) > 2 for r in rows):
+            return write_tsv(
+                path,
+                [src_lang, tgt_lang, SCORE_COLUMN],
+                ((str(r[0]), str(r[1]), f"{float(r[2]):.4f}") for r in rows),
+            )
+        pairs = rows
     units = pairs_to_units(pairs, src_lang, tgt_lang)
     return write_units(path, units, fmt, [src_lang, tgt_lang], xliff_version=xliff_version)
 

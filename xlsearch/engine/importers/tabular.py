@@ -19,6 +19,9 @@ from xlsearch.engine.importers.base import (
 )
 
 SNIFF_LINES = 20
+SCORE_COLUMN = "score"
+"""A header cell naming a column of scores, not of a language (``mine --out pairs.tsv``
+writes ``en<TAB>de<TAB>score``): its cells are no text."""
 
 
 def _csv_delimiter(sample: list[str], complete: bool, columns: int | None) -> str:
@@ -69,12 +72,30 @@ def _rows(ctx: ReadContext, delimiter: str) -> Iterator[tuple[int, list[str]]]:
         raise ctx.error(f"malformed CSV: {exc}", line=state["line"]) from exc
 
 
+def header_languages(row: list[str]) -> list[str | None] | None:
+    """The column languages a header row names (None for a ``score`` column), or None when
+    the row is no header: a cell neither a language tag nor ``score``, a score first, or
+    fewer than two languages beside a score."""
+    scores = [c.strip().lower() == SCORE_COLUMN for c in row]
+    tags = [
+        None if score else normalize_lang(c) if is_lang_code(c) else None
+        for c, score in zip(row, scores, strict=True)
+    ]
+    if any(not tag and not score for tag, score in zip(tags, scores, strict=True)):
+        return None
+    named = sum(1 for tag in tags if tag)
+    if not named or scores[0] or (any(scores) and named < 2):
+        return None
+    return tags
+
+
 def _is_header(row: list[str], langs: list[str] | None) -> bool:
     """Whether ``row`` names the column languages. With ``--lang`` given, only a row of
     those very languages is a header: ``Yes<TAB>Ja`` (Yendang, Japanese) is then data."""
-    tags = [normalize_lang(c) if is_lang_code(c) else None for c in row]
-    if not all(tags):
+    found = header_languages(row)
+    if found is None:
         return False
+    tags = [tag for tag in found if tag]
     if not langs:
         return True
     from xlsearch.engine.lang.tags import tag_matches
@@ -90,19 +111,21 @@ def read_tabular(ctx: ReadContext, delimiter: str = "\t") -> Iterator[Record]:
     """Yield one translation unit per row.
 
     Column languages: a first row of language codes (``en<TAB>de``; with ``ctx.langs``, of
-    those languages) wins; else ``ctx.langs``
+    those languages; a ``score`` column, as ``mine`` writes, is skipped) wins; else ``ctx.langs``
     (the distillation format: column 1 is the teacher's language, then translations); else
     each cell's language is identified. Rows with another column count are skipped with a
     warning naming the line; blank rows are ignored.
     """
     columns: list[str | None] | None = None
+    scores: set[int] = set()  # a header's ``score`` columns: no text
     tu_no = 0
     for number, row in _rows(ctx, delimiter):
         if not any(cell.strip() for cell in row):
             continue
         if columns is None:
             if _is_header(row, ctx.langs):
-                columns = [normalize_lang(c) for c in row]
+                columns = header_languages(row)
+                scores = {i for i, c in enumerate(row) if c.strip().lower() == SCORE_COLUMN}
                 continue
             if ctx.langs:
                 if len(ctx.langs) != len(row):
@@ -118,6 +141,8 @@ def read_tabular(ctx: ReadContext, delimiter: str = "\t") -> Iterator[Record]:
             ctx.warn(f"{len(row)} columns instead of {len(columns)}; row skipped", line=number)
             continue
         for col, (lang, cell) in enumerate(zip(columns, row, strict=True)):
+            if col in scores:
+                continue
             text = normalize(cell)
             if check_text(ctx, text, number):
                 yield Record(tu_no, lang, text, number, group=col)
