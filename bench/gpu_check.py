@@ -452,12 +452,19 @@ def main(argv: list[str] | None = None) -> int:
             )
         ),
     )
-    models: dict[str, Path] = {}
+
+    def evaluate_phase(name: str, folder: Path) -> None:
+        """Evaluate one student as soon as it exists (a later phase cut short keeps it)."""
+        done = attempt(f"evaluate_{name}", lambda: evaluate(folder, data, device, args.eval_batch))
+        if done is not None:
+            result["figures"][name], seconds = done
+            save(f"evaluate_{name}", seconds)
+
     if done is not None:
         stage1, seconds = done
-        models["transformer"] = Path(stage1.out)
         result["runs"]["transformer"] = run_record(stage1)
         save("distill_transformer", seconds)
+        evaluate_phase("transformer", Path(stage1.out))
 
         left = args.deadline_minutes - (time.perf_counter() - t0) / 60 - args.reserve_minutes
         minutes = round(max(0.25, min(args.stage2_minutes, left)), 2)
@@ -482,17 +489,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         if done is not None:
             stage2, seconds = done
-            models["static_2stage"] = Path(stage2.out)
             result["runs"]["static_2stage"] = run_record(stage2)
             save("distill_static_2stage", seconds)
-
-    for name, folder in models.items():
-        done = attempt(
-            f"evaluate_{name}", lambda f=folder: evaluate(f, data, device, args.eval_batch)
-        )
-        if done is not None:
-            result["figures"][name], seconds = done
-            save(f"evaluate_{name}", seconds)
+            evaluate_phase("static_2stage", Path(stage2.out))
     result["total_s"] = round(time.perf_counter() - t0, 1)
     save("done", result["total_s"])
     for name, f in result["figures"].items():
