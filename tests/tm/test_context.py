@@ -371,3 +371,33 @@ def test_lookup_takes_the_segments_msgctxt(
     assert main(base) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith("1. fuzzy 100%") and "fr: _Annuler" in out
+
+
+def test_the_sources_other_forms_count_among_the_uses_of_a_translation(tmp_path: Path) -> None:
+    """Two catalogues translate "_Cancel" two ways, once each; three more translate the same
+    words without the mnemonic or with a colon one of those ways: that translation is
+    written (the most recent import alone would pick the other), and the report says why."""
+    cats = {
+        "panel": 'msgid "_Cancel"\nmsgstr "О_тменить"\n\n',
+        "power": 'msgid "Cancel"\nmsgstr "Отменить"\n\n',
+        "session": 'msgid "Cancel"\nmsgstr "Отменить"\n\nmsgid "Cancel:"\nmsgstr "Отменить:"\n\n',
+        "terminal": 'msgid "_Cancel"\nmsgstr "_Отмена"\n\nmsgid "Cancel"\nmsgstr "Отмена"\n\n',
+    }
+    job = tmp_path / "job.po"
+    job.write_text(
+        _head("Xfdesktop").replace("fr", "ru") + 'msgid "_Cancel"\nmsgstr ""\n\n', encoding="utf-8"
+    )
+    with Store(tmp_path / "s.db") as store:
+        for name, body in cats.items():  # "terminal", with "_Отмена", imported last
+            path = tmp_path / f"{name}.ru.po"
+            path.write_text(_head(name.title()).replace("fr", "ru") + body, encoding="utf-8")
+            store.import_file(path, "mem")
+        doc = open_document(job)
+        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
+        pretranslate(doc, rep)
+    best = rep.segments[0].best
+    assert best is not None and best.target == "О_тменить" and best.form_uses == 4
+    assert doc.segments[0].target == "О_тменить"
+    flag = next(f for f in best.flags if "other 100 % translations" in f)
+    assert "'_Отмена' ×1" in flag
+    assert "chosen by use count with the source's other forms: these words ×4" in flag

@@ -13,9 +13,11 @@ neighbouring units) says about it.
   looked up and never leveraged: another project's translators are not this one's.
 * Where the memory translates one source in several ways, the one written is chosen by
   context, then by project (a unit of the job's own project: PO ``Project-Id-Version``,
-  XLIFF ``product-name``), then by use count (how many stored units hold that
-  translation), then by date (the most recently imported); the others are listed with
-  their counts and the evidence that chose.
+  XLIFF ``product-name``), then by use count counting the source's other forms (``_Cancel``,
+  ``Cancel``, ``Cancel:``: how many of their stored units translate it with the same
+  words, mnemonic, punctuation and case aside), then by use count (how many stored units
+  hold that very translation), then by date (the most recently imported); the others are
+  listed with their counts and the evidence that chose.
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ def apply(
             -min(m.fuzzy, 100) if m.fuzzy >= 99 else 0,
             -(m.fuzzy == CONTEXT_MATCH),
             -(m.fuzzy >= 99 and bool(project) and project in getattr(m, "projects", ())),
+            -(getattr(m, "form_uses", 0) if m.fuzzy >= 99 else 0),
             -(m.copies if m.fuzzy >= 99 else 0),
             -(m.segment_id if m.fuzzy >= 99 else 0),
             order[id(m)],
@@ -168,6 +171,14 @@ def _chosen_by(best: Any, rivals: Sequence[Any], project: str) -> str:
     mine = bool(project) and project in getattr(best, "projects", ())
     if mine and not any(project in getattr(m, "projects", ()) for m in rivals):
         return f"project {project!r}"
+    forms = getattr(best, "form_uses", 0)
+    if all(forms > getattr(m, "form_uses", 0) for m in rivals) and not all(
+        best.copies > m.copies for m in rivals
+    ):
+        return (
+            f"use count with the source's other forms: these words ×{forms} "
+            "(mnemonic, punctuation and case aside)"
+        )
     if all(best.copies > m.copies for m in rivals):
         return "use count"
     return "date (the most recently imported)"

@@ -106,6 +106,21 @@ def _context(row: dict[str, Any]) -> str:
     return _meta_text(row, "context")
 
 
+def _form_uses(segment: str, copies: dict[tuple[str, str], int]) -> dict[tuple[str, str], int]:
+    """For each (source, target) of ``copies`` whose source is ``segment`` written otherwise
+    (``repair.differences``: mnemonic, trailing punctuation, case …) or itself: how many
+    candidates of such sources have a target with the same words (``repair.twin_key``)."""
+    forms = {
+        key: rp.twin_key(key[1])
+        for key in copies
+        if key[1] and rp.differences(segment, " ".join(key[0].split())) is not None
+    }
+    uses: dict[str, int] = {}
+    for key, words in forms.items():
+        uses[words] = uses.get(words, 0) + copies[key]
+    return {key: uses[words] for key, words in forms.items()}
+
+
 def _unique(matches: list[Match]) -> list[Match]:
     """The first match of each (source, target) pair, with ``copies`` counting the rest
     (the same unit imported twice, or in two memories, is one match to a translator)."""
@@ -406,10 +421,12 @@ class Lookup(Candidates):
                     continue
                 where = contexts.setdefault(key, {})
                 where[_context(row)] = where.get(_context(row), 0) + 1
+        forms = _form_uses(segment, copies)
         out = []
         for n, (*_, sid, cos, f, c, o) in enumerate(best):
             m = self._match(segment, rows[sid], units, tgt, cos, f, c, o)
             m.copies = copies.get((m.source, m.target), 1)
+            m.form_uses = forms.get((m.source, m.target), 0)
             m.contexts = contexts.get((m.source, m.target), {m.context: 1})
             m.projects = sorted({p for p in projects.get((m.source, m.target), []) if p})
             if n < details:

@@ -74,6 +74,10 @@ class Match:
     document: str = ""
     copies: int = 1
     """How many of the candidates found hold this same source and target (listed once)."""
+    form_uses: int = 0
+    """How many candidates whose source is this one written otherwise (mnemonic, trailing
+    punctuation, case: ``_Cancel``, ``Cancel``, ``Cancel:``) translate it with this target's
+    words (mnemonic, punctuation and case aside); ``copies`` included."""
     source_tags: list[list[Any]] | None = None
     """Where the stored source's inline codes stood: ``[[offset, kind, id], …]`` (TMX)."""
     target_tags: list[list[Any]] | None = None
