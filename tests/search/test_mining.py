@@ -210,13 +210,18 @@ def test_a_mined_tsv_keeps_the_score_and_stays_distillation_input(tmp_path: Path
         ("The committee approved the budget.", "Der Ausschuss billigte den Haushalt.", 1.31),
         ("It rained all day in Hamburg.", "In Hamburg regnete es den ganzen Tag.", 1.12),
     ]
-    tsv = tmp_path / "mined.tsv"
-    export.write_pairs(tsv, pairs, "en", "de")
+    from xlsearch.service import MinedPair, write_export
+
+    tsv = tmp_path / "mined.tsv"  # what `mine --out` and the Mine screen's export write
+    mined = [MinedPair(i, 9 + i, s, t, "en", "de", score) for i, (s, t, score) in enumerate(pairs)]
+    assert write_export(mined, tsv, langs=["en", "de"]) == 2
     assert tsv.read_text(encoding="utf-8").splitlines() == [
         "en\tde\tscore",
         "The committee approved the budget.\tDer Ausschuss billigte den Haushalt.\t1.3100",
         "It rained all day in Hamburg.\tIn Hamburg regnete es den ganzen Tag.\t1.1200",
     ]
+    export.write_pairs(tmp_path / "engine.tsv", pairs, "en", "de")  # the engine's own writer
+    assert (tmp_path / "engine.tsv").read_text(encoding="utf-8") == tsv.read_text("utf-8")
     groups, report = read_tsv(TrainFile(tsv), 0)
     assert [(g.lang, g.src, g.tgt) for g in groups] == [
         ("de", [p[0] for p in pairs], [p[1] for p in pairs])

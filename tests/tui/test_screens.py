@@ -507,9 +507,13 @@ async def test_mining_threshold_and_export(app, settle, tmp_path: Path):
         app.screen.query_one("#export-path", Input).value = str(out)
         await pilot.press("enter")
         await settle(pilot)
-        rows = [r.split("\t") for r in out.read_text(encoding="utf-8").splitlines()]
+        header, *rows = [r.split("\t") for r in out.read_text(encoding="utf-8").splitlines()]
+        assert header[2] == "score"  # the languages, then the margin score
         assert len(rows) == table.row_count  # the pairs shown, German then English
-        assert sorted(rows) == sorted([p.src_text, p.tgt_text] for p in screen.visible_pairs())
+        assert sorted(r[:2] for r in rows) == sorted(
+            [p.src_text, p.tgt_text] for p in screen.visible_pairs()
+        )
+        assert all(float(r[2]) >= round(cut, 2) for r in rows)
 
 
 async def test_models_choose_active_and_flag_stale_indexes(app, engine, settle):  # type: ignore[no-untyped-def]

@@ -90,6 +90,12 @@ def write_export(
         cols = list(langs or item_languages(hits))
         header = ["rank", "score", *cols, "collection", "document"]
         return write_tsv(out, header, _language_table(hits, cols))
+    if fmt == "tsv" and items and all(isinstance(i, MinedPair) for i in items):
+        pairs: Sequence[MinedPair] = items  # type: ignore[assignment]
+        two = list(langs or (pairs[0].src_lang, pairs[0].tgt_lang))[:2]
+        # distill, import and check read the header's languages and skip its score column
+        scored = ((p.src_text, p.tgt_text, f"{p.score:.4f}") for p in pairs)
+        return write_tsv(out, [*two, "score"], scored)
     units = []
     for item in items:
         props = {"x-score": f"{item.score:.4f}"}
