@@ -293,6 +293,8 @@ def test_fit_steps_follows_the_pace() -> None:
     assert _fit_steps(100, 100, 50.0, 150.0, 10_000) == 300
     assert _fit_steps(100, 100, 50.0, 150.0, 250) == 250  # never above the plan
     assert _fit_steps(100, 100, 200.0, 150.0, 10_000) == 101  # over budget: stop next step
+    # a slow start (a GPU's first steps: 40 s for 10) is not the pace: 90 steps in 10 s are
+    assert _fit_steps(100, 90, 50.0, 150.0, 10_000, paced_s=10.0) == 100 + int(100 / (10 / 90))
 
 
 def test_time_limit_fits_the_schedule_and_ends_annealed(

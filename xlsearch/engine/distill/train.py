@@ -61,13 +61,22 @@ def _lr_lambda(cfg: DistillConfig, total: list[int]) -> Any:
     return f
 
 
-def _fit_steps(step: int, timed: int, train_s: float, budget_s: float, total: int) -> int:
+def _fit_steps(
+    step: int,
+    timed: int,
+    train_s: float,
+    budget_s: float,
+    total: int,
+    paced_s: float | None = None,
+) -> int:
     """The step count that fits ``budget_s`` seconds of training at the pace of the last
-    ``timed`` steps (``train_s`` seconds so far), never below the next step nor above
-    ``total``. Re-estimated as the run goes: the pace follows the machine's load."""
-    if train_s <= 0 or timed <= 0:
+    ``timed`` steps (``paced_s`` seconds; default ``train_s``, the seconds so far), never
+    below the next step nor above ``total``. Re-estimated as the run goes, up or down: the
+    pace follows the machine's load."""
+    spent = train_s if paced_s is None else paced_s
+    if train_s <= 0 or timed <= 0 or spent <= 0:
         return total
-    pace = train_s / timed
+    pace = spent / timed
     left = max(0.0, budget_s - train_s)
     return max(step + 1, min(total, step + int(left / pace)))
 
@@ -381,6 +390,7 @@ def _run(
     ]
     train_s, t_start, cancelled, early = 0.0, time.perf_counter(), False, False
     budget_s, fit_from = float(cfg.time_limit_min or 0.0) * 60, step
+    planned, warm = max_steps, (step, 0.0)  # the pace is timed after the first 10 steps
     window = [time.perf_counter(), step]
     last_loss = (float("nan"), float("nan"))
     report(Progress("distill", step, max_steps))  # training runs: a stop now checkpoints
@@ -408,10 +418,14 @@ def _run(
         optimizer_step(opts, scheds, dense_params, cfg.clip)
         step += 1
         examples += B * cfg.accum * world
+        if budget_s > 0 and step - fit_from == 10:
+            warm = (step, train_s)  # a GPU's first steps (start-up, allocations) are slow
         if budget_s > 0 and step - fit_from >= 20 and step % 10 == 0:
-            fitted = _fit_steps(step, step - fit_from, train_s, budget_s, max_steps)
+            fitted = _fit_steps(
+                step, step - warm[0], train_s, budget_s, planned, paced_s=train_s - warm[1]
+            )
             fitted = dist.broadcast_int(fitted)  # every rank stops at the same step
-            if fitted < max_steps:
+            if fitted != max_steps:  # a slow start no longer cuts the run for good
                 max_steps = total[0] = cfg.max_steps = fitted
         if ema_model is not None:
             ck.ema_update(ema_model, model, ck.ema_tau(step, max_steps, cfg.ema_tau_base))
