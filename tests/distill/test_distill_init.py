@@ -1,5 +1,6 @@
 """Continuing a static student on new pairs (``distill --init``): its vocabulary and head
-are kept, only the rows of the new pairs' pieces move, its languages stay on its card."""
+are kept, only the rows of the new pairs' pieces move, its languages stay on its card, and the
+sentences it already placed move less than with the teacher's targets and the whole change."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.distill import config
+from helpers.distill import EN, config
 
 from xlsearch.engine.distill import distill
-from xlsearch.engine.errors import ModelError
+from xlsearch.engine.errors import ConfigError, ModelError
 
 
 def _weights(folder: Path) -> dict[str, np.ndarray]:
@@ -58,3 +59,36 @@ def test_init_shipped_continues_the_student_and_keeps_its_head(
     card = read_card(out)
     assert {"de", "fr"} <= set(card["languages"])  # German is still on the card
     assert card["student_info"]["start_from"] == str(shipped)
+    assert card["config"]["anchor"] is True and card["config"]["merge"] == 0.6
+
+    # the teacher's targets and the whole change (the settings before anchor and merge) move
+    # the English sentences, which every other language was aligned to, further
+    raw = distill(
+        config(
+            corpus,
+            tiny_st_model,
+            tmp_path / "raw",
+            train=fr_only,
+            start_from="shipped",
+            anchor=False,
+            merge=1.0,
+        )  # fmt: skip
+    ).out
+    from xlsearch.engine.models.encoder import load_encoder
+
+    def drift(folder: Path) -> float:
+        """Mean cosine distance of English sentences from where the shipped student put them."""
+        a, b = load_encoder(shipped).encode(EN), load_encoder(folder).encode(EN)
+        return float(np.mean(1.0 - (a * b).sum(axis=1)))
+
+    assert 0.0 < drift(out) < 0.5 * drift(raw)
+
+
+def test_anchor_and_merge_need_a_student_to_continue() -> None:
+    from xlsearch.engine.distill.config import DistillConfig, check_config
+
+    with pytest.raises(ConfigError, match="--init"):
+        check_config(DistillConfig(train=["a.tsv"], merge=0.5))
+    with pytest.raises(ConfigError, match="merge"):
+        check_config(DistillConfig(train=["a.tsv"], start_from="shipped", merge=1.5))
+    assert check_config(DistillConfig(train=["a.tsv"], start_from="shipped", merge=1.0))

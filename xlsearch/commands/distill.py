@@ -68,6 +68,18 @@ def register(sub: Any) -> None:
         "'shipped' (the multilingual student that comes with xlsearch), a model name or "
         "folder; its vocabulary and head are kept, so its other languages stay",
     )  # fmt: skip
+    p.add_argument(
+        "--anchor", action=argparse.BooleanOptionalAction, default=None,
+        help="with --init: teach your pairs the starting student's own vector of each source "
+        "sentence, not the teacher's, so that its other languages keep their place "
+        "(default: on)",
+    )  # fmt: skip
+    p.add_argument(
+        "--merge", type=float, metavar="SHARE",
+        help="with --init: keep this share of the change, between the starting student "
+        "(0) and the trained one (1); default 0.6: its other languages lose at most a few "
+        "tenths of a point",
+    )  # fmt: skip
     p.add_argument("--out", default="", help="output model folder (default: models dir/NAME)")
     p.add_argument("--name", default="", help="model name when --out is not given")
     p.add_argument("--preset", default="quick", choices=["quick", "full"])
@@ -168,6 +180,8 @@ def cmd_distill(args: argparse.Namespace) -> int:
         preset=args.preset,
         device=args.device,
         start_from=args.init,
+        anchor=args.anchor,
+        merge=args.merge,
         mono=list(args.mono),
         student="static" if args.init and args.student == "auto" else args.student,
         targets=args.targets,

@@ -14,10 +14,12 @@ One entry point, ``distill(config, on_progress, cancel, resume)``; the CLI, the 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -341,15 +343,21 @@ def _run(
         "config": config,
     }
 
+    # a continued student: the student it started from (the anchor's targets, the merge)
+    start = starting_student(cfg, teacher.dim, device) if cfg.start_from else None
+    share = float(cfg.merge or 1.0) if start is not None else 1.0
+
     def save_best(metrics: dict[str, Any]) -> None:
         config["max_steps"] = cfg.max_steps  # fitted to a time limit, perhaps
-        model.save(out, card={**card_base, "metrics": metrics})
+        with merged(model, start, share):
+            model.save(out, card={**card_base, "metrics": metrics})
 
     def evaluate() -> dict[str, Any]:
         report(Progress("eval", 0, None, "dev evaluation"))
-        res = evaluate_dev(
-            model, data.dev, dev_teacher, device=device, max_pairs=cfg.eval_max_pairs
-        )
+        with merged(model, start, share):  # the model as it is saved
+            res = evaluate_dev(
+                model, data.dev, dev_teacher, device=device, max_pairs=cfg.eval_max_pairs
+            )
         res["step"] = step
         return res
 
@@ -409,6 +417,8 @@ def _run(
             src = [data.groups[g].src[i] for g, i in zip(groups, idx, strict=True)]
             tgt = [data.groups[g].tgt[i] for g, i in zip(groups, idx, strict=True)]
             target, target_t = teacher_targets(targets, groups, idx, src, tgt)
+            if start is not None and cfg.anchor:
+                target = target_t = start_vectors(start, src, targets)
             pair = np.flatnonzero(~mono_group[groups])  # monolingual rows have no translation
             loss, got = batch_loss(net, model, src, tgt, target, target_t, pair, cfg, targets)
             (loss / cfg.accum).backward()
@@ -556,6 +566,44 @@ def teacher_targets(
     r = np.array([tg.rows_t[g][i] for g, i in zip(groups, idx, strict=True)])
     t_vec = torch.from_numpy(np.asarray(tg.cache.vectors[r], dtype=np.float32))
     return target, _to({"t": t_vec}, tg.device, tg.pin)["t"]
+
+
+def starting_student(cfg: DistillConfig, teacher_dim: int, device: str) -> Any:
+    """The static student a continued run started from (``--init``), frozen: read again from
+    its folder, so that a resumed run finds it too."""
+    from xlsearch.engine.distill.students import continue_static
+
+    start, _ = continue_static(cfg.start_from, teacher_dim)
+    return start.to(device).eval().requires_grad_(False)
+
+
+def start_vectors(start: Any, src: list[str], tg: _Targets) -> Any:
+    """The starting student's own vectors of a batch's sources (``anchor``): the targets of a
+    continued student, so that the place its other languages were aligned to stays put."""
+    import torch
+
+    with torch.no_grad():
+        return start(_to(start.tokenize(src), tg.device, tg.pin)).float()
+
+
+@contextlib.contextmanager
+def merged(model: Any, start: Any, share: float) -> Iterator[None]:
+    """Inside the block the student's table is ``start + share × (trained − start)``
+    (weight-space ensembling, WiSE-FT: Wortsman et al. 2022); the trained table after it."""
+    if start is None or share >= 1.0:
+        yield
+        return
+    import torch
+
+    weight = model.body.embedding.weight
+    with torch.no_grad():
+        trained = weight.detach().clone()
+        weight.mul_(share).add_(start.body.embedding.weight, alpha=1.0 - share)
+    try:
+        yield
+    finally:
+        with torch.no_grad():
+            weight.copy_(trained)
 
 
 def batch_loss(
