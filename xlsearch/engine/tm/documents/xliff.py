@@ -7,6 +7,7 @@ xlsearch set and the match records next to them; everything else round-trips.
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,38 @@ def load(path: Path, split: bool = True) -> Any:
     langs = normalize_lang(src) or "", normalize_lang(tgt) or ""
     doc = Document(path, "xliff", *langs, segs, tree, resegmented)
     doc.untranslatable = untranslatable
+    doc.written_as = _written_as(path)
     return doc
+
+
+def _written_as(path: Path) -> tuple[bool, bool, bytes]:
+    """How the file was written, for ``dump`` to write it back so: a UTF-8 BOM (Trados),
+    CRLF line ends (Windows tools), and its XML declaration when it declares UTF-8 (an
+    XML parser keeps none of them)."""
+    import codecs
+
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    bom = head.startswith(codecs.BOM_UTF8)
+    body = head[len(codecs.BOM_UTF8) :] if bom else head
+    end = body.find(b"\n")
+    crlf = end > 0 and body[end - 1 : end] == b"\r"
+    m = re.match(rb"<\?xml[^>]*\?>\s*", body)  # with what follows it up to the root
+    utf8 = m is not None and re.search(rb"""encoding\s*=\s*["']utf-?8["']""", m.group(), re.I)
+    return bom, crlf, m.group() if m and utf8 else b""
+
+
+def _as_written(doc: Any, data: bytes) -> bytes:
+    """``data`` (lxml's UTF-8 serialisation) with the file's own BOM, line ends and XML
+    declaration (``_written_as``): only the units that changed differ."""
+    import codecs
+
+    bom, crlf, declaration = getattr(doc, "written_as", (False, False, b""))
+    if declaration:
+        data = re.sub(rb"^<\?xml[^>]*\?>\s*", lambda _m: declaration, data, count=1)
+    if crlf:  # a parser reads CRLF as LF: the text is the same, the file as it was
+        data = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    return codecs.BOM_UTF8 + data if bom else data
 
 
 def _sources(unit: Any) -> list[str]:
@@ -477,7 +509,7 @@ def dump(doc: Any) -> bytes:
     from xlsearch.engine.tm.documents.xliff_segment import as_loaded
 
     with as_loaded(doc):  # what xlsearch segmented, unless translated, is written as it was
-        return etree.tostring(doc.handle, xml_declaration=True, encoding="UTF-8")
+        return _as_written(doc, etree.tostring(doc.handle, xml_declaration=True, encoding="UTF-8"))
 
 
 def _declare_target(doc: Any) -> None:
