@@ -129,6 +129,9 @@ class Document:
     ``product-name``): a 100 % match from the same project is preferred."""
     language_notice: str | None = field(default=None, repr=False)
     """One line when the text reads as another language than ``src`` (``open_document``)."""
+    written_as: tuple[bool, bool, bytes] = field(default=(False, False, b""), repr=False)
+    """How an XLIFF file was written (a UTF-8 BOM, CRLF line ends, its XML declaration):
+    saved back the same way."""
 
     def split(self, index: int, renumber: bool = True) -> int:
         """Split segment ``index`` — a whole unit of several sentences with no target — into

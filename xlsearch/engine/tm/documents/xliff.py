@@ -124,7 +124,7 @@ def _as_written(doc: Any, data: bytes) -> bytes:
     declaration (``_written_as``): only the units that changed differ."""
     import codecs
 
-    bom, crlf, declaration = getattr(doc, "written_as", (False, False, b""))
+    bom, crlf, declaration = doc.written_as
     if declaration:
         data = re.sub(rb"^<\?xml[^>]*\?>\s*", lambda _m: declaration, data, count=1)
     if crlf:  # a parser reads CRLF as LF: the text is the same, the file as it was
