@@ -512,3 +512,21 @@ def test_a_copied_sentence_is_no_keyword_list_and_english_in_japanese_is_a_slip(
         "GNOME": "info",
         "Sylpheed": "info",
     }
+
+
+def test_a_one_form_languages_only_form_is_checked_against_msgid_plural(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Japanese writes one form for every number, after msgid_plural (as msgfmt --check
+    compares it): its %u is no extra placeholder; a form that lost it is an error."""
+    head = PLURAL_PO.split("#:")[0].format(lang="ja", rule="nplurals=1; plural=0;")
+    entry = (
+        '#, c-format\nmsgid "Delete the selected file?"\n'
+        'msgid_plural "Delete the %u selected files?"\nmsgstr[0] "{}"\n'
+    )
+    for target, want in (("選択した %u 個のファイルを削除しますか?", []),
+                         ("選択したファイルを削除しますか?", ["placeholders"])):  # fmt: skip
+        path = tmp_path / "ja.po"
+        path.write_text(head + entry.format(target), encoding="utf-8")
+        _, out = _flags(capsys, [str(path), "--rules-only"])
+        assert [f["kind"] for f in out["flags"] if f["severity"] == "error"] == want

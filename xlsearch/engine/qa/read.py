@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +81,11 @@ def _read_document(p: Path, kind: str, src: str | None, tgt: str | None) -> Read
     doc = open_document(p, src=src, tgt=tgt, fmt=kind, segment="never")
     out = ReadUnits(p, kind, doc.src, doc.tgt or (tgt or ""))
     meta = getattr(doc.handle, "metadata", None) if kind == "po" else None
-    one_value = _single_value_forms(meta.get("Plural-Forms", "")) if meta else frozenset()
+    usage = _plural_usage(meta.get("Plural-Forms", "")) if meta else None
+    one_value = frozenset(form for form, count in (usage or {}).items() if count == 1)
+    # A language whose first form serves many numbers (Japanese, Chinese: one form only)
+    # writes it after msgid_plural, as msgfmt --check compares it.
+    first_many = usage is not None and usage.get(0, 0) > 1
     for seg in doc.segments:
         if not seg.target or seg.state == "fuzzy":
             out.skipped += 1
@@ -103,21 +107,24 @@ def _read_document(p: Path, kind: str, src: str | None, tgt: str | None) -> Read
             )
         )
         if kind == "po" and bool(getattr(seg.ref, "msgid_plural", None)):
+            if first_many:
+                out.units[-1] = replace(out.units[-1], source=seg.ref.msgid_plural)
             forms = _plural_forms(p, seg, out.units[-1], one_value)
             out.units.extend(forms)
             out.forms += len(forms)
     return out
 
 
-def _single_value_forms(header: str) -> frozenset[int]:
-    """The plural forms a ``Plural-Forms`` header uses for one number only (Arabic's
-    ``n==2``, a form written "two files" without the number, as msgfmt allows)."""
+def _plural_usage(header: str) -> dict[int, int] | None:
+    """How many of the numbers 0–1000 each plural form of a ``Plural-Forms`` header serves
+    (a form for one number only, Arabic's ``n==2``, may say it in words, as msgfmt allows);
+    None when the header has no rule that reads."""
     import gettext
     import re
 
     m = re.search(r"plural\s*=\s*([^;]+)", header or "")
     if not m:
-        return frozenset()
+        return None
     try:
         rule = gettext.c2py(m.group(1).strip())
         used: dict[int, int] = {}
@@ -125,8 +132,8 @@ def _single_value_forms(header: str) -> frozenset[int]:
             form = int(rule(n))
             used[form] = used.get(form, 0) + 1
     except (ValueError, SyntaxError, RecursionError, ZeroDivisionError):
-        return frozenset()
-    return frozenset(form for form, count in used.items() if count == 1)
+        return None
+    return used
 
 
 def _plural_forms(p: Path, seg: Any, first: QaUnit, one_value: frozenset[int]) -> list[QaUnit]:
