@@ -401,3 +401,33 @@ def test_the_sources_other_forms_count_among_the_uses_of_a_translation(tmp_path:
     flag = next(f for f in best.flags if "other 100 % translations" in f)
     assert "'_Отмена' ×1" in flag
     assert "chosen by use count with the source's other forms: these words ×4" in flag
+
+
+def test_lookup_stdin_json_lines_carry_each_segments_msgctxt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``lookup --stdin --stdin-json``: a CAT hook gives each line's context; a line that
+    is not such an object gets its error and the next lines are answered."""
+    import io
+    import sys
+
+    from xlsearch.cli import main
+
+    po = tmp_path / "thunar.fr.po"
+    po.write_text(THUNAR_FR, encoding="utf-8")
+    assert main(["import", str(po), "-c", "fr-mem", "-q"]) == 0
+    capsys.readouterr()
+    lines = [
+        json.dumps({"segment": "_Cancel", "context": "Select by Pattern dialog: buttons"}),
+        "_Cancel",
+        json.dumps({"segment": "_Cancel"}),
+    ]
+    stdin = io.TextIOWrapper(io.BytesIO(("\n".join(lines) + "\n").encode("utf-8")))
+    monkeypatch.setattr(sys, "stdin", stdin)
+    args = ["lookup", "--stdin", "--stdin-json", "--json", "--src", "en", "--tgt", "fr"]
+    assert main([*args, "-c", "fr-mem", "--fuzzy-only"]) == 2
+    answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [a["matches"][0]["fuzzy"] for a in (answers[0], answers[2])] == [101, 100]
+    assert answers[0]["matches"][0]["target"] == "Ann_uler"
+    assert answers[2]["matches"][0]["target"] == "_Annuler"
+    assert answers[1]["line"] == 2 and "not a JSON object" in answers[1]["error"]

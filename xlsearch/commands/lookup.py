@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from xlsearch.commands import Once, count_arg, percent_arg
@@ -28,6 +28,12 @@ def register(sub: Any) -> None:
         help="read segments from standard input, one a line, and answer each as it comes "
         "(a result block each, blank-line separated; one JSON line each with --json): the "
         "model loads once, for scripts and CAT tool hooks",
+    )
+    p.add_argument(
+        "--stdin-json",
+        action="store_true",
+        help='with --stdin: each line a JSON object {"segment": "…", "context": "…"} (the '
+        "context optional: a PO msgctxt), for a hook that knows each segment's context",
     )
     p.add_argument("--src", required=True, help="source language of the segment (e.g. en)")
     p.add_argument("--tgt", default="", help="target language (shows the stored target)")
@@ -81,7 +87,14 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         if said is not None:
             print(f"notice: {said.text()}", file=sys.stderr)
     bar = ProgressBar()
-    segments = _stdin_lines() if args.stdin else [args.segment]
+    if args.stdin_json and not args.stdin:
+        raise ConfigError(
+            "--stdin-json reads the segments from standard input",
+            hint="… | xlsearch lookup --stdin --stdin-json --src en",
+        )
+    segments: Iterable[str | tuple[str, str] | _BadLine] = [args.segment]
+    if args.stdin:
+        segments = _json_lines(_stdin_lines()) if args.stdin_json else _stdin_lines()
     note = ""
     failed = 0
     for n, segment in enumerate(segments):
@@ -97,6 +110,10 @@ def cmd_lookup(args: argparse.Namespace) -> int:
                 print(f"error: {segment.message}")
             sys.stdout.flush()
             continue
+        context = args.context
+        if isinstance(segment, tuple):  # --stdin-json: the line's own context, if it has one
+            segment, own = segment
+            context = own or context
         if args.stdin and not segment.strip():  # one answer per line, blank ones too
             res = empty_lookup(segment, src, tgt)
         else:
@@ -111,7 +128,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
                 min_fuzzy=args.min_fuzzy,
                 semantic=not args.fuzzy_only,
                 on_progress=bar,
-                doc_segment=SegmentCodes(len(tags or ()), tags, args.context),
+                doc_segment=SegmentCodes(len(tags or ()), tags, context),
             )
         if args.stdin and args.json:
             print(json.dumps(res.to_dict(), ensure_ascii=False))
@@ -152,6 +169,27 @@ def _stdin_lines() -> Iterator[str | _BadLine]:
             )
             continue
         yield line.removeprefix("\ufeff").rstrip("\r\n")
+
+
+def _json_lines(lines: Iterable[str | _BadLine]) -> Iterator[tuple[str, str] | _BadLine]:
+    """``--stdin-json``: each line's (segment, context); a line that is not such an object
+    comes as a ``_BadLine`` naming it."""
+    for number, line in enumerate(lines, 1):
+        if isinstance(line, _BadLine):
+            yield line
+            continue
+        try:
+            item = json.loads(line) if line.strip() else {"segment": ""}
+        except json.JSONDecodeError as exc:
+            item = exc.msg
+        if not isinstance(item, dict) or not isinstance(item.get("segment"), str):
+            yield _BadLine(
+                number,
+                f'standard input, line {number}: not a JSON object with a "segment" string '
+                '(hint: {"segment": "_Cancel", "context": "dialog buttons"})',
+            )
+            continue
+        yield item["segment"], str(item.get("context") or "")
 
 
 def _print_result(res: Any, tgt: str) -> None:
