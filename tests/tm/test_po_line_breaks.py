@@ -47,3 +47,32 @@ def test_fills_keep_the_msgids_edge_line_breaks(tmp_path: Path) -> None:
             text=True,
         )
         assert run.returncode == 0, run.stderr
+
+
+def test_a_fill_breaks_into_lines_where_its_msgid_does(tmp_path: Path) -> None:
+    """A dialog's message of two lines, each a sentence, whose memory translation has two
+    sentences is filled on two lines, as the memory's own catalogue has it (the memory keeps
+    the break as a space, and the fill came out on one line, with a `#| msgid` differing from
+    the msgid only by that break). Lines that are not sentences stay as the memory has them."""
+    mem = HEAD + (
+        'msgid ""\n"Your changes were not saved.\\n"\n"Close anyway?"\n'
+        'msgstr ""\n"Vos modifications n’ont pas été enregistrées.\\n"\n"Fermer quand même ?"\n\n'
+        'msgid "No templates installed in\\n\\"%s\\""\n'
+        'msgstr "Aucun modèle installé dans « %s »"\n\n'
+    )
+    job = HEAD + (
+        'msgid ""\n"Your changes were not saved.\\n"\n"Close anyway?"\nmsgstr ""\n\n'
+        'msgid "No templates installed in\\n\\"%s\\""\nmsgstr ""\n\n'
+    )
+    (tmp_path / "mem.fr.po").write_text(mem, encoding="utf-8")
+    (tmp_path / "job.fr.po").write_text(job, encoding="utf-8")
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(tmp_path / "mem.fr.po", "mem")
+        doc = open_document(tmp_path / "job.fr.po")
+        pretranslate(doc, analyze(doc, Lookup(store, None, collection="mem", semantic=False)))
+        out = doc.save(tmp_path / "out.fr.po")
+    entries = {e.msgid: e for e in polib.pofile(str(out))}
+    dialog = entries["Your changes were not saved.\nClose anyway?"]
+    assert dialog.msgstr == "Vos modifications n’ont pas été enregistrées.\nFermer quand même ?"
+    assert dialog.previous_msgid is None  # a 100 % match: no `#|` line
+    assert entries['No templates installed in\n"%s"'].msgstr == "Aucun modèle installé dans « %s »"

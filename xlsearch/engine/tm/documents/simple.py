@@ -202,6 +202,28 @@ def _write_split_po(doc: Any, entry: Any, segs: list[Any]) -> None:
     entry.tcomment = "\n".join([*lines, f"xlsearch: {note}, needs review"])
 
 
+def po_lines(msgid: str, target: str, src: str, tgt: str) -> str:
+    """A memory's ``target`` broken into lines as ``msgid`` is: a msgid of N lines, each a
+    sentence (a dialog's message), whose translation has N sentences gets one a line, with
+    the msgid's own breaks between them (the memory keeps a line break as a space). Anything
+    else — a target with breaks of its own, lines that are not sentences, another count —
+    stays as it is."""
+    core = msgid.strip("\n")
+    if "\n" not in core or "\n" in target.strip("\n"):
+        return target
+    lines, breaks = re.split(r"\n+", core), re.findall(r"\n+", core)
+    if any(not line.strip() for line in lines):
+        return target
+    from xlsearch.engine.lang.sentences import split_sentences
+
+    if len(split_sentences(" ".join(lines), src or "en")) != len(lines):
+        return target
+    pieces = split_sentences(target, tgt or "en")
+    if len(pieces) != len(lines):
+        return target
+    return pieces[0] + "".join(gap + piece for gap, piece in zip(breaks, pieces[1:], strict=True))
+
+
 def po_edges(msgid: str, target: str) -> str:
     """``target`` beginning and ending with a line break where ``msgid`` does, and only there
     (``msgfmt --check`` refuses a catalogue otherwise; the memory's texts have no edge
@@ -227,19 +249,25 @@ def dump_po(doc: Any) -> bytes:
         if len(segs) > 1:
             _write_split_po(doc, entry, segs)
             continue
+
+        def fit(msgid: str, text: str, seg: Any = seg) -> str:
+            if seg.origin != "edited":  # the memory's text: its line breaks were spaces
+                text = po_lines(msgid, text, doc.src, doc.tgt)
+            return po_edges(msgid, text)
+
         if entry.msgid_plural:
-            entry.msgstr_plural[0] = po_edges(entry.msgid, seg.target)
+            entry.msgstr_plural[0] = fit(entry.msgid, seg.target)
             for k, form in enumerate(seg.plural_targets, 1):
-                entry.msgstr_plural[k] = po_edges(entry.msgid_plural, form)
+                entry.msgstr_plural[k] = fit(entry.msgid_plural, form)
         else:
-            entry.msgstr = po_edges(entry.msgid, seg.target)
+            entry.msgstr = fit(entry.msgid, seg.target)
         if seg.confirmed:
             confirm_po(entry)
             seg.changed = False
             continue
         unconfirm_po(entry)
-        if seg.match_source and seg.match_source != entry.msgid:
-            entry.previous_msgid = seg.match_source
+        if seg.match_source and seg.match_source.split() != entry.msgid.split():
+            entry.previous_msgid = seg.match_source  # (not for a line break the memory lost)
         lines = [x for x in (entry.tcomment or "").splitlines() if not x.startswith("xlsearch:")]
         entry.tcomment = "\n".join([*lines, _note(seg)])
         seg.changed = False
