@@ -66,6 +66,14 @@ async def test_ctrl_k_lists_the_flags_and_enter_jumps_to_the_segment(
         await settle(pilot, 3)
         assert app.screen is screen
         assert screen.current == 2
+        await pilot.press("ctrl+k")  # ctrl+s with the panel open saves (it did nothing)
+        await settle(pilot, 4)
+        assert isinstance(app.screen, CheckScreen)
+        await pilot.press("ctrl+s")
+        await settle(pilot, 3)
+        assert app.screen is screen
+        saved = tmp_path / "app.translated.po"
+        assert 'msgstr "Dateien kopieren"' in saved.read_text(encoding="utf-8")
 
 
 def test_the_panel_lists_flags_in_document_order_within_each_severity() -> None:

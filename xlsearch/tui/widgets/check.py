@@ -18,7 +18,11 @@ _RANK = {"error": 0, "warning": 1, "info": 2}
 class CheckScreen(ModalScreen["int | None"]):
     """Every flag of a check (``CheckReport``); enter returns the flag's segment index."""
 
-    BINDINGS = [Binding("escape", "close", "Close")]
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        # the Translate screen's footer stays in view under the panel: its save works here too
+        Binding("ctrl+s", "save", "Save"),
+    ]
     DEFAULT_CSS = """
     CheckScreen { align: center middle; }
     CheckScreen > Vertical { width: 95%; height: 85%; border: round $accent; padding: 0 1; }
@@ -42,7 +46,8 @@ class CheckScreen(ModalScreen["int | None"]):
             yield Label(
                 f"Check: {self.report.checked} targets, {counts['error']} errors, "
                 f"{counts['warning']} warnings, {counts['info']} notes · enter: go to the "
-                "segment, escape: close" + (f"\n{notes}" if notes else ""),
+                "segment, escape: close, ctrl+s: save the document"
+                + (f"\n{notes}" if notes else ""),
                 id="check-summary",
             )
             table: DataTable[Any] = DataTable(id="check-flags", cursor_type="row")
@@ -69,3 +74,11 @@ class CheckScreen(ModalScreen["int | None"]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_save(self) -> None:
+        """Close the panel and save the document, as ctrl+s does on the Translate screen."""
+        below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
+        self.dismiss(None)
+        save = getattr(below, "action_save", None)
+        if callable(save):
+            save()
