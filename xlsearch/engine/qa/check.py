@@ -615,6 +615,7 @@ def check_units(
         else target_words((u.source, u.target) for u in units),
         lower_words(u.source for u in units),
     )
+    ctx.tgt_latin = not tgt or latin_script(tgt)
     ctx.translated = (
         pool.translated
         if pool is not None

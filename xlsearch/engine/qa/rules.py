@@ -237,6 +237,8 @@ class RuleContext:
         written as its own target is a term the language shares."""
         self.tgt = tgt
         self.tgt_primary = (tgt or "").split("-")[0].split("_")[0].lower()
+        self.tgt_latin = True
+        """Whether the target language is written in Latin letters (the caller says)."""
         self.marker = marker
         self.checker = _checker(marker, self.tgt_primary)
 
@@ -319,9 +321,7 @@ def _english_in_another_script(words: list[str], ctx: RuleContext) -> bool:
     every word a common English word, none an acronym, a key or a word the file's
     translations keep as written, one of four letters or more (``Unknown``, ``Mini Mode``;
     not ``GNOME``, ``iPad``, ``Alt``, ``Sylpheed``, ``Nick Schermer``)."""
-    from xlsearch.engine.qa.language import writes_latin
-
-    if not ctx.tgt or writes_latin(ctx.tgt):
+    if ctx.tgt_latin:
         return False
     common = common_english()
     words = [w for w in words if len(w) > 1]
