@@ -126,7 +126,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         for f in shown:
             where = f"{f.file}:{f.line}" if f.line else f.file
-            print(f"{where}  [{f.unit[:60]}]  {f.severity} {f.kind}: {f.explanation}")
+            unit = f.unit.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+            print(f"{where}  [{unit[:60]}]  {f.severity} {f.kind}: {f.explanation}")
             print(f"    source: {' '.join(f.source.split())[:120]}")
             print(f"    target: {' '.join(f.target.split())[:120]}")
         counts = report.counts()
