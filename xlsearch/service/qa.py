@@ -155,9 +155,18 @@ def check_document(
     each flag names its segment's index."""
     from xlsearch.engine.qa import QaUnit, check_units
     from xlsearch.engine.qa.check import CheckResult
+    from xlsearch.engine.tm.documents.xliff import written_tags
 
-    units = [
-        QaUnit(str(doc.path), str(seg.index), seg.source, seg.target)
+    xliff = doc.fmt == "xliff"
+    units = [  # an XLIFF target's inline codes as the save will write them
+        QaUnit(
+            str(doc.path),
+            str(seg.index),
+            seg.source,
+            seg.target,
+            source_tags=seg.tags if xliff else 0,
+            target_tags=written_tags(seg) if xliff else -1,
+        )
         for seg in doc.segments
         if seg.target
     ]
