@@ -153,3 +153,33 @@ def test_a_catalogue_saved_with_a_bom_and_crlf_comes_back_with_both(tmp_path: Pa
         b"#, fuzzy, c-format",
         b'msgstr "Image %2$u sur %1$u, zoom %3$d %%"',
     ]
+
+
+def test_a_catalogue_without_a_language_header_is_a_job_into_the_language_its_name_says(
+    tmp_path: Path,
+) -> None:
+    """Catalogues whose header has no ``Language`` line: ``import`` reads the msgstrs of
+    Launchpad's ``viewer-pt_BR.po`` as pt-BR (it read Breton, from ``BR``), and ``analyze``
+    reads a ``pt_BR.po`` job as one into pt-BR (it saw no target language, refused ``--out``
+    and offered the memory's other language). The saved file gets the Language line in
+    gettext's form."""
+    from xlsearch.engine.store import Store
+    from xlsearch.engine.tm.analysis.analyze import analyze
+    from xlsearch.engine.tm.analysis.pretranslate import pretranslate
+    from xlsearch.engine.tm.documents import open_document
+    from xlsearch.engine.tm.matching.lookup import Lookup
+
+    head = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+    memory = tmp_path / "viewer-pt_BR.po"
+    memory.write_text(head + 'msgid "Close the window"\nmsgstr "Fechar a janela"\n', "utf-8")
+    job = tmp_path / "pt_BR.po"
+    job.write_text(head + 'msgid "Close the window"\nmsgstr ""\n', encoding="utf-8")
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(memory, "mem")
+        assert store.languages("mem") == {"en": 1, "pt-BR": 1}
+        doc = open_document(job)
+        assert doc.tgt == "pt-BR"
+        pretranslate(doc, analyze(doc, Lookup(store, None, collection="mem", semantic=False)))
+        out = doc.save(tmp_path / "pt_BR.translated.po").read_text(encoding="utf-8")
+    assert 'msgstr "Fechar a janela"' in out
+    assert '"Language: pt_BR\\n"' in out

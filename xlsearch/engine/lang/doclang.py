@@ -49,8 +49,8 @@ def filename_lang(path: str | Path) -> str | None:
             break
     parts = _PART.split(stem)
     candidates = [parts[-1]]
-    if len(parts) > 1 and re.fullmatch(r"[A-Z]{2}", parts[-1]):  # x_pt_BR
-        candidates.insert(0, f"{parts[-2]}-{parts[-1]}")
+    if len(parts) > 1 and re.fullmatch(r"[A-Z]{2}", parts[-1]):  # x_pt_BR, Launchpad's x-pt_BR
+        candidates.insert(0, f"{parts[-2].rsplit('-', 1)[-1]}-{parts[-1]}")
     if "-" in parts[-1]:  # report-en
         candidates.append(parts[-1].rsplit("-", 1)[-1])
     for word in candidates:

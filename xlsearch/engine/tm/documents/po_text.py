@@ -109,7 +109,8 @@ def _header(lines: list[str], language: str | None, newline: str) -> list[str]:
     if language and not has_language:
         last = max((i for i, line in enumerate(out) if line.lstrip().startswith('"')), default=-1)
         if last >= 0:
-            out.insert(last + 1, f'"Language: {language}\\n"{newline}')
+            code = language.replace("-", "_")  # gettext's form: pt_BR
+            out.insert(last + 1, f'"Language: {code}\\n"{newline}')
     return out
 
 

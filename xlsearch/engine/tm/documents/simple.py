@@ -65,7 +65,10 @@ def load_po(path: Path, encoding: str | None = None) -> Any:
                 plural_source=entry.msgid_plural or "",
             )
         )
-    lang = normalize_lang(po.metadata.get("Language", "")) or ""
+    from xlsearch.engine.lang.doclang import filename_lang
+
+    # the header's Language, else the one the name carries (pt_BR.po), as import reads it
+    lang = normalize_lang(po.metadata.get("Language", "")) or filename_lang(path) or ""
     src = normalize_lang(po.metadata.get("X-Source-Language", "")) or _msgid_lang(segs)
     po.original_text = original  # written back line for line (``po_text``)
     po.bom = _starts_with_bom(path)  # and a BOM kept (Windows editors write one)
