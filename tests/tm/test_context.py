@@ -431,3 +431,16 @@ def test_lookup_stdin_json_lines_carry_each_segments_msgctxt(
     assert answers[0]["matches"][0]["target"] == "Ann_uler"
     assert answers[2]["matches"][0]["target"] == "_Annuler"
     assert answers[1]["line"] == 2 and "not a JSON object" in answers[1]["error"]
+
+
+def test_a_tie_goes_to_the_translation_stored_most_recently(tmp_path: Path) -> None:
+    """Two translations used as often: the one whose latest copy was imported last is
+    written ("date"), not the one whose first copy happens to be newer."""
+    with Store(tmp_path / "s.db") as store:
+        for n, target in enumerate(["_Annuler", "A_nnuler", "A_nnuler", "_Annuler"]):
+            store.import_file(_po(tmp_path / f"m{n}.po", [(None, "_Cancel", target)]), "mem")
+        doc = open_document(_po(tmp_path / "job.po", [(None, "_Cancel", "")]))
+        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
+    best = rep.segments[0].best
+    assert best is not None and best.target == "_Annuler" and best.copies == 2
+    assert any("chosen by date (the most recently imported)" in f for f in best.flags)

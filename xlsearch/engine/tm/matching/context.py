@@ -106,7 +106,7 @@ def apply(
             -(m.fuzzy >= 99 and bool(project) and project in getattr(m, "projects", ())),
             -(getattr(m, "form_uses", 0) if m.fuzzy >= 99 else 0),
             -(m.copies if m.fuzzy >= 99 else 0),
-            -(m.segment_id if m.fuzzy >= 99 else 0),
+            -((getattr(m, "newest", 0) or m.segment_id) if m.fuzzy >= 99 else 0),
             order[id(m)],
         )
     )

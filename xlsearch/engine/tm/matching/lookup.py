@@ -395,6 +395,7 @@ class Lookup(Candidates):
         scored.sort()
         best: list[tuple] = []
         copies: dict[tuple[str, str], int] = {}  # the same source and target: shown once
+        newest: dict[tuple[str, str], int] = {}  # … its most recently stored copy
         contexts: dict[tuple[str, str], dict[str, int]] = {}  # … with each copy's context
         projects: dict[tuple[str, str], list[str]] = {}
         step = max(2 * k, 8)  # units are read for the best candidates only, a few at a time
@@ -410,6 +411,7 @@ class Lookup(Candidates):
                 if require_target and side is None:
                     continue
                 key = (row["text"], side["text"] if side else "")
+                newest[key] = max(newest.get(key, 0), int(item[-5]))
                 if key in copies:
                     copies[key] += 1
                     projects[key].append(_meta_text(row, "project"))
@@ -427,6 +429,7 @@ class Lookup(Candidates):
             m = self._match(segment, rows[sid], units, tgt, cos, f, c, o)
             m.copies = copies.get((m.source, m.target), 1)
             m.form_uses = forms.get((m.source, m.target), 0)
+            m.newest = newest.get((m.source, m.target), m.segment_id)
             m.contexts = contexts.get((m.source, m.target), {m.context: 1})
             m.projects = sorted({p for p in projects.get((m.source, m.target), []) if p})
             if n < details:

@@ -74,6 +74,8 @@ class Match:
     document: str = ""
     copies: int = 1
     """How many of the candidates found hold this same source and target (listed once)."""
+    newest: int = 0
+    """The segment id of the most recently stored of the ``copies`` (0: ``segment_id``)."""
     form_uses: int = 0
     """How many candidates whose source is this one written otherwise (mnemonic, trailing
     punctuation, case: ``_Cancel``, ``Cancel``, ``Cancel:``) translate it with this target's
