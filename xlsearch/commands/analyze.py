@@ -136,7 +136,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             hint=f"pass --tgt LANG (e.g. --tgt {others[0] if others else 'fr'}"
             + (f"; your memory has {', '.join(others[:6])})" if others else ")"),
         )
-    engine.check_languages(args.collection, src=doc.src, tgt=doc.tgt)
+    try:
+        engine.check_languages(args.collection, src=doc.src, tgt=doc.tgt)
+    except ConfigError as e:  # a language the file names is no option the user gave
+        name = Path(args.document).name
+        if not args.src:
+            e.message = e.message.replace("(--src)", f"({name}'s source language)")
+        if not args.tgt:
+            e.message = e.message.replace("(--tgt)", f"({name}'s target language)")
+        raise
     if not args.fuzzy_only:
         engine.encoder()
     bar = NoticeLines() if args.quiet else ProgressBar()
