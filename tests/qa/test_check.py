@@ -530,3 +530,18 @@ def test_a_one_form_languages_only_form_is_checked_against_msgid_plural(
         path.write_text(head + entry.format(target), encoding="utf-8")
         _, out = _flags(capsys, [str(path), "--rules-only"])
         assert [f["kind"] for f in out["flags"] if f["severity"] == "error"] == want
+
+
+def test_the_note_of_a_model_that_cannot_tell_counts_the_word_flags(tmp_path: Path) -> None:
+    from xlsearch.engine.qa import check_files
+
+    pairs = [(f"Open file {i}", f"ファイル{i}を開く") for i in range(150)]
+    pairs += [(f"Save image {i}", f"画像{i}を保存") for i in range(150)]
+    pairs[5] = (pairs[5][0], "画像5を保存")  # "Open file 5" translated as "Save image 5"
+    path = _po(tmp_path / "ja.po", pairs, "ja")
+    result = check_files([str(path)], encoder=_PairEncoder(pairs, blind=True))
+    words = [f.key for f in result.flags if f.kind in ("mistranslation", "omission")]
+    assert words == ["u5\x04Open file 5"]
+    (note,) = [n for n in result.notes if "cannot tell" in n]
+    assert "; 1 flag here from those word translations" in note
+    assert "two-character pieces" in note

@@ -747,5 +747,17 @@ def check_files(
         if cal is not None:
             result.calibrations.append(cal)
             if cal.note:
-                result.notes.append(f"{path}: {cal.note}")
+                result.notes.append(f"{path}: {cal.note}{_word_note(cal, flags, read.tgt)}")
     return result
+
+
+def _word_note(cal: Any, flags: Sequence[Flag], tgt: str) -> str:
+    """What the file's own word translations flagged where the model could not: how many,
+    and for Chinese or Japanese that their words are two-character pieces."""
+    if cal.supported:
+        return ""
+    n = sum(f.kind in ("mistranslation", "omission") for f in flags)
+    note = f"; {n} flag{'' if n == 1 else 's'} here from those word translations"
+    if tgt.replace("_", "-").split("-")[0].lower() in ("ja", "zh"):
+        note += f" ({tgt} read in two-character pieces: it is not segmented into words)"
+    return note
