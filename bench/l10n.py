@@ -266,7 +266,7 @@ def score_fragments(t: Tally, job: list[Any], rep: Any, memory_ids: set[str]) ->
         if not frags:
             continue
         t.frag_any += 1
-        ref_words = tokens(reference(e))
+        ref_words = reference_words(reference(e))
         shown = [w for f in frags for w in tokens(f.target)]
         t.frag_ref_words += len(ref_words)
         have = Counter(shown)
@@ -277,6 +277,18 @@ def score_fragments(t: Tally, job: list[Any], rep: Any, memory_ids: set[str]) ->
 
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
+_MARKUP = re.compile(r"</?[A-Za-z][^<>]*>")
+
+
+def reference_words(text: str) -> list[str]:
+    """The reference's words (``tokens``) without its placeholders, markup tags and CJK
+    mnemonics ``(_F)``: what a translator copies or places, not what fragments translate
+    (``%s`` is no word ``s``, ``<b>`` no word ``b``)."""
+    from xlsearch.engine.importers.placeholders import PLACEHOLDER
+    from xlsearch.engine.tm.matching.repair import CJK_MNEMONIC
+
+    text = re.sub(PLACEHOLDER, " ", CJK_MNEMONIC.sub("", text))
+    return tokens(_MARKUP.sub(" ", text))
 
 
 def tokens(text: str) -> list[str]:

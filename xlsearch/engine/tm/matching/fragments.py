@@ -2,10 +2,14 @@
 
 The memory's units are word-aligned (``wordalign``: eflomal where the ``align`` extra is
 installed, else the words' co-occurrence across the memory), and every phrase pair of up to
-``MAX_WORDS`` source words consistent with the links is counted. A source n-gram becomes a
-fragment only where the memory is consistent about it: its most frequent translation comes
-from at least ``MIN_COUNT`` units (``MIN_COUNT_WORD`` for one word) and from at least
-``MIN_SHARE`` of the n-gram's occurrences; an n-gram that ends with a stopword or starts with
+``MAX_WORDS`` source words consistent with the links is counted, as is every short unit whose
+whole source is the n-gram. An n-gram's translations are then weighed against the memory
+itself: of the memory units whose source has the n-gram, in how many does the target hold the
+translation's words? A fragment is shown only where that share reaches ``MIN_FOUND`` and at
+least ``MIN_COUNT`` units translate it so. Where the memory has the n-gram between the same
+neighbours as in the segment (``CONTEXT_MIN`` units or more: *Failed to …* at the start, *…
+failed* at the end; *of files*, *the file*), only those units decide, so the form the memory
+writes there is the one shown. An n-gram that ends with a stopword or starts with
 ``to``/``the``/``a``/``an`` is never one (its translation is the context's).
 
 For a segment with no fuzzy match ≥ 75 %, the longest such n-grams are shown first, never
@@ -25,14 +29,18 @@ from typing import Any
 
 from xlsearch.engine.importers.placeholders import PLACEHOLDER
 
-MAX_WORDS = 4
+MAX_WORDS = 6
 """Longest source n-gram a fragment may be."""
 MIN_COUNT = 2
-"""Units that must translate an n-gram of two words or more the same way before it is shown."""
-MIN_COUNT_WORD = 3
-"""The same for one word (a word alone is more often translated by another form)."""
-MIN_SHARE = 0.6
-"""Share of the n-gram's occurrences in the memory translated that way."""
+"""Memory units that must translate an n-gram so (aligned, or as a whole unit) before it is
+shown."""
+MIN_FOUND = 0.8
+"""Least share of a translation's words found in the targets of the memory units whose source
+has the n-gram (those with the segment's neighbours around it, where the memory has enough)."""
+CONTEXT_MIN = 2
+"""Memory units with the n-gram between the segment's neighbours before they decide alone."""
+CANDIDATES = 3
+"""An n-gram's most frequent aligned translations weighed (whole units' ones besides)."""
 MAX_ALIGN_WORDS = 40
 """Units longer than this (words a side) are not aligned (a paragraph teaches little)."""
 ALIGNERS = ("eflomal", "vectors", "cooc")
@@ -49,6 +57,9 @@ EDGE_START = frozenset({"to", "the", "a", "an"})
 """Words an n-gram may not start with (``to save the`` is translated by its context)."""
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _PH = re.compile(PLACEHOLDER)
+_PART = re.compile(r"[^\W_]+")
+EDGE = ("^", "$")
+"""The neighbours of an n-gram at the start and at the end of a segment."""
 
 
 @dataclass(frozen=True)
@@ -80,20 +91,61 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(_strip_codes(text))]
 
 
+def _parts(token: str) -> list[str]:
+    """A target token's lower-case words, apostrophes splitting them (``dell'immagine``)."""
+    return _PART.findall(token.lower())
+
+
+def _fragment_key(key: tuple[str, ...]) -> bool:
+    """Whether an n-gram may be a fragment at all: not only stopwords, none on its edge
+    (``to``/``the``/``a``/``an`` first, any last), no bare number, no letter alone."""
+    if key[-1] in STOPWORDS or key[0] in EDGE_START:
+        return False  # a stopword alone or on the edge: its translation is the context's
+    # numbers are copied, not translated; a letter alone is no word
+    return not (all(w.isdigit() for w in key) or (len(key) == 1 and len(key[0]) == 1))
+
+
 @dataclass(frozen=True)
-class Phrase:
-    """The memory's translation of a source n-gram."""
+class Option:
+    """One of the memory's translations of a source n-gram."""
 
     target: str
     count: int
-    """Units where the n-gram is translated so (by the word alignment)."""
-    seen: int
-    """Occurrences of the n-gram in the memory's sources."""
+    """Units that translate the n-gram so (by the word alignment, or as a whole unit)."""
     unit: bool
     """Whether a memory unit is exactly this n-gram translated so."""
     inner: str = ""
     """The same translation as the memory writes it inside a sentence (lower-case first
     letter), where that differs from ``target`` (``Ouvrir`` as a label, ``ouvrir`` inside)."""
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """The memory's translations of a source n-gram, and how often each is found where the
+    n-gram stands."""
+
+    options: tuple[Option, ...]
+    seen: int
+    """Memory units whose source has the n-gram."""
+    found: tuple[float, ...]
+    """For each option: over those units, the sum of the shares of its words in the target."""
+    context: dict[str, tuple[int, tuple[float, ...]]] = field(default_factory=dict)
+    """``seen`` and ``found`` again, over the units where the n-gram has a given word before it
+    (``<word``), after it (``>word``) or both (``<before>after``); ``^``/``$`` the edges. Only
+    where at least ``CONTEXT_MIN`` units and fewer than all of them have it so."""
+
+    def choose(self, before: str, after: str) -> tuple[Option, float]:
+        """The option the memory writes most where the n-gram stands between ``before`` and
+        ``after`` (the most specific of these contexts the memory knows, else all its units),
+        and the share of its words found there."""
+        seen, found = self.seen, self.found
+        for key in (f"<{before}>{after}", f"<{before}", f">{after}"):
+            got = self.context.get(key)
+            if got is not None:
+                seen, found = got
+                break
+        best = max(range(len(self.options)), key=lambda k: (found[k], self.options[k].count))
+        return self.options[best], found[best] / seen
 
 
 @dataclass
@@ -111,48 +163,84 @@ class FragmentIndex:
     ) -> FragmentIndex:
         """From the memory's (source, target) units: align their words (``aligner``: one of
         ``ALIGNERS``; ``vectors`` needs ``encode``), extract the consistent phrase pairs and
-        keep, for each source n-gram, the translation the memory gives it most often."""
-        units, links = align_units(pairs, aligner, encode)
-        return cls.from_links(units, links)
+        weigh each source n-gram's translations against the memory."""
+        from xlsearch.engine.tm.matching import wordalign as wa
+
+        if aligner != "eflomal":
+            return cls.from_links(*align_units(pairs, aligner, encode))
+        units = memory_units(pairs)
+        both = wa.eflomal_links(units)
+        gdfa = [wa.grow_diag_final_and(f, r) for f, r in both]
+        return cls.from_links(units, gdfa, [f | r for f, r in both])
 
     @classmethod
     def from_links(
-        cls, units: Sequence[tuple[list[str], list[str]]], links: Sequence[set[tuple[int, int]]]
+        cls,
+        units: Sequence[tuple[list[str], list[str]]],
+        links: Sequence[set[tuple[int, int]]],
+        wider: Sequence[set[tuple[int, int]]] | None = None,
     ) -> FragmentIndex:
-        """From aligned units (``align_units``)."""
+        """From aligned units (``align_units``); ``wider``: each unit's looser links (both
+        of eflomal's directions together), whose phrase pairs are weighed too."""
         from xlsearch.engine.tm.matching import wordalign as wa
 
-        seen: Counter[tuple[str, ...]] = Counter()
         got: dict[tuple[str, ...], Counter[tuple[str, ...]]] = defaultdict(Counter)
+        whole: dict[tuple[str, ...], Counter[tuple[str, ...]]] = defaultdict(Counter)
         surface: dict[tuple[str, ...], Counter[tuple[str, ...]]] = defaultdict(Counter)
-        whole: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
-        for (sw, tw), lk in zip(units, links, strict=True):
-            for n in range(1, MAX_WORDS + 1):
-                for i in range(len(sw) - n + 1):
-                    seen[tuple(sw[i : i + n])] += 1
+        for u, ((sw, tw), lk) in enumerate(zip(units, links, strict=True)):
             low = [t.lower() for t in tw]
-            for i, j, k, m in wa.phrase_pairs(len(sw), lk, MAX_WORDS):
+            boxes = set(wa.phrase_pairs(len(sw), lk, MAX_WORDS))
+            if wider is not None:
+                boxes |= set(wa.phrase_pairs(len(sw), wider[u], MAX_WORDS))
+            for i, j, k, m in boxes:
                 key, tkey = tuple(sw[i:j]), tuple(low[k:m])
                 got[key][tkey] += 1
                 surface[tkey][tuple(tw[k:m])] += 1
-                if i == 0 and j == len(sw) and k == 0 and m == len(tw):
-                    whole.add((key, tkey))
+            if len(sw) <= MAX_WORDS:
+                whole[tuple(sw)][tuple(low)] += 1
+                surface[tuple(low)][tuple(tw)] += 1
+        keys = {k for k in (*got, *whole) if _fragment_key(k)}
+        # the units whose source has each n-gram, with its neighbours there (first sighting)
+        occ: dict[tuple[str, ...], dict[int, tuple[str, str]]] = defaultdict(dict)
+        targets: list[frozenset[str]] = []
+        for u, (sw, tw) in enumerate(units):
+            targets.append(frozenset(w for t in tw for w in _parts(t)))
+            for n in range(1, min(MAX_WORDS, len(sw)) + 1):
+                for i in range(len(sw) - n + 1):
+                    key = tuple(sw[i : i + n])
+                    if key in keys and u not in occ[key]:
+                        before = sw[i - 1] if i else EDGE[0]
+                        occ[key][u] = (before, sw[i + n] if i + n < len(sw) else EDGE[1])
         phrases: dict[tuple[str, ...], Phrase] = {}
-        for key, options in got.items():
-            tkey, count = options.most_common(1)[0]
-            least = MIN_COUNT_WORD if len(key) == 1 else MIN_COUNT
-            if count < least or count < MIN_SHARE * seen[key]:
+        for key in keys:
+            aligned, units_so = got.get(key, Counter()), whole.get(key, Counter())
+            chosen = [t for t, _ in aligned.most_common(CANDIDATES)]
+            chosen += [t for t, _ in units_so.most_common(2) if t not in chosen]
+            count = {t: max(aligned[t], units_so[t]) for t in chosen}
+            if max(count.values()) < MIN_COUNT:
                 continue
-            if key[-1] in STOPWORDS or key[0] in EDGE_START:
-                continue  # a stopword alone or on the edge: its translation is the context's
-            if all(w.isdigit() for w in key) or (len(key) == 1 and len(key[0]) == 1):
-                continue  # numbers are copied, not translated; a letter alone is no word
-            forms = surface[tkey].most_common()
-            shown = wa.join_target(forms[0][0])
-            inner = next((wa.join_target(f) for f, _ in forms if f[0][:1].islower()), "")
-            phrases[key] = Phrase(
-                shown, count, seen[key], (key, tkey) in whole, inner if inner != shown else ""
-            )
+            where = occ[key]
+            parts = {t: {w for x in t for w in _parts(x)} for t in chosen}
+            hits = {t: [len(parts[t] & targets[u]) / len(parts[t]) for u in where] for t in chosen}
+            options, found = [], []
+            for t in chosen:
+                forms = surface[t].most_common()
+                shown = wa.join_target(forms[0][0])
+                inner = next((wa.join_target(f) for f, _ in forms if f[0][:1].islower()), "")
+                options.append(
+                    Option(shown, count[t], t in units_so, "" if inner == shown else inner)
+                )
+                found.append(round(sum(hits[t]), 3))
+            context: dict[str, list[int]] = defaultdict(list)
+            for k, (before, after) in enumerate(where.values()):
+                for c in (f"<{before}>{after}", f"<{before}", f">{after}"):
+                    context[c].append(k)
+            kept = {
+                c: (len(ks), tuple(round(sum(hits[t][k] for k in ks), 3) for t in chosen))
+                for c, ks in context.items()
+                if CONTEXT_MIN <= len(ks) < len(where)
+            }
+            phrases[key] = Phrase(tuple(options), len(where), tuple(found), kept)
         return cls(phrases)
 
     def find(self, segment: str) -> list[Fragment]:
@@ -172,9 +260,13 @@ class FragmentIndex:
                 got = self.phrases.get(key)
                 if got is None:
                     continue
-                how = "unit" if got.unit else "aligned"
-                target = got.inner if got.inner and i > 0 and raw[i][:1].islower() else got.target
-                out.append(Fragment(" ".join(key), target, i, i + n, got.count, how))
+                before = sw[i - 1] if i else EDGE[0]
+                opt, share = got.choose(before, sw[i + n] if i + n < len(sw) else EDGE[1])
+                if opt.count < MIN_COUNT or share < MIN_FOUND:
+                    continue
+                how = "unit" if opt.unit else "aligned"
+                target = opt.inner if opt.inner and i > 0 and raw[i][:1].islower() else opt.target
+                out.append(Fragment(" ".join(key), target, i, i + n, opt.count, how))
                 taken[i : i + n] = [True] * n
         return sorted(out, key=lambda f: f.start)
 
@@ -186,16 +278,8 @@ def align_units(
 ) -> tuple[list[tuple[list[str], list[str]]], list[set[tuple[int, int]]]]:
     """The memory's units as (source words, target tokens) and their word links."""
     from xlsearch.engine.tm.matching import wordalign as wa
-    from xlsearch.engine.tm.matching.context import never_leveraged
 
-    units: list[tuple[list[str], list[str]]] = []
-    for src, tgt_text in pairs:
-        if never_leveraged(src):
-            continue  # a list of names teaches no words
-        sw = words(src)
-        tw = wa.target_tokens(_strip_codes(tgt_text))
-        if sw and tw and len(sw) <= MAX_ALIGN_WORDS and len(tw) <= MAX_ALIGN_WORDS * 3:
-            units.append((sw, tw))
+    units = memory_units(pairs)
     if aligner == "eflomal":
         links = [wa.grow_diag_final_and(f, r) for f, r in wa.eflomal_links(units)]
     elif aligner == "vectors":
@@ -207,6 +291,23 @@ def align_units(
     else:
         raise ValueError(f"unknown aligner {aligner!r} (one of {', '.join(ALIGNERS)})")
     return units, links
+
+
+def memory_units(pairs: Iterable[tuple[str, str]]) -> list[tuple[list[str], list[str]]]:
+    """The memory's units to align, as (source words, target tokens): not the translator
+    credits, not those longer than ``MAX_ALIGN_WORDS``."""
+    from xlsearch.engine.tm.matching import wordalign as wa
+    from xlsearch.engine.tm.matching.context import never_leveraged
+
+    units: list[tuple[list[str], list[str]]] = []
+    for src, tgt_text in pairs:
+        if never_leveraged(src):
+            continue  # a list of names teaches no words
+        sw = words(src)
+        tw = wa.target_tokens(_strip_codes(tgt_text))
+        if sw and tw and len(sw) <= MAX_ALIGN_WORDS and len(tw) <= MAX_ALIGN_WORDS * 3:
+            units.append((sw, tw))
+    return units
 
 
 def _cooc_links(units: Sequence[tuple[list[str], list[str]]]) -> list[set[tuple[int, int]]]:
@@ -270,7 +371,7 @@ def default_aligner() -> str:
 
 
 _CACHE: dict[tuple[str, str | None, str, str, int, str], FragmentIndex] = {}
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 
 
 def _cache_file(key: tuple[str, str | None, str, str, int, str]) -> Path:
@@ -293,13 +394,20 @@ def _read_cached(path: Path, generation: int) -> FragmentIndex | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("version") != CACHE_VERSION or data.get("generation") != generation:
             return None
-        phrases = {
-            tuple(k.split(" ")): Phrase(str(v[0]), int(v[1]), int(v[2]), bool(v[3]), str(v[4]))
-            for k, v in data["phrases"].items()
-        }
+        phrases = {tuple(k.split(" ")): _phrase(v) for k, v in data["phrases"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
         return None
     return FragmentIndex(phrases)
+
+
+def _phrase(v: list[Any]) -> Phrase:
+    """A ``Phrase`` from its cached JSON form."""
+    options = tuple(Option(str(t), int(c), bool(u), str(i)) for t, c, u, i in v[0])
+    found = tuple(float(x) for x in v[2])
+    context = {str(c): (int(n), tuple(float(x) for x in f)) for c, (n, f) in v[3].items()}
+    if len(found) != len(options) or any(len(f) != len(options) for _, f in context.values()):
+        raise ValueError("a damaged phrase")
+    return Phrase(options, int(v[1]), found, context)
 
 
 def _write_cached(path: Path, generation: int, index: FragmentIndex) -> None:
@@ -309,7 +417,12 @@ def _write_cached(path: Path, generation: int, index: FragmentIndex) -> None:
         "version": CACHE_VERSION,
         "generation": generation,
         "phrases": {
-            " ".join(k): [p.target, p.count, p.seen, p.unit, p.inner]
+            " ".join(k): [
+                [[o.target, o.count, o.unit, o.inner] for o in p.options],
+                p.seen,
+                list(p.found),
+                {c: [n, list(f)] for c, (n, f) in p.context.items()},
+            ]
             for k, p in index.phrases.items()
         },
     }
@@ -351,10 +464,12 @@ __all__ = [
     "ALIGNERS",
     "Fragment",
     "FragmentIndex",
+    "Option",
     "Phrase",
     "align_units",
     "default_aligner",
     "index_for",
     "memory_pairs",
+    "memory_units",
     "words",
 ]
