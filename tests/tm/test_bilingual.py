@@ -933,3 +933,31 @@ def test_a_po_job_cut_in_a_string_is_refused_not_read_cut(tmp_path: Path) -> Non
         open_document(path)
     path.write_text('msgid ""\nmsgstr ""\n"Language: de\\n"\n\nmsgid "Ok"\nmsgstr ""\n')
     assert [s.source for s in open_document(path).segments] == ["Ok"]
+
+
+def test_a_markdown_sentence_whose_link_the_translation_cannot_hold_stays_as_written(
+    tmp_path: Path,
+) -> None:
+    """A link's address is content: "Then open the [web interface](http://192.168.1.1) in
+    your browser." was written as "Öffnen Sie die Weboberfläche in Ihrem Browser." (the
+    translation does not hold "web interface", so the link was dropped without a word). The
+    sentence now stays as written (``analyze`` says how many); an XLIFF for a CAT tool still
+    gets the translation, its source showing the link."""
+    path = tmp_path / "setup.md"
+    path.write_text(
+        "Press the **power button**. Then open the [web interface](http://192.168.1.1) in "
+        "your browser.\n",
+        encoding="utf-8",
+    )
+    doc = open_document(path, src="en", tgt="de")
+    doc.set_target(0, "Drücken Sie die Ein-/Aus-Taste.", quality=90, origin="fuzzy")
+    doc.set_target(1, "Öffnen Sie die Weboberfläche in Ihrem Browser.", quality=88, origin="fuzzy")
+    from xlsearch.engine.tm.documents.simple import unwritten_text_segments
+
+    assert unwritten_text_segments(doc) == 1
+    assert doc.save(tmp_path / "setup.de.md").read_text(encoding="utf-8") == (
+        "Drücken Sie die Ein-/Aus-Taste. Then open the [web interface](http://192.168.1.1) in "
+        "your browser.\n"
+    )
+    xlf = doc.save(tmp_path / "setup.de.xlf").read_text(encoding="utf-8")
+    assert "<target>Öffnen Sie die Weboberfläche in Ihrem Browser.</target>" in xlf

@@ -209,6 +209,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                     f"--out {Path(out).stem}.xlf",
                     file=sys.stderr,
                 )
+            if doc.fmt == "text" and lost:
+                print(  # a link's address is content: never dropped from a sentence
+                    f"notice: {out}: {lost} translated sentences stay in the source language: "
+                    "their links cannot be placed in the translation; "
+                    f"--out {Path(out).stem}.xlf keeps them for your CAT tool",
+                    file=sys.stderr,
+                )
             unwritten = engine.unwritten_paragraphs(doc)
             if unwritten:
                 print(  # the translation does not hold a link's or a code's words

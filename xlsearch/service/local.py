@@ -948,6 +948,10 @@ class LocalEngine(JobsMixin):
         """Segments with a target in those paragraphs (``unwritten_paragraphs``): filled in
         the analysis, not in the saved page."""
         d = _document(doc)
+        if d.fmt == "text":  # Markdown: sentences whose links the translation cannot hold
+            from xlsearch.engine.tm.documents.simple import unwritten_text_segments
+
+            return unwritten_text_segments(d)
         if d.fmt != "html":
             return 0
         paragraphs = set(d.handle[2])

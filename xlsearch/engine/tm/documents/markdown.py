@@ -6,7 +6,8 @@ points against every memory and end up inside the translation. The markers are k
 *events* (a marker and where it stands in the plain text), so the sentence is rebuilt exactly
 when it stays untranslated, and a translation gets the markup back by the rule tags follow
 (``tags.py``): a span whose text the target holds exactly once is wrapped the same way;
-anything else is left out rather than guessed.
+anything else is left out rather than guessed — except a link, whose address is content, not
+formatting: a translation that cannot hold a link is not written (``links_fit``).
 
 Only the common, unambiguous inline constructs are read: code spans, links, strong and
 emphasis with ``*`` or ``_``. Anything else (HTML, images, escapes, a marker without its
@@ -128,3 +129,9 @@ def apply_markup(target: str, plain: str, spans: list[Span]) -> str:
         if all(new.end <= p.start or new.start >= p.end for p in placed):
             placed.append(new)
     return rebuild(target, placed) if placed else target
+
+
+def links_fit(written: str, spans: list[Span]) -> bool:
+    """Whether ``written`` (``apply_markup``'s result) holds every link of the source: a
+    sentence whose link would be lost stays as it was written."""
+    return all(s.close in written for s in spans if s.close.startswith("]("))

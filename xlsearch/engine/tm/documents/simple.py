@@ -447,17 +447,31 @@ def merge_segments(doc: Any, first: int, last: int) -> Any | None:
     return whole
 
 
-def as_written(doc: Any, seg: Any) -> tuple[str, str]:
+def as_written(doc: Any, seg: Any, *, keep_links: bool = True) -> tuple[str, str]:
     """A text segment's source and target as the file writes them: Markdown inline markup
-    back in the source, and in the target where its place is clear (``markdown.py``)."""
+    back in the source, and in the target where its place is clear (``markdown.py``).
+    ``keep_links``: a target that cannot hold the source's links is not written (''); an
+    XLIFF for a CAT tool takes it all the same (its source shows the link to place)."""
     found = doc.handle[3].get(seg.index) if doc.fmt == "text" else None
     target = seg.target.strip()
     if found is None:
         return seg.source, target
-    from xlsearch.engine.tm.documents.markdown import apply_markup, rebuild
+    from xlsearch.engine.tm.documents.markdown import apply_markup, links_fit, rebuild
 
     plain, spans = found
-    return rebuild(plain, spans), apply_markup(target, plain, spans) if target else ""
+    source = rebuild(plain, spans)
+    written = apply_markup(target, plain, spans) if target else ""
+    if keep_links and written and not links_fit(written, spans):
+        return source, ""  # a link the translation cannot hold: the sentence stays as it was
+    return source, written
+
+
+def unwritten_text_segments(doc: Any) -> int:
+    """Segments of a text or Markdown document with a target that the saved file leaves in
+    the source language (a link the translation cannot hold, ``as_written``)."""
+    if doc.fmt != "text" or not doc.handle[3]:
+        return 0
+    return sum(1 for s in doc.segments if s.target.strip() and not as_written(doc, s)[1])
 
 
 def paragraph_texts(doc: Any) -> dict[int, str]:

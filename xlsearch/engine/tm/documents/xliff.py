@@ -574,7 +574,7 @@ def as_xliff2(doc: Any) -> bytes:
             notes = etree.SubElement(unit, f"{{{NS20}}}notes")
             etree.SubElement(notes, f"{{{NS20}}}note", category="location").text = seg.key
         s = etree.SubElement(unit, f"{{{NS20}}}segment", id=f"s{seg.index + 1}")
-        source, target = as_written(doc, seg)  # Markdown keeps its inline markup
+        source, target = as_written(doc, seg, keep_links=False)  # Markdown keeps its markup
         etree.SubElement(s, f"{{{NS20}}}source").text = source
         if seg.target:
             etree.SubElement(s, f"{{{NS20}}}target").text = target
