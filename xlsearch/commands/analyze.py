@@ -211,9 +211,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                 )
             if doc.fmt == "text" and lost:
                 print(  # a link's address is content: never dropped from a sentence
-                    f"notice: {out}: {lost} translated sentences stay in the source language: "
-                    "their links cannot be placed in the translation; "
-                    f"--out {Path(out).stem}.xlf keeps them for your CAT tool",
+                    f"notice: {out}: translated sentences left in the source language, their "
+                    f"links not placeable in the translation: {lost}; --out "
+                    f"{Path(out).stem}.xlf keeps the translations for your CAT tool",
                     file=sys.stderr,
                 )
             unwritten = engine.unwritten_paragraphs(doc)
