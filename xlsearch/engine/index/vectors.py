@@ -453,7 +453,8 @@ def _per_list_topk(
     top_s = np.full((nlist, nq, k), -np.inf, dtype=np.float32)
     top_i = np.full((nlist, nq, k), -1, dtype=np.int64)
     sizes = [int(invl.list_size(lst)) for lst in range(nlist)]
-    buf = np.empty((max(chunk, max(sizes, default=0)), d), dtype=np.float32)
+    rows = max(min(chunk, sum(sizes)), max(sizes, default=0))  # a small index: no more
+    buf = np.empty((max(rows, 1), d), dtype=np.float32)
     ids = np.empty(len(buf), dtype=np.int64)
     lst = 0
     while lst < nlist:
