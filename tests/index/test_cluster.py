@@ -295,7 +295,7 @@ def test_ivf_built_where_the_data_is_resumes_by_part_and_shard_and_survives_kill
 
         with pytest.raises(CancelledError):
             build_index(store, enc, "big", on_progress=stop_after_two_parts, cancel=cancel, **build)
-        # 2. a part encoder killed, then stopped after two index shards
+        # 2. a part encoder killed, then stopped after the first index shard
         killed: list[int] = []
         cancel = CancelToken()
 
@@ -305,7 +305,7 @@ def test_ivf_built_where_the_data_is_resumes_by_part_and_shard_and_survives_kill
                 assert pids, "no part worker process found"
                 os.kill(pids[0], signal.SIGKILL)
                 killed.append(pids[0])
-            if p.stage == "index" and (p.metrics or {}).get("index_shards") == 2:
+            if p.stage == "index" and (p.metrics or {}).get("index_shards") == 1:
                 cancel.cancel()
 
         with pytest.raises(CancelledError):
@@ -327,7 +327,10 @@ def test_ivf_built_where_the_data_is_resumes_by_part_and_shard_and_survives_kill
         oi = build_index(store, enc, "big", on_progress=kill_filler, **build)
         st = oi.stats["cluster"]
         assert st["parts_kept"] == 5 and st["encoded"] == 0  # every part kept from runs 1-2
-        assert st["index_shards_kept"] == 2 and st["index_shards"] == 3
+        # stopped after one shard: the other one in flight may have finished (whole) meanwhile;
+        # three or four are left, so the killed filler always had a shard to give back
+        assert st["index_shards_kept"] in (1, 2)
+        assert st["index_shards_kept"] + st["index_shards"] == 5
         assert filler and st["retried"] >= 1
         assert oi.meta["ivfdata"] and not list(oi.folder.glob("parts-*/ivf-*"))
         assert cache_size(store.db, key) == 0  # no vector went through the head's store
