@@ -71,3 +71,27 @@ def test_a_filled_xliff_keeps_its_bom_line_ends_and_declaration(
         assert changed and all(c.startswith(kept) or b"<target" in c for c in changed), changed
     again = open_document(tmp_path / f"out-{name}")
     assert "Beenden" in [s.target for s in again.segments]
+
+
+def test_a_repaired_fill_s_alt_trans_says_what_was_repaired(tmp_path: Path) -> None:
+    """The alt-trans pairs the memory's source ("5 seconds") with the target fitted to this
+    segment ("10 Sekunden"): a pair no memory holds. A note says what was done to it, as the
+    PO comment and the report do; the file stays valid XLIFF 1.2."""
+    from lxml import etree
+
+    path = tmp_path / "ui.xlf"
+    path.write_text(OKAPI.replace("Click <g id=\"1\">Save</g> to keep your settings.",
+                                  "Press the power button for 10 seconds."), "utf-8")  # fmt: skip
+    doc = open_document(path)
+    doc.set_target(0, "Halten Sie die Taste 10 Sekunden lang gedrückt.", quality=98,
+                   origin="fuzzy", match_source="Press the power button for 5 seconds.",
+                   repairs=["repaired: numbers 10 (differs in numbers)"])  # fmt: skip
+    out = doc.save(tmp_path / "ui.pre.xlf")
+    root = etree.parse(str(out)).getroot()
+    ns = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
+    alt = root.find(".//x:trans-unit[@id='1']/x:alt-trans", ns)
+    assert alt.findtext("x:source", namespaces=ns) == "Press the power button for 5 seconds."
+    assert alt.findtext("x:note", namespaces=ns) == "repaired: numbers 10 (differs in numbers)"
+    schemas = Path(__file__).resolve().parents[1] / "schemas"
+    schema = etree.XMLSchema(etree.parse(str(schemas / "xliff-1.2-subset.xsd")))
+    assert schema.validate(etree.parse(str(out))), schema.error_log

@@ -388,6 +388,9 @@ def _write12(doc: Any, seg: Any) -> None:
         alt_t.text = seg.target
         if doc.tgt:
             alt_t.set(XML_LANG, doc.tgt)
+        if seg.repairs:  # the target was fitted to this segment: not the memory's own words
+            note = etree.SubElement(alt, q("note"), {"from": "xlsearch"})
+            note.text = "; ".join(seg.repairs)
 
 
 def _empty_segmented_target(tu: Any, q: Any) -> Any:
