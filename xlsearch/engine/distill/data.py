@@ -184,7 +184,9 @@ def read_tsv(
             continue
         cols = line.split("\t")
         if lineno == 1 and (named := header_languages(cols)) is not None:
-            continue  # en<TAB>de[<TAB>score]: the columns' languages, a score is no text
+            if named[0]:  # en<TAB>de[<TAB>score]: the columns' languages, a score no text
+                continue
+            named = None  # the first column is no language: no distillation header
         if len(cols) < 2:
             report.add_bad(lineno, "no TAB: expected sentence<TAB>translation")
             continue

@@ -22,6 +22,9 @@ SNIFF_LINES = 20
 SCORE_COLUMN = "score"
 """A header cell naming a column of scores, not of a language (``mine --out pairs.tsv``
 writes ``en<TAB>de<TAB>score``): its cells are no text."""
+NO_TEXT_COLUMNS = frozenset({SCORE_COLUMN, "rank", "collection", "document"})
+"""Header cells naming columns that are no text of a language: the score of ``mine --out``,
+and the rank, score, collection and document of ``search --out hits.tsv``."""
 
 
 def _csv_delimiter(sample: list[str], complete: bool, columns: int | None) -> str:
@@ -73,10 +76,10 @@ def _rows(ctx: ReadContext, delimiter: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def header_languages(row: list[str]) -> list[str | None] | None:
-    """The column languages a header row names (None for a ``score`` column), or None when
-    the row is no header: a cell neither a language tag nor ``score``, a score first, or
-    fewer than two languages beside a score."""
-    scores = [c.strip().lower() == SCORE_COLUMN for c in row]
+    """The column languages a header row names (None for a column of ``NO_TEXT_COLUMNS``),
+    or None when the row is no header: a cell neither a language tag nor one of those
+    names, or fewer than two languages beside them."""
+    scores = [c.strip().lower() in NO_TEXT_COLUMNS for c in row]
     tags = [
         None if score else normalize_lang(c) if is_lang_code(c) else None
         for c, score in zip(row, scores, strict=True)
@@ -84,7 +87,7 @@ def header_languages(row: list[str]) -> list[str | None] | None:
     if any(not tag and not score for tag, score in zip(tags, scores, strict=True)):
         return None
     named = sum(1 for tag in tags if tag)
-    if not named or scores[0] or (any(scores) and named < 2):
+    if not named or (any(scores) and named < 2):
         return None
     return tags
 
@@ -111,7 +114,8 @@ def read_tabular(ctx: ReadContext, delimiter: str = "\t") -> Iterator[Record]:
     """Yield one translation unit per row.
 
     Column languages: a first row of language codes (``en<TAB>de``; with ``ctx.langs``, of
-    those languages; a ``score`` column, as ``mine`` writes, is skipped) wins; else ``ctx.langs``
+    those languages; a ``score``, ``rank``, ``collection`` or ``document`` column, as ``mine``
+    and ``search --out`` write, is skipped) wins; else ``ctx.langs``
     (the distillation format: column 1 is the teacher's language, then translations); else
     each cell's language is identified. Rows with another column count are skipped with a
     warning naming the line; blank rows are ignored.
@@ -125,7 +129,7 @@ def read_tabular(ctx: ReadContext, delimiter: str = "\t") -> Iterator[Record]:
         if columns is None:
             if _is_header(row, ctx.langs):
                 columns = header_languages(row)
-                scores = {i for i, c in enumerate(row) if c.strip().lower() == SCORE_COLUMN}
+                scores = {i for i, c in enumerate(row) if c.strip().lower() in NO_TEXT_COLUMNS}
                 continue
             if ctx.langs:
                 if len(ctx.langs) != len(row):
