@@ -433,3 +433,37 @@ def test_a_percent_brace_placeholder_is_one_token_named_whole() -> None:
     assert [t.text for t in tokens if t.kind == "ph"] == ["%{target_email}"]
     flags = fz.flags("We sent a link to %{user_email}.", "We sent a link to %{target_email}.")
     assert flags == ["placeholders: new %{user_email} · stored %{target_email}"]
+
+
+def test_a_twin_split_by_a_mnemonic_outranks_semantic_neighbours_whatever_its_cosine(
+    tmp_path: Path, tiny_static_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`_Yes` against a memory holding `Yes`: the repaired twin (99 %) comes first with a
+    model too, although a model's cosine between the two can be ~0 (the underscore splits
+    the word) while other UI words score 0.8 and more, as the shipped student does."""
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.engine.store import Store
+
+    po = tmp_path / "mem.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
+        'msgid "Yes"\nmsgstr "Oui"\n\nmsgid "_Redo"\nmsgstr "_Rétablir"\n\n'
+        'msgid "_Others"\nmsgstr "_Autres"\n\nmsgid "_Go"\nmsgstr "A_ller à"\n\n',
+        encoding="utf-8",
+    )
+    enc = load_encoder(str(tiny_static_model))
+    rank = Lookup._rank_same
+
+    def as_the_shipped_model(self, segment, cands, rows, *args, **kwargs):
+        cands = [(sid, 0.0 if rows[sid]["text"] == "Yes" else 0.85) for sid, _ in cands]
+        return rank(self, segment, cands, rows, *args, **kwargs)
+
+    monkeypatch.setattr(Lookup, "_rank_same", as_the_shipped_model)
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(po, "mem")
+        build_index(store, enc, "mem")
+        res = Lookup(store, enc, collection="mem").lookup("_Yes", "en", "fr", k=3)
+    best = res.matches[0]
+    assert (best.source, best.target, best.fuzzy) == ("Yes", "_Oui", 99)
+    assert best.semantic == 0.0  # shown as measured

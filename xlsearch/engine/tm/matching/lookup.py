@@ -391,7 +391,10 @@ class Lookup(Candidates):
                 continue
             if not all_matches and f < FUZZY_FLOOR and (cos or 0.0) < COSINE_FLOOR:
                 continue
-            scored.append((*self.weights.rank_key(f, cos, c, o), sid, cos, f, c, o))
+            ranked_cos = cos
+            if sid in twins and cos is not None:  # the same words: a mnemonic or a case
+                ranked_cos = max(cos, f / 100.0)  # can throw a model's cosine to ~0
+            scored.append((*self.weights.rank_key(f, ranked_cos, c, o), sid, cos, f, c, o))
         scored.sort()
         best: list[tuple] = []
         copies: dict[tuple[str, str], int] = {}  # the same source and target: shown once
