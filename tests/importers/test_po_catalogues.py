@@ -243,3 +243,23 @@ def test_line_and_next_line_separators_inside_strings_are_read_as_characters(
     assert 'msgstr "Ich akzeptiere die AGB.\u2028Bitte zuerst lesen."\n' in written
     assert 'msgstr "Wird geladen\u0085"\n' in written
     assert 'msgstr "Einkaufswagen"' in written
+
+
+def test_gettext_locale_modifiers_are_languages(tmp_path: Path) -> None:
+    """GNOME and Xfce translate into ``sr@latin`` (Serbian in Latin letters) and
+    ``ca@valencia``: the header's ``Language: sr@latin`` and a file named ``sr@latin.po``
+    were no language at all (the msgstrs' language was guessed from their words, and
+    ``analyze`` found no target language)."""
+    from xlsearch.engine.tm.documents import open_document
+
+    latin = 'msgid "Open the file"\nmsgstr "Otvori datoteku"\n'
+    po = write(tmp_path, "viewer.po", HEADER.format(language='"Language: sr@latin\\n"\n') + latin)
+    assert _sides(po) == ({"en"}, {"sr-Latn"})
+    valencian = (
+        'msgid "Open Link in New _Window"\nmsgstr "Obri l\'enllaç en una finestra _nova"\n\n'
+        'msgid "The file could not be saved."\nmsgstr "No s\'ha pogut guardar el fitxer."\n'
+    )
+    named = write(tmp_path, "ca@valencia.po", HEADER.format(language="") + valencian)
+    assert _sides(named)[1] == {"ca-valencia"}
+    job = write(tmp_path, "sr@latin.po", HEADER.format(language="") + 'msgid "Open"\nmsgstr ""\n')
+    assert open_document(job).tgt == "sr-Latn"

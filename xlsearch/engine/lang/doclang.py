@@ -47,7 +47,13 @@ def filename_lang(path: str | Path) -> str | None:
             return None
         if ext.lower() not in ("gz", "gzip"):
             break
+    stem, _, modifier = stem.partition("@")  # gettext's sr@latin.po, ca@valencia.po
     parts = _PART.split(stem)
+    if modifier:
+        from xlsearch.engine.lang.tags import normalize_lang
+
+        word = parts[-1].rsplit("-", 1)[-1]
+        return normalize_lang(f"{word}@{modifier}") if _known(word) else None
     candidates = [parts[-1]]
     if len(parts) > 1 and re.fullmatch(r"[A-Z]{2}", parts[-1]):  # x_pt_BR, Launchpad's x-pt_BR
         candidates.insert(0, f"{parts[-2].rsplit('-', 1)[-1]}-{parts[-1]}")

@@ -34,13 +34,38 @@ _ALIASED_REGIONS = frozenset(
 )
 
 
+_POSIX_SCRIPTS = {"latin": "Latn", "cyrillic": "Cyrl", "devanagari": "Deva", "arabic": "Arab"}
+"""gettext locale modifiers that name a script (``sr@latin``, ``uz@cyrillic``)."""
+
+
+def _posix_locale(tag: str) -> str:
+    """A POSIX locale as gettext names catalogues (``ll_CC.codeset@modifier``) as a BCP 47
+    tag: ``sr@latin`` → ``sr-Latn``, ``sr_RS@latin`` → ``sr-Latn-RS``, ``ca@valencia`` →
+    ``ca-valencia``, ``de_DE.UTF-8`` → ``de_DE``; anything else as it is."""
+    base, _, modifier = tag.partition("@")
+    base = base.split(".", 1)[0]
+    if not modifier:
+        return base
+    lang, _, region = base.replace("-", "_").partition("_")
+    script = _POSIX_SCRIPTS.get(modifier.lower())
+    if script:
+        return "-".join(p for p in (lang, script, region) if p)
+    if re.fullmatch(r"[A-Za-z0-9]{5,8}", modifier):  # a variant (valencia); not @euro
+        return "-".join(p for p in (lang, region, modifier.lower()) if p)
+    return base
+
+
 @lru_cache(maxsize=4096)
 def normalize_lang(tag: str | None) -> str | None:
     """The BCP 47 tag as written, case-normalised (``en-gb`` → ``en-GB``, ``EN_us`` →
-    ``en-US``, ``deu`` → ``de``); None when ``tag`` is not a language tag."""
+    ``en-US``, ``deu`` → ``de``; gettext's ``sr@latin`` → ``sr-Latn``); None when ``tag`` is
+    not a language tag."""
     if not tag:
         return None
-    tag = tag.strip().replace("_", "-")
+    tag = tag.strip()
+    if "@" in tag or "." in tag:
+        tag = _posix_locale(tag)
+    tag = tag.replace("_", "-")
     if not _SHAPE.match(tag):
         return None
     simple = _SIMPLE.match(tag)
