@@ -262,4 +262,8 @@ def test_gettext_locale_modifiers_are_languages(tmp_path: Path) -> None:
     named = write(tmp_path, "ca@valencia.po", HEADER.format(language="") + valencian)
     assert _sides(named)[1] == {"ca-valencia"}
     job = write(tmp_path, "sr@latin.po", HEADER.format(language="") + 'msgid "Open"\nmsgstr ""\n')
-    assert open_document(job).tgt == "sr-Latn"
+    doc = open_document(job)
+    assert doc.tgt == "sr-Latn"
+    doc.set_target(0, "Otvori", quality=100, origin="fuzzy")
+    saved = doc.save(tmp_path / "sr@latin.translated.po").read_text(encoding="utf-8")
+    assert '"Language: sr@latin\\n"' in saved  # written back in gettext's form

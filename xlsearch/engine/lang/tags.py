@@ -55,6 +55,22 @@ def _posix_locale(tag: str) -> str:
     return base
 
 
+def gettext_locale(tag: str) -> str:
+    """A BCP 47 tag as gettext names a catalogue's language (``Language:``): ``pt-BR`` →
+    ``pt_BR``, ``sr-Latn`` → ``sr@latin``, ``ca-valencia`` → ``ca@valencia``."""
+    parts = tag.split("-")
+    lang, region, modifier = parts[0], "", ""
+    scripts = {v: k for k, v in _POSIX_SCRIPTS.items()}
+    for part in parts[1:]:
+        if len(part) == 4 and part.isalpha():
+            modifier = scripts.get(part.title(), modifier)
+        elif len(part) in (2, 3):
+            region = part.upper()
+        elif len(part) >= 5:
+            modifier = part.lower()
+    return lang + (f"_{region}" if region else "") + (f"@{modifier}" if modifier else "")
+
+
 @lru_cache(maxsize=4096)
 def normalize_lang(tag: str | None) -> str | None:
     """The BCP 47 tag as written, case-normalised (``en-gb`` → ``en-GB``, ``EN_us`` →

@@ -109,7 +109,9 @@ def _header(lines: list[str], language: str | None, newline: str) -> list[str]:
     if language and not has_language:
         last = max((i for i, line in enumerate(out) if line.lstrip().startswith('"')), default=-1)
         if last >= 0:
-            code = language.replace("-", "_")  # gettext's form: pt_BR
+            from xlsearch.engine.lang.tags import gettext_locale
+
+            code = gettext_locale(language)  # gettext's form: pt_BR, sr@latin
             out.insert(last + 1, f'"Language: {code}\\n"{newline}')
     return out
 
