@@ -198,7 +198,7 @@ def test_a_model_that_cannot_tell_the_pair_apart_says_so_and_flags_nothing() -> 
     units = [QaUnit("f", str(i), s, t) for i, (s, t) in enumerate(pairs)]
     flags, cal = check_units(units, "en", "fr", encoder=enc)
     assert cal is not None and not cal.supported
-    assert "cannot tell en-fr translations" in cal.note
+    assert "cannot tell en → fr translations" in cal.note
     assert not [f for f in flags if f.kind == "mistranslation"]
 
 
@@ -545,3 +545,39 @@ def test_the_note_of_a_model_that_cannot_tell_counts_the_word_flags(tmp_path: Pa
     (note,) = [n for n in result.notes if "cannot tell" in n]
     assert "; 1 flag here from those word translations" in note
     assert "two-character pieces" in note
+
+
+def test_a_calibration_note_names_the_files_direction_as_the_file_writes_it(
+    tmp_path: Path,
+) -> None:
+    """An SDLXLIFF as Trados writes it (BOM, ``sdl:seg-defs``, ``mrk`` segments): the
+    pair reads as the job's direction, not as one tag (``en-US-de-DE``)."""
+    from xlsearch.engine.qa import check_files
+
+    pairs = [
+        ("Open the file.", "Öffnen Sie die Datei."),
+        ("Save the file.", "Speichern Sie die Datei."),
+        ("Close the window.", "Schließen Sie das Fenster."),
+        ("Print the page.", "Drucken Sie die Seite."),
+    ]
+    units = "".join(
+        f'<trans-unit id="a{n}"><source>{s}</source>'
+        f'<seg-source><mrk mtype="seg" mid="{n}">{s}</mrk></seg-source>'
+        f'<target><mrk mtype="seg" mid="{n}">{t}</mrk></target>'
+        f'<sdl:seg-defs><sdl:seg id="{n}" conf="Translated" origin="interactive"/>'
+        "</sdl:seg-defs></trans-unit>"
+        for n, (s, t) in enumerate(pairs, 1)
+    )
+    path = tmp_path / "job.docx.sdlxliff"
+    path.write_text(
+        '\ufeff<?xml version="1.0" encoding="utf-8"?>\r\n<xliff '
+        'xmlns:sdl="http://sdl.com/FileTypes/SdlXliff/1.0" '
+        'xmlns="urn:oasis:names:tc:xliff:document:1.2" version="1.2" sdl:version="1.0">'
+        '<file original="C:\\job.docx" datatype="x-sdlfilterframework2" '
+        'source-language="en-US" target-language="de-DE"><header/>'
+        f"<body>{units}</body></file></xliff>",
+        encoding="utf-8",
+    )
+    result = check_files([str(path)], encoder=_PairEncoder(pairs))
+    (note,) = [n for n in result.notes if "too few" in n]
+    assert "4 units are too few to measure what the model gives en-US → de-DE" in note

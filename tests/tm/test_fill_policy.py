@@ -168,6 +168,8 @@ def test_a_semantic_match_is_written_only_on_the_evidence_of_the_users_memory(
     assert n == 1 and [s.origin for s in doc.segments] == ["", "", "fuzzy"]
     md = rep.to_markdown()
     assert "calibrated on your memory" in md and "plain: no fills" in md
+    # the job's direction, as memoQ names it: not the calibration's sorted key (de-en)
+    assert "held-out units, en-US → de-DE): " in md and "de-en" not in md
     assert "(suggestion)" in md and "(written on pre-translation)" not in md
     # a memory whose units have reworded twins with the same translation: held out, each
     # finds its twin's translation, right every time — the evidence that allows a fill
@@ -431,7 +433,7 @@ def test_the_bundled_teachers_calibration_lives_in_the_data_folder_not_the_packa
     assert where == locations.data_dir() / "eval" / "teacher.json"
     pol = fill_policy.policy_for(teacher, "en-GB", "de-AT")
     assert pol.model == "bundled:teacher" and pol.threshold == 0.7
-    assert "semantic fills by bundled:teacher: de-en cosine" in pol.describe()
+    assert "semantic fills by bundled:teacher: en-GB → de-AT cosine" in pol.describe()
     assert fill_policy.policy_for(teacher, "en", "fr").why == "pair not in its held-out data"
 
 

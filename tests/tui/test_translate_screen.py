@@ -272,7 +272,7 @@ async def test_analysis_says_who_may_fill_and_that_a_toy_model_is_a_toy(
         await pilot.press("ctrl+r")
         await settle(pilot, 3)
         shown = str(screen.query_one("#tr-detail", Static).render())
-        assert "suggestions only: tiny-static writes no de-en fills" in shown
+        assert "suggestions only: tiny-static writes no en → de fills" in shown
         assert "your own student, trained on only 3,830 pairs" in shown
         assert "a demo model" not in shown and "the demo model" not in shown
         assert "notice: this model saw only 3,830 translation pairs (your own student" in shown

@@ -238,18 +238,21 @@ class FillPolicy:
     memory: Any = None
     """``tm.calibration.memory.MemoryCalibration``: the evidence of the user's own memory,
     which every semantic fill needs."""
+    direction: str = ""
+    """The job's ``src → tgt`` as reports print it (``pair`` is the calibration's key)."""
 
     def describe(self) -> str:
         """One line for reports: who fills what, at which threshold."""
         if self.memory is not None:
             return f"semantic fills by {self.model}: {self.memory.describe()}"
+        pair = self.direction or self.pair
         if self.threshold is None:
             return (
-                f"semantic matches are suggestions only: {self.model} writes no {self.pair} "
+                f"semantic matches are suggestions only: {self.model} writes no {pair} "
                 f"fills ({self.why or 'not calibrated'})"
             )
         return (
-            f"semantic fills by {self.model}: {self.pair} cosine (segment × stored target) "
+            f"semantic fills by {self.model}: {pair} cosine (segment × stored target) "
             f"≥ {self.threshold:.3f}, calibrated precision ≥ {PRECISION:.0%} "
             f"({CONFIDENCE:.0%} confidence)"
         )
@@ -276,6 +279,14 @@ class FillPolicy:
 
 def policy_for(encoder: Any, src: str, tgt: str) -> FillPolicy:
     """The fill policy of ``encoder`` for translating ``src`` into ``tgt``."""
+    from xlsearch.engine.lang.tags import direction
+
+    policy = _policy_for(encoder, src, tgt)
+    policy.direction = direction(src, tgt)
+    return policy
+
+
+def _policy_for(encoder: Any, src: str, tgt: str) -> FillPolicy:
     model = str(getattr(encoder, "id", "") or getattr(encoder, "path", "") or "")
     name = model.rsplit("/", 1)[-1]
     key = pair_key(src, tgt)

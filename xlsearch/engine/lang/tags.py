@@ -71,6 +71,12 @@ def gettext_locale(tag: str) -> str:
     return lang + (f"_{region}" if region else "") + (f"@{modifier}" if modifier else "")
 
 
+def direction(src: str | None, tgt: str | None) -> str:
+    """A job's language direction as every report prints it: ``en-US → de-DE`` (the tags
+    as the job names them; ``?`` for one it does not name)."""
+    return f"{src or '?'} → {tgt or '?'}"
+
+
 @lru_cache(maxsize=4096)
 def normalize_lang(tag: str | None) -> str | None:
     """The BCP 47 tag as written, case-normalised (``en-gb`` → ``en-GB``, ``EN_us`` →

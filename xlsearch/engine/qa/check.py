@@ -680,12 +680,13 @@ def check_units(
 
     flags.extend(length_flags(units, skip, flagged={f.key for f in flags if f.severity != "info"}))
     if encoder is not None:
+        from xlsearch.engine.lang.tags import direction
         from xlsearch.engine.qa.semantic import semantic_flags
 
         sem, cal = semantic_flags(
             units,
             encoder,
-            f"{src}-{tgt}",
+            direction(src, tgt),
             marker=marker,
             skip=skip,
             vectors=vectors,

@@ -98,6 +98,8 @@ class MemoryCalibration:
     """Memory units (source language) when it was made."""
     held_out: int
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    direction: str = ""
+    """The job's ``src → tgt`` as reports print it (``pair`` is the cache's key)."""
 
     def evidence(self, segment: str, cosine: float) -> str | None:
         """Why a semantic match at ``cosine`` may write (None: it may not)."""
@@ -121,9 +123,9 @@ class MemoryCalibration:
                 )
             else:
                 parts.append(f"{name}: cosine ≥ {g['threshold']:.3f} ({g['right']}/{g['n']})")
-        return (
-            f"calibrated on your memory ({self.held_out} held-out units, {self.pair}): "
-            + "; ".join(parts)
+        pair = self.direction or self.pair
+        return f"calibrated on your memory ({self.held_out} held-out units, {pair}): " + "; ".join(
+            parts
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -164,6 +166,7 @@ def calibrate(
     """The memory calibration of ``lookup``'s model for ``src`` → ``tgt`` (cached); None
     without a model or a target language."""
     from xlsearch.engine.calibration.fill import pair_key
+    from xlsearch.engine.lang.tags import direction
     from xlsearch.engine.runtime.atomic import write_json
     from xlsearch.engine.tm.matching.shape import same_shape
 
@@ -185,7 +188,12 @@ def calibrate(
             and cached.get("threshold") == threshold
         ):
             return MemoryCalibration(
-                pair, model, cached["units"], cached["held_out"], cached["groups"]
+                pair,
+                model,
+                cached["units"],
+                cached["held_out"],
+                cached["groups"],
+                direction(src, tgt),
             )
     except (OSError, ValueError, KeyError, TypeError):
         pass
@@ -219,7 +227,12 @@ def calibrate(
                 (round(float(top.semantic or 0.0), 4), same_translation(top.target, own))
             )
     cal = MemoryCalibration(
-        pair, model, len(units), len(jobs), {g: fit_group(evidence[g]) for g in GROUPS}
+        pair,
+        model,
+        len(units),
+        len(jobs),
+        {g: fit_group(evidence[g]) for g in GROUPS},
+        direction(src, tgt),
     )
     try:
         write_json(path, {**cal.to_dict(), "threshold": threshold})
