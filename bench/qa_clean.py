@@ -6,13 +6,14 @@ random. A tenth of the training pairs is corrupted: a third shifted (the target 
 file's next line), a third copied (the English source as target), a third in another
 language (a target of ``train/en-OTHER``). Three static students with the same settings
 and the same number of steps (evaluated once, at the end): clean data, corrupted data,
-corrupted data with ``--clean``; per ``--seeds``. The metric: translation retrieval among
-all dev pairs (mean of both directions), on the final models. Also what ``--clean``
-dropped, by kind, against the known corrupted pairs (the same function ``distill`` calls).
+corrupted data with ``--clean`` (and ``--clean thorough``); per ``--seeds``. The metric:
+translation retrieval among all dev pairs (mean of both directions), on the final models.
+Also what ``--clean`` dropped, by kind, against the known corrupted pairs (the same function
+``distill`` calls).
 
     nice -n 10 python bench/qa_clean.py [--lang de] [--other fr] [--pairs 30000]
         [--dev 3000] [--steps 150] [--seeds 0 1] [--runs clean corrupted corrupted+clean
-        perfect clean-less-drops]
+        corrupted+thorough perfect clean-less-drops]
 """
 
 from __future__ import annotations
@@ -129,6 +130,20 @@ def drops(
     return found, false_drops
 
 
+def model_drops(report: Path, bad: list[tuple[str, str]], kinds: dict[int, str]) -> dict[str, int]:
+    """What ``--clean thorough``'s cross-fitted students dropped (``--clean-report``), by
+    the known corruption."""
+    truth = {(" ".join(s.split()), " ".join(t.split())): kinds.get(j, "clean")
+             for j, (s, t) in enumerate(bad)}  # fmt: skip
+    out: Counter[str] = Counter()
+    if report.is_file():
+        for line in report.read_text(encoding="utf-8").splitlines()[1:]:
+            parts = line.split("\t")
+            if len(parts) == 5 and parts[1] == "misaligned-model":
+                out[truth.get((parts[3], parts[4]), "?")] += 1
+    return dict(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lang", default="de")
@@ -140,8 +155,9 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     ap.add_argument(
         "--runs", nargs="+", default=["clean", "corrupted", "corrupted+clean"],
-        help="also: perfect (the corrupted pairs removed by hand: what a perfect filter "
-        "leaves), clean-less-drops (the clean data less the clean pairs --clean drops)",
+        help="also: corrupted+thorough (--clean thorough), perfect (the corrupted pairs "
+        "removed by hand: what a perfect filter leaves), clean-less-drops (the clean data "
+        "less the clean pairs --clean drops)",
     )  # fmt: skip
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "qa-clean")
     args = ap.parse_args()
@@ -164,6 +180,7 @@ def main() -> None:
         "clean": ("clean.tsv", []),
         "corrupted": ("corrupted.tsv", []),
         "corrupted+clean": ("corrupted.tsv", ["--clean"]),
+        "corrupted+thorough": ("corrupted.tsv", ["--clean", "thorough"]),
         "perfect": ("perfect.tsv", []),
         "clean-less-drops": ("clean-less-drops.tsv", []),
     }
@@ -171,6 +188,9 @@ def main() -> None:
         for name in args.runs:
             data, extra = runs[name]
             model = args.out / f"student-{name}-{seed}"
+            dropped = args.out / f"dropped-{name}-{seed}.tsv"
+            if "--clean" in extra:
+                extra = [*extra, "--clean-report", str(dropped)]
             cmd = [
                 exe, "distill", "--train", str(args.out / data), "--dev", str(args.out / "dev.tsv"),
                 "--student", "static", "--max-steps", str(args.steps), "--eval-steps", "0",
@@ -183,7 +203,9 @@ def main() -> None:
             took = time.perf_counter() - t
             notes = [ln for ln in (res.stderr + res.stdout).splitlines() if "--clean" in ln]
             acc = dev_accuracy(model, dev) if res.returncode == 0 else None
+            by_model = model_drops(dropped, bad, kinds) if "thorough" in extra else None
             results[f"{name}/{seed}"] = {
+                "model_drops": by_model,
                 "dev_acc": None if acc is None else round(acc, 2),
                 "seconds": round(took),
                 "load": round(load, 1),
@@ -193,14 +215,14 @@ def main() -> None:
             print(name, seed, acc, f"{took:.0f}s load {load:.1f}", notes[:1],
                   res.stderr.strip().splitlines()[-1:] if res.returncode else "")  # fmt: skip
     for seed in args.seeds:
-        a, b, c = (
-            results.get(f"{k}/{seed}", {}).get("dev_acc")
-            for k in ("clean", "corrupted", "corrupted+clean")
-        )
-        if isinstance(a, float) and isinstance(b, float) and isinstance(c, float) and a != b:
-            share = 100 * (c - b) / (a - b)
-            print(f"seed {seed}: clean {a:.2f}, corrupted {b:.2f}, --clean {c:.2f}: "
-                  f"recovered {share:.0f} % of the loss")  # fmt: skip
+        for run in ("corrupted+clean", "corrupted+thorough"):
+            a, b, c = (
+                results.get(f"{k}/{seed}", {}).get("dev_acc") for k in ("clean", "corrupted", run)
+            )
+            if isinstance(a, float) and isinstance(b, float) and isinstance(c, float) and a != b:
+                share = 100 * (c - b) / (a - b)
+                print(f"seed {seed}: clean {a:.2f}, corrupted {b:.2f}, {run} {c:.2f}: "
+                      f"recovered {share:.0f} % of the loss")  # fmt: skip
     (args.out / "results.json").write_text(
         json.dumps(
             {"args": vars(args) | {"out": str(args.out)}, "drops": found, "results": results},

@@ -24,6 +24,7 @@ class DistillConfig:
     max_seq_length: int = 128  # drop pairs longer than this (teacher tokens), either side
     clean: bool = False  # drop training pairs the model-free checks flag (engine/qa/clean.py)
     clean_report: str = ""  # --clean: write every dropped pair here (TSV: file, kind, why, …)
+    clean_thorough: bool = False  # --clean thorough: + cross-fitted quick students' margin
     # --- models
     teacher: str = "bundled:teacher"  # fixed teacher M (English, or a local multilingual model)
     targets: str = "source"  # translation's target: source = M(s) (paper) | each = M(t)

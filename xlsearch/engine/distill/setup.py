@@ -12,6 +12,7 @@ import numpy as np
 from xlsearch.engine.distill.config import DistillConfig
 from xlsearch.engine.distill.data import ParallelData, load_parallel
 from xlsearch.engine.errors import ConfigError
+from xlsearch.engine.progress import Progress
 from xlsearch.engine.runtime import locations
 
 
@@ -72,13 +73,59 @@ def read_data(cfg: DistillConfig, teacher: Any) -> ParallelData:
         too_long=token_filter(teacher, cfg.max_seq_length),
         seed=cfg.seed,
         mono=list(cfg.mono),
-        clean=cfg.clean or bool(cfg.clean_report),
+        clean=cfg.clean or cfg.clean_thorough or bool(cfg.clean_report),
     )
-    if cfg.clean_report:
+    if cfg.clean_report and not cfg.clean_thorough:  # thorough: after ``crossfit_clean``
         from xlsearch.engine.distill.data import write_clean_report
 
         write_clean_report(cfg.clean_report, data.reports)
     return data
+
+
+def crossfit_clean(
+    cfg: DistillConfig,
+    data: ParallelData,
+    teacher: Any,
+    cache: Any,
+    workdir: Path,
+    on_progress: Any,
+    cancel: Any,
+) -> None:
+    """``--clean thorough``: drop from each language's (rule-cleaned) training pairs those
+    two cross-fitted quick students find misaligned (``crossfit``), counted and listed in the
+    file reports like the rule drops; then write ``--clean-report``."""
+    import shutil
+
+    from xlsearch.engine.distill.crossfit import crossfit_drops
+
+    for k, g in enumerate(data.groups):
+        if g.mono:
+            continue
+        cache.ensure(g.src, teacher, on_progress=on_progress, cancel=cancel)
+        vectors = np.asarray(cache.vectors[teacher_rows(cache, g.src)], dtype=np.float32)
+        found = crossfit_drops(
+            g.src, g.tgt, vectors, workdir / f"crossfit-{k}", seed=cfg.seed,
+            on_progress=on_progress, cancel=cancel,
+        )  # fmt: skip
+        shutil.rmtree(workdir / f"crossfit-{k}", ignore_errors=True)
+        if not found.why:
+            continue
+        rep = data.reports[g.file]
+        for i in sorted(found.why):
+            rep.cleaned.append(("misaligned-model", found.why[i], g.src[i], g.tgt[i]))
+        rep.drop("--clean: misaligned-model", len(found.why))
+        g.src = [x for i, x in enumerate(g.src) if i not in found.why]
+        g.tgt = [x for i, x in enumerate(g.tgt) if i not in found.why]
+        on_progress(
+            Progress(
+                "clean", 2, 2, f"{g.lang}: cross-fitted students dropped {len(found.why):,} of "
+                f"{len(found.margin):,} pairs in {found.seconds:.0f} s",
+            )
+        )  # fmt: skip
+    if cfg.clean_report:
+        from xlsearch.engine.distill.data import write_clean_report
+
+        write_clean_report(cfg.clean_report, data.reports)
 
 
 def total_steps(cfg: DistillConfig, sizes: list[int], weights: list[int], world: int) -> int:

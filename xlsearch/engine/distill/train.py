@@ -165,6 +165,28 @@ def _refuse_existing(out: Path, run_dir: Path) -> None:
     )
 
 
+def _clean_notices(data: Any, report: ProgressCallback) -> None:
+    """One notice per training file that ``--clean`` dropped pairs of: how many, of which
+    kinds, and an example of the commonest."""
+    for r in data.reports:
+        cleaned = {
+            k[len("--clean: ") :]: n for k, n in r.dropped.items() if k.startswith("--clean")
+        }
+        if cleaned:
+            ranked = sorted(cleaned.items(), key=lambda x: -x[1])
+            what = ", ".join(f"{n:,} {k}" for k, n in ranked)
+            n_dropped = sum(cleaned.values())
+            eg = next((c for c in r.cleaned if c[0] == ranked[0][0]), None)
+            example = f"; e.g. {eg[2][:60]!r} → {eg[3][:60]!r}: {eg[1]}" if eg else ""
+            report(
+                Progress(
+                    "notice",
+                    message=f"{r.path}: --clean dropped {n_dropped:,} of {r.pairs:,} pairs "
+                    f"({what}){example}",
+                )
+            )
+
+
 def _run(
     cfg: DistillConfig,
     device: str,
@@ -216,23 +238,8 @@ def _run(
     report(Progress("read", 1, 1, data.summary()))
     for line in filter(None, (r.notice() for r in data.reports)):
         report(Progress("notice", message=line))
-    for r in data.reports:
-        cleaned = {
-            k[len("--clean: ") :]: n for k, n in r.dropped.items() if k.startswith("--clean")
-        }
-        if cleaned:
-            ranked = sorted(cleaned.items(), key=lambda x: -x[1])
-            what = ", ".join(f"{n:,} {k}" for k, n in ranked)
-            n_dropped = sum(cleaned.values())
-            eg = next((c for c in r.cleaned if c[0] == ranked[0][0]), None)
-            example = f"; e.g. {eg[2][:60]!r} → {eg[3][:60]!r}: {eg[1]}" if eg else ""
-            report(
-                Progress(
-                    "notice",
-                    message=f"{r.path}: --clean dropped {n_dropped:,} of {r.pairs:,} pairs "
-                    f"({what}){example}",
-                )
-            )
+    if not cfg.clean_thorough:
+        _clean_notices(data, report)
     # only rank 0 opens (and may create) the cache before the barrier; the others after it
     cache = TeacherCache.for_encoder(teacher) if dist.main else None
     if cfg.ema and student == "static" and not resume:
@@ -260,6 +267,15 @@ def _run(
     clock.mark("cache")
     if cache is None:  # the other ranks open it now, after rank 0 made it
         cache = TeacherCache.for_encoder(teacher)
+    if cfg.clean_thorough:
+        if dist.active:
+            raise ConfigError(
+                "--clean thorough runs in one process",
+                hint="clean with one process first (--clean-report), or use --clean",
+            )
+        su.crossfit_clean(cfg, data, teacher, cache, run_dir / "clean-work", report, cancel)
+        _clean_notices(data, report)
+        clock.mark("cache")  # the learnt stage rates leave the cleaning out
     info: dict[str, Any] = {}
     if resume:
         model = load_model(run_dir / ck.CKPT / "model")
