@@ -68,6 +68,23 @@ def test_context_decides_what_is_written(tmp_path: Path) -> None:
     assert got[("toolbar", "Open")] == "Ouvrir le fichier"
 
 
+def test_the_po_comment_of_a_context_match_says_101_as_the_report_does(tmp_path: Path) -> None:
+    mem = [("door state", "Open", "Ouverte"), ("menu", "Open", "Ouvrir")]
+    job = [("door state", "Open", ""), (None, "Open the door", "")]
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(_po(tmp_path / "mem.po", mem), "mem")
+        doc = open_document(_po(tmp_path / "job.po", job))
+        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
+        pretranslate(doc, rep)
+        out = doc.save(tmp_path / "out.po")
+    assert "- **Open** (101 %): context match: 'door state'" in rep.to_markdown()
+    (entry,) = [e for e in polib.pofile(str(out)) if e.msgctxt == "door state"]
+    assert entry.msgstr == "Ouverte" and entry.fuzzy
+    assert entry.tcomment == (
+        "xlsearch: fuzzy match 101%, needs review; context match: 'door state'"
+    )
+
+
 def test_copies_keep_their_contexts(tmp_path: Path) -> None:
     """A unit stored with and without a msgctxt (thunar's `_Cancel`) is one match of two
     copies that keeps both contexts: a job entry with that msgctxt gets the 101 % match,

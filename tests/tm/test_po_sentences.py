@@ -74,7 +74,10 @@ def test_an_entry_of_two_sentences_is_two_100_matches_and_written_joined(
     assert session.msgstr == "Ihre Sitzung ist abgelaufen. Bitte melden Sie sich erneut an."
     # marked for review as every target xlsearch writes; a 100 % needs no "#| msgid"
     assert session.flags == ["fuzzy"] and session.previous_msgid is None
-    assert session.tcomment == "xlsearch: 2 sentences, each fuzzy match 100%, needs review"
+    # each sentence's figure as the report gives it (the second one in context: 101 %)
+    assert session.tcomment == (
+        "xlsearch: sentences: fuzzy match 100% · fuzzy match 101%, needs review"
+    )
     assert session.comment == "TRANSLATORS: shown when the login cookie is too old"
     assert session.occurrences == [("tasklist/auth/views.py", "88")]
     # a placeholder of the msgid survives, in the sentence that has it

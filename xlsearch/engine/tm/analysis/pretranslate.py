@@ -46,6 +46,13 @@ def _repairs(m: Any) -> list[str]:
     return [f for f in m.flags if f.startswith((REPAIRED, SUBSTITUTED))] if m.repairs else []
 
 
+def _context_match(m: Any) -> str:
+    """The flag of a 101 % match (same context), for the review comment; else ''."""
+    if m.fuzzy < ctx.CONTEXT_MATCH:
+        return ""
+    return next((f for f in m.flags if f.startswith(ctx.CONTEXT_MATCHED)), "")
+
+
 def pretranslate(
     doc: Document,
     analysis: Analysis,
@@ -87,6 +94,7 @@ def pretranslate(
                     tag_hint=first.tag_hint,
                     plural_targets=first.plural_targets,
                     repairs=first.repairs,
+                    context_match=first.context_match if first.context == seg.context else "",
                 )
                 filled += 1
                 continue
@@ -108,6 +116,7 @@ def pretranslate(
                 tag_hint=(best.source_tags, best.target_tags),
                 plural_targets=forms[1:],
                 repairs=_repairs(best),
+                context_match=_context_match(best),
             )
         elif (
             semantic

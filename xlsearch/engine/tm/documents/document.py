@@ -71,6 +71,9 @@ class DocSegment:
     """Match quality of a target set by xlsearch (fuzzy %, or cosine × 100)."""
     origin: str = ""
     """How that target was found: ``fuzzy``, ``semantic``, ``edited``."""
+    context_match: str = ""
+    """The flag of the 101 % match (same context) that target was taken from (``context
+    match: 'door state'``): the review comment says 101 %, as the report does."""
     match_source: str = ""
     tag_hint: tuple[Any, Any] | None = field(default=None, repr=False, compare=False)
     """Where the match's stored source and target had their inline codes (``Match.source_tags``,
@@ -219,13 +222,15 @@ class Document:
         edited_from: str | None = None,
         plural_targets: list[str] | None = None,
         repairs: list[str] | None = None,
+        context_match: str = "",
     ) -> DocSegment:
         """Set segment ``index``'s target (marked for review when saved). ``tag_hint``: the
         match's ``(source_tags, target_tags)``, for a target taken from it; ``edited_from``:
         that match's target when the translator edited it into ``text`` (the tags then
         follow the words they stood by: ``tags.follow_edit``); ``plural_targets``: a PO
         plural entry's other forms (``msgstr[1]`` …; none: those stay as they are);
-        ``repairs``: what was done to the match's target (named in the review comment)."""
+        ``repairs``: what was done to the match's target (named in the review comment);
+        ``context_match``: the flag of a 101 % (same-context) match."""
         if tag_hint is not None and edited_from is not None:
             from xlsearch.engine.tm.documents.tags import follow_edit
 
@@ -235,6 +240,7 @@ class Document:
         if plural_targets is not None:  # else a plural entry's other forms stay as they are
             seg.plural_targets = list(plural_targets)
         seg.repairs = list(repairs or [])
+        seg.context_match = context_match
         seg.quality = quality
         seg.origin = origin
         seg.match_source = match_source

@@ -26,8 +26,13 @@ def _note(seg: Any) -> str:
     if seg.quality is None:
         return "xlsearch: edited, needs review"
     what = "semantic match" if seg.origin == "semantic" else "fuzzy match"
-    done = "".join(f"; {r}" for r in getattr(seg, "repairs", None) or [])
-    return f"xlsearch: {what} {seg.quality:.0f}%, needs review{done}"
+    quality = f"{seg.quality:.0f}"
+    context = getattr(seg, "context_match", "")
+    if context and seg.origin == "fuzzy" and seg.quality >= 100:
+        quality = "101"  # as the report says: the file's own fields stop at 100
+    repairs = getattr(seg, "repairs", None) or []
+    done = "".join(f"; {r}" for r in [*([context] if context else []), *repairs])
+    return f"xlsearch: {what} {quality}%, needs review{done}"
 
 
 # -- PO ------------------------------------------------------------------------------------
