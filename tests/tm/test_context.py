@@ -448,6 +448,27 @@ def test_lookup_stdin_json_lines_carry_each_segments_msgctxt(
     assert answers[0]["matches"][0]["target"] == "Ann_uler"
     assert answers[2]["matches"][0]["target"] == "_Annuler"
     assert answers[1]["line"] == 2 and "not a JSON object" in answers[1]["error"]
+    # gettext's own word for the context is the context; another key is refused, naming
+    # the keys a line takes, and the next lines are answered
+    lines = [
+        json.dumps({"segment": "_Cancel", "msgctxt": "Select by Pattern dialog: buttons"}),
+        json.dumps({"segment": "_Cancel", "msgid_plural": "_Cancel all"}),
+        json.dumps({"segment": "_Cancel", "context": "a", "msgctxt": "b"}),
+        json.dumps({"segment": "_Cancel", "context": None}),
+    ]
+    stdin = io.TextIOWrapper(io.BytesIO(("\n".join(lines) + "\n").encode("utf-8")))
+    monkeypatch.setattr(sys, "stdin", stdin)
+    assert main([*args, "-c", "fr-mem", "--fuzzy-only"]) == 2
+    out, err = capsys.readouterr()
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert answers[0]["matches"][0]["fuzzy"] == 101
+    assert answers[0]["matches"][0]["target"] == "Ann_uler"
+    assert answers[1]["error"] == (
+        'standard input, line 2: unknown key "msgid_plural" (the keys: "segment", and '
+        '"context" or gettext\'s "msgctxt")'
+    )
+    assert answers[2]["line"] == 3 and '"context" and "msgctxt" differ' in answers[2]["error"]
+    assert answers[3]["matches"][0]["fuzzy"] == 100 and "Traceback" not in err
 
 
 def test_a_tie_goes_to_the_translation_stored_most_recently(tmp_path: Path) -> None:

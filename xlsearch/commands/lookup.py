@@ -33,7 +33,8 @@ def register(sub: Any) -> None:
         "--stdin-json",
         action="store_true",
         help='with --stdin: each line a JSON object {"segment": "…", "context": "…"} (the '
-        "context optional: a PO msgctxt), for a hook that knows each segment's context",
+        'context optional: a PO msgctxt, also taken as "msgctxt"), for a hook that knows each '
+        "segment's context",
     )
     p.add_argument("--src", required=True, help="source language of the segment (e.g. en)")
     p.add_argument("--tgt", default="", help="target language (shows the stored target)")
@@ -189,7 +190,25 @@ def _json_lines(lines: Iterable[str | _BadLine]) -> Iterator[tuple[str, str] | _
                 '(hint: {"segment": "_Cancel", "context": "dialog buttons"})',
             )
             continue
-        yield item["segment"], str(item.get("context") or "")
+        unknown = [k for k in item if k not in _JSON_KEYS]
+        contexts = {str(item[k]) for k in ("context", "msgctxt") if item.get(k) not in (None, "")}
+        if unknown or len(contexts) > 1:
+            what = (
+                f"unknown key {', '.join(json.dumps(k) for k in unknown)}"
+                if unknown
+                else '"context" and "msgctxt" differ'
+            )
+            yield _BadLine(
+                number,
+                f"standard input, line {number}: {what} (the keys: "
+                '"segment", and "context" or gettext\'s "msgctxt")',
+            )
+            continue
+        yield item["segment"], next(iter(contexts), "")
+
+
+_JSON_KEYS = ("segment", "context", "msgctxt")
+"""The keys of a ``--stdin-json`` line (``msgctxt``: gettext's word for the context)."""
 
 
 def _print_result(res: Any, tgt: str) -> None:
