@@ -186,10 +186,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         print(f"pre-translated {n} of {len(doc.segments)} segments → {out}{also}", file=sys.stderr)
         drafts = 0 if args.overwrite else engine.drafts_kept(doc)
         if drafts:
-            print(  # a draft in an untranslated state is the translator's: never replaced
+            print(  # an unconfirmed draft is the translator's: never replaced unasked
                 f"notice: {drafts} segment{'s keep' if drafts > 1 else ' keeps'} the draft "
-                "target the file has (state new or needs-translation, other words than the "
-                "source's); --overwrite replaces them",
+                "target the file has (not confirmed: "
+                + ("a #, fuzzy entry's msgstr" if doc.fmt == "po" else "a draft status or state")
+                + f"); --overwrite replaces {'them' if drafts > 1 else 'it'}",
                 file=sys.stderr,
             )
         if n and doc.fmt == "docx" and Path(out).suffix.lower() not in XLIFF_SUFFIXES:

@@ -29,15 +29,15 @@ def _translated(seg: Any) -> bool:
 
 
 def drafts_kept(doc: Document) -> int:
-    """Segments whose target is a draft in an untranslated state (``new``,
-    ``needs-translation``, 2.0 ``initial``) that pre-translation left as it was: the
-    translator's own words, replaced only with ``overwrite``."""
-    from xlsearch.engine.importers.xliff import UNTRANSLATED_STATES
-
+    """Segments whose target is a draft that pre-translation left as it was: a target the
+    file holds but no translator confirmed — a PO ``#, fuzzy`` entry's msgstr (msgmerge
+    keeps the old translation as one), memoQ ``PartiallyEdited``, Trados ``Draft``, XLIFF
+    ``new``/``needs-translation`` (not a copy of the source) — replaced only with
+    ``overwrite``."""
     return sum(
         1
         for s in doc.segments
-        if not s.origin and s.state in UNTRANSLATED_STATES and _translated(s) and not s.locked
+        if not s.origin and not s.locked and not s.confirmed and _translated(s)
     )
 
 
