@@ -151,10 +151,12 @@ def test_a_semantic_match_is_written_only_on_the_evidence_of_the_users_memory(
     segs = ["Note:", "sleeps dog big the", "the cat runs"]
     path = write_memoq_xliff(tmp_path / "job.mqxliff", segs)
 
+    events: list = []
+
     def run(collection: str) -> tuple:
         doc = open_document(path)
         lk = Lookup(store, load_encoder(str(tiny_static_model)), collection=collection)
-        rep = analyze(doc, lk)
+        rep = analyze(doc, lk, on_progress=events.append)
         return doc, rep, pretranslate(doc, rep)
 
     # a permissive dev-split calibration, a memory of three units: no evidence, no fill
@@ -183,9 +185,29 @@ def test_a_semantic_match_is_written_only_on_the_evidence_of_the_users_memory(
         units += [(" ".join(words), tgt), (" ".join(reversed(words)), tgt)]
     store.import_file(write_tmx(tmp_path / "twins.tmx", units), "twins")
     build_index(store, enc, "twins")
+    events.clear()
     doc, rep, n = run("twins")
     sem = next(s for s in rep.semantic_segments() if s.source == "sleeps dog big the")
     assert sem.fill and doc.segments[1].target == "der große hund schläft"
+    # the wait is named before it starts (the Translate screen shows it), once: then cached
+    cal = [e for e in events if e.stage == "calibrate"]
+    assert cal[0].done == 0 and cal[-1].done == cal[-1].total == len(units)
+    assert cal[0].message.startswith(
+        f"calibrating semantic fills on your memory: {len(units)} held-out units looked up"
+    )
+    events.clear()
+    run("twins")
+    assert not [e for e in events if e.stage == "calibrate"]
+    # and it stops when asked to (escape in the app, ctrl+c)
+    from xlsearch.engine.errors import CancelledError
+    from xlsearch.engine.progress import CancelToken
+    from xlsearch.engine.tm.calibration.memory import calibrate
+
+    token = CancelToken()
+    token.cancel()
+    lk = Lookup(store, enc, collection="twins")
+    with pytest.raises(CancelledError):
+        calibrate(lk, "en", "de", 0.5, cancel=token)
     assert sem.fill_evidence.startswith("your memory: ") and "held-out plain" in sem.fill_evidence
     md = rep.to_markdown()
     assert "(written on pre-translation)" in md and "why: your memory:" in md

@@ -274,8 +274,9 @@ class TranslateScreen(EngineScreen):
 
     def on_job_progress(self, message: JobProgress) -> None:
         p = message.progress
-        if p.total:
-            self._status(f"{message.job}: {p.done}/{p.total}")
+        if p.total:  # what the wait is for (the memory calibration), where the job says
+            what = f"{p.message} · " if p.stage == "calibrate" and p.message else ""
+            self._status(f"{message.job}: {what}{p.done}/{p.total}")
 
     def on_job_failed(self, message: JobFailed) -> None:
         self._status(f"⚠ {message.title}: {message.message.splitlines()[0]}")

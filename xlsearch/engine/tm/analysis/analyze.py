@@ -50,7 +50,9 @@ def analyze(
     candidates = find_candidates(doc, segmentation, lookup, on_progress, cancel)
     scored = score_matches(doc, candidates, lookup)
     chosen = choose(doc, scored, threshold)
-    filled = apply_fill_policy(chosen, lookup, doc.src, doc.tgt, threshold)
+    filled = apply_fill_policy(
+        chosen, lookup, doc.src, doc.tgt, threshold, on_progress=on_progress, cancel=cancel
+    )
     return report(doc, lookup, filled, threshold, started)
 
 

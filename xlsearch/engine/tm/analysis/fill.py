@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.engine.tm.analysis.results import SegmentResult, placeholder_flagged
 from xlsearch.engine.tm.calibration.fill_policy import decide_fills
 from xlsearch.engine.tm.matching.fuzzy import placeholder_problem
@@ -22,11 +23,21 @@ class Filled:
 
 
 def apply_fill_policy(
-    results: Sequence[SegmentResult], lookup: Lookup, src: str, tgt: str, threshold: float
+    results: Sequence[SegmentResult],
+    lookup: Lookup,
+    src: str,
+    tgt: str,
+    threshold: float,
+    *,
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
 ) -> Filled:
     """Stage 5: ``fill`` (and its evidence) on each semantic match, then the placeholder
-    check of every match that would be written."""
-    policy, fills = decide_fills(results, lookup, src, tgt, threshold)
+    check of every match that would be written (``on_progress``/``cancel``: the memory
+    calibration, when it is measured)."""
+    policy, fills = decide_fills(
+        results, lookup, src, tgt, threshold, on_progress=on_progress, cancel=cancel
+    )
     out = []
     for n, res in enumerate(results):
         if n in fills:

@@ -29,7 +29,14 @@ class Fill(NamedTuple):
 
 
 def decide_fills(
-    results: Sequence[Any], lookup: Any, src: str, tgt: str, threshold: float = 0.8
+    results: Sequence[Any],
+    lookup: Any,
+    src: str,
+    tgt: str,
+    threshold: float = 0.8,
+    *,
+    on_progress: Any = None,
+    cancel: Any = None,
 ) -> tuple[FillPolicy, dict[int, Fill]]:
     """Decide which semantic-band segments of an analysis may be written: the policy, and
     for each result with a semantic match that has a target (by position) its ``Fill``. A
@@ -47,7 +54,11 @@ def decide_fills(
         [results[n].semantic.target for n in todo],
     )
     seen = trained_pairs(getattr(encoder, "card", None) or {})
-    mem = memory_evidence(lookup, src, tgt, threshold) if todo else None
+    mem = (
+        memory_evidence(lookup, src, tgt, threshold, on_progress=on_progress, cancel=cancel)
+        if todo
+        else None
+    )
     policy.memory = mem
     fills: dict[int, Fill] = {}
     for n, (_cos, p, _ok) in zip(todo, verdicts, strict=True):
@@ -66,7 +77,15 @@ def decide_fills(
     return policy, fills
 
 
-def memory_evidence(lookup: Any, src: str, tgt: str, threshold: float) -> MemoryCalibration | None:
+def memory_evidence(
+    lookup: Any,
+    src: str,
+    tgt: str,
+    threshold: float,
+    *,
+    on_progress: Any = None,
+    cancel: Any = None,
+) -> MemoryCalibration | None:
     """The calibration of ``lookup``'s model on the user's own memory for ``src`` → ``tgt``
     (``tm.calibration.memory``): the evidence a semantic match needs to be written. None
     without a model, or for a model that saw fewer than ``TOY_PAIRS`` pairs (none of its
@@ -79,7 +98,7 @@ def memory_evidence(lookup: Any, src: str, tgt: str, threshold: float) -> Memory
         return None
     from xlsearch.engine.tm.calibration.memory import calibrate
 
-    return calibrate(lookup, src, tgt, threshold)
+    return calibrate(lookup, src, tgt, threshold, on_progress=on_progress, cancel=cancel)
 
 
 def _memory_languages(lookup: Any, names: Sequence[str], src: str, tgt: str) -> list[str]:

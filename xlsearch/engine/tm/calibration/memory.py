@@ -161,12 +161,21 @@ def _units(lookup: Any, src: str) -> list[tuple[str, str]]:
 
 
 def calibrate(
-    lookup: Any, src: str, tgt: str, threshold: float, *, held_out: int = HELD_OUT
+    lookup: Any,
+    src: str,
+    tgt: str,
+    threshold: float,
+    *,
+    held_out: int = HELD_OUT,
+    on_progress: Any = None,
+    cancel: Any = None,
 ) -> MemoryCalibration | None:
     """The memory calibration of ``lookup``'s model for ``src`` → ``tgt`` (cached); None
-    without a model or a target language."""
+    without a model or a target language. Measuring it reports ``calibrate`` progress (what
+    the wait is for, before it starts) and stops at ``cancel``."""
     from xlsearch.engine.calibration.fill import pair_key
     from xlsearch.engine.lang.tags import direction
+    from xlsearch.engine.progress import Progress
     from xlsearch.engine.runtime.atomic import write_json
     from xlsearch.engine.tm.matching.shape import same_shape
 
@@ -206,10 +215,24 @@ def calibrate(
         if side is not None:
             jobs.append((tu, " ".join(text.split()), side["text"]))
     evidence: dict[str, list[tuple[float, bool]]] = {g: [] for g in GROUPS}
+
+    def report(done: int) -> None:
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        if on_progress is not None:
+            on_progress(Progress("calibrate", done, len(jobs), what))
+
+    what = (
+        f"calibrating semantic fills on your memory: {len(jobs)} held-out units looked up "
+        "(once per memory, model and language pair)"
+    )
     if jobs:
+        report(0)
         qvecs = lookup.encode([t for _, t, _ in jobs])
         hits = lookup._semantic_many(qvecs)
-        for (tu, text, own), qv, h in zip(jobs, qvecs, hits, strict=True):
+        for n, ((tu, text, own), qv, h) in enumerate(zip(jobs, qvecs, hits, strict=True)):
+            if n % 25 == 0:
+                report(n)
             lookup.held_out = tu
             try:
                 res = lookup._one(text, qv, h, src, tgt, 5, 2, True, 0, False, 1)
@@ -226,6 +249,7 @@ def calibrate(
             evidence[group(text)].append(
                 (round(float(top.semantic or 0.0), 4), same_translation(top.target, own))
             )
+        report(len(jobs))
     cal = MemoryCalibration(
         pair,
         model,
