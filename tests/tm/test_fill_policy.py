@@ -217,6 +217,25 @@ def test_a_semantic_match_is_written_only_on_the_evidence_of_the_users_memory(
     store.close()
 
 
+def test_the_memory_calibration_of_one_direction_is_not_the_others(
+    tmp_path: Path, tiny_static_model: Path
+) -> None:
+    """en → de looks English units up for their German; de → en is other evidence: it is
+    measured, not read from the en → de cache (both sort to 'de-en')."""
+    from xlsearch.engine.tm.calibration.memory import calibrate
+
+    store, enc = _store(tmp_path, tiny_static_model)
+    lk = Lookup(store, enc, collection="tm")
+    measured = []
+    for src, tgt in [("en", "de"), ("de", "en"), ("en", "de")]:
+        events: list = []
+        cal = calibrate(lk, src, tgt, 0.5, on_progress=events.append)
+        assert cal is not None and cal.direction == f"{src} → {tgt}"
+        measured.append(any(e.stage == "calibrate" for e in events))
+    assert measured == [True, True, False]  # the third: en → de, cached
+    store.close()
+
+
 def test_cli_calibrates_a_model_on_named_pairs_and_refuses_the_teacher_without_pairs(
     tmp_path: Path, tiny_static_model: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,7 +18,7 @@ memory itself, the way the analysis makes its semantic matches:
    ``PRECISION``. Where no cosine reaches it, the group writes nothing: its semantic
    matches are suggestions.
 
-A calibration is cached per store, collection, model and language pair (in the cache
+A calibration is cached per store, collection, model and direction (in the cache
 folder, written atomically) and redone when the memory grew or shrank by more than
 ``REDO_CHANGE``. The report names the evidence for every fill.
 """
@@ -174,7 +174,7 @@ def calibrate(
     without a model or a target language. Measuring it reports ``calibrate`` progress (what
     the wait is for, before it starts) and stops at ``cancel``."""
     from xlsearch.engine.calibration.fill import pair_key
-    from xlsearch.engine.lang.tags import direction
+    from xlsearch.engine.lang.tags import direction, primary
     from xlsearch.engine.progress import Progress
     from xlsearch.engine.runtime.atomic import write_json
     from xlsearch.engine.tm.matching.shape import same_shape
@@ -188,7 +188,8 @@ def calibrate(
     pair = pair_key(src, tgt)
     units = _units(lookup, src)
     # keyed by the model's weights too: a model rebuilt in the same folder is measured again
-    path = _cache_file(lookup, model_key(enc), pair)
+    # per direction: the evidence is src-language units looked up for their tgt translation
+    path = _cache_file(lookup, model_key(enc), f"{pair}:{primary(src)}>{primary(tgt)}")
     try:
         cached = json.loads(path.read_text(encoding="utf-8"))
         if (
