@@ -932,8 +932,9 @@ class LocalEngine(JobsMixin):
         return str(_document(doc).save(path or None))
 
     def drafts_kept(self, doc: TranslationDocument) -> int:
-        """Segments whose draft target (state ``new``/``needs-translation``, in other words
-        than the source's) pre-translation kept; ``overwrite`` replaces them."""
+        """Segments whose draft target (one the file holds unconfirmed: a PO ``#, fuzzy``
+        msgstr, memoQ ``PartiallyEdited``, XLIFF ``new`` in other words than the source's …)
+        pre-translation kept; ``overwrite`` replaces them."""
         from xlsearch.engine.tm.analysis.pretranslate import drafts_kept
 
         return drafts_kept(_document(doc))
