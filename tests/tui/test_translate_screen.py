@@ -306,3 +306,22 @@ async def test_analysis_splits_paragraph_units_and_the_table_follows(
         assert table.row_count == 11
         assert screen.doc.segments[screen.current].key == "tu3/xls1"
         assert {r["band"]: r["segments"] for r in screen.analysis.table()}["100%"] == 6
+
+
+async def test_the_status_line_says_what_a_long_analysis_waits_for(
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
+):
+    """The first analysis over a large memory calibrates the model on it (tens of seconds):
+    the status line names that wait, not only a count."""
+    from textual.widgets import Label
+
+    from xlsearch.engine.progress import Progress
+    from xlsearch.tui.messages import JobProgress
+
+    doc_path = _prepare(tmp_path, tiny_static_model)
+    async with translate(doc_path, typed=True) as (pilot, screen):
+        what = "calibrating semantic fills on your memory: 600 held-out units looked up"
+        screen.on_job_progress(JobProgress("analyze", Progress("calibrate", 25, 600, what)))
+        await pilot.pause()
+        shown = str(screen.query_one("#tr-status", Label).render())
+        assert shown == f"analyze: {what} · 25/600"
