@@ -209,8 +209,10 @@ def test_cli_index_search_sts_mine(
     assert "notice: precision unknown: tiny-static has no calibration for de-en" in (
         capsys.readouterr().err
     )
-    lines = pairs.read_text(encoding="utf-8").splitlines()
-    assert 1 <= len(lines) <= 4 and all(len(line.split("\t")) == 2 for line in lines)
+    header, *lines = pairs.read_text(encoding="utf-8").splitlines()
+    assert header == "en\tde\tscore"  # distill and import read the languages, skip the score
+    assert 1 <= len(lines) <= 4 and all(len(line.split("\t")) == 3 for line in lines)
+    assert all(float(line.split("\t")[2]) > 0 for line in lines)
     assert {line.split("\t")[0] for line in lines} <= {u["en"] for u in UNITS}
     assert main(["search", "dog", "--collection", "missing", "--model", model]) == 2
     capsys.readouterr()

@@ -55,4 +55,5 @@ async def test_a_po_entry_is_split_in_the_table_and_saved_as_one_msgstr(
     entry = polib.pofile(str(tmp_path / "app.translated.po")).find(SESSION, msgctxt="auth")
     assert entry.msgstr == "Ihre Sitzung ist abgelaufen. Bitte melden Sie sich erneut an."
     assert entry.fuzzy  # one of its two sentences is confirmed: the entry is not yet
-    assert entry.tcomment == "xlsearch: sentences: confirmed · fuzzy match 100%, needs review"
+    # the second sentence follows the same sentence as in the memory: an in-context 101 %
+    assert entry.tcomment == "xlsearch: sentences: confirmed · fuzzy match 101%, needs review"
