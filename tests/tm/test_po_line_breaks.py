@@ -9,12 +9,7 @@ import subprocess
 from pathlib import Path
 
 import polib
-
-from xlsearch.engine.store import Store
-from xlsearch.engine.tm.analysis.analyze import analyze
-from xlsearch.engine.tm.analysis.pretranslate import pretranslate
-from xlsearch.engine.tm.documents import open_document
-from xlsearch.engine.tm.matching.lookup import Lookup
+from po_jobs import pretranslate_po
 
 HEAD = (
     'msgid ""\nmsgstr ""\n"Project-Id-Version: demo 1.0\\n"\n"Language: fr\\n"\n'
@@ -30,13 +25,7 @@ def test_fills_keep_the_msgids_edge_line_breaks(tmp_path: Path) -> None:
     # the job: the same sources, the breaks the other way round
     job = HEAD + 'msgid "Usage: %s [OPTION...]"\nmsgstr ""\n\n'
     job += 'msgid "Close the window\\n"\nmsgstr ""\n\n'
-    (tmp_path / "mem.fr.po").write_text(mem, encoding="utf-8")
-    (tmp_path / "job.fr.po").write_text(job, encoding="utf-8")
-    with Store(tmp_path / "s.db") as store:
-        store.import_file(tmp_path / "mem.fr.po", "mem")
-        doc = open_document(tmp_path / "job.fr.po")
-        pretranslate(doc, analyze(doc, Lookup(store, None, collection="mem", semantic=False)))
-        out = doc.save(tmp_path / "out.fr.po")
+    _, _, out = pretranslate_po(tmp_path, mem, job, "fr")
     got = {e.msgid: e.msgstr for e in polib.pofile(str(out))}
     assert got["Usage: %s [OPTION...]"] == "Usage : %s [OPTION...]"
     assert got["Close the window\n"] == "Fermer la fenêtre\n"
@@ -64,13 +53,7 @@ def test_a_fill_breaks_into_lines_where_its_msgid_does(tmp_path: Path) -> None:
         'msgid ""\n"Your changes were not saved.\\n"\n"Close anyway?"\nmsgstr ""\n\n'
         'msgid "No templates installed in\\n\\"%s\\""\nmsgstr ""\n\n'
     )
-    (tmp_path / "mem.fr.po").write_text(mem, encoding="utf-8")
-    (tmp_path / "job.fr.po").write_text(job, encoding="utf-8")
-    with Store(tmp_path / "s.db") as store:
-        store.import_file(tmp_path / "mem.fr.po", "mem")
-        doc = open_document(tmp_path / "job.fr.po")
-        pretranslate(doc, analyze(doc, Lookup(store, None, collection="mem", semantic=False)))
-        out = doc.save(tmp_path / "out.fr.po")
+    _, _, out = pretranslate_po(tmp_path, mem, job, "fr")
     entries = {e.msgid: e for e in polib.pofile(str(out))}
     dialog = entries["Your changes were not saved.\nClose anyway?"]
     assert dialog.msgstr == "Vos modifications n’ont pas été enregistrées.\nFermer quand même ?"

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import polib
+from po_jobs import pretranslate_po
 
 from xlsearch.engine.store import Store
 from xlsearch.engine.tm.analysis.analyze import analyze
@@ -89,14 +90,8 @@ def test_every_plural_form_or_none(tmp_path: Path) -> None:
 def test_another_number_of_plural_forms_is_not_written(tmp_path: Path) -> None:
     mem = _head("ru", RU) + _entry("%d folder", "%d folders", ["%d папка", "%d папки", "%d папок"])
     job = _head("ru", RU4) + _entry("%d folder", "%d folders", ["", "", "", ""])
-    (tmp_path / "mem.ru.po").write_text(mem, encoding="utf-8")
-    (tmp_path / "job.ru.po").write_text(job, encoding="utf-8")
-    with Store(tmp_path / "s.db") as store:
-        store.import_file(tmp_path / "mem.ru.po", "mem")
-        doc = open_document(tmp_path / "job.ru.po")
-        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
-        assert pretranslate(doc, rep) == 0
-        out = doc.save(tmp_path / "out.ru.po")
+    rep, filled, out = pretranslate_po(tmp_path, mem, job, "ru")
+    assert filled == 0
     entry = polib.pofile(str(out))[0]
     assert set(entry.msgstr_plural.values()) == {""}
     best = rep.segments[0].best
@@ -111,13 +106,7 @@ def test_msgid_equal_to_msgid_plural_gets_its_own_forms(tmp_path: Path) -> None:
     three = "nplurals=3; plural=(n == 0 || n == 1) ? 0 : n != 0 && n % 1000000 == 0 ? 1 : 2;"
     mem = _head("fr", three) + _entry("%s (%d hidden)", "%s (%d hidden)", forms)
     job = _head("fr", three) + _entry("%s (%d hidden)", "%s (%d hidden)", ["", "", ""])
-    (tmp_path / "mem.fr.po").write_text(mem, encoding="utf-8")
-    (tmp_path / "job.fr.po").write_text(job, encoding="utf-8")
-    with Store(tmp_path / "s.db") as store:
-        store.import_file(tmp_path / "mem.fr.po", "mem")
-        doc = open_document(tmp_path / "job.fr.po")
-        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
-        assert pretranslate(doc, rep) == 1
-        out = doc.save(tmp_path / "out.fr.po")
+    _, filled, out = pretranslate_po(tmp_path, mem, job, "fr")
+    assert filled == 1
     assert polib.pofile(str(out))[0].msgstr_plural == dict(enumerate(forms))
     _msgfmt_ok(out)
