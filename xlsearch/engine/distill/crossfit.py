@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
+from xlsearch.engine.search.margin import margin_fn
 
 MIN_PAIRS = 2000
 """Fewer pairs than this (per language) teach the quick students too little: no check."""
@@ -125,7 +126,7 @@ def pair_margin(s: np.ndarray, t: np.ndarray) -> np.ndarray:
         sim[rows, rows + start] = -1.0
         best_t[start : start + _CHUNK] = sim.max(axis=1)
         np.maximum(best_s, sim.max(axis=0), out=best_s)
-    return np.asarray(own - (best_t + best_s) / 2, dtype=np.float32)
+    return margin_fn(own, (best_t + best_s) / 2, "distance").astype(np.float32)
 
 
 def crossfit_drops(
