@@ -432,9 +432,10 @@ def _run(
             groups, idx = stream.take(base, B)
             src = [data.groups[g].src[i] for g, i in zip(groups, idx, strict=True)]
             tgt = [data.groups[g].tgt[i] for g, i in zip(groups, idx, strict=True)]
-            target, target_t = teacher_targets(targets, groups, idx, src, tgt)
-            if start is not None and cfg.anchor:
+            if start is not None and cfg.anchor:  # the starting student's own vectors
                 target = target_t = start_vectors(start, src, targets)
+            else:
+                target, target_t = teacher_targets(targets, groups, idx, src, tgt)
             pair = np.flatnonzero(~mono_group[groups])  # monolingual rows have no translation
             loss, got = batch_loss(net, model, src, tgt, target, target_t, pair, cfg, targets)
             (loss / cfg.accum).backward()
