@@ -389,6 +389,23 @@ def exact_topk(
     return np.take_along_axis(sims, cols, axis=1), ids[cols]
 
 
+@contextlib.contextmanager
+def _list_view(invl: Any, lst: int, n: int, d: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """One inverted list of an IVF-Flat index (``n`` vectors of ``d`` floats): its vectors
+    and ids as numpy views of FAISS's memory, valid inside the block (released after)."""
+    import faiss
+
+    codes_ptr, ids_ptr = invl.get_codes(lst), invl.get_ids(lst)
+    try:
+        yield (
+            faiss.rev_swig_ptr(codes_ptr, n * d * 4).view(np.float32).reshape(n, d),
+            faiss.rev_swig_ptr(ids_ptr, n).view(np.int64),
+        )
+    finally:
+        invl.release_codes(lst, codes_ptr)
+        invl.release_ids(lst, ids_ptr)
+
+
 def ivf_search_by_list(
     vi: VectorIndex, queries: np.ndarray, k: int, nprobe: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -396,7 +413,6 @@ def ivf_search_by_list(
     list is read once for every query that probes it (one matrix product) instead of once
     per query — the same lists, hence the same hits, at a fraction of the memory traffic
     when many queries share lists (document analysis). Missing hits have id -1."""
-    import faiss
 
     index = vi.index
     q = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)
@@ -417,13 +433,9 @@ def ivf_search_by_list(
         if n == 0:
             continue
         qs = order[lo:hi] // nprobe
-        codes_ptr = invl.get_codes(lst)
-        ids_ptr = invl.get_ids(lst)
-        vecs = faiss.rev_swig_ptr(codes_ptr, n * d * 4).view(np.float32).reshape(n, d)
-        ids = faiss.rev_swig_ptr(ids_ptr, n).view(np.int64).copy()
-        sims = q[qs] @ vecs.T
-        invl.release_codes(lst, codes_ptr)
-        invl.release_ids(lst, ids_ptr)
+        with _list_view(invl, lst, n, d) as (vecs, list_ids):
+            sims = q[qs] @ vecs.T
+            ids = list_ids.copy()
         all_s = np.concatenate([best_s[qs], sims], axis=1)
         all_i = np.concatenate([best_i[qs], np.broadcast_to(ids, sims.shape)], axis=1)
         top = np.argpartition(-all_s, k - 1, axis=1)[:, :k] if all_s.shape[1] > k else None
@@ -446,7 +458,6 @@ def _per_list_topk(
     read in groups of about ``chunk`` vectors, one matrix product per group. The best of a
     set of lists is the best of their per-list bests, so every ``nprobe`` is answered
     from these without reading the index again (its lists may be memory-mapped on disk)."""
-    import faiss
 
     index, invl = vi.index, vi.index.invlists
     nlist, d, nq = int(index.nlist), int(index.d), len(queries)
@@ -463,12 +474,9 @@ def _per_list_topk(
         while lst < nlist and (not group or used + sizes[lst] <= len(buf)):
             n = sizes[lst]
             if n:
-                codes_ptr, ids_ptr = invl.get_codes(lst), invl.get_ids(lst)
-                raw = faiss.rev_swig_ptr(codes_ptr, n * d * 4).view(np.float32)
-                buf[used : used + n] = raw.reshape(n, d)
-                ids[used : used + n] = faiss.rev_swig_ptr(ids_ptr, n).view(np.int64)
-                invl.release_codes(lst, codes_ptr)
-                invl.release_ids(lst, ids_ptr)
+                with _list_view(invl, lst, n, d) as (vecs, list_ids):
+                    buf[used : used + n] = vecs
+                    ids[used : used + n] = list_ids
                 group.append((lst, used, n))
                 used += n
             lst += 1
