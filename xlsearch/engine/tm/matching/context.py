@@ -116,18 +116,56 @@ SHORT_WORDS = 3
 """A string of at most this many words is *short*: another word in it is another string."""
 SHORT_FUZZY = 85
 """Under this fuzzy %, an unrepaired match of a short string is a suggestion only."""
+WORD_BAND = 75
+"""Under this % of its words (``fuzzy.word_fuzzy``, OmegaT's score), an unrepaired match
+whose source has another content word is a suggestion only (the lowest band CAT tools
+pre-translate from)."""
+FUNCTION_WORDS = frozenset(
+    "a an the to of in on at by for from with into onto as and or but not no is are was "
+    "were be been being this that these those it its all any some each your you our my".split()
+)
+"""English words that carry no meaning of their own: an article more or less does not
+make another string."""
+
+
+def _words(text: str) -> list[str]:
+    """The words of ``text`` (mnemonics, placeholders and numbers aside)."""
+    from xlsearch.engine.tm.matching.fuzzy import word_keys
+
+    return [w for w in word_keys(text.replace("_", "").replace("&", "")) if not w.isdigit()]
+
+
+def content_words_differ(segment: str, source: str) -> bool:
+    """Whether ``source`` lacks a word of ``segment`` or has one it lacks, other than
+    ``FUNCTION_WORDS`` and numbers (``unmount`` / ``mount``, ``show`` / ``hide``)."""
+    a, b = set(_words(segment)), set(_words(source))
+    return any(w not in FUNCTION_WORDS for w in a ^ b)
 
 
 def flag_short_fuzzy(m: Any, segment: str) -> bool:
-    """Flag a fuzzy match under ``SHORT_FUZZY`` % of a string of at most ``SHORT_WORDS``
-    words as a suggestion only (one word of three differs: "Select _All" is not "Select
-    _all Files"); True when flagged."""
-    if m.fuzzy >= SHORT_FUZZY or m.repairs or suggestion_only(m):
+    """Flag an unrepaired fuzzy match as a suggestion only where another word makes it
+    another string: under ``SHORT_FUZZY`` % for a string of at most ``SHORT_WORDS`` words
+    (one word of three differs: "Select _All" is not "Select _all Files"), and under
+    ``WORD_BAND`` % of the words (``fuzzy.word_fuzzy``) when a content word differs —
+    ``Failed to unmount "%s"`` is 83 % of ``Failed to mount "%s"`` counting its quotes and
+    placeholder, 66 % of its words, and means the opposite. True when flagged."""
+    from xlsearch.engine.tm.matching.fuzzy import word_fuzzy
+
+    if m.fuzzy >= 100 or m.repairs or suggestion_only(m):
         return False
-    if len(re.findall(r"[^\W_]+", segment.replace("_", "").replace("&", ""))) > SHORT_WORDS:
-        return False
-    m.flags.insert(0, f"{SUGGESTION_ONLY} a short string with other words ({m.fuzzy} %)")
-    return True
+    short = len(re.findall(r"[^\W_]+", segment.replace("_", "").replace("&", "")))
+    if m.fuzzy < SHORT_FUZZY and short <= SHORT_WORDS:
+        m.flags.insert(0, f"{SUGGESTION_ONLY} a short string with other words ({m.fuzzy} %)")
+        return True
+    by_words = word_fuzzy(segment, m.source)
+    if by_words < WORD_BAND and content_words_differ(segment, m.source):
+        m.flags.insert(
+            0,
+            f"{SUGGESTION_ONLY} another word in the source ({by_words} % of the words; "
+            f"{m.fuzzy} % with punctuation and placeholders)",
+        )
+        return True
+    return False
 
 
 def suggestion_only(m: Any) -> bool:
@@ -191,6 +229,7 @@ __all__ = [
     "OTHER_TRANSLATIONS",
     "SUGGESTION_ONLY",
     "apply",
+    "content_words_differ",
     "flag_alternatives",
     "flag_short_fuzzy",
     "is_short",

@@ -168,6 +168,17 @@ def fuzzy(new: str, stored: str) -> int:
     return pct
 
 
+def word_fuzzy(new: str, stored: str) -> int:
+    """The fuzzy % of the two segments' words and numbers alone (punctuation, tags and
+    placeholders aside): the score OmegaT bands and ranks a match by. ``Failed to unmount
+    "%s"`` / ``Failed to mount "%s"`` is 66 % (two words of three), where ``fuzzy``,
+    counting the quotes and the placeholder, gives 83 %."""
+    a, b = word_keys(new), word_keys(stored)
+    if not a and not b:
+        return 100
+    return math.floor(100 * Levenshtein.normalized_similarity(a, b) + 1e-9)
+
+
 def fuzzy_many(new: str, stored: Sequence[str]) -> list[int]:
     """``fuzzy(new, s)`` for each stored segment, the distances in one rapidfuzz ``cdist``
     call (C++, no Python loop over pairs)."""
@@ -345,6 +356,7 @@ __all__ = [
     "placeholder_problem",
     "protected",
     "tokenize",
+    "word_fuzzy",
     "word_keys",
     "words",
 ]
