@@ -107,9 +107,63 @@ def learn_eflomal(pairs: list[tuple[str, str]], path: Path | None) -> tuple[Any,
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(pickle.dumps(got))
-    links = [wa.grow_diag_final_and(f, r) for f, r in got["ef"]]
-    wider = [f | r for f, r in got["ef"]]
-    return FragmentIndex.from_links(got["units"], links, wider), float(got["te"])
+    units, ef = _project(pairs, got["units"], got["ef"])
+    links = [wa.grow_diag_final_and(f, r) for f, r in ef]
+    wider = [f | r for f, r in ef]
+    return FragmentIndex.from_links(units, links, wider), float(got["te"])
+
+
+def _project(pairs: list[tuple[str, str]], units: list[Any], ef: list[Any]) -> tuple[Any, Any]:
+    """The memory's units as the code reads them now, with the links of ``--links`` (made
+    when markup tags still were words): each unit's links to its remaining words, renumbered
+    (eflomal is not run again; tags are 3 % of the Xfce units)."""
+    import re
+
+    from xlsearch.engine.tm.matching import fragments as fr
+
+    now = fr.memory_units(pairs)
+    if now == units:
+        return units, ef
+    tag = fr._TAG
+    fr._TAG = re.compile(r"(?!)")  # the units as they were read when the links were made
+    try:
+        then = [fr.memory_units([p]) for p in pairs]
+    finally:
+        fr._TAG = tag
+    assert [u for us in then for u in us] == units, "--links were made from other units"
+    out_units, out_ef = [], []
+    k = 0
+    for p, was in zip(pairs, then, strict=True):
+        new = fr.memory_units([p])
+        if not was:
+            if new:  # not aligned then: no links
+                out_units.append(new[0])
+                out_ef.append((set(), set()))
+            continue
+        fwd, rev = ef[k]
+        k += 1
+        if not new:
+            continue
+        smap = _subsequence(was[0][0], new[0][0])
+        tmap = _subsequence(was[0][1], new[0][1])
+        out_units.append(new[0])
+        out_ef.append(
+            tuple(
+                {(smap[i], tmap[j]) for i, j in lk if i in smap and j in tmap} for lk in (fwd, rev)
+            )
+        )
+    return out_units, out_ef
+
+
+def _subsequence(then: list[str], now: list[str]) -> dict[int, int]:
+    """Old word index → new word index, ``now`` read as a subsequence of ``then``."""
+    out: dict[int, int] = {}
+    j = 0
+    for i, w in enumerate(then):
+        if j < len(now) and now[j] == w:
+            out[i] = j
+            j += 1
+    return out if j == len(now) else {}
 
 
 def main() -> None:

@@ -197,3 +197,21 @@ def test_the_fragment_index_is_learnt_once_per_memory_generation(
         store.import_file(more, "mem")  # a new generation: learnt again, with the new units
         fragments._CACHE.clear()
         assert ("empty",) in fragments.index_for(store, "mem", "en", "fr").phrases
+
+
+def test_markup_tags_are_no_words_of_a_fragment() -> None:
+    memory = [
+        ("<b>Warning</b>", "<b>Avertissement</b>"),
+        ("<b>Error</b>", "<b>Erreur</b>"),
+        ('<span size="x">Error</span> loading', '<span size="x">Erreur</span> de chargement'),
+        ("<b>Warning</b> saving", "<b>Avertissement</b> d’enregistrement"),
+        ("Warning", "Avertissement"),
+        ("Error", "Erreur"),
+    ]
+    idx = FragmentIndex.learn(memory, "cooc")
+    found = idx.find("<b>Warning</b> and <b>Error</b> while printing")
+    assert {(f.source, f.target) for f in found} == {
+        ("warning", "Avertissement"),
+        ("error", "Erreur"),
+    }
+    assert all("b" not in fragments.words(s) for s, _ in memory)

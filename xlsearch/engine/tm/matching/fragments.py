@@ -57,6 +57,8 @@ EDGE_START = frozenset({"to", "the", "a", "an"})
 """Words an n-gram may not start with (``to save the`` is translated by its context)."""
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _PH = re.compile(PLACEHOLDER)
+_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
+"""An inline markup tag (``<b>``, ``<span weight="bold">``), as the fuzzy matcher reads one."""
 _PART = re.compile(r"[^\W_]+")
 EDGE = ("^", "$")
 """The neighbours of an n-gram at the start and at the end of a segment."""
@@ -79,10 +81,11 @@ class Fragment:
 
 
 def _strip_codes(text: str) -> str:
-    """The text without placeholders, CJK mnemonics ``(_F)`` and mnemonic marks: what is
-    copied or placed, not translated."""
+    """The text without markup tags, placeholders, CJK mnemonics ``(_F)`` and mnemonic
+    marks: what is copied or placed, not translated (``<b>`` is no word ``b``)."""
     from xlsearch.engine.tm.matching.repair import CJK_MNEMONIC
 
+    text = _TAG.sub(" ", text) if "<" in text else text
     return _PH.sub(" ", CJK_MNEMONIC.sub("", text)).replace("_", "").replace("&", "")
 
 
@@ -371,7 +374,7 @@ def default_aligner() -> str:
 
 
 _CACHE: dict[tuple[str, str | None, str, str, int, str], FragmentIndex] = {}
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 
 
 def _cache_file(key: tuple[str, str | None, str, str, int, str]) -> Path:
