@@ -36,6 +36,12 @@ def register(sub: Any) -> None:
     p.add_argument("--tgt", help="target language (default: what the file says)")
     p.add_argument("--model", help="model for the semantic checks (default: the active model)")
     p.add_argument("--rules-only", action="store_true", help="no semantic checks (no model)")
+    p.add_argument(
+        "--fuzzy",
+        action="store_true",
+        help="also check every PO fuzzy entry (msgmerge's drafts); the fills analyze --out "
+        "wrote for review are always checked",
+    )
     p.add_argument("--json", action="store_true", help='print {"checked": N, "flags": [...]}')
     p.add_argument("--report", type=Path, help="also write the flags to this file (.json or .tsv)")
     p.add_argument(
@@ -60,6 +66,7 @@ def _flag_dict(f: Any) -> dict[str, Any]:
         "kind": f.kind,
         "severity": f.severity,
         "explanation": f.explanation,
+        "draft": f.draft,
     }
     if f.file.lower().endswith((".po", ".pot")):  # gettext's own fields, beside the id
         out |= {"msgctxt": f.context, "msgid": f.ident}
@@ -102,10 +109,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         tgt=tgt,
         model=args.model,
         semantic=not args.rules_only,
+        fuzzy=args.fuzzy,
     )
     shown = [f for f in report.flags if _RANK[f.severity] <= _RANK[args.severity]]
     payload = {
         "checked": report.checked,
+        "drafts": report.drafts,
         "flags": [_flag_dict(f) for f in shown],
         "model": report.model or None,
         "calibration": [
@@ -129,16 +138,23 @@ def cmd_check(args: argparse.Namespace) -> int:
             unit = f.unit.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
             print(f"{where}  [{unit[:60]}]  {f.severity} {f.kind}: {f.explanation}")
             print(f"    source: {' '.join(f.source.split())[:120]}")
-            print(f"    target: {' '.join(f.target.split())[:120]}")
+            draft = " (a draft, not confirmed)" if f.draft else ""
+            print(f"    target{draft}: {' '.join(f.target.split())[:120]}")
         counts = report.counts()
 
         def n(count: int, word: str) -> str:
             return f"{count:,} {word}" + ("" if count == 1 else "s")
 
         model = Path(report.model).name if report.model else ""
+        drafts = f"{report.drafts:,} of them drafts not yet confirmed; " if report.drafts else ""
+        more = (
+            f": --fuzzy checks the {n(report.drafts_skipped, 'fuzzy entry')}"
+            if report.drafts_skipped
+            else ""
+        ).replace("entrys", "entries")
         print(
-            f"{n(report.checked, 'unit')} checked ({report.skipped:,} without a target or "
-            f"fuzzy, not checked): {n(counts['error'], 'error')}, "
+            f"{n(report.checked, 'unit')} checked ({drafts}{report.skipped:,} without a target "
+            f"or fuzzy, not checked{more}): {n(counts['error'], 'error')}, "
             f"{n(counts['warning'], 'warning')}, {n(counts['info'], 'note')}"
             + (f"; model {model}" if model else "")
         )

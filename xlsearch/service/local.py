@@ -968,9 +968,11 @@ class LocalEngine(JobsMixin):
         tgt: str | None = None,
         model: str | None = None,
         semantic: bool = True,
+        fuzzy: bool = False,
     ) -> CheckReport:
         """The check of files (and a collection's pairs); ``semantic``: with
-        ``model`` (default: the active model)."""
+        ``model`` (default: the active model); ``fuzzy``: every PO ``fuzzy`` draft too (the
+        fills xlsearch wrote for review always)."""
         from xlsearch.service.qa import check_translations
 
         name = (model or self.active_model()) if semantic else ""
@@ -982,6 +984,7 @@ class LocalEngine(JobsMixin):
             tgt=tgt,
             encoder=self.encoder(name) if semantic else None,
             model_name=name,
+            fuzzy=fuzzy,
         )
 
     def check_document(

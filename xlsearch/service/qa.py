@@ -36,6 +36,9 @@ class CheckFlag:
     """PO: the entry's ``msgctxt`` (None: none)."""
     ident: str = ""
     """The id without its context: PO ``msgid``, XLIFF ``id``, a TMX/TSV line."""
+    draft: bool = False
+    """The target is a draft no translator confirmed (a fill xlsearch wrote for review, a PO
+    ``fuzzy`` entry)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,10 @@ class CheckReport:
     calibrations: tuple[CheckCalibration, ...]
     notes: tuple[str, ...]
     model: str
+    drafts: int = 0
+    """Of the ``checked``: drafts no translator confirmed (xlsearch's fills for review)."""
+    drafts_skipped: int = 0
+    """Of the ``skipped``: drafts another tool left (PO ``fuzzy``), checked on request."""
 
     def counts(self) -> dict[str, int]:
         """Flags by severity."""
@@ -79,12 +86,14 @@ def check_translations(
     tgt: str | None = None,
     encoder: LoadedEncoder | None = None,
     model_name: str = "",
+    fuzzy: bool = False,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> CheckReport:
     """Check ``paths`` (and the ``collection``'s pairs, given ``src``/``tgt``); ``memory``: a
     collection whose translations the consistency check compares with; ``encoder``: the
-    model (``model_name``) of the calibrated semantic checks, None for none."""
+    model (``model_name``) of the calibrated semantic checks, None for none; ``fuzzy``:
+    every draft (PO ``fuzzy``) too, not only the fills xlsearch wrote."""
     from xlsearch.engine.errors import DataError
     from xlsearch.engine.qa import check_files, check_units
     from xlsearch.engine.qa.check import CheckResult
@@ -125,6 +134,7 @@ def check_translations(
         tgt=tgt,
         encoder=encoder,
         memory=memory_map,
+        fuzzy=fuzzy,
         on_progress=on_progress,
         cancel=cancel,
     )
@@ -221,6 +231,7 @@ def _flag(f: Flag, keys: dict[str, str] | None) -> CheckFlag:
         int(f.key) if keys is not None else None,
         context,
         ident,
+        f.draft,
     )
 
 
@@ -244,4 +255,6 @@ def _report(result: CheckResult, model: str, keys: dict[str, str] | None = None)
         ),  # fmt: skip
         notes=tuple(result.notes),
         model=model,
+        drafts=result.drafts,
+        drafts_skipped=result.drafts_skipped,
     )

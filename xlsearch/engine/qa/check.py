@@ -32,6 +32,11 @@ class CheckResult:
 
     checked: int = 0
     skipped: int = 0
+    drafts: int = 0
+    """Of the ``checked``: drafts no translator confirmed (xlsearch's fills, PO ``fuzzy``)."""
+    drafts_skipped: int = 0
+    """Of the ``skipped``: drafts another tool left (PO ``fuzzy``; ``fuzzy=True`` checks
+    them)."""
     flags: list[Flag] = field(default_factory=list)
     calibrations: list[Calibration] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -707,14 +712,16 @@ def check_files(
     tgt: str | None = None,
     encoder: Any = None,
     memory: dict[str, dict[str, str]] | None = None,
+    fuzzy: bool = False,
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> CheckResult:
-    """Check each file in ``paths``."""
+    """Check each file in ``paths``: its confirmed targets and the fills xlsearch wrote
+    for review, every draft (PO ``fuzzy``) with ``fuzzy``; a draft's flags say so."""
     from xlsearch.engine.qa.read import read_units
 
     result = CheckResult()
-    reads = [read_units(path, src, tgt) for path in paths]
+    reads = [read_units(path, src, tgt, fuzzy=fuzzy) for path in paths]
     by_pair: dict[tuple[str, str], list[Sequence[QaUnit]]] = defaultdict(list)
     for read in reads:
         by_pair[(read.src, read.tgt)].append(read.units)
@@ -730,6 +737,8 @@ def check_files(
     for path, read in zip(paths, reads, strict=True):
         result.checked += len(read.units) - read.forms
         result.skipped += read.skipped
+        result.drafts += read.drafts
+        result.drafts_skipped += read.drafts_skipped
         result.notes.extend(read.warnings)
         flags, cal = check_units(
             read.units,
@@ -744,7 +753,10 @@ def check_files(
             on_progress=on_progress,
             cancel=cancel,
         )
-        result.flags.extend(flags)
+        drafts = {u.key for u in read.units if u.draft}
+        result.flags.extend(
+            dataclasses.replace(f, draft=True) if f.key in drafts else f for f in flags
+        )
         if cal is not None:
             result.calibrations.append(cal)
             if cal.note:

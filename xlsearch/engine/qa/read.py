@@ -22,7 +22,11 @@ class ReadUnits:
     tgt: str
     units: list[QaUnit] = field(default_factory=list)
     skipped: int = 0
-    """Units not checked: no target, or a draft (PO ``fuzzy``)."""
+    """Units not checked: no target, or a draft another tool left (PO ``fuzzy``)."""
+    drafts: int = 0
+    """Drafts checked (``QaUnit.draft``): xlsearch's own fills, every one with ``fuzzy``."""
+    drafts_skipped: int = 0
+    """Drafts of the ``skipped``: PO ``fuzzy`` entries another tool (msgmerge) left."""
     warnings: list[str] = field(default_factory=list)
     """Rows the reader skipped, each with its line and why (``file:line: …``)."""
     forms: int = 0
@@ -55,9 +59,17 @@ def _target_tags(ref: Any) -> int:
 
 
 def read_units(
-    path: str | Path, src: str | None = None, tgt: str | None = None, fmt: str | None = None
+    path: str | Path,
+    src: str | None = None,
+    tgt: str | None = None,
+    fmt: str | None = None,
+    *,
+    fuzzy: bool = False,
 ) -> ReadUnits:
-    """The units of ``path`` that have a target to check (``DataError`` when unreadable)."""
+    """The units of ``path`` that have a target to check (``DataError`` when unreadable):
+    a PO ``fuzzy`` entry's msgstr when xlsearch wrote it (a fill awaiting review: its
+    ``# xlsearch:`` comment says so), every ``fuzzy`` one with ``fuzzy`` (msgmerge's
+    drafts too), each marked ``draft``."""
     from xlsearch.engine.importers.base import detect_format, normalize_lang
 
     p = Path(path).expanduser()
@@ -71,11 +83,20 @@ def read_units(
             hint="check an XLIFF, PO, TMX or TSV file (source and target side by side)",
         )
     if kind in ("xliff", "po"):
-        return _read_document(p, kind, normalize_lang(src), normalize_lang(tgt))
+        return _read_document(p, kind, normalize_lang(src), normalize_lang(tgt), fuzzy)
     return _read_parallel(p, kind, normalize_lang(src), normalize_lang(tgt))
 
 
-def _read_document(p: Path, kind: str, src: str | None, tgt: str | None) -> ReadUnits:
+def filled_by_xlsearch(entry: Any) -> bool:
+    """Whether a PO entry's msgstr is a fill xlsearch wrote for review (its translator
+    comment starts ``xlsearch:``, as ``analyze --out`` writes it; a confirmation drops it)."""
+    comment = getattr(entry, "tcomment", "") or ""
+    return any(line.startswith("xlsearch:") for line in comment.splitlines())
+
+
+def _read_document(
+    p: Path, kind: str, src: str | None, tgt: str | None, fuzzy: bool = False
+) -> ReadUnits:
     from xlsearch.engine.tm.documents import open_document
 
     doc = open_document(p, src=src, tgt=tgt, fmt=kind, segment="never")
@@ -87,9 +108,12 @@ def _read_document(p: Path, kind: str, src: str | None, tgt: str | None) -> Read
     # writes it after msgid_plural, as msgfmt --check compares it.
     first_many = usage is not None and usage.get(0, 0) > 1
     for seg in doc.segments:
-        if not seg.target or seg.state == "fuzzy":
+        draft = bool(seg.target) and seg.state == "fuzzy"
+        if not seg.target or (draft and not (fuzzy or filled_by_xlsearch(seg.ref))):
             out.skipped += 1
+            out.drafts_skipped += draft
             continue
+        out.drafts += draft
         if kind == "po":
             line = getattr(seg.ref, "linenum", None)
         else:  # the trans-unit's line (lxml), its resname beside the id
@@ -104,6 +128,7 @@ def _read_document(p: Path, kind: str, src: str | None, tgt: str | None) -> Read
                 line=line if isinstance(line, int) else None,
                 source_tags=seg.tags,
                 target_tags=_target_tags(seg.ref) if kind == "xliff" else -1,
+                draft=draft,
             )
         )
         if kind == "po" and bool(getattr(seg.ref, "msgid_plural", None)):
@@ -155,6 +180,7 @@ def _plural_forms(p: Path, seg: Any, first: QaUnit, one_value: frozenset[int]) -
                 text,
                 line=first.line,
                 source_tags=first.source_tags,
+                draft=first.draft,
             )
         )
     return out

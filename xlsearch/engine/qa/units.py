@@ -44,6 +44,8 @@ class QaUnit:
     source_tags: int = 0
     """Inline codes in the source (XLIFF), when the reader counts them; -1: unknown."""
     target_tags: int = -1
+    draft: bool = False
+    """The target is a draft no translator confirmed (a PO ``#, fuzzy`` entry's msgstr)."""
 
 
 _FORM = re.compile(r"msgstr\[\d+\]")
@@ -80,3 +82,5 @@ class Flag:
     line: int | None = None
     score: float | None = None
     """The measure behind a semantic flag (its calibrated score), else None."""
+    draft: bool = False
+    """The unit's target is a draft no translator confirmed (``QaUnit.draft``)."""
