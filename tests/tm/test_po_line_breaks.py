@@ -59,3 +59,30 @@ def test_a_fill_breaks_into_lines_where_its_msgid_does(tmp_path: Path) -> None:
     assert dialog.msgstr == "Vos modifications n’ont pas été enregistrées.\nFermer quand même ?"
     assert dialog.previous_msgid is None  # a 100 % match: no `#|` line
     assert entries['No templates installed in\n"%s"'].msgstr == "Aucun modèle installé dans « %s »"
+
+
+def test_a_fill_keeps_the_line_breaks_its_memory_translation_has(tmp_path: Path) -> None:
+    """The memory's catalogue wrote its translation on two lines where they are no
+    sentences (a question broken mid-sentence, an indented list): the fill keeps those
+    lines, as the memory's own msgstr has them, not one line with a space."""
+    mem = HEAD + (
+        "#, c-format\n"
+        'msgid ""\n"Are you sure that you want to\\n"\n"permanently delete \\"%s\\"?"\n'
+        'msgstr ""\n"Voulez-vous vraiment supprimer\\n"\n"définitivement « %s » ?"\n\n'
+        'msgid ""\n"Disabled:\\n"\n"\\t- Ignore file dragging."\n'
+        'msgstr ""\n"Désactivé :\\n"\n"\\t- Ignorer le glisser de fichiers."\n\n'
+    )
+    job = HEAD + (
+        "#, c-format\n"
+        'msgid ""\n"Are you sure that you want to\\n"\n"permanently delete \\"%s\\"?"\n'
+        'msgstr ""\n\n'
+        'msgid ""\n"Disabled:\\n"\n"\\t- Ignore file dragging."\nmsgstr ""\n\n'
+    )
+    _, filled, out = pretranslate_po(tmp_path, mem, job, "fr")
+    got = {e.msgid: e.msgstr for e in polib.pofile(str(out))}
+    assert filled == 2
+    question = got['Are you sure that you want to\npermanently delete "%s"?']
+    assert question == "Voulez-vous vraiment supprimer\ndéfinitivement « %s » ?"
+    assert got["Disabled:\n\t- Ignore file dragging."] == (
+        "Désactivé :\n\t- Ignorer le glisser de fichiers."
+    )

@@ -158,6 +158,37 @@ def normalize(text: str) -> str:
 _CONTROL = {c: None for c in range(32) if chr(c) not in "\t\n\r\x0b\x0c"}
 
 
+def line_breaks(raw: str) -> dict[str, Any] | None:
+    """Where ``normalize(raw)`` made an inner line break a space: ``{"gaps": N, "at":
+    [[k, ws], …]}`` — the k-th of the N spaces of the normalised text stands for the
+    whitespace ``ws`` as written (``"\n"``, ``"\n\t"``); None when ``raw`` has no line
+    break inside. A dialog's message written on two lines keeps its layout this way
+    (``restore_breaks``)."""
+    if "\n" not in raw and "\r" not in raw:
+        return None
+    text = raw.translate(_CONTROL)
+    inner = [m for m in _WS.finditer(text) if text[: m.start()].strip() and text[m.end() :].strip()]
+    runs = [m.group().replace("\r\n", "\n").replace("\r", "\n") for m in inner]
+    at: list[list[Any]] = [[k, ws] for k, ws in enumerate(runs) if "\n" in ws]
+    return {"gaps": len(inner), "at": at} if at else None
+
+
+def restore_breaks(text: str, breaks: dict[str, Any] | None) -> str | None:
+    """``text`` (a normalised text) with the line breaks ``line_breaks`` recorded put back
+    in its spaces; None when it has not as many spaces as the text they were recorded on
+    (another text: its words differ)."""
+    if not breaks or not isinstance(breaks.get("at"), list):
+        return None
+    pieces = text.split(" ")
+    if len(pieces) - 1 != breaks.get("gaps"):
+        return None
+    gaps = [" "] * (len(pieces) - 1)
+    for item in breaks["at"]:
+        if isinstance(item, list) and len(item) == 2 and 0 <= int(item[0]) < len(gaps):
+            gaps[int(item[0])] = str(item[1])
+    return pieces[0] + "".join(g + p for g, p in zip(gaps, pieces[1:], strict=True))
+
+
 def keep_lang(ctx: ReadContext, lang: str | None) -> bool:
     """Whether a segment in ``lang`` is imported: ``--lang`` keeps the tags it matches as
     prefixes (``en`` keeps ``en-GB``); an unknown language is kept, to be identified among

@@ -10,6 +10,7 @@ from xlsearch.engine.importers.base import (
     ReadContext,
     Record,
     check_text,
+    line_breaks,
     normalize,
     normalize_lang,
     open_binary,
@@ -278,4 +279,7 @@ def _pair(
     for lang, raw in (source, target):
         text = normalize(raw)
         if text and check_text(ctx, text, line):
-            yield Record(tu, lang, text, line, meta or None)
+            breaks = line_breaks(raw)  # a message's layout: its lines (stored as spaces)
+            yield Record(
+                tu, lang, text, line, ({**meta, "breaks": breaks} if breaks else meta) or None
+            )

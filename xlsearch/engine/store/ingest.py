@@ -140,11 +140,12 @@ def _wanted(lang: str | None, langs: Sequence[str]) -> bool:
     return not langs or any(tag_matches(want, lang or "und") for want in langs)
 
 
-READER_VERSION = 5
+READER_VERSION = 6
 """Bumped when importers read files differently (2: BCP 47 tags as written, unit metadata;
 3: semicolon CSV, TSV/CSV first rows of words are data, JSONL ``translation`` lines; 4: an
 inline code that stands for a placeholder is its text; 5: TMX codes that stand for
-whitespace kept for the export, XLIFF pre-translations nobody confirmed skipped), so
+whitespace kept for the export, XLIFF pre-translations nobody confirmed skipped; 6: a PO
+string's inner line breaks kept in its metadata), so
 re-importing an unchanged file after an upgrade reads it again."""
 
 

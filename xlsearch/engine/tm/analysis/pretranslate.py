@@ -95,6 +95,7 @@ def pretranslate(
                     plural_targets=first.plural_targets,
                     repairs=first.repairs,
                     context_match=first.context_match if first.context == seg.context else "",
+                    line_breaks=first.line_breaks,
                 )
                 filled += 1
                 continue
@@ -117,6 +118,7 @@ def pretranslate(
                 plural_targets=forms[1:],
                 repairs=_repairs(best),
                 context_match=_context_match(best),
+                line_breaks=best.target_breaks,
             )
         elif (
             semantic
@@ -136,6 +138,7 @@ def pretranslate(
                 match_source=m.source,
                 tag_hint=(m.source_tags, m.target_tags),
                 plural_targets=forms[1:],
+                line_breaks=m.target_breaks,
             )
         else:
             continue

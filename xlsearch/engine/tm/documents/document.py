@@ -105,6 +105,9 @@ class DocSegment:
     repairs: list[str] = field(default_factory=list, repr=False, compare=False)
     """What was done to the match's target to fit (``repaired: …``, ``substituted: …``), as
     the analysis report says it: named in the entry's review comment."""
+    line_breaks: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    """Where the match's stored target had its line breaks (``Match.target_breaks``): a PO
+    msgid of several lines gets them back (the memory keeps them as spaces)."""
 
 
 @dataclass
@@ -223,6 +226,7 @@ class Document:
         plural_targets: list[str] | None = None,
         repairs: list[str] | None = None,
         context_match: str = "",
+        line_breaks: dict[str, Any] | None = None,
     ) -> DocSegment:
         """Set segment ``index``'s target (marked for review when saved). ``tag_hint``: the
         match's ``(source_tags, target_tags)``, for a target taken from it; ``edited_from``:
@@ -230,7 +234,8 @@ class Document:
         follow the words they stood by: ``tags.follow_edit``); ``plural_targets``: a PO
         plural entry's other forms (``msgstr[1]`` …; none: those stay as they are);
         ``repairs``: what was done to the match's target (named in the review comment);
-        ``context_match``: the flag of a 101 % (same-context) match."""
+        ``context_match``: the flag of a 101 % (same-context) match; ``line_breaks``: where
+        the match's stored target had line breaks (``Match.target_breaks``)."""
         if tag_hint is not None and edited_from is not None:
             from xlsearch.engine.tm.documents.tags import follow_edit
 
@@ -245,6 +250,7 @@ class Document:
         seg.origin = origin
         seg.match_source = match_source
         seg.tag_hint = tag_hint
+        seg.line_breaks = line_breaks
         seg.confirmed = False  # a changed target is a draft again until confirmed
         seg.changed = True
         return seg

@@ -210,6 +210,17 @@ def _write_split_po(doc: Any, entry: Any, segs: list[Any]) -> None:
     entry.tcomment = "\n".join([*lines, f"xlsearch: {note}, needs review"])
 
 
+def po_layout(msgid: str, target: str, breaks: Any) -> str | None:
+    """``target`` with the line breaks its memory unit had (``breaks``:
+    ``Match.target_breaks``), for a ``msgid`` of several lines; None when the msgid is one
+    line, the unit had none, or ``target`` is no longer the text they were recorded on."""
+    if "\n" not in msgid.strip("\n") or "\n" in target.strip("\n"):
+        return None
+    from xlsearch.engine.importers.base import restore_breaks
+
+    return restore_breaks(target, breaks)
+
+
 def po_lines(msgid: str, target: str, src: str, tgt: str) -> str:
     """A memory's ``target`` broken into lines as ``msgid`` is: a msgid of N lines, each a
     sentence (a dialog's message), whose translation has N sentences gets one a line, with
@@ -258,17 +269,17 @@ def dump_po(doc: Any) -> bytes:
             _write_split_po(doc, entry, segs)
             continue
 
-        def fit(msgid: str, text: str, seg: Any = seg) -> str:
+        def fit(msgid: str, text: str, breaks: Any = None, seg: Any = seg) -> str:
             if seg.origin != "edited":  # the memory's text: its line breaks were spaces
-                text = po_lines(msgid, text, doc.src, doc.tgt)
+                text = po_layout(msgid, text, breaks) or po_lines(msgid, text, doc.src, doc.tgt)
             return po_edges(msgid, text)
 
         if entry.msgid_plural:
-            entry.msgstr_plural[0] = fit(entry.msgid, seg.target)
+            entry.msgstr_plural[0] = fit(entry.msgid, seg.target, seg.line_breaks)
             for k, form in enumerate(seg.plural_targets, 1):
                 entry.msgstr_plural[k] = fit(entry.msgid_plural, form)
         else:
-            entry.msgstr = fit(entry.msgid, seg.target)
+            entry.msgstr = fit(entry.msgid, seg.target, seg.line_breaks)
         if seg.confirmed:
             confirm_po(entry)
             seg.changed = False

@@ -75,6 +75,18 @@ def _tags(row: dict[str, Any] | None) -> list[list[Any]] | None:
     return tags if isinstance(tags, list) else None
 
 
+def _breaks(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Where the segment had inner line breaks (PO imports keep them), else None."""
+    meta = (row or {}).get("meta")
+    if not meta or '"breaks"' not in meta:
+        return None
+    try:
+        found = json.loads(meta).get("breaks")
+    except (ValueError, AttributeError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
 def _meta_text(row: dict[str, Any], key: str) -> str:
     """A text field of the segment's metadata (``context``: PO ``msgctxt``, XLIFF
     ``resname``; ``project``), '' when none."""
@@ -654,6 +666,7 @@ class Lookup(Candidates):
             document=str(row.get("path", "")).rsplit("/", 1)[-1],
             source_tags=_tags(row),
             target_tags=_tags(side) if not cross else None,
+            target_breaks=_breaks(side) if not cross else None,
             context=_context(row),
             plural_forms=self._plural_forms(row, tgt) if not cross else [],
         )

@@ -85,6 +85,9 @@ class Match:
     target_tags: list[list[Any]] | None = None
     """The same for the stored target: with ``source_tags``, what places the new segment's
     tags in the target (``tm.documents.tags``)."""
+    target_breaks: dict[str, Any] | None = None
+    """Where the stored target had line breaks (``importers.base.line_breaks``: a PO
+    message written on several lines), None when it had none."""
     context: str = ""
     """The stored unit's context (PO ``msgctxt``, XLIFF ``resname``), '' when none; the
     segment's own context when one of the ``copies`` has it (``context.apply``)."""
