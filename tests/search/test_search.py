@@ -206,7 +206,7 @@ def test_cli_index_search_sts_mine(
     )
     assert code == 0
     # how many of the pairs to trust is said, as search and lookup say what they know
-    assert "notice: precision unknown: tiny-static has no calibration for de-en" in (
+    assert "notice: precision unknown: tiny-static has no calibration for en → de" in (
         capsys.readouterr().err
     )
     header, *lines = pairs.read_text(encoding="utf-8").splitlines()

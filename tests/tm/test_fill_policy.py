@@ -503,7 +503,7 @@ def test_mining_states_the_expected_precision_for_the_model_and_pair(
         load_encoder(str(tiny_static_model)), "en", "de", pairs
     )
     assert value is None and said.startswith("precision unknown: tiny-static's best match")
-    assert "80 % of its held-out de-en sentences when every sentence has one" in said
+    assert "80 % of its held-out en → de sentences when every sentence has one" in said
     assert "pairs near the threshold are often wrong" in said  # not "expect about 80 %"
     update_card(tiny_static_model, metrics={})
     fill_policy.store("x", tiny_static_model, _permissive(0.5))

@@ -377,7 +377,10 @@ def mining_precision(
     model = str(getattr(encoder, "id", "") or getattr(encoder, "path", "") or "")
     name = model.rsplit("/", 1)[-1]
     card = getattr(encoder, "card", None) or {}
+    from xlsearch.engine.lang.tags import direction
+
     key = pair_key(src, tgt)
+    said = direction(src, tgt)  # the user's direction, as typed (the key is sorted)
     seen = trained_pairs(card)
     if seen is not None and seen < TOY_PAIRS:
         return None, (
@@ -391,13 +394,13 @@ def mining_precision(
         if dev is not None:
             return None, (
                 f"precision unknown: {name}'s best match is the right translation for "
-                f"{dev:.0f} % of its held-out {key} sentences when every sentence has one "
+                f"{dev:.0f} % of its held-out {said} sentences when every sentence has one "
                 "(dev split); where many have none, as in unaligned text, pairs near the "
                 "threshold are often wrong: raise it and check a sample before training on "
                 f"them (xlsearch eval {name} --calibrate measures a precision)"
             )
         return None, (
-            f"precision unknown: {name} has no calibration for {key} (xlsearch eval "
+            f"precision unknown: {name} has no calibration for {said} (xlsearch eval "
             f"{name} --calibrate); check a sample before training on these pairs"
         )
     step = max(1, len(pairs) // MINING_SAMPLE)
@@ -408,7 +411,7 @@ def mining_precision(
     b /= np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
     expected = float(np.mean(probability((a * b).sum(axis=1), pair)))
     held = int(pair.get("held_out", 0) or 0)
-    basis = f"{held:,} held-out {key} pairs" if held else f"held-out {key} pairs"
+    basis = f"{held:,} held-out {said} pairs" if held else f"held-out {said} pairs"
     return expected, (
         f"expected precision ≈ {expected:.0%} (the mean calibrated probability of "
         f"{len(sample):,} mined pairs; {name}'s calibration on {basis}); a higher "
