@@ -559,6 +559,14 @@ def _declare_target(doc: Any) -> None:
             file.set("target-language", doc.tgt)
 
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` without the characters XML 1.0 cannot hold (control characters)."""
+    return _NOT_XML.sub("", text)
+
+
 def as_xliff2(doc: Any) -> bytes:
     """Any document as a new XLIFF 2.0 file: one unit per segment (id = position)."""
     from lxml import etree
@@ -573,9 +581,12 @@ def as_xliff2(doc: Any) -> bytes:
     file = etree.SubElement(root, f"{{{NS20}}}file", id="f1", original=doc.path.name)
     for seg in doc.segments:
         unit = etree.SubElement(file, f"{{{NS20}}}unit", id=f"u{seg.index + 1}")
+        if seg.context:  # a PO msgctxt: the unit's name, read back as its context
+            unit.set("name", xml_safe(seg.context))
         if seg.key:
             notes = etree.SubElement(unit, f"{{{NS20}}}notes")
-            etree.SubElement(notes, f"{{{NS20}}}note", category="location").text = seg.key
+            where = xml_safe(seg.key.replace("\x04", ": "))  # gettext's msgctxt separator
+            etree.SubElement(notes, f"{{{NS20}}}note", category="location").text = where
         s = etree.SubElement(unit, f"{{{NS20}}}segment", id=f"s{seg.index + 1}")
         source, target = as_written(doc, seg, keep_links=False)  # Markdown keeps its markup
         etree.SubElement(s, f"{{{NS20}}}source").text = source

@@ -1,0 +1,32 @@
+"""A PO catalogue saved as XLIFF 2.0 (``analyze job.po --out job.xlf``): entries with a
+``msgctxt`` are written too, the context as the unit's ``name`` (what an XLIFF import
+reads back as the context), never as a control character in the XML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lxml import etree
+
+from xlsearch.engine.tm.documents import open_document
+
+NS = "{urn:oasis:names:tc:xliff:document:2.0}"
+PO = (
+    'msgid ""\nmsgstr ""\n"Language: it\\n"\n\n'
+    'msgctxt "column"\nmsgid "Name"\nmsgstr ""\n\n'
+    'msgctxt "action"\nmsgid "Open"\nmsgstr "Apri"\n\n'
+    'msgid "Save"\nmsgstr ""\n'
+)
+
+
+def test_a_po_with_msgctxt_is_saved_as_xliff(tmp_path: Path) -> None:
+    job = tmp_path / "job.it.po"
+    job.write_text(PO, encoding="utf-8")
+    out = open_document(job).save(tmp_path / "job.xlf")
+    root = etree.parse(str(out)).getroot()
+    units = root.findall(f".//{NS}unit")
+    assert [u.get("name") for u in units] == ["column", "action", None]
+    assert [u.findtext(f".//{NS}source") for u in units] == ["Name", "Open", "Save"]
+    notes = [n.text for n in root.iter(f"{NS}note")]
+    assert notes == ["column: Name", "action: Open", "Save"]
+    assert open_document(out).segments[0].context == "column"  # read back as the context
