@@ -482,3 +482,39 @@ def test_a_tie_goes_to_the_translation_stored_most_recently(tmp_path: Path) -> N
     best = rep.segments[0].best
     assert best is not None and best.target == "_Annuler" and best.copies == 2
     assert any("chosen by date (the most recently imported)" in f for f in best.flags)
+
+
+def test_a_translation_ending_as_its_source_does_beats_the_jobs_project(tmp_path: Path) -> None:
+    """The job's own project does not pick the one translation that adds a full stop its
+    source lacks (or drops the source's ellipsis): a translation ending as the source does
+    wins, and the report says why."""
+    version, save = "Print version information and exit", "Save _As…"
+    apps = _head("Xfce Apps").replace("fr", "de") + (
+        f'msgid "{version}"\nmsgstr "Versionsinformationen anzeigen und Programm beenden."\n\n'
+        f'msgid "{save}"\nmsgstr "Speichern _unter"\n\n'
+    )
+    core = _head("Xfce Core").replace("fr", "de") + (
+        f'msgid "{version}"\nmsgstr "Versionsinformation anzeigen und beenden"\n\n'
+        f'msgid "{save}"\nmsgstr "Speichern _unter …"\n\n'
+    )
+    job = tmp_path / "job.po"
+    job.write_text(
+        _head("Xfce Apps").replace("fr", "de")
+        + f'msgid "{version}"\nmsgstr ""\n\nmsgid "{save}"\nmsgstr ""\n\n',
+        encoding="utf-8",
+    )
+    with Store(tmp_path / "s.db") as store:
+        for name, body in [("core", core), ("core2", core), ("apps", apps)]:
+            (tmp_path / f"{name}.de.po").write_text(body, encoding="utf-8")
+            store.import_file(tmp_path / f"{name}.de.po", "mem")
+        doc = open_document(job)
+        rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
+        pretranslate(doc, rep)
+    assert [s.target for s in doc.segments] == [
+        "Versionsinformation anzeigen und beenden",
+        "Speichern _unter …",
+    ]
+    for seg in rep.segments:
+        assert seg.best is not None
+        flag = next(f for f in seg.best.flags if "other 100 % translations" in f)
+        assert "chosen by trailing punctuation like the source's" in flag

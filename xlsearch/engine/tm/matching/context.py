@@ -12,12 +12,14 @@ neighbouring units) says about it.
 * Entries that name their translators (PO's ``translator-credits`` and the like) are never
   looked up and never leveraged: another project's translators are not this one's.
 * Where the memory translates one source in several ways, the one written is chosen by
-  context, then by project (a unit of the job's own project: PO ``Project-Id-Version``,
-  XLIFF ``product-name``), then by use count counting the source's other forms (``_Cancel``,
-  ``Cancel``, ``Cancel:``: how many of their stored units translate it with the same
-  words, mnemonic, punctuation and case aside), then by use count (how many stored units
-  hold that very translation), then by date (the most recently imported); the others are
-  listed with their counts and the evidence that chose.
+  context, then by its trailing punctuation (an ellipsis, colon or full stop where the
+  source has one, none where it has none: ``ends_like_source``), then by project (a unit
+  of the job's own project: PO ``Project-Id-Version``, XLIFF ``product-name``), then by
+  use count counting the source's other forms (``_Cancel``, ``Cancel``, ``Cancel:``: how
+  many of their stored units translate it with the same words, mnemonic, punctuation and
+  case aside), then by use count (how many stored units hold that very translation), then
+  by date (the most recently imported); the others are listed with their counts and the
+  evidence that chose.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from xlsearch.engine.tm.matching.repair import parse
 
 Neighbours = tuple[str, str]
 """The sources before and after a unit ('' at either end)."""
@@ -70,7 +74,8 @@ def apply(
     stored_neighbours: Callable[[int], Neighbours] | None = None,
 ) -> None:
     """Score the 100 % matches by context (module doc) and rank them: context matches
-    first, then those of ``project``, then by use count, then the most recent.
+    first, then those whose trailing punctuation is the segment's, then those of
+    ``project``, then by use count, then the most recent.
     ``strict``: the context is part of the message's identity (PO ``msgctxt``); else
     (XLIFF ``resname``) a stored unit without a context stays 100 %.
     ``neighbours``: the segment's; ``stored_neighbours(segment_id)``: a stored unit's."""
@@ -103,6 +108,7 @@ def apply(
         key=lambda m: (
             -min(m.fuzzy, 100) if m.fuzzy >= 99 else 0,
             -(m.fuzzy == CONTEXT_MATCH),
+            -(m.fuzzy >= 99 and ends_like_source(m)),
             -(m.fuzzy >= 99 and bool(project) and project in getattr(m, "projects", ())),
             -(getattr(m, "form_uses", 0) if m.fuzzy >= 99 else 0),
             -(m.copies if m.fuzzy >= 99 else 0),
@@ -175,7 +181,8 @@ def suggestion_only(m: Any) -> bool:
 def flag_alternatives(best: Any, matches: Sequence[Any], project: str = "") -> int:
     """Flag a 100 % (or 101 %) match whose source the memory also translates otherwise,
     listing the other translations with their use counts and what chose the written one
-    (context, the job's ``project``, use count, date); returns how many there are."""
+    (context, trailing punctuation, the job's ``project``, use count, date); returns how
+    many there are."""
     if best.fuzzy < 100 or not best.target:
         return 0
     mine = " ".join(best.target.split())
@@ -202,23 +209,39 @@ def flag_alternatives(best: Any, matches: Sequence[Any], project: str = "") -> i
     return len(others)
 
 
+def ends_like_source(m: Any) -> bool:
+    """Whether ``m``'s target ends as its source does: with the same kind of trailing
+    ellipsis, colon or full stop, or with none (``Print version information and exit`` is
+    not ``… Programm beenden.``)."""
+    return parse(m.target or "").trail == parse(m.source or "").trail
+
+
 def _chosen_by(best: Any, rivals: Sequence[Any], project: str) -> str:
-    """The evidence that ranked ``best`` above its ``rivals`` (``apply``'s order)."""
-    if best.fuzzy == CONTEXT_MATCH and all(m.fuzzy != CONTEXT_MATCH for m in rivals):
-        return "context"
-    mine = bool(project) and project in getattr(best, "projects", ())
-    if mine and not any(project in getattr(m, "projects", ()) for m in rivals):
-        return f"project {project!r}"
+    """The evidence that ranked ``best`` above its ``rivals`` (``apply``'s order): the
+    first one in that order that sets it above every rival still level with it."""
     forms = getattr(best, "form_uses", 0)
-    if all(forms > getattr(m, "form_uses", 0) for m in rivals) and not all(
-        best.copies > m.copies for m in rivals
-    ):
-        return (
+    steps: list[tuple[str, Callable[[Any], Any]]] = [
+        ("context", lambda m: (min(m.fuzzy, 100), m.fuzzy == CONTEXT_MATCH)),
+        ("trailing punctuation like the source's", ends_like_source),
+        (
+            f"project {project!r}",
+            lambda m: bool(project) and project in getattr(m, "projects", ()),
+        ),
+        (
             f"use count with the source's other forms: these words ×{forms} "
-            "(mnemonic, punctuation and case aside)"
-        )
-    if all(best.copies > m.copies for m in rivals):
-        return "use count"
+            "(mnemonic, punctuation and case aside)",
+            lambda m: getattr(m, "form_uses", 0),
+        ),
+        ("use count", lambda m: m.copies),
+    ]
+    level = list(rivals)
+    for name, key in steps:
+        mine = key(best)
+        if all(key(m) < mine for m in level):
+            if name.startswith("use count with") and all(m.copies < best.copies for m in level):
+                return "use count"
+            return name
+        level = [m for m in level if key(m) == mine]
     return "date (the most recently imported)"
 
 
@@ -230,6 +253,7 @@ __all__ = [
     "SUGGESTION_ONLY",
     "apply",
     "content_words_differ",
+    "ends_like_source",
     "flag_alternatives",
     "flag_short_fuzzy",
     "is_short",
