@@ -50,7 +50,13 @@ def test_init_shipped_continues_the_student_and_keeps_its_head(
     table0 = dequantize_rows(
         before["0_StaticEmbedding/embeddings"], before["0_StaticEmbedding/weights"]
     )
-    table1 = after["0_StaticEmbedding/embedding.weight"]
+    # saved as the student it started from is: int8 rows with one scale each (not float32
+    # rows four times the size), and a row that did not move is the very same int8 row
+    assert after["0_StaticEmbedding/embeddings"].dtype == np.int8
+    assert "0_StaticEmbedding/embedding.weight" not in after
+    table1 = dequantize_rows(
+        after["0_StaticEmbedding/embeddings"], after["0_StaticEmbedding/weights"]
+    )
     assert table1.shape == table0.shape  # the same vocabulary
     moved = ~np.isclose(table1, table0, atol=1e-6).all(axis=1)
     assert 0 < moved.sum() < len(moved)  # the French pairs' pieces moved, the others did not
@@ -60,6 +66,7 @@ def test_init_shipped_continues_the_student_and_keeps_its_head(
     assert {"de", "fr"} <= set(card["languages"])  # German is still on the card
     assert card["student_info"]["start_from"] == str(shipped)
     assert card["config"]["anchor"] is True and card["config"]["merge"] == 0.6
+    assert card["storage"]["table"] == "int8 rows + float32 scale"
 
     # the teacher's targets and the whole change (the settings before anchor and merge) move
     # the English sentences, which every other language was aligned to, further

@@ -366,6 +366,7 @@ def continue_static(spec: str, teacher_dim: int) -> tuple[Any, dict[str, Any]]:
         "start_languages": [str(x) for x in card.get("languages", [])],
         "start_pairs": sum(int(d.get("pairs", 0) or 0) for d in card.get("data", [])),
         "vocab_size": int(body.embedding.num_embeddings),
+        "start_storage": "int8" if body.stored_int8 else "float32",
     }
     return model, info
 

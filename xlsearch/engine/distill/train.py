@@ -366,7 +366,9 @@ def _run(
     def save_best(metrics: dict[str, Any]) -> None:
         config["max_steps"] = cfg.max_steps  # fitted to a time limit, perhaps
         with merged(model, start, share):
-            model.save(out, card={**card_base, "metrics": metrics})
+            # stored as the student it started from is (the shipped one: int8 rows)
+            int8 = info.get("start_storage") == "int8"
+            model.save(out, card={**card_base, "metrics": metrics}, int8_table=int8)
 
     def evaluate() -> dict[str, Any]:
         report(Progress("eval", 0, None, "dev evaluation"))

@@ -216,6 +216,8 @@ class StaticBody(nn.Module):
         self.tokenizer.no_truncation()
         self.embedding = embedding
         self.max_seq_length = max_tokens
+        self.stored_int8 = False
+        """Whether the folder it was loaded from stored the table as int8 rows (``shrink``)."""
 
     @property
     def dim(self) -> int:
@@ -235,7 +237,9 @@ class StaticBody(nn.Module):
         if scale_key is not None:  # int8 rows with one scale each (``shrink``)
             table = table * weights[scale_key].float()[:, None]
         bag = nn.EmbeddingBag.from_pretrained(table, freeze=False, mode="mean")
-        return cls(Tokenizer.from_file(str(tok_path)), bag)
+        body = cls(Tokenizer.from_file(str(tok_path)), bag)
+        body.stored_int8 = scale_key is not None
+        return body
 
     def tokenize(self, texts: list[str], *, pad: bool = True) -> dict[str, Any]:
         """Flat ids + offsets, as ``EmbeddingBag`` wants them (``pad`` is ignored)."""
@@ -255,13 +259,20 @@ class StaticBody(nn.Module):
     def forward(self, features: dict[str, Tensor]) -> Tensor:
         return self.embedding(features["input_ids"], features["offsets"])
 
-    def save(self, folder: Path) -> list[dict[str, Any]]:
+    def save(self, folder: Path, *, int8: bool = False) -> list[dict[str, Any]]:
+        """Write ``0_StaticEmbedding``; ``int8``: the table as int8 rows with one scale
+        each, as the shipped model stores it (a quarter of the bytes)."""
         sub = folder / "0_StaticEmbedding"
         sub.mkdir(exist_ok=True)
-        _save_safetensors(
-            {"embedding.weight": self.embedding.weight.detach().float().contiguous().cpu()},
-            sub / "model.safetensors",
-        )
+        table = self.embedding.weight.detach().float().contiguous().cpu()
+        if int8:
+            from xlsearch.engine.models.shrink import INT8_SCALE, INT8_TABLE, quantize_rows
+
+            q, scale = quantize_rows(table.numpy())
+            tensors = {INT8_TABLE: torch.from_numpy(q), INT8_SCALE: torch.from_numpy(scale)}
+        else:
+            tensors = {"embedding.weight": table}
+        _save_safetensors(tensors, sub / "model.safetensors")
         self.tokenizer.save(str(sub / "tokenizer.json"))
         return [{"name": "0", "path": "0_StaticEmbedding", "type": ST + "StaticEmbedding"}]
 
@@ -362,8 +373,11 @@ class SentenceModel(nn.Module):
             x = nn.functional.normalize(x, p=2, dim=-1)
         return x
 
-    def save(self, folder: str | Path, card: dict[str, Any] | None = None) -> Path:
-        """Write a folder that ``SentenceTransformer(folder)`` and ``load_model`` both load."""
+    def save(
+        self, folder: str | Path, card: dict[str, Any] | None = None, *, int8_table: bool = False
+    ) -> Path:
+        """Write a folder that ``SentenceTransformer(folder)`` and ``load_model`` both load;
+        ``int8_table``: a static body's table as int8 rows (``StaticBody.save``)."""
         from xlsearch.engine.models.cards import write_card
 
         out = Path(folder)
@@ -371,7 +385,14 @@ class SentenceModel(nn.Module):
         if tmp.exists():
             shutil.rmtree(tmp)
         tmp.mkdir(parents=True)
-        modules = self.body.save(tmp)
+        int8 = int8_table and isinstance(self.body, StaticBody)
+        if isinstance(self.body, StaticBody):
+            modules = self.body.save(tmp, int8=int8)
+        else:
+            modules = self.body.save(tmp)
+        if int8 and card is not None:
+            table = "int8 rows + float32 scale"
+            card = {**card, "storage": {"table": table, "table_dim": self.body.dim}}
         for layer in self.layers():
             idx = len(modules)
             path = f"{idx}_Dense"
