@@ -128,3 +128,23 @@ def test_a_repair_names_the_real_difference(
     difference the target does not follow is named as it is."""
     assert differences(new, stored) == kinds
     assert repair(new, stored, target, FR) == (target, [label])
+
+
+@pytest.mark.parametrize(
+    ("new", "stored", "target", "conv", "want"),
+    [
+        ("&Help", "_Help", "A_iuto", FR, "A&iuto"),  # a Qt job, a GTK memory
+        ("_Help", "&Help", "A&iuto", FR, "A_iuto"),
+        ("&Help", "_Help", "ヘルプ(_H)", ZH, "ヘルプ(&H)"),
+        ("Save &As…", "Save _As", "Salva _con nome", FR, "Salva &con nome…"),
+    ],
+)
+def test_the_mnemonic_mark_follows_the_new_source(
+    new: str, stored: str, target: str, conv: Conventions, want: str
+) -> None:
+    """``&`` (Qt, KDE, Windows) and ``_`` (GTK) mark the same mnemonic: the target takes
+    the job's mark, and the repair says so (it is not a spacing difference)."""
+    assert "mnemonic" in (differences(new, stored) or [])
+    fixed = repair(new, stored, target, conv)
+    assert fixed is not None and fixed[0] == want
+    assert any("mnemonic mark" in d for d in fixed[1]), fixed[1]

@@ -13,7 +13,8 @@ OmegaT matches numbers. Its target is repaired:
   placeholder for another name, ``{title}`` for ``{name}``: no repair);
 * mnemonic: dropped when the segment has none; added when only the segment has one, the
   way the memory's targets in that language place theirs (``Conventions``: inline before a
-  letter, or CJK ``(_X)`` after the text); kept as it is when both have one;
+  letter, or CJK ``(_X)`` after the text); kept as it is when both have one, written
+  with the segment's mark (``&`` or ``_``);
 * trailing ellipsis/colon/full stop: added or removed in the target, in the form the
   memory's targets in that language use (``…`` or ``...``, ``\u00a0:``, ``：``, ``。``);
 * case: the target's first letter follows the segment's when the language has case;
@@ -115,6 +116,8 @@ class Parsed:
     """The compared text before whitespace, quotes and dashes are unified."""
     trail_form: str = ""
     """The trailing mark as written (``...`` or ``…``, ``:`` or ``：``)."""
+    mark: str = ""
+    """The character that marks the mnemonic: ``_`` (GTK) or ``&`` (Qt, KDE, Windows)."""
 
 
 @lru_cache(maxsize=65536)
@@ -122,15 +125,15 @@ def parse(text: str) -> Parsed:
     """``text`` taken apart (cached: an analysis compares the same memory sources with
     many segments; the ``Parsed`` is shared, never changed)."""
     s = text.strip()
-    mnemonic = ""
+    mnemonic = mark = ""
     m = CJK_MNEMONIC.search(s)
     if m:
-        mnemonic = m.group(1)
+        mnemonic, mark = m.group(1), s[m.start(1) - 1]
         s = s[: m.start()] + s[m.end() :]
     else:
         m2 = INLINE_MNEMONIC.search(s)
         if m2 and (s.count("_") + s.count("&")) == 1:
-            mnemonic = s[m2.end()]
+            mnemonic, mark = s[m2.end()], m2.group()
             s = s[: m2.start()] + s[m2.end() :]
     trail = form = ""
     t = _TRAIL.search(s)
@@ -142,7 +145,7 @@ def parse(text: str) -> Parsed:
     nums = _NUMBER.findall(s)
     s = _NUMBER.sub("\x02", s)
     core = re.sub(r"[\s\-]+", " ", s.translate(_QUOTES)).strip()
-    return Parsed(text, mnemonic, trail, nums, phs, core, s, form)
+    return Parsed(text, mnemonic, trail, nums, phs, core, s, form, mark)
 
 
 def bare(text: str) -> str:
@@ -177,7 +180,7 @@ def differences(new: str, stored: str) -> list[str] | None:
         kinds.append("placeholders")
     if bool(a.mnemonic) != bool(b.mnemonic):
         kinds.append("mnemonic")
-    elif a.mnemonic.lower() != b.mnemonic.lower():
+    elif a.mnemonic.lower() != b.mnemonic.lower() or a.mark != b.mark:  # "&Help", "_Help"
         kinds.append("mnemonic")
     if a.trail != b.trail or a.trail_form != b.trail_form:  # "..." for "…" too
         kinds.append("punctuation")
@@ -323,6 +326,11 @@ def repair(
                 return None
             out = placed
             done.append("mnemonic added")
+    if a.mark and b.mark and a.mark != b.mark:  # a Qt job ("&Help"), a GTK memory ("_Help")
+        swapped = _swap_mark(out, a.mark)
+        if swapped is not None and swapped != out:
+            out = swapped
+            done.append(f"mnemonic mark {a.mark!r} for {b.mark!r}")
     # case: all capitals, else the first letter
     if _all_caps(a.core) and not _all_caps(b.core) and out.upper() != out.lower():
         out = _upper_outside_codes(out)
@@ -396,6 +404,19 @@ def _move_mnemonic(new: str, letter: str, target: str, conv: Conventions) -> str
     if letter.lower() not in bare.lower():
         return None
     return _place_mnemonic(new, letter, bare, conv)
+
+
+def _swap_mark(target: str, mark: str) -> str | None:
+    """The target's one mnemonic written with ``mark``; None when it has none (or several
+    marks: no telling which is the mnemonic)."""
+    cjk = CJK_MNEMONIC.search(target)
+    if cjk:
+        at = cjk.start(1) - 1
+        return target[:at] + mark + target[at + 1 :]
+    inline = INLINE_MNEMONIC.search(target)
+    if inline is None or target.count("_") + target.count("&") != 1:
+        return None
+    return target[: inline.start()] + mark + target[inline.end() :]
 
 
 def _place_mnemonic(new: str, letter: str, target: str, conv: Conventions) -> str | None:
