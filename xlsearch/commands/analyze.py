@@ -165,7 +165,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         text = (
             json.dumps(report.to_dict(), ensure_ascii=False, indent=1)
             if path.suffix.lower() == ".json"
-            else report.to_markdown()
+            else report.to_markdown(examples=None)  # the file lists every segment
         )
         from xlsearch.service.shared import write_output
 

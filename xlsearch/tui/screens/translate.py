@@ -733,7 +733,7 @@ class TranslateScreen(EngineScreen):
             out = engine.save_document(doc, target)
             if analysis is not None:
                 report = Path(out).with_suffix(".analysis.md")
-                write_output(report, analysis.to_markdown())
+                write_output(report, analysis.to_markdown(examples=None))
             return out
 
         self.run_job("save", call)

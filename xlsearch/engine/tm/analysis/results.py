@@ -159,7 +159,18 @@ class Analysis:
             ],
         }
 
-    def to_markdown(self, examples: int = 10) -> str:
+    def to_markdown(self, examples: int | None = 10) -> str:
+        """The report as Markdown: ``examples`` segments of each list (the terminal's), each
+        list followed by how many more there are; None lists them all (a report file)."""
+
+        def shown(items: list[Any]) -> list[Any]:
+            return items if examples is None else items[:examples]
+
+        def more(items: list[Any]) -> list[str]:
+            if examples is None or len(items) <= examples:
+                return []
+            return [f"- … and {len(items) - examples} more (--report FILE.md lists all)"]
+
         lines = [
             f"# Analysis of {self.document}",
             "",
@@ -197,10 +208,11 @@ class Analysis:
         ]
         if wrong:
             lines += ["", "## Matches that get the placeholders wrong (suggestions only)", ""]
-            for s in wrong[:examples]:
+            for s in shown(wrong):
                 assert s.best is not None
                 flag = next(f for f in s.best.flags if f.startswith(PLACEHOLDER_FLAG))
                 lines.append(f"- **{s.source}** ({s.best.fuzzy} %): {flag}")
+            lines += more(wrong)
         check = [
             (s, flag)
             for s in self.segments
@@ -215,11 +227,10 @@ class Analysis:
                 "tags differ, or with other translations (check their targets)",
                 "",
             ]
-            for s, flag in check[:examples]:
+            for s, flag in shown(check):
                 assert s.best is not None
                 lines.append(f"- **{s.source}** ({s.best.fuzzy} %): {flag}")
-            if len(check) > examples:
-                lines.append(f"- … and {len(check) - examples} more (the JSON report lists all)")
+            lines += more(check)
         frag = [s for s in self.segments if s.fragments]
         if frag:
             lines += [
@@ -228,13 +239,14 @@ class Analysis:
                 "≥ 75 %; shown to insert, never written)",
                 "",
             ]
-            for s in frag[:examples]:
+            for s in shown(frag):
                 parts = " · ".join(f"{f.source} → {f.target} (×{f.count})" for f in s.fragments)
                 lines.append(f"- **{s.source}**: {parts}")
-        sem = self.semantic_segments()[:examples]
+            lines += more(frag)
+        sem = self.semantic_segments()
         if sem:
             lines += ["", "## Semantic matches fuzzy matching misses", ""]
-            for s in sem:
+            for s in shown(sem):
                 m = s.semantic
                 assert m is not None
                 lines += [
@@ -245,6 +257,7 @@ class Analysis:
                 ]
                 if s.fill_evidence:
                     lines.append(f"  - why: {s.fill_evidence}")
+            lines += more(sem)
         return "\n".join(lines) + "\n"
 
 
