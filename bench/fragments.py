@@ -1,7 +1,8 @@
 """Fragments on real software catalogues, one word aligner against another.
 
     python bench/fragments.py [--langs fr de] [--modules thunar mousepad] \\
-        [--aligner eflomal] [--aligner vectors] [--aligner cooc] [--cache DIR] [--links DIR]
+        [--aligner eflomal] [--aligner vectors] [--aligner cooc] [--cache DIR] [--links DIR] \\
+        [--sweep 0.5 0.6 0.7 0.9] [--bound]
 
 For each language of ``$XLSEARCH_BENCH_DATA/l10n/xfce`` and each module, as in
 ``bench/l10n.py``: the memory is the other modules' translated, non-fuzzy entries, imported
@@ -89,6 +90,54 @@ def score(index: Any, todo: list[list[str]], counts: Counter[str]) -> None:
         counts["fragments"] += len(frags)
 
 
+def best_possible(index: Any, todo: list[list[str]], out: list[tuple[float, int, int]]) -> None:
+    """``--bound``: for each entry, the best selection a perfect judge could make among every
+    translation the memory has for the entry's n-grams (``MIN_COUNT`` units or more): all its
+    translations found word for word in the reference (non-overlapping, longest first), else
+    the one with the largest share found; as (share found, words found, words shown), or
+    (-1, 0, 0) where the memory has none."""
+    from xlsearch.engine.tm.matching import fragments as fr
+
+    for source, ref in todo:
+        ref_set = set(reference_words(ref))
+        sw = fr.words(source)
+        cands = []
+        for n in range(min(fr.MAX_WORDS, len(sw)), 0, -1):
+            for i in range(len(sw) - n + 1):
+                phrase = index.phrases.get(tuple(sw[i : i + n]))
+                for opt in phrase.options if phrase is not None else ():
+                    shown = tokens(opt.target)
+                    if opt.count >= fr.MIN_COUNT and shown:
+                        cands.append((i, n, sum(w in ref_set for w in shown), len(shown)))
+        if not cands:
+            out.append((-1.0, 0, 0))
+            continue
+        taken: set[int] = set()
+        right = words = 0
+        for i, n, r, w in cands:
+            if r == w and not taken & set(range(i, i + n)):
+                taken |= set(range(i, i + n))
+                right, words = right + r, words + w
+        if not words:
+            _, right, words = max((r / w, r, -w) for _, _, r, w in cands)
+            words = -words
+        out.append((right / words, right, words))
+
+
+def at_share(entries: list[tuple[float, int, int]], share: float) -> str:
+    """The precision of the best-possible selection over the ``share`` of the entries whose
+    best selections are the most precise; and the share of entries with any candidate."""
+    import math
+
+    have = sorted((e for e in entries if e[0] >= 0), key=lambda e: (-e[0], e[2]))
+    k = math.ceil(share * len(entries))
+    cand = f"{100 * len(have) / len(entries):.1f}"
+    if k > len(have) or not k:
+        return f"{cand} | —"
+    top = have[:k]
+    return f"{cand} | {100 * sum(e[1] for e in top) / sum(e[2] for e in top):.1f}"
+
+
 def learn_eflomal(pairs: list[tuple[str, str]], path: Path | None) -> tuple[Any, float]:
     """The eflomal fragment index of a memory, its links read from ``path`` where a run
     left them there; and the seconds the alignment took (in the run that made them)."""
@@ -167,6 +216,7 @@ def _subsequence(then: list[str], now: list[str]) -> dict[int, int]:
 
 
 def main() -> None:
+    from xlsearch.engine.tm.matching import fragments as fr
     from xlsearch.engine.tm.matching.fragments import FragmentIndex, default_aligner
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -177,6 +227,18 @@ def main() -> None:
     p.add_argument("--links", help="keep each job's eflomal links here")
     p.add_argument("--model", help="for --aligner vectors (default: the shipped student)")
     p.add_argument("--examples", type=int, default=0)
+    p.add_argument(
+        "--sweep",
+        nargs="+",
+        type=float,
+        default=[],
+        help="also score with these least shares found (MIN_FOUND) instead of the shipped one",
+    )
+    p.add_argument(
+        "--bound",
+        action="store_true",
+        help="also the best-possible selection's precision at 80 %% of the entries",
+    )
     args = p.parse_args()
     encode = None
     if "vectors" in (args.aligner or []):
@@ -197,6 +259,8 @@ def main() -> None:
     per_lang: dict[tuple[str, str], Counter[str]] = {}
     seconds: dict[str, float] = dict.fromkeys(aligners, 0.0)
     cache = Path(args.cache) if args.cache else None
+    swept: dict[tuple[str, float, str], Counter[str]] = {}
+    bounds: dict[tuple[str, str], list[tuple[float, int, int]]] = {}
     for lang in langs:
         for module in jobs:
             got: dict[str, Any] | None = None
@@ -223,6 +287,14 @@ def main() -> None:
                 seconds[a] += time.perf_counter() - start
                 c = per_lang.setdefault((a, lang), Counter())
                 score(index, got["todo"], c)
+                for v in args.sweep:
+                    shipped, fr.MIN_FOUND = fr.MIN_FOUND, v
+                    try:
+                        score(index, got["todo"], swept.setdefault((a, v, lang), Counter()))
+                    finally:
+                        fr.MIN_FOUND = shipped
+                if args.bound:
+                    best_possible(index, got["todo"], bounds.setdefault((a, lang), []))
                 if args.examples:
                     for source, ref in got["todo"][: args.examples]:
                         shown = " · ".join(f"{f.source}→{f.target}" for f in index.find(source))
@@ -251,6 +323,33 @@ def main() -> None:
         print(f"| {a} | {lang} | {row(c)} |")
     for a in aligners:
         print(f"| **{a}** | all | {row(totals[a])} |  learning {seconds[a]:.0f} s")
+    if args.sweep:
+        print(
+            "\n| aligner | least share found | language | entries | with a fragment % | "
+            "coverage % | coverage, all entries % | precision % | found inside a word % |"
+        )
+        print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+        for a in aligners:
+            for v in args.sweep:
+                every: Counter[str] = Counter()
+                for (a2, v2, lang), c in sorted(swept.items()):
+                    if (a2, v2) == (a, v):
+                        every.update(c)
+                        print(f"| {a} | {v} | {lang} | {row(c)} |")
+                print(f"| **{a}** | {v} | all | {row(every)} |")
+    if args.bound:
+        print(
+            "\n| aligner | language | entries with a candidate % | best-possible precision "
+            "at 80 % of the entries |"
+        )
+        print("|---|---|---:|---:|")
+        for a in aligners:
+            pooled: list[tuple[float, int, int]] = []
+            for (a2, lang), got_b in sorted(bounds.items()):
+                if a2 == a:
+                    pooled += got_b
+                    print(f"| {a} | {lang} | {at_share(got_b, 0.8)} |")
+            print(f"| **{a}** | all | {at_share(pooled, 0.8)} |")
 
 
 if __name__ == "__main__":
