@@ -116,9 +116,10 @@ _WHO = (
 
 def _context_prop(unit: dict[str, Any] | None) -> str:
     """The unit's context: its ``<prop type="x-context">`` (what xlsearch's export writes
-    for a PO ``msgctxt`` or an XLIFF ``resname``), '' when it has none."""
+    for a PO ``msgctxt`` or an XLIFF ``resname``; the type in any case, ``x-Context`` as
+    other tools write it), '' when it has none."""
     for prop in (unit or {}).get("props") or ():
-        if prop.get("type") == "x-context" and (prop.get("text") or "").strip():
+        if str(prop.get("type", "")).lower() == "x-context" and (prop.get("text") or "").strip():
             return str(prop["text"]).strip()
     return ""
 

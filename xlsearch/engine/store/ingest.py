@@ -140,12 +140,13 @@ def _wanted(lang: str | None, langs: Sequence[str]) -> bool:
     return not langs or any(tag_matches(want, lang or "und") for want in langs)
 
 
-READER_VERSION = 6
+READER_VERSION = 7
 """Bumped when importers read files differently (2: BCP 47 tags as written, unit metadata;
 3: semicolon CSV, TSV/CSV first rows of words are data, JSONL ``translation`` lines; 4: an
 inline code that stands for a placeholder is its text; 5: TMX codes that stand for
 whitespace kept for the export, XLIFF pre-translations nobody confirmed skipped; 6: a PO
-string's inner line breaks kept in its metadata), so
+string's inner line breaks kept in its metadata; 7: a TMX ``x-Context`` prop in any case),
+so
 re-importing an unchanged file after an upgrade reads it again."""
 
 
