@@ -67,10 +67,9 @@ def confirmed_20(segment: Any, target: str) -> bool:
 
 def unit_state_12(doc: Any, tu: Any) -> str:
     """The 1.2 ``state`` of ``tu``'s target: ``translated`` when every segment of the unit
-    with a target is confirmed, else ``needs-review-translation``."""
+    has a target and is confirmed, else ``needs-review-translation``."""
     segs = [s for s in doc.segments if isinstance(s.ref, tuple) and s.ref[0] is tu]
-    with_target = [s for s in segs if s.target.strip()]
-    if with_target and all(s.confirmed for s in with_target):
+    if segs and all(s.target.strip() and s.confirmed for s in segs):
         return "translated"
     return "needs-review-translation"
 

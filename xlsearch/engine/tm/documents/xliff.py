@@ -319,8 +319,12 @@ _WEAKEST_FIRST = ("leveraged-tm", "fuzzy-match", "exact-match")
 
 def _unit_qualifier(doc: Any, tu: Any) -> str:
     """A 1.2 target's qualifier is the unit's: that of its weakest segment set by xlsearch
-    (one 87 % segment makes the unit a fuzzy match, whatever the others are)."""
-    found = {_qualifier(s) for s in doc.segments if s.ref and s.ref[0] is tu and s.origin}
+    (one 87 % segment makes the unit a fuzzy match, whatever the others are); none while a
+    segment of the unit is still empty (half a target is no match of any kind)."""
+    segs = [s for s in doc.segments if isinstance(s.ref, tuple) and s.ref[0] is tu]
+    if any(not s.target.strip() for s in segs):
+        return ""
+    found = {_qualifier(s) for s in segs if s.origin}
     return next((q for q in _WEAKEST_FIRST if q in found), "")
 
 
@@ -372,6 +376,8 @@ def _write12(doc: Any, seg: Any) -> None:
     qualifier = _unit_qualifier(doc, tu)
     if qualifier:
         target.set("state-qualifier", qualifier)
+    elif target.get("state-qualifier") in _WEAKEST_FIRST:  # xlsearch's, from an earlier save
+        del target.attrib["state-qualifier"]
     _set_sdl_status(tu, mid, seg)
     write_memoq_status(tu, seg)
     for old in [c for c in tu if local_name(c.tag) == "alt-trans" and c.get("mid") == mid]:
