@@ -51,3 +51,25 @@ def test_the_narrow_footer_names_every_screen_key() -> None:
     keys = sorted(int(key[1:]) for key, *_ in SCREENS.values() if key != "f1")
     f2 = next(b for b in XLSearchApp.BINDINGS if b.key == "f2")
     assert _fit(f2, wide=False).key_display == f"f{keys[0]}…f{keys[-1]}" == "f2…f10"
+
+
+def test_a_job_that_lies_about_its_encoding_gets_a_fix_for_the_job(tmp_path: Path) -> None:
+    """The Translate screen has no encoding field, and importing the job (`xlsearch import
+    … --encoding`) would make it a memory: the hint says to correct the file's own
+    declaration, the fix its CAT tool needs too."""
+    from xlsearch.engine.errors import DataError
+    from xlsearch.engine.tm.documents import open_document
+    from xlsearch.tui.hints import for_app
+    from xlsearch.tui.screens.translate import TranslateScreen
+
+    job = tmp_path / "job.it.po"
+    job.write_text(
+        'msgid ""\nmsgstr ""\n"Language: it\\n"\n"Content-Type: text/plain; charset=ISO-8859-1\\n"'
+        '\n\nmsgid "Properties"\nmsgstr "Proprietà"\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(DataError) as error:
+        open_document(job)
+    shown = for_app(str(error.value), TranslateScreen.CONTROLS)
+    assert "xlsearch import" not in shown and "--encoding" not in shown, shown
+    assert "type utf-8 in the file's own declaration" in shown, shown

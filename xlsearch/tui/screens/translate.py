@@ -89,6 +89,10 @@ class TranslateScreen(EngineScreen):
         "--tgt": "the tgt field",
         "--format": "rename it to .txt",
         "--collection": "the collections list",
+        # no encoding field (importing the job would make it a memory): the file's own
+        # declaration is what its CAT tool reads too
+        "--encoding": "the file's own declaration (a PO's Content-Type charset, an XML "
+        "declaration's encoding), then open it again",
     }
     BINDINGS = [
         # priority: these work while typing in the target editor (TextArea has ctrl+e etc.)
