@@ -30,3 +30,29 @@ def test_a_po_with_msgctxt_is_saved_as_xliff(tmp_path: Path) -> None:
     notes = [n.text for n in root.iter(f"{NS}note")]
     assert notes == ["column: Name", "action: Open", "Save"]
     assert open_document(out).segments[0].context == "column"  # read back as the context
+
+
+def test_a_plural_entry_keeps_every_form(tmp_path: Path) -> None:
+    """``msgid_plural`` and each ``msgstr[n]`` after the first get a unit of their own
+    (``u1-1``), as the singular has: the XLIFF holds everything the entry holds."""
+    job = tmp_path / "job.it.po"
+    job.write_text(
+        'msgid ""\nmsgstr ""\n"Language: it\\n"\n'
+        '"Plural-Forms: nplurals=2; plural=(n != 1);\\n"\n\n'
+        'msgid "%d folder"\nmsgid_plural "%d folders"\n'
+        'msgstr[0] "%d cartella"\nmsgstr[1] "%d cartelle"\n\n'
+        'msgid "%d file"\nmsgid_plural "%d files"\nmsgstr[0] ""\nmsgstr[1] ""\n',
+        encoding="utf-8",
+    )
+    out = open_document(job).save(tmp_path / "job.xlf")
+    root = etree.parse(str(out)).getroot()
+    units = {
+        u.get("id"): (u.findtext(f".//{NS}source"), u.findtext(f".//{NS}target"))
+        for u in root.iter(f"{NS}unit")
+    }
+    assert units == {
+        "u1": ("%d folder", "%d cartella"),
+        "u1-1": ("%d folders", "%d cartelle"),
+        "u2": ("%d file", None),
+        "u2-1": ("%d files", None),
+    }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -574,7 +575,8 @@ def xml_safe(text: str) -> str:
 
 
 def as_xliff2(doc: Any) -> bytes:
-    """Any document as a new XLIFF 2.0 file: one unit per segment (id = position)."""
+    """Any document as a new XLIFF 2.0 file: one unit per segment (id = position), and one
+    per further form of a PO plural entry (``u3-1``: ``msgid_plural`` and ``msgstr[1]`` …)."""
     from lxml import etree
 
     from xlsearch.engine.tm.documents.simple import as_written
@@ -586,21 +588,43 @@ def as_xliff2(doc: Any) -> bytes:
         root.set("trgLang", doc.tgt)
     file = etree.SubElement(root, f"{{{NS20}}}file", id="f1", original=doc.path.name)
     for seg in doc.segments:
-        unit = etree.SubElement(file, f"{{{NS20}}}unit", id=f"u{seg.index + 1}")
-        if seg.context:  # a PO msgctxt: the unit's name, read back as its context
-            unit.set("name", xml_safe(seg.context))
-        if seg.key:
-            notes = etree.SubElement(unit, f"{{{NS20}}}notes")
-            where = xml_safe(seg.key.replace("\x04", ": "))  # gettext's msgctxt separator
-            etree.SubElement(notes, f"{{{NS20}}}note", category="location").text = where
-        s = etree.SubElement(unit, f"{{{NS20}}}segment", id=f"s{seg.index + 1}")
         source, target = as_written(doc, seg, keep_links=False)  # Markdown keeps its markup
-        etree.SubElement(s, f"{{{NS20}}}source").text = source
-        if seg.target:
-            etree.SubElement(s, f"{{{NS20}}}target").text = target
-            if seg.changed or seg.origin:
-                ghost = type(seg)(**{**seg.__dict__, "ref": s, "target": target})
-                _write20(doc, ghost)
-            else:
-                s.set("state", "translated")
+        _unit20(doc, file, seg, f"u{seg.index + 1}", source, target)
+        if seg.plurals and seg.plural_source:
+            forms = _plural_targets(seg)
+            for k in range(1, seg.plurals):
+                form = forms[k - 1] if k - 1 < len(forms) and seg.target else ""
+                other = replace(seg, source=seg.plural_source, target=form, match_source="")
+                other.key = f"{seg.key} (msgstr[{k}])"
+                _unit20(doc, file, other, f"u{seg.index + 1}-{k}", other.source, form)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+
+
+def _plural_targets(seg: Any) -> list[str]:
+    """A PO plural entry's forms after the first: those pre-translation wrote, else the
+    file's own ``msgstr[1]`` …"""
+    if seg.plural_targets:
+        return list(seg.plural_targets)
+    found = getattr(seg.ref, "msgstr_plural", None) or {}
+    return [str(found[k]) for k in sorted(found) if k]
+
+
+def _unit20(doc: Any, file: Any, seg: Any, uid: str, source: str, target: str) -> None:
+    """One XLIFF 2.0 unit of ``as_xliff2``: name (a PO msgctxt), location note, segment."""
+    from lxml import etree
+
+    unit = etree.SubElement(file, f"{{{NS20}}}unit", id=uid)
+    if seg.context:  # a PO msgctxt: the unit's name, read back as its context
+        unit.set("name", xml_safe(seg.context))
+    if seg.key:
+        notes = etree.SubElement(unit, f"{{{NS20}}}notes")
+        where = xml_safe(seg.key.replace("\x04", ": "))  # gettext's msgctxt separator
+        etree.SubElement(notes, f"{{{NS20}}}note", category="location").text = where
+    s = etree.SubElement(unit, f"{{{NS20}}}segment", id="s" + uid[1:])
+    etree.SubElement(s, f"{{{NS20}}}source").text = source
+    if target:
+        etree.SubElement(s, f"{{{NS20}}}target").text = target
+        if seg.changed or seg.origin:
+            _write20(doc, replace(seg, ref=s, target=target))
+        else:
+            s.set("state", "translated")
