@@ -178,6 +178,8 @@ def _features(e: Any, t: str, cands: list[Cand], n: int, job: dict[str, Any], me
         "inside": sum(_inside(_words(t), x) for x in inside),
         "nearby": max(sum(s in job["holds"][m] for s in near) for m in mods),
         "oracle": max(job["oracle"][m] for m in mods),
+        "mods": frozenset(mods),
+        "consistent": 0.0,  # ``_consistency``
         "lexical": mem.lexical(src, t),
         "target_words": sum(mem.target_words[v] for v in tw) / max(1, len(tw)),
         "target_text": mem.target_texts[_words(t)],
@@ -217,6 +219,14 @@ RULES: dict[str, Callable[[Feats], tuple[Any, ...]]] = {
     "source": lambda f: (f["ctx"], f["project"], f["forms"], f["inside"]),
     "+ project, then the module holding most of the job's nearby msgids (5 either side)": (
         lambda f: (f["ctx"], f["project"], f["nearby"])
+    ),
+    "+ punctuation, project, then the modules whose translations the analysis's order picks "
+    "for the job's other ambiguous entries": lambda f: (
+        f["ctx"],
+        f["trail"],
+        f["project"],
+        f["consistent"],
+        f["forms"],
     ),
     "+ project, then the same Language-Team": lambda f: (f["ctx"], f["project"], f["team"]),
     "+ project, then the same Last-Translator": lambda f: (f["ctx"], f["project"], f["last"]),
@@ -272,7 +282,7 @@ RANKED = [
     "project", "trail", "team", "last", "translator", "nb2", "nb_either", "uses", "modules",
     "forms", "newest", "inside", "nearby", "lexical", "target_words", "target_text",
     "job_words", "job_mnemonic", "job_ellipsis", "memory_mnemonic", "mnemonic_letter",
-    "mnemonic", "spaces", "lines", "capitals", "symbols", "length",
+    "mnemonic", "spaces", "lines", "capitals", "symbols", "length", "consistent",
 ]  # fmt: skip
 _LOGGED = {"uses", "modules", "forms", "inside", "nearby", "target_words", "target_text",
            "job_words", "job_mnemonic", "job_ellipsis", "memory_mnemonic"}  # fmt: skip
@@ -368,7 +378,34 @@ def collect(langs: list[str]) -> tuple[list[Entry], int, int, int]:
                 several += len(by_t) > 1
                 group = [(t, _features(e, t, cs, n, job, mem)) for t, cs in by_t.items()]
                 entries.append((lang, job_name, ref, group))
+    _consistency(entries)
     return entries, len(entries), in_memory, several
+
+
+def _consistency(entries: list[Entry]) -> None:
+    """Each translation's ``consistent``: how often its modules' translations are the ones
+    the analysis's order picks for the job's other entries with several (the job's own
+    choices as evidence of which modules it agrees with; the entry itself left out)."""
+    by_job: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+    for e in entries:
+        if len(e[3]) > 1:
+            by_job[e[0], e[1]].append(e)
+    for group_entries in by_job.values():
+        offered: Counter[str] = Counter()
+        agreed: Counter[str] = Counter()
+        votes = []
+        for _l, _j, _r, group in group_entries:
+            chosen = _pick(RULES[ANALYSIS], group)
+            mods = {m for _t, f in group for m in f["mods"]}
+            won = next(f["mods"] for t, f in group if t == chosen)
+            offered.update(mods)
+            agreed.update(won)
+            votes.append((mods, won))
+        for (_l, _j, _r, group), (mods, won) in zip(group_entries, votes, strict=True):
+            for _t, f in group:
+                f["consistent"] = max(
+                    (agreed[m] - (m in won) + 1) / (offered[m] - (m in mods) + 2) for m in f["mods"]
+                )
 
 
 def _ranker_rows(entries: list[Entry]) -> tuple[Any, Any]:
