@@ -29,8 +29,10 @@ from xlsearch.engine.errors import ModelError
 
 TABLE = "embedding.weight"
 """A float table's tensor (sentence-transformers' ``StaticEmbedding`` state)."""
-INT8_TABLE, INT8_SCALE = "embeddings", "weights"
-"""An int8 table and its per-row scales, under model2vec's names (see the module doc)."""
+INT8_TABLE = "embeddings"
+"""An int8 table, under model2vec's name (see the module doc)."""
+INT8_SCALE = "weights"
+"""The per-row scales of ``INT8_TABLE``, under model2vec's name."""
 OLD_SCALE = "embedding.scale"
 """The per-row scale beside an int8 ``embedding.weight`` in folders written before."""
 

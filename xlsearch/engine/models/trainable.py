@@ -19,7 +19,7 @@ from torch import Tensor, nn
 
 from xlsearch.engine.errors import ModelError
 from xlsearch.engine.models.cards import offline
-from xlsearch.engine.models.shrink import table_keys
+from xlsearch.engine.models.shrink import INT8_SCALE, INT8_TABLE, quantize_rows, table_keys
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
@@ -266,8 +266,6 @@ class StaticBody(nn.Module):
         sub.mkdir(exist_ok=True)
         table = self.embedding.weight.detach().float().contiguous().cpu()
         if int8:
-            from xlsearch.engine.models.shrink import INT8_SCALE, INT8_TABLE, quantize_rows
-
             q, scale = quantize_rows(table.numpy())
             tensors = {INT8_TABLE: torch.from_numpy(q), INT8_SCALE: torch.from_numpy(scale)}
         else:
