@@ -7,7 +7,7 @@ import gzip
 import io
 import itertools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -173,7 +173,7 @@ def line_breaks(raw: str) -> dict[str, Any] | None:
     return {"gaps": len(inner), "at": at} if at else None
 
 
-def restore_breaks(text: str, breaks: dict[str, Any] | None) -> str | None:
+def restore_breaks(text: str, breaks: Mapping[str, Any] | None) -> str | None:
     """``text`` (a normalised text) with the line breaks ``line_breaks`` recorded put back
     in its spaces; None when it has not as many spaces as the text they were recorded on
     (another text: its words differ)."""

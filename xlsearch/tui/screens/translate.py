@@ -500,6 +500,7 @@ class TranslateScreen(EngineScreen):
                 origin=origin,
                 match_source=m.source,
                 tag_hint=(m.source_tags, m.target_tags) if text == m.target else None,
+                line_breaks=m.target_breaks if text == m.target else None,
             )
         elif ins is not None and ins[0] == self.current and ins[1] == ins[2].target.strip():
             m = ins[2]  # an inserted match, edited: its tags follow the words they stood by

@@ -13,6 +13,7 @@ XLIFF 2.0 (``.xlf`` output for a text/DOCX input).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,7 +106,7 @@ class DocSegment:
     repairs: list[str] = field(default_factory=list, repr=False, compare=False)
     """What was done to the match's target to fit (``repaired: …``, ``substituted: …``), as
     the analysis report says it: named in the entry's review comment."""
-    line_breaks: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    line_breaks: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
     """Where the match's stored target had its line breaks (``Match.target_breaks``): a PO
     msgid of several lines gets them back (the memory keeps them as spaces)."""
 
@@ -226,7 +227,7 @@ class Document:
         plural_targets: list[str] | None = None,
         repairs: list[str] | None = None,
         context_match: str = "",
-        line_breaks: dict[str, Any] | None = None,
+        line_breaks: Mapping[str, Any] | None = None,
     ) -> DocSegment:
         """Set segment ``index``'s target (marked for review when saved). ``tag_hint``: the
         match's ``(source_tags, target_tags)``, for a target taken from it; ``edited_from``:
