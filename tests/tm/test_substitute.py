@@ -99,3 +99,34 @@ def test_the_po_comment_names_the_repair(tmp_path: Path) -> None:
     assert polib.pofile(str(out)).find("ENCODING").msgstr == "ENCODAGE"
     lines = out.read_text(encoding="utf-8").splitlines()  # one line, not cut at 79 columns
     assert f"# {swap}" in lines and swap.endswith("'ouvrir' (for 'save' → 'open')")
+
+
+def test_a_name_the_job_writes_in_lower_case_is_swapped_for_the_memorys(tmp_path: Path) -> None:
+    """``Display ristretto user manual`` against ``Display Thunar user manual``: the
+    target keeps the name ``Thunar``, and the memory never holds the word ``ristretto``
+    (a name, though not capitalised): swapped. A lower-case word the memory knows (``it``)
+    is no name: nothing swapped."""
+    unknown = {"ristretto"}.__contains__
+    target = "Mostrar el manual de usuario de Thunar"
+    got = substitute(
+        "Display ristretto user manual", "Display Thunar user manual", target, lambda p: None,
+        unknown=unknown,
+    )  # fmt: skip
+    assert got is not None and got[0] == "Mostrar el manual de usuario de ristretto", got
+    assert substitute(
+        "Run it as root now", "Run Thunar as root now", "Ejecutar Thunar como root ahora",
+        lambda p: None, unknown=unknown,
+    ) is None  # fmt: skip
+    mem = _po(
+        tmp_path / "mem.po",
+        [
+            ("Display Thunar user manual", "Mostrar el manual de usuario de Thunar"),
+            ("Run it in a terminal", "Ejecutarlo en una terminal"),
+        ],
+    )
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(mem, "mem")
+        lookup = Lookup(store, None, collection="mem", semantic=False)
+        best = lookup.lookup("Display ristretto user manual", src="en", tgt="fr").matches[0]
+    assert best.target == "Mostrar el manual de usuario de ristretto", best
+    assert best.fuzzy == SUBSTITUTED and any(f.startswith("substituted:") for f in best.flags)

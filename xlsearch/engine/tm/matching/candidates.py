@@ -247,6 +247,12 @@ class Candidates:
             )
         return {t: df[t] for t in terms if df[t]}
 
+    def _unknown_word(self, word: str) -> bool:
+        """Whether no segment of the store holds ``word`` (full-text index, any language):
+        a name the job writes in lower case (``substitute``)."""
+        terms = _terms(word)
+        return bool(terms) and not self._doc_freqs(terms)
+
     def _postings(self, term: str, cache: _LexicalCache) -> np.ndarray:
         """The segment ids holding ``term`` (a rare one), cached: a document's segments share
         their terms, so an analysis reads each posting list once."""

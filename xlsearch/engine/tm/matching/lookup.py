@@ -517,7 +517,9 @@ class Lookup(Candidates):
         if m.fuzzy >= sub.SUBSTITUTED or m.fuzzy < FUZZY_FLOOR or m.repairs or not m.target:
             return False
         src = rows[m.segment_id]["lang"] if m.segment_id in rows else m.source_lang
-        got = sub.substitute(segment, m.source, m.target, lambda p: self.phrase(p, src, tgt))
+        got = sub.substitute(
+            segment, m.source, m.target, lambda p: self.phrase(p, src, tgt), self._unknown_word
+        )
         if got is None:
             return False
         m.original_target, m.target = m.target, got[0]

@@ -92,19 +92,28 @@ def _same_case(word: str, like: str) -> str:
 
 
 def substitute(
-    new: str, stored: str, target: str, translate: Callable[[str], str | None]
+    new: str,
+    stored: str,
+    target: str,
+    translate: Callable[[str], str | None],
+    unknown: Callable[[str], bool] | None = None,
 ) -> tuple[str, str] | None:
     """(``target`` made to translate ``new``, the flag saying what was swapped) or None.
 
     ``translate(phrase)`` is the memory's one translation of a phrase (None when it has
-    none, or several that disagree)."""
+    none, or several that disagree). ``unknown(word)``: whether the memory's text never
+    holds the word; a name the job writes in lower case (``Display ristretto user manual``)
+    is such a word, where a lower-case word the memory knows (``it``) is no name."""
     diff = differing_phrase(new, stored)
     if diff is None:
         return None
     old, now = diff
     kept = _find_once(old, target)
     if kept is not None:  # the target keeps the phrase as it is (a name): so does the new one
-        if not (_name_like(old, stored) and _name_like(now, new)):
+        new_name = _name_like(now, new) or (
+            unknown is not None and " " not in now.strip() and unknown(now)
+        )
+        if not (_name_like(old, stored) and new_name):
             return None  # a word that reads the same in both languages ("Volume"): unclear
         if translate(now) not in (None, now) or translate(old) not in (None, old):
             return None
