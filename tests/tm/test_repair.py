@@ -148,3 +148,25 @@ def test_the_mnemonic_mark_follows_the_new_source(
     fixed = repair(new, stored, target, conv)
     assert fixed is not None and fixed[0] == want
     assert any("mnemonic mark" in d for d in fixed[1]), fixed[1]
+
+
+def test_a_twin_promoted_to_the_top_by_its_repair_shows_its_diff(tmp_path: Path) -> None:
+    """``Clea_r`` against ``Clear`` and ``_Clear`` (both twins): the model's cosine puts
+    ``_Clear`` first once both are repaired, though it ranked second before; the match shown
+    still gets its diff (it came out as the stored source alone, the difference unseen)."""
+    po = tmp_path / "mem.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"X-Source-Language: en\\n"\n\n'
+        'msgid "Clear"\nmsgstr "Effacer"\n\n'
+        'msgid "_Clear"\nmsgstr "Effa_cer"\n',
+        encoding="utf-8",
+    )
+    with Store(tmp_path / "s.db") as store:
+        store.import_file(po, "tm")
+        ids = dict(store.conn.execute("SELECT text, id FROM segments WHERE lang = 'en'"))
+        lookup = Lookup(store, None, collection="tm")
+        hits = [(ids["Clear"], 0.0), (ids["_Clear"], 0.72)]  # the shipped model's cosines
+        got = lookup._one("Clea_r", None, hits, "en", "fr", 1, 0, True, 0, False, 1)
+    best = got.matches[0]
+    assert best.source == "_Clear" and best.target == "Efface_r"
+    assert best.diff and any(op != "=" for op, _ in best.diff), best.diff

@@ -460,6 +460,9 @@ class Lookup(Candidates):
             if any(swapped):  # a swapped phrase: ranked by its fuzzy %, ties as they were
                 out.sort(key=lambda m: -min(m.fuzzy, 100) if m.fuzzy >= sub.SUBSTITUTED else 0)
             out = out[:k]
+        for m in out[:details]:  # a match a repair or a swap moved up: its diff too
+            if not m.diff:
+                m.diff = fz.diff(segment, m.source)
         if paragraphs:
             out = self._sentences_inside(segment, paragraphs, rows, units, tgt, out, k, min_fuzzy)
         return out
