@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 if TYPE_CHECKING:  # the engine's own typed classes, named here for the fronts
     from xlsearch.engine.align.beads import Bead as Bead
@@ -151,7 +151,7 @@ class TranslationDocument(Protocol):
         match_source: str = "",
         tag_hint: tuple[TagPlaces | None, TagPlaces | None] | None = None,
         edited_from: str | None = None,
-        line_breaks: Mapping[str, Any] | None = None,
+        line_breaks: Mapping[str, object] | None = None,
     ) -> TranslationSegment:
         """Set segment ``index``'s target (marked for review when saved); ``line_breaks``:
         where the match's stored target had line breaks (``MemoryMatch.target_breaks``)."""
@@ -223,7 +223,7 @@ class MemoryMatch(Protocol):
     @property
     def target_tags(self) -> TagPlaces | None: ...
     @property
-    def target_breaks(self) -> Mapping[str, Any] | None:
+    def target_breaks(self) -> Mapping[str, object] | None:
         """Where the stored target had line breaks (a PO message of several lines)."""
         ...
 
