@@ -94,6 +94,12 @@ def _mnemonic(text: str) -> str:
     return "start" if m.start() == 0 or not text[m.start() - 1].isalnum() else "mid"
 
 
+def _marked_words(text: str) -> list[tuple[str, int]]:
+    """The word an inline mnemonic stands in, lower case, and the place of its letter."""
+    m = re.search(r"(\w*)[_&](\w+)", text)
+    return [((m.group(1) + m.group(2)).lower(), len(m.group(1)))] if m else []
+
+
 def _ellipsis(text: str) -> str:
     return "…" if text.rstrip().endswith("…") else "..." if text.rstrip().endswith("...") else ""
 
@@ -113,7 +119,9 @@ class Memory:
         self.target_words: Counter[str] = Counter()
         self.target_texts: Counter[str] = Counter()
         self.mnemonics: Counter[str] = Counter()  # where the targets place a mnemonic
+        self.word_mnemonics: Counter[tuple[str, int]] = Counter()  # (word, letter marked)
         for c in units:
+            self.word_mnemonics.update(_marked_words(reference(c[1])))
             if _mnemonic(c[1].msgid):
                 self.mnemonics[_mnemonic(reference(c[1]))] += 1
             src, tgt = c[1].msgid, reference(c[1])
@@ -179,6 +187,7 @@ def _features(e: Any, t: str, cands: list[Cand], n: int, job: dict[str, Any], me
         "nearby": max(sum(s in job["holds"][m] for s in near) for m in mods),
         "oracle": max(job["oracle"][m] for m in mods),
         "mods": frozenset(mods),
+        "word_mnemonic": sum(mem.word_mnemonics[w] for w in _marked_words(t)),
         "consistent": 0.0,  # ``_consistency``
         "lexical": mem.lexical(src, t),
         "target_words": sum(mem.target_words[v] for v in tw) / max(1, len(tw)),
@@ -240,6 +249,14 @@ RULES: dict[str, Callable[[Feats], tuple[Any, ...]]] = {
     "+ project, then the mnemonic placed as the memory places it in that language": (
         lambda f: (f["ctx"], f["project"], f["memory_mnemonic"], f["forms"])
     ),
+    "+ project, other forms, then the mnemonic on the letter the memory marks in that word "
+    "(`Aid_e` or `_Aide`, over all its targets)": lambda f: (
+        f["ctx"],
+        f["trail"],
+        f["project"],
+        f["forms"],
+        f["word_mnemonic"],
+    ),
     "+ project, then the mnemonic on the source's letter": lambda f: (
         f["ctx"],
         f["project"],
@@ -283,9 +300,12 @@ RANKED = [
     "forms", "newest", "inside", "nearby", "lexical", "target_words", "target_text",
     "job_words", "job_mnemonic", "job_ellipsis", "memory_mnemonic", "mnemonic_letter",
     "mnemonic", "spaces", "lines", "capitals", "symbols", "length", "consistent",
+    "word_mnemonic",
 ]  # fmt: skip
-_LOGGED = {"uses", "modules", "forms", "inside", "nearby", "target_words", "target_text",
-           "job_words", "job_mnemonic", "job_ellipsis", "memory_mnemonic"}  # fmt: skip
+_LOGGED = {
+    "word_mnemonic", "uses", "modules", "forms", "inside", "nearby", "target_words",
+    "target_text", "job_words", "job_mnemonic", "job_ellipsis", "memory_mnemonic",
+}  # fmt: skip
 
 
 def _vector(f: Feats) -> list[float]:
