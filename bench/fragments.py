@@ -2,7 +2,7 @@
 
     python bench/fragments.py [--langs fr de] [--modules thunar mousepad] \\
         [--aligner eflomal] [--aligner vectors] [--aligner cooc] [--cache DIR] [--links DIR] \\
-        [--sweep 0.5 0.6 0.7 0.9] [--bound]
+        [--sweep 0.5 0.6 0.7 0.9] [--fallback 0.5 0.6 0.7] [--bound]
 
 For each language of ``$XLSEARCH_BENCH_DATA/l10n/xfce`` and each module, as in
 ``bench/l10n.py``: the memory is the other modules' translated, non-fuzzy entries, imported
@@ -90,6 +90,42 @@ def score(index: Any, todo: list[list[str]], counts: Counter[str]) -> None:
         counts["fragments"] += len(frags)
 
 
+class WithFallback:
+    """``--fallback``: the index's fragments, and for an entry that gets none, its one
+    n-gram whose translation the memory's units hold most (at least ``least``), weighed by
+    how many units have it (``share × seen / (seen + 2)``), the longest on a tie."""
+
+    def __init__(self, index: Any, least: float) -> None:
+        self.index, self.least = index, least
+
+    def find(self, source: str) -> list[Any]:
+        from xlsearch.engine.tm.matching import fragments as fr
+
+        got = self.index.find(source)
+        if got:
+            return list(got)
+        sw = fr.words(source)
+        best: tuple[float, int, Any] | None = None
+        for n in range(min(fr.MAX_WORDS, len(sw)), 0, -1):
+            for i in range(len(sw) - n + 1):
+                phrase = self.index.phrases.get(tuple(sw[i : i + n]))
+                if phrase is None:
+                    continue
+                before = sw[i - 1] if i else fr.EDGE[0]
+                opt, share = phrase.choose(before, sw[i + n] if i + n < len(sw) else fr.EDGE[1])
+                weight = share * phrase.seen / (phrase.seen + 2)
+                if opt.count >= fr.MIN_COUNT and share >= self.least:
+                    if best is None or weight > best[0]:
+                        best = (
+                            weight,
+                            n,
+                            fr.Fragment(
+                                " ".join(sw[i : i + n]), opt.target, i, i + n, opt.count, "aligned"
+                            ),
+                        )
+        return [best[2]] if best is not None else []
+
+
 def best_possible(index: Any, todo: list[list[str]], out: list[tuple[float, int, int]]) -> None:
     """``--bound``: for each entry, the best selection a perfect judge could make among every
     translation the memory has for the entry's n-grams (``MIN_COUNT`` units or more): all its
@@ -122,6 +158,11 @@ def best_possible(index: Any, todo: list[list[str]], out: list[tuple[float, int,
             _, right, words = max((r / w, r, -w) for _, _, r, w in cands)
             words = -words
         out.append((right / words, right, words))
+
+
+def _least(v: float) -> str:
+    """A ``--sweep`` value, or a ``--fallback`` one (stored negative)."""
+    return f"{v}" if v >= 0 else f"shipped, else one ≥ {-v}"
 
 
 def at_share(entries: list[tuple[float, int, int]], share: float) -> str:
@@ -235,6 +276,14 @@ def main() -> None:
         help="also score with these least shares found (MIN_FOUND) instead of the shipped one",
     )
     p.add_argument(
+        "--fallback",
+        nargs="+",
+        type=float,
+        default=[],
+        help="also score with one fragment for an entry that gets none, where its share found "
+        "reaches this",
+    )
+    p.add_argument(
         "--bound",
         action="store_true",
         help="also the best-possible selection's precision at 80 %% of the entries",
@@ -293,6 +342,12 @@ def main() -> None:
                         score(index, got["todo"], swept.setdefault((a, v, lang), Counter()))
                     finally:
                         fr.MIN_FOUND = shipped
+                for v in args.fallback:
+                    score(
+                        WithFallback(index, v),
+                        got["todo"],
+                        swept.setdefault((a, -v, lang), Counter()),
+                    )
                 if args.bound:
                     best_possible(index, got["todo"], bounds.setdefault((a, lang), []))
                 if args.examples:
@@ -323,20 +378,20 @@ def main() -> None:
         print(f"| {a} | {lang} | {row(c)} |")
     for a in aligners:
         print(f"| **{a}** | all | {row(totals[a])} |  learning {seconds[a]:.0f} s")
-    if args.sweep:
+    if args.sweep or args.fallback:
         print(
             "\n| aligner | least share found | language | entries | with a fragment % | "
             "coverage % | coverage, all entries % | precision % | found inside a word % |"
         )
         print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
         for a in aligners:
-            for v in args.sweep:
+            for v in [*args.sweep, *(-f for f in args.fallback)]:
                 every: Counter[str] = Counter()
                 for (a2, v2, lang), c in sorted(swept.items()):
                     if (a2, v2) == (a, v):
                         every.update(c)
-                        print(f"| {a} | {v} | {lang} | {row(c)} |")
-                print(f"| **{a}** | {v} | all | {row(every)} |")
+                        print(f"| {a} | {_least(v)} | {lang} | {row(c)} |")
+                print(f"| **{a}** | {_least(v)} | all | {row(every)} |")
     if args.bound:
         print(
             "\n| aligner | language | entries with a candidate % | best-possible precision "
