@@ -62,54 +62,41 @@ def _first(seen: set[str], key: str) -> bool:
     return True
 
 
+def _meta_field(row: dict[str, Any] | None, key: str) -> object:
+    """One field of the segment's metadata (a JSON object), None when it has none."""
+    meta = (row or {}).get("meta")
+    if not meta or f'"{key}"' not in meta:
+        return None
+    try:
+        return json.loads(meta).get(key)
+    except (ValueError, AttributeError):
+        return None
+
+
 def _tags(row: dict[str, Any] | None) -> list[list[Any]] | None:
     """Where the segment's inline codes stood (``[[offset, kind, id], …]``), from its
     metadata (TMX imports keep them), else None."""
-    meta = (row or {}).get("meta")
-    if not meta or '"tags"' not in meta:
-        return None
-    try:
-        tags = json.loads(meta).get("tags")
-    except (ValueError, AttributeError):
-        return None
+    tags = _meta_field(row, "tags")
     return tags if isinstance(tags, list) else None
 
 
 def _breaks(row: dict[str, Any] | None) -> dict[str, Any] | None:
     """Where the segment had inner line breaks (PO imports keep them), else None."""
-    meta = (row or {}).get("meta")
-    if not meta or '"breaks"' not in meta:
-        return None
-    try:
-        found = json.loads(meta).get("breaks")
-    except (ValueError, AttributeError):
-        return None
+    found = _meta_field(row, "breaks")
     return found if isinstance(found, dict) else None
 
 
 def _meta_text(row: dict[str, Any], key: str) -> str:
     """A text field of the segment's metadata (``context``: PO ``msgctxt``, XLIFF
     ``resname``; ``project``), '' when none."""
-    meta = row.get("meta")
-    if not meta or f'"{key}"' not in meta:
-        return ""
-    try:
-        found = json.loads(meta).get(key)
-    except (ValueError, AttributeError):
-        return ""
+    found = _meta_field(row, key)
     return found if isinstance(found, str) else ""
 
 
 def _plural(row: dict[str, Any] | None) -> int | None:
     """The unit's plural form (PO ``msgstr[n]``: ``n``) from its metadata, None when it is
     not one."""
-    meta = (row or {}).get("meta")
-    if not meta or '"plural"' not in meta:
-        return None
-    try:
-        found = json.loads(meta).get("plural")
-    except (ValueError, AttributeError):
-        return None
+    found = _meta_field(row, "plural")
     return found if isinstance(found, int) else None
 
 
