@@ -142,16 +142,16 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"    target{draft}: {' '.join(f.target.split())[:120]}")
         counts = report.counts()
 
-        def n(count: int, word: str) -> str:
-            return f"{count:,} {word}" + ("" if count == 1 else "s")
+        def n(count: int, word: str, plural: str = "") -> str:
+            return f"{count:,} " + (word if count == 1 else plural or word + "s")
 
         model = Path(report.model).name if report.model else ""
         drafts = f"{report.drafts:,} of them drafts not yet confirmed; " if report.drafts else ""
         more = (
-            f": --fuzzy checks the {n(report.drafts_skipped, 'fuzzy entry')}"
+            f": --fuzzy checks the {n(report.drafts_skipped, 'fuzzy entry', 'fuzzy entries')}"
             if report.drafts_skipped
             else ""
-        ).replace("entrys", "entries")
+        )
         print(
             f"{n(report.checked, 'unit')} checked ({drafts}{report.skipped:,} without a target "
             f"or fuzzy, not checked{more}): {n(counts['error'], 'error')}, "
