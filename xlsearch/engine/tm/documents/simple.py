@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -210,7 +211,7 @@ def _write_split_po(doc: Any, entry: Any, segs: list[Any]) -> None:
     entry.tcomment = "\n".join([*lines, f"xlsearch: {note}, needs review"])
 
 
-def po_layout(msgid: str, target: str, breaks: Any) -> str | None:
+def po_layout(msgid: str, target: str, breaks: Mapping[str, Any] | None) -> str | None:
     """``target`` with the line breaks its memory unit had (``breaks``:
     ``Match.target_breaks``), for a ``msgid`` of several lines; None when the msgid is one
     line, the unit had none, or ``target`` is no longer the text they were recorded on."""
@@ -269,7 +270,9 @@ def dump_po(doc: Any) -> bytes:
             _write_split_po(doc, entry, segs)
             continue
 
-        def fit(msgid: str, text: str, breaks: Any = None, seg: Any = seg) -> str:
+        def fit(
+            msgid: str, text: str, breaks: Mapping[str, Any] | None = None, seg: Any = seg
+        ) -> str:
             if seg.origin != "edited":  # the memory's text: its line breaks were spaces
                 text = po_layout(msgid, text, breaks) or po_lines(msgid, text, doc.src, doc.tgt)
             return po_edges(msgid, text)
