@@ -126,6 +126,76 @@ def run_job(store, enc, name, memory, src, tgt, job, tmp, mem_src=None):  # noqa
     return rep, doc
 
 
+def shared_translations(
+    lang: str, singles: int, seed: int = 0
+) -> tuple[list[tuple[str, str]], list[str], dict[str, str]]:
+    """A memory where a semantic match is often right, and a job: the ``train/en-XX`` pairs
+    whose translation has several English sources (Tatoeba's "I'm hungry." and "I am
+    hungry." → "Ich habe Hunger.", news with two references), split by translation into
+    those whose every source goes to the memory and those whose first source goes to the
+    job (its reference: the translation), the others to the memory; plus ``singles`` pairs
+    of one source each in the memory, and as many job sentences as the second half whose
+    translation the memory does not hold (every semantic fill of them is wrong). Returns
+    (memory units, job sentences, reference by job sentence)."""
+    path = data_dir() / "train" / f"en-{lang}.tsv.gz"
+    by_target: dict[str, list[str]] = {}
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            row = line.rstrip("\n").split("\t")
+            if len(row) < 2 or not row[0].strip() or not row[1].strip():
+                continue
+            a, b = " ".join(row[0].split()), " ".join(row[1].split())
+            if a not in by_target.setdefault(b, []):
+                by_target[b].append(a)
+    rng = random.Random(seed)
+    shared = sorted(t for t, s in by_target.items() if len(s) >= 2)
+    single = sorted(t for t, s in by_target.items() if len(s) == 1)
+    rng.shuffle(shared)
+    rng.shuffle(single)
+    half = shared[: len(shared) // 2]
+    memory = [(a, t) for t in shared[len(shared) // 2 :] for a in by_target[t]]
+    want: dict[str, str] = {}
+    for t in half:
+        first, *rest = by_target[t]
+        memory += [(a, t) for a in rest]
+        want.setdefault(first, t)
+    memory += [(by_target[t][0], t) for t in single[:singles]]
+    for t in single[singles : singles + len(half)]:
+        want.setdefault(by_target[t][0], t)
+    rng.shuffle(memory)
+    sources = {a for a, _ in memory}
+    want = {a: t for a, t in want.items() if a not in sources}
+    return memory, list(want), want
+
+
+def run_shared(store, enc, name, lang, singles, tmp) -> str:  # noqa: ANN001
+    """One Markdown row of the shared-translations experiment (``shared_translations``)."""
+    from rapidfuzz import fuzz
+
+    memory, job, want = shared_translations(lang, singles)
+    rep, doc = run_job(store, enc, f"{name}-shared-{lang}", memory, "en", lang, job, tmp)
+    held = {t for _, t in memory}
+    filled = close = wrong = possible = 0
+    for s in rep.segments:
+        if s.repetition_of is not None or s.fuzzy >= 75 or s.source not in want:
+            continue  # (a sentence of a job segment split in sentences: not scored)
+        possible += want[s.source] in held
+        d = doc.segments[s.index]
+        if d.origin != "semantic":
+            continue
+        ratio = fuzz.ratio(d.target, want[s.source])
+        filled += 1
+        close += ratio >= 90
+        wrong += ratio < 50
+    pol = rep.fill_policy
+    why = pol.memory.describe() if pol is not None and pol.memory is not None else "—"
+    share = f"{100 * close / filled:.1f} % · {100 * wrong / filled:.1f} %" if filled else "—"
+    return (
+        f"| {name} | en-{lang} | {len(memory):,} units, job {len(job):,} | {possible} | "
+        f"{filled} | {share} | {why} |"
+    )
+
+
 def main() -> None:
     from xlsearch.engine.calibration import fill as fill_policy
     from xlsearch.engine.models.encoder import load_encoder
@@ -136,8 +206,29 @@ def main() -> None:
     p.add_argument("--langs", nargs="+", default=["de", "fr", "ru"])
     p.add_argument("--calibrate-pairs", type=int, default=0)
     p.add_argument("--job-size", type=int, default=600)
+    p.add_argument(
+        "--shared",
+        type=int,
+        metavar="N",
+        help="only the shared-translations memory (N single pairs with it; see "
+        "shared_translations)",
+    )
     args = p.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="semfill-"))
+    if args.shared is not None:
+        print(f"a memory whose translations recur with other sources; {machine()}\n")
+        print(
+            "| model | pair | memory, job | job segments < 75 % whose translation the "
+            "memory holds | semantic fills | close · wrong | the memory's evidence |"
+        )
+        print("|---|---|---|---:|---:|---|---|")
+        with Store() as store:
+            for spec in args.model:
+                enc = load_encoder(spec)
+                name = Path(str(enc.id)).name.replace(":", "-")
+                for lang in args.langs:
+                    print(run_shared(store, enc, name, lang, args.shared, tmp), flush=True)
+        return
     print(f"semantic fills at calibrated precision ≥ 95 % (95 % confidence); {machine()}\n")
     print(
         "| model | pair | threshold (held-out pairs) | unrelated: semantic fills (all wrong) "

@@ -81,7 +81,7 @@ def test_auto_makes_paragraphs_whole_in_one_pass(paragraphs: Store) -> None:
 class _Evidence:
     """A memory calibration that lets every semantic match write."""
 
-    def evidence(self, segment: str, cosine: float) -> str:
+    def evidence(self, segment: str, cosine: float, fuzzy: float = 0) -> str:
         return "your memory: every held-out match was right"
 
     def describe(self) -> str:

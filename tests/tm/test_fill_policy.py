@@ -177,10 +177,17 @@ def test_a_semantic_match_is_written_only_on_the_evidence_of_the_users_memory(
     # finds its twin's translation, right every time — the evidence that allows a fill
     from itertools import combinations
 
-    known = "the a cat dog house tree runs sleeps big small red green hello world".split()
+    known = (
+        "the a cat dog house tree runs sleeps big small red green hello world good morning "
+        "le la chat chien maison arbre court dort grand petit rouge vert bonjour monde"
+    ).split()
     units = [("the big dog sleeps", "der große hund schläft")]
-    sets = [c for c in combinations(known, 4) if set(c) != {"the", "big", "dog", "sleeps"}]
-    for i, words in enumerate(sets[::13][:70]):
+    sets: list[tuple[str, ...]] = [("the", "big", "dog", "sleeps")]
+    for c in combinations(known, 4):  # no two share more than two words: none is a fuzzy
+        if len(sets) < 141 and all(len(set(c) & set(s)) <= 2 for s in sets):  # match
+            sets.append(c)
+    # enough evidence for one kind of match (plain, a 0–49 % fuzzy source): 140 twins
+    for i, words in enumerate(sets[1:]):
         tgt = f"ziel {chr(97 + i % 26)}{chr(97 + i // 26)}"
         units += [(" ".join(words), tgt), (" ".join(reversed(words)), tgt)]
     store.import_file(write_tmx(tmp_path / "twins.tmx", units), "twins")
@@ -212,9 +219,50 @@ def test_a_semantic_match_is_written_only_on_the_evidence_of_the_users_memory(
     md = rep.to_markdown()
     assert "(written on pre-translation)" in md and "why: your memory:" in md
     data = rep.to_dict()
-    assert data["semantic_fill"]["memory_calibration"]["groups"]["plain"]["threshold"]
+    assert data["semantic_fill"]["memory_calibration"]["cells"]["plain, fuzzy 0–49 %"]["threshold"]
     assert sem.fill_evidence in [e["evidence"] for e in data["semantic_examples"]]
     store.close()
+
+
+def test_the_memory_calibration_fits_each_kind_of_semantic_match_apart() -> None:
+    """Semantic matches whose source shares half the segment (fuzzy 60 %) are right, those
+    sharing nothing (20 %) right one time in three, at the same cosines: pooled, no cosine
+    shows 95 %; apart, the first kind fills and the second does not. A kind needs
+    ``MIN_EVIDENCE`` matches, each bound a confidence that holds for all kinds together."""
+    from xlsearch.engine.tm.calibration.memory import (
+        CELL_CONFIDENCE,
+        MIN_EVIDENCE,
+        MemoryCalibration,
+        fit_cells,
+        fit_group,
+        lower_bound,
+    )
+
+    ev = [("plain", 0.9 + i / 1000, 60, True) for i in range(120)]
+    ev += [("plain", 0.9 + i / 1000, 20, i % 3 == 0) for i in range(120)]
+    assert fit_group([(c, ok) for _, c, _, ok in ev])["threshold"] is None
+    cells = fit_cells(ev)
+    opened = cells["plain, fuzzy 50–74 %"]
+    assert (opened["threshold"], opened["right"], opened["n"]) == (0.9, 120, 120)
+    assert cells["plain, fuzzy 0–49 %"]["threshold"] is None
+    assert cells["fragile, fuzzy 0–49 %"]["evidence"] == 0
+    cal = MemoryCalibration("de-en", "m", 240, 240, cells, "en → de")
+    segment = "the big dog sleeps here"
+    why = cal.evidence(segment, 0.95, 60)
+    assert why is not None and why.startswith(
+        "your memory: 120 of 120 held-out plain semantic matches with a 50–74 % fuzzy source "
+        "at cosine ≥ 0.900 were right"
+    )
+    assert cal.evidence(segment, 0.95, 20) is None and cal.evidence(segment, 0.89, 60) is None
+    said = cal.describe()
+    assert (
+        "plain: fuzzy 0–49 % no fills (40 of 120 right), fuzzy 50–74 % at cosine ≥ 0.900 (120/120)"
+    ) in said
+    assert "fragile: no fills (0 of 0 held-out semantic matches right)" in said
+    # 99 right of 99 would show 95 % at that confidence, but is too little evidence
+    few = [("plain", 0.95, 60, True)] * (MIN_EVIDENCE - 1)
+    assert lower_bound(len(few), len(few), CELL_CONFIDENCE) >= 0.95
+    assert fit_cells(few)["plain, fuzzy 50–74 %"]["threshold"] is None
 
 
 def test_the_memory_calibration_of_one_direction_is_not_the_others(

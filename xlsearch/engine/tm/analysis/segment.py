@@ -145,7 +145,7 @@ def split_where_better(
         kept = (  # a semantic match the user's memory lets write keeps the unit whole
             top is not None
             and memory is not None
-            and memory.evidence(seg.source, float(top.semantic or 0.0)) is not None
+            and memory.evidence(seg.source, float(top.semantic or 0.0), top.fuzzy) is not None
         )
         if max(best_fuzzy(found[text_key(s)]) for s in sentences) >= GOOD_FUZZY or not kept:
             split.add(repetition_key(seg))

@@ -63,7 +63,8 @@ def decide_fills(
     fills: dict[int, Fill] = {}
     for n, (_cos, p, _ok) in zip(todo, verdicts, strict=True):
         r = results[n]
-        ev = mem.evidence(r.source, float(r.semantic.semantic or 0.0)) if mem else None
+        cos, fuzzy = float(r.semantic.semantic or 0.0), r.semantic.fuzzy
+        ev = mem.evidence(r.source, cos, fuzzy) if mem else None
         fills[n] = Fill(ev is not None, p, ev or "")
     if seen is not None and seen < TOY_PAIRS:  # the store is asked only for a toy
         names = searched_collections(lookup)

@@ -5,18 +5,27 @@ A cosine calibrated on news and everyday sentences does not hold on a user's UI 
 wrong). So before a semantic match may write, the model's precision is measured on the
 memory itself, the way the analysis makes its semantic matches:
 
-1. ``HELD_OUT`` memory units (a fixed random sample) are each looked up against the rest of
-   the memory — same lookup, model, language pair, threshold and same-shape rule as
-   ``analyze`` — and those that land in the semantic band (no fuzzy match ≥ 75 %, a
-   semantic match ≥ the threshold) are kept as evidence;
+1. every memory unit (up to ``HELD_OUT``, a fixed random sample beyond) is looked up
+   against the rest of the memory — same lookup, model, language pair, threshold and
+   same-shape rule as ``analyze`` — and those that land in the semantic band (no fuzzy
+   match ≥ 75 %, a semantic match ≥ the threshold) are kept as evidence (a unit whose
+   nearest vectors are all under the threshold cannot land there and is not looked up);
 2. such a match is **right** when its stored target is the held-out unit's own target
    (compared without mnemonic, trailing punctuation, case and spacing);
-3. the evidence is split by what makes a match fragile (``group``: a short segment of at
-   most ``SHORT_WORDS`` words, a mnemonic or a placeholder — or none of these), and per
-   group the fill threshold is the lowest cosine from which the **exact one-sided
-   Clopper–Pearson lower bound** of the precision (k right of n at or above it) reaches
-   ``PRECISION``. Where no cosine reaches it, the group writes nothing: its semantic
-   matches are suggestions.
+3. the evidence is split into ``CELLS`` by what makes a match fragile — its ``group`` (a
+   short segment of at most ``SHORT_WORDS`` words, a mnemonic or a placeholder — or none
+   of these) and the fuzzy % of the semantic match's own source (``FUZZY_BANDS``: a match
+   that shares most of the segment's words is another thing than one that shares none) —
+   and per cell the fill threshold is the lowest cosine from which the **exact one-sided
+   Clopper–Pearson lower bound** of the precision (k right of n at or above it, n ≥
+   ``MIN_EVIDENCE``) reaches ``PRECISION``, at a confidence that holds for all the cells
+   together (Bonferroni: ``CONFIDENCE`` split among them). Where no cosine reaches it, the
+   cell writes nothing: its semantic matches are suggestions.
+
+Measured on real software catalogues (``bench/fill_regions.py``), no cell of any size is
+right that often — a UI string's nearest neighbour in meaning is another UI string — so
+nothing is written there; on a memory whose translations recur with reworded sources it is
+(``bench/semantic_fills.py --shared``).
 
 A calibration is cached per store, collection, model and direction (in the cache
 folder, written atomically) and redone when the memory grew or shrank by more than
@@ -34,14 +43,23 @@ from typing import Any
 
 import numpy as np
 
-HELD_OUT = 600
-"""Memory units looked up against the rest (a fixed random sample)."""
+HELD_OUT = 5000
+"""Memory units looked up against the rest: all of them up to this many (a fixed random
+sample beyond)."""
 PRECISION = 0.95
 CONFIDENCE = 0.95
+"""For all the cells together; each cell's bound is taken at ``1 − (1 − CONFIDENCE) /
+len(CELLS)``."""
+MIN_EVIDENCE = 100
+"""Held-out semantic matches a cell needs at or above its threshold."""
 SHORT_WORDS = 3
 REDO_CHANGE = 0.10
-VERSION = 1
+VERSION = 2
 GROUPS = ("fragile", "plain")
+FUZZY_BANDS = ((0, 49), (50, 74))
+"""The fuzzy % of the semantic match's own source (under 75: the semantic band)."""
+CELLS = tuple((g, b) for g in GROUPS for b in FUZZY_BANDS)
+CELL_CONFIDENCE = 1.0 - (1.0 - CONFIDENCE) / len(CELLS)
 
 
 def group(segment: str) -> str:
@@ -62,16 +80,29 @@ def same_translation(a: str, b: str) -> bool:
     return parse(a).core.lower() == parse(b).core.lower()
 
 
-def lower_bound(k: int, n: int) -> float:
-    """One-sided ``CONFIDENCE`` Clopper–Pearson lower bound of a precision of k in n."""
+def band(fuzzy: float) -> tuple[int, int]:
+    """The ``FUZZY_BANDS`` band of a semantic match's fuzzy %."""
+    return next((b for b in FUZZY_BANDS if fuzzy <= b[1]), FUZZY_BANDS[-1])
+
+
+def cell_name(cell: tuple[str, tuple[int, int]]) -> str:
+    """``plain, fuzzy 50–74 %``: a cell as reports and the cache name it."""
+    g, (lo, hi) = cell
+    return f"{g}, fuzzy {lo}–{hi} %"
+
+
+def lower_bound(k: int, n: int, confidence: float = CONFIDENCE) -> float:
+    """One-sided Clopper–Pearson lower bound (at ``confidence``) of a precision of k in n."""
     from scipy.stats import beta
 
-    return float(beta.ppf(1.0 - CONFIDENCE, k, n - k + 1)) if k > 0 else 0.0
+    return float(beta.ppf(1.0 - confidence, k, n - k + 1)) if k > 0 else 0.0
 
 
-def fit_group(evidence: list[tuple[float, bool]]) -> dict[str, Any]:
-    """The lowest cosine from which the bound reaches ``PRECISION`` (None when none does),
-    with its counts."""
+def fit_group(
+    evidence: list[tuple[float, bool]], confidence: float = CONFIDENCE, min_n: int = 1
+) -> dict[str, Any]:
+    """The lowest cosine from which the bound (at ``confidence``, on at least ``min_n``
+    matches) reaches ``PRECISION`` (None when none does), with its counts."""
     ranked = sorted(evidence, key=lambda e: -e[0])
     best: dict[str, Any] = {"threshold": None, "right": 0, "n": 0, "bound": 0.0}
     k = 0
@@ -79,8 +110,8 @@ def fit_group(evidence: list[tuple[float, bool]]) -> dict[str, Any]:
         k += ok
         if n < len(ranked) and ranked[n][0] == cos:
             continue  # a threshold falls between cosines
-        bound = lower_bound(k, n)
-        if bound >= PRECISION:
+        bound = lower_bound(k, n, confidence)
+        if bound >= PRECISION and n >= min_n:
             best = {"threshold": round(cos, 5), "right": k, "n": n, "bound": round(bound, 4)}
     out = dict(best)
     out["evidence"] = len(ranked)
@@ -88,41 +119,66 @@ def fit_group(evidence: list[tuple[float, bool]]) -> dict[str, Any]:
     return out
 
 
+def fit_cells(evidence: list[tuple[str, float, float, bool]]) -> dict[str, dict[str, Any]]:
+    """Per cell (``cell_name``), ``fit_group`` of the evidence ``(segment's group, cosine,
+    the match's fuzzy %, right)`` at ``CELL_CONFIDENCE`` and ``MIN_EVIDENCE``."""
+    per: dict[tuple[str, tuple[int, int]], list[tuple[float, bool]]] = {c: [] for c in CELLS}
+    for g, cos, fuzzy, ok in evidence:
+        per[(g, band(fuzzy))].append((cos, ok))
+    return {cell_name(c): fit_group(per[c], CELL_CONFIDENCE, MIN_EVIDENCE) for c in CELLS}
+
+
 @dataclass
 class MemoryCalibration:
-    """Per group: the fill threshold on the memory's own evidence."""
+    """Per cell (``CELLS``): the fill threshold on the memory's own evidence."""
 
     pair: str
     model: str
     units: int
     """Memory units (source language) when it was made."""
     held_out: int
-    groups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cells: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """By ``cell_name``: ``fit_group``'s threshold and counts."""
     direction: str = ""
     """The job's ``src → tgt`` as reports print it (``pair`` is the cache's key)."""
 
-    def evidence(self, segment: str, cosine: float) -> str | None:
-        """Why a semantic match at ``cosine`` may write (None: it may not)."""
-        g = self.groups.get(group(segment)) or {}
-        thr = g.get("threshold")
+    def evidence(self, segment: str, cosine: float, fuzzy: float = 0) -> str | None:
+        """Why a semantic match at ``cosine`` whose source is a ``fuzzy`` % match of
+        ``segment`` may write (None: it may not)."""
+        g, b = group(segment), band(fuzzy)
+        c = self.cells.get(cell_name((g, b))) or {}
+        thr = c.get("threshold")
         if thr is None or round(cosine, 4) < thr:
             return None
         return (
-            f"your memory: {g['right']} of {g['n']} held-out {group(segment)} semantic matches "
-            f"at cosine ≥ {thr:.3f} were right (precision ≥ {g['bound']:.1%} at 95 % confidence)"
+            f"your memory: {c['right']} of {c['n']} held-out {g} semantic matches with a "
+            f"{b[0]}–{b[1]} % fuzzy source at cosine ≥ {thr:.3f} were right (precision ≥ "
+            f"{c['bound']:.1%}, 95 % confidence over the {len(CELLS)} kinds of match)"
         )
 
     def describe(self) -> str:
         parts = []
         for name in GROUPS:
-            g = self.groups.get(name) or {}
-            if g.get("threshold") is None:
+            cells = [(b, self.cells.get(cell_name((name, b))) or {}) for b in FUZZY_BANDS]
+            open_ = [(b, c) for b, c in cells if c.get("threshold") is not None]
+            if not open_:
+                right = sum(c.get("right_all", 0) for _, c in cells)
+                seen = sum(c.get("evidence", 0) for _, c in cells)
                 parts.append(
-                    f"{name}: no fills ({g.get('right_all', 0)} of {g.get('evidence', 0)} "
-                    "held-out semantic matches right)"
+                    f"{name}: no fills ({right} of {seen} held-out semantic matches right)"
                 )
-            else:
-                parts.append(f"{name}: cosine ≥ {g['threshold']:.3f} ({g['right']}/{g['n']})")
+                continue
+            parts.append(
+                f"{name}: "
+                + ", ".join(
+                    f"fuzzy {b[0]}–{b[1]} % at cosine ≥ {c['threshold']:.3f} "
+                    f"({c['right']}/{c['n']})"
+                    if c.get("threshold") is not None
+                    else f"fuzzy {b[0]}–{b[1]} % no fills ({c.get('right_all', 0)} of "
+                    f"{c.get('evidence', 0)} right)"
+                    for b, c in cells
+                )
+            )
         pair = self.direction or self.pair
         return f"calibrated on your memory ({self.held_out} held-out units, {pair}): " + "; ".join(
             parts
@@ -135,7 +191,10 @@ class MemoryCalibration:
             "model": self.model,
             "units": self.units,
             "held_out": self.held_out,
-            "groups": self.groups,
+            "confidence": CONFIDENCE,
+            "cell_confidence": round(CELL_CONFIDENCE, 6),
+            "min_evidence": MIN_EVIDENCE,
+            "cells": self.cells,
         }
 
 
@@ -202,7 +261,7 @@ def calibrate(
                 model,
                 cached["units"],
                 cached["held_out"],
-                cached["groups"],
+                cached["cells"],
                 direction(src, tgt),
             )
     except (OSError, ValueError, KeyError, TypeError):
@@ -215,7 +274,7 @@ def calibrate(
         side = lookup._target(next(r for r in rows[tu] if r["text"] == text), rows, tgt)[1]
         if side is not None:
             jobs.append((tu, " ".join(text.split()), side["text"]))
-    evidence: dict[str, list[tuple[float, bool]]] = {g: [] for g in GROUPS}
+    evidence: list[tuple[str, float, float, bool]] = []
 
     def report(done: int) -> None:
         if cancel is not None:
@@ -234,6 +293,9 @@ def calibrate(
         for n, ((tu, text, own), qv, h) in enumerate(zip(jobs, qvecs, hits, strict=True)):
             if n % 25 == 0:
                 report(n)
+            mine = {r["id"] for r in rows[tu]}
+            if max((c for i, c in h if i not in mine), default=0.0) < threshold:
+                continue  # no neighbour in the semantic band: no evidence either way
             lookup.held_out = tu
             try:
                 res = lookup._one(text, qv, h, src, tgt, 5, 2, True, 0, False, 1)
@@ -247,16 +309,15 @@ def calibrate(
             top = max(pool, key=lambda m: m.semantic or 0.0)
             if (top.semantic or 0.0) < threshold or not top.target:
                 continue
-            evidence[group(text)].append(
-                (round(float(top.semantic or 0.0), 4), same_translation(top.target, own))
-            )
+            cos = round(float(top.semantic or 0.0), 4)
+            evidence.append((group(text), cos, top.fuzzy, same_translation(top.target, own)))
         report(len(jobs))
     cal = MemoryCalibration(
         pair,
         model,
         len(units),
         len(jobs),
-        {g: fit_group(evidence[g]) for g in GROUPS},
+        fit_cells(evidence),
         direction(src, tgt),
     )
     try:
@@ -272,7 +333,11 @@ def fit_from_arrays(cos: np.ndarray, right: np.ndarray) -> dict[str, Any]:
 
 
 __all__ = [
+    "CELLS",
     "HELD_OUT",
+    "band",
+    "cell_name",
+    "fit_cells",
     "MemoryCalibration",
     "calibrate",
     "fit_group",
