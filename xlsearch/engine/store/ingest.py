@@ -146,8 +146,7 @@ READER_VERSION = 7
 inline code that stands for a placeholder is its text; 5: TMX codes that stand for
 whitespace kept for the export, XLIFF pre-translations nobody confirmed skipped; 6: a PO
 string's inner line breaks kept in its metadata; 7: a TMX ``x-Context`` prop in any case),
-so
-re-importing an unchanged file after an upgrade reads it again."""
+so re-importing an unchanged file after an upgrade reads it again."""
 
 
 def import_file(
