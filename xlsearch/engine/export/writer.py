@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import quoteattr
 
 from xlsearch.engine.errors import ConfigError, DataError
 from xlsearch.engine.export import xliff as xliff
@@ -287,7 +287,7 @@ def _seg_xml(text: str, tags: Any, codes: Any = None) -> str:
     (when every code was kept as written), else the plain text. ``codes``: the codes that
     stood for a placeholder of the text (``[offset, "text", placeholder, spaced, xml]``),
     each written in place of its placeholder where the text still holds it there."""
-    body = escape(_clean(text))
+    body = xliff.xml_text(text)
     tags = tags if isinstance(tags, list) else []
     if not all(isinstance(t, list) and len(t) >= 5 and isinstance(t[4], str) for t in tags):
         return body
@@ -311,10 +311,10 @@ def _seg_xml(text: str, tags: Any, codes: Any = None) -> str:
     for (offset, _kind, _ident, spaced, xml, *_), length in merged:
         if not isinstance(offset, int) or not at <= offset <= len(text):
             return body
-        out.append(escape(_clean(text[at:offset])))
+        out.append(xliff.xml_text(text[at:offset]))
         out.append(xml + (" " if spaced and not length else ""))
         at = offset + length
-    out.append(escape(_clean(text[at:])))
+    out.append(xliff.xml_text(text[at:]))
     return "".join(out)
 
 
@@ -476,22 +476,10 @@ def _tmx_header(fh: Any, srclang: str | None, props: dict[str, str] | None = Non
     if props:
         fh.write(">")
         for key, value in props.items():
-            fh.write(f"<prop type={quoteattr(key)}>{escape(_clean(value))}</prop>")
+            fh.write(f"<prop type={quoteattr(key)}>{xliff.xml_text(value)}</prop>")
         fh.write("</header>\n<body>\n")
     else:
         fh.write("/>\n<body>\n")
-
-
-def _clean(text: str) -> str:
-    """Drop characters XML 1.0 cannot carry."""
-    return "".join(
-        ch
-        for ch in text
-        if ch in "\t\n\r"
-        or ("\x20" <= ch <= "\ud7ff")
-        or ("\ue000" <= ch <= "\ufffd")
-        or ch > "\uffff"
-    )
 
 
 def _tmx_unit(fh: Any, unit: ExportUnit, langs: Sequence[str] | None) -> bool:
@@ -502,7 +490,7 @@ def _tmx_unit(fh: Any, unit: ExportUnit, langs: Sequence[str] | None) -> bool:
     fh.write(f"<tu{_xml_attrs(meta.get('attrs'))}>")
     _annotations(fh, meta)
     for key, value in unit.props.items():
-        fh.write(f"<prop type={quoteattr(key)}>{escape(_clean(str(value)))}</prop>")
+        fh.write(f"<prop type={quoteattr(key)}>{xliff.xml_text(str(value))}</prop>")
     seg_meta = unit.segment_meta or [None] * len(unit.segments)
     for i in keep:
         lang, text = unit.segments[i]
@@ -543,17 +531,17 @@ def _xliff_unit(fh: Any, unit: ExportUnit, langs: Sequence[str], version: str, n
 
 
 def _xml_attrs(attrs: dict[str, Any] | None) -> str:
-    return "".join(f" {k}={quoteattr(_clean(str(v)))}" for k, v in (attrs or {}).items())
+    return "".join(f" {k}={quoteattr(xliff.xml_chars(str(v)))}" for k, v in (attrs or {}).items())
 
 
 def _annotations(fh: Any, meta: dict[str, Any]) -> None:
     """TMX ``<note>``s then ``<prop>``s (the DTD's order), each with its own attributes."""
     for note in meta.get("notes") or ():
         attrs = {k: v for k, v in note.items() if k != "text"}
-        fh.write(f"<note{_xml_attrs(attrs)}>{escape(_clean(str(note.get('text', ''))))}</note>")
+        fh.write(f"<note{_xml_attrs(attrs)}>{xliff.xml_text(str(note.get('text', '')))}</note>")
     for prop in meta.get("props") or ():
         attrs = {k: v for k, v in prop.items() if k != "text"}
-        fh.write(f"<prop{_xml_attrs(attrs)}>{escape(_clean(str(prop.get('text', ''))))}</prop>")
+        fh.write(f"<prop{_xml_attrs(attrs)}>{xliff.xml_text(str(prop.get('text', '')))}</prop>")
 
 
 def _tsv_row(fh: Any, unit: ExportUnit, langs: Sequence[str]) -> bool:

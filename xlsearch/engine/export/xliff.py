@@ -7,6 +7,7 @@ and every other property a note (``key: value`` in 1.2, ``category="key"`` in 2.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
@@ -17,18 +18,18 @@ _NS = {
 }
 
 
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_chars(text: str) -> str:
+    """``text`` without the characters XML 1.0 cannot carry (control characters, lone
+    surrogates, U+FFFE and U+FFFF)."""
+    return _NOT_XML.sub("", text)
+
+
 def xml_text(text: str) -> str:
     """Escaped text without the characters XML 1.0 cannot carry."""
-    return escape(
-        "".join(
-            ch
-            for ch in text
-            if ch in "\t\n\r"
-            or ("\x20" <= ch <= "\ud7ff")
-            or ("\ue000" <= ch <= "\ufffd")
-            or ch > "\uffff"
-        )
-    )
+    return escape(xml_chars(text))
 
 
 def header(fh: Any, version: str, src: str, tgt: str, original: str) -> None:

@@ -566,14 +566,6 @@ def _declare_target(doc: Any) -> None:
             file.set("target-language", doc.tgt)
 
 
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
-
-def xml_safe(text: str) -> str:
-    """``text`` without the characters XML 1.0 cannot hold (control characters)."""
-    return _NOT_XML.sub("", text)
-
-
 def as_xliff2(doc: Any) -> bytes:
     """Any document as a new XLIFF 2.0 file: one unit per segment (id = position), and one
     per further form of a PO plural entry (``u3-1``: ``msgid_plural`` and ``msgstr[1]`` …)."""
@@ -613,12 +605,14 @@ def _unit20(doc: Any, file: Any, seg: Any, uid: str, source: str, target: str) -
     """One XLIFF 2.0 unit of ``as_xliff2``: name (a PO msgctxt), location note, segment."""
     from lxml import etree
 
+    from xlsearch.engine.export.xliff import xml_chars
+
     unit = etree.SubElement(file, f"{{{NS20}}}unit", id=uid)
     if seg.context:  # a PO msgctxt: the unit's name, read back as its context
-        unit.set("name", xml_safe(seg.context))
+        unit.set("name", xml_chars(seg.context))
     if seg.key:
         notes = etree.SubElement(unit, f"{{{NS20}}}notes")
-        where = xml_safe(seg.key.replace("\x04", ": "))  # gettext's msgctxt separator
+        where = xml_chars(seg.key.replace("\x04", ": "))  # gettext's msgctxt separator
         etree.SubElement(notes, f"{{{NS20}}}note", category="location").text = where
     s = etree.SubElement(unit, f"{{{NS20}}}segment", id="s" + uid[1:])
     etree.SubElement(s, f"{{{NS20}}}source").text = source
