@@ -152,11 +152,20 @@ def cmd_check(args: argparse.Namespace) -> int:
             if report.drafts_skipped
             else ""
         )
+        hidden = {f.severity for f in report.flags} - {f.severity for f in shown}
+
+        def told(severity: str, text: str) -> str:  # counted, not listed: say how to see them
+            return (
+                f"{text} (not shown: --severity {severity} lists them)"
+                if severity in hidden
+                else text
+            )
+
         print(
             f"{n(report.checked, 'unit')} checked ({drafts}{report.skipped:,} without a target "
             f"or fuzzy, not checked{more}): {n(counts['error'], 'error')}, "
-            f"{n(counts['warning'], 'warning')}, {n(counts['info'], 'note')}"
-            + (f"; model {model}" if model else "")
+            f"{told('warning', n(counts['warning'], 'warning'))}, "
+            f"{told('info', n(counts['info'], 'note'))}" + (f"; model {model}" if model else "")
         )
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
