@@ -166,7 +166,10 @@ def test_a_twin_promoted_to_the_top_by_its_repair_shows_its_diff(tmp_path: Path)
         ids = dict(store.conn.execute("SELECT text, id FROM segments WHERE lang = 'en'"))
         lookup = Lookup(store, None, collection="tm")
         hits = [(ids["Clear"], 0.0), (ids["_Clear"], 0.72)]  # the shipped model's cosines
-        got = lookup._one("Clea_r", None, hits, "en", "fr", 1, 0, True, 0, False, 1)
+        got = lookup._one(
+            "Clea_r", None, hits, "en", "fr", k=1, cross_k=0, require_target=True,
+            min_fuzzy=0, all_matches=False, details=1,
+        )  # fmt: skip
     best = got.matches[0]
     assert best.source == "_Clear" and best.target == "Efface_r"
     assert best.diff and any(op != "=" for op, _ in best.diff), best.diff
