@@ -110,10 +110,11 @@ def substitute(
     old, now = diff
     kept = _find_once(old, target)
     if kept is not None:  # the target keeps the phrase as it is (a name): so does the new one
-        new_name = _name_like(now, new) or (
-            unknown is not None and " " not in now.strip() and unknown(now)
-        )
-        if not (_name_like(old, stored) and new_name):
+        names = _name_like(old, stored) and (
+            _name_like(now, new)
+            or (unknown is not None and " " not in now.strip() and unknown(now))
+        )  # the store is asked about ``now`` only when ``old`` reads as a name
+        if not names:
             return None  # a word that reads the same in both languages ("Volume"): unclear
         if translate(now) not in (None, now) or translate(old) not in (None, old):
             return None
