@@ -167,7 +167,8 @@ def line_breaks(raw: str) -> dict[str, Any] | None:
     if "\n" not in raw and "\r" not in raw:
         return None
     text = raw.translate(_CONTROL)
-    inner = [m for m in _WS.finditer(text) if text[: m.start()].strip() and text[m.end() :].strip()]
+    first, end = len(text) - len(text.lstrip()), len(text.rstrip())  # the words' bounds
+    inner = [m for m in _WS.finditer(text) if first < m.start() and m.end() < end]
     runs = [m.group().replace("\r\n", "\n").replace("\r", "\n") for m in inner]
     at: list[list[Any]] = [[k, ws] for k, ws in enumerate(runs) if "\n" in ws]
     return {"gaps": len(inner), "at": at} if at else None
