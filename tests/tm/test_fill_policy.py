@@ -200,7 +200,7 @@ def test_a_semantic_match_is_written_only_on_the_evidence_of_the_users_memory(
     cal = [e for e in events if e.stage == "calibrate"]
     assert cal[0].done == 0 and cal[-1].done == cal[-1].total == len(units)
     assert cal[0].message.startswith(
-        f"calibrating semantic fills on your memory: {len(units)} held-out units looked up"
+        f"calibrating semantic fills on your memory: {len(units):,} held-out units looked up"
     )
     events.clear()
     run("twins")

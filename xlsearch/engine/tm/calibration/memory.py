@@ -180,8 +180,9 @@ class MemoryCalibration:
                 )
             )
         pair = self.direction or self.pair
-        return f"calibrated on your memory ({self.held_out} held-out units, {pair}): " + "; ".join(
-            parts
+        return (
+            f"calibrated on your memory ({self.held_out:,} held-out units, {pair}): "
+            + "; ".join(parts)
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -283,7 +284,7 @@ def calibrate(
             on_progress(Progress("calibrate", done, len(jobs), what))
 
     what = (
-        f"calibrating semantic fills on your memory: {len(jobs)} held-out units looked up "
+        f"calibrating semantic fills on your memory: {len(jobs):,} held-out units looked up "
         "(once per memory, model and language pair)"
     )
     if jobs:
