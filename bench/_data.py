@@ -20,6 +20,21 @@ def data_dir() -> Path:
     return path
 
 
+def private_home(prefix: str = "xlsearch-bench-") -> None:
+    """Point ``XLSEARCH_HOME`` at a fresh temporary folder unless it is set: a benchmark's
+    indexes and calibration caches are then its own (an index is kept per collection name
+    and model, so two runs at once with the same collection name in one home read each
+    other's vectors)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    if not os.environ.get("XLSEARCH_HOME"):
+        home = tempfile.mkdtemp(prefix=prefix)
+        os.environ["XLSEARCH_HOME"] = home
+        atexit.register(shutil.rmtree, home, True)
+
+
 def machine() -> str:
     """A one-line description of this machine."""
     cores = os.cpu_count()

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _data import data_dir, machine  # noqa: E402
+from _data import data_dir, machine, private_home  # noqa: E402
 from l10n import job_files, reference, scored, sim, write_job, write_memory  # noqa: E402
 
 COS_BINS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.01)
@@ -175,6 +175,7 @@ def main() -> None:
     base = data_dir() / "l10n" / "xfce"
     modules_all = sorted(d.name for d in base.iterdir() if d.is_dir())
     enc = load_encoder(args.model)
+    private_home()  # after the model is found by name: the indexes are this run's
     rows: dict[str, list[dict[str, Any]]] = {"job": [], "memory": []}
     held = 0
     tmp = Path(tempfile.mkdtemp(prefix="regions-"))

@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _data import data_dir, machine  # noqa: E402
+from _data import data_dir, machine, private_home  # noqa: E402
 
 CLOSE = 90
 WRONG = 50
@@ -354,6 +354,7 @@ def main() -> None:
     jobs = args.modules or modules_all
     specs = args.model or ["none"]
     encoders = {s: (None if s == "none" else load_encoder(s)) for s in specs}
+    private_home()  # after the models are found by name: the indexes are this run's
     tools = [f"xlsearch ({s})" for s in specs] + (
         ["msgmerge", "pretranslate"] if args.peers else []
     )
