@@ -17,6 +17,7 @@ memoQ shows as such, instead of keeping ``NotStarted``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 NS_SDL = "http://sdl.com/FileTypes/SdlXliff/1.0"
@@ -65,10 +66,10 @@ def confirmed_20(segment: Any, target: str) -> bool:
     return state == "translated" and not segment.get("subState", "").startswith(XLSEARCH_SUBSTATE)
 
 
-def unit_state_12(doc: Any, tu: Any) -> str:
-    """The 1.2 ``state`` of ``tu``'s target: ``translated`` when every segment of the unit
-    has a target and is confirmed, else ``needs-review-translation``."""
-    segs = [s for s in doc.segments if isinstance(s.ref, tuple) and s.ref[0] is tu]
+def unit_state_12(segs: Sequence[Any]) -> str:
+    """The 1.2 ``state`` of a unit's target, given the unit's segments ``segs``:
+    ``translated`` when every one has a target and is confirmed, else
+    ``needs-review-translation``."""
     if segs and all(s.target.strip() and s.confirmed for s in segs):
         return "translated"
     return "needs-review-translation"

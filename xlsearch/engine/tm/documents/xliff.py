@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -318,11 +319,11 @@ def _qualifier(seg: Any) -> str:
 _WEAKEST_FIRST = ("leveraged-tm", "fuzzy-match", "exact-match")
 
 
-def _unit_qualifier(doc: Any, tu: Any) -> str:
-    """A 1.2 target's qualifier is the unit's: that of its weakest segment set by xlsearch
-    (one 87 % segment makes the unit a fuzzy match, whatever the others are); none while a
-    segment of the unit is still empty (half a target is no match of any kind)."""
-    segs = [s for s in doc.segments if isinstance(s.ref, tuple) and s.ref[0] is tu]
+def _unit_qualifier(segs: Sequence[Any]) -> str:
+    """A 1.2 target's qualifier is the unit's (``segs``: its segments): that of its weakest
+    segment set by xlsearch (one 87 % segment makes the unit a fuzzy match, whatever the
+    others are); none while a segment of the unit is still empty (half a target is no match
+    of any kind)."""
     if any(not s.target.strip() for s in segs):
         return ""
     found = {_qualifier(s) for s in segs if s.origin}
@@ -335,7 +336,9 @@ def _origin(seg: Any) -> str:
     return "xlsearch-semantic" if seg.origin == "semantic" else "xlsearch"
 
 
-def _write12(doc: Any, seg: Any) -> None:
+def _write12(doc: Any, seg: Any, unit: Sequence[Any]) -> None:
+    """Write ``seg``'s target into its 1.2 ``trans-unit``; ``unit``: the segments of that
+    unit (its state and qualifier are theirs)."""
     from lxml import etree
 
     tu, mid = seg.ref
@@ -373,8 +376,8 @@ def _write12(doc: Any, seg: Any) -> None:
         else:
             mrk = etree.SubElement(target, q("mrk"), mtype="seg", mid=mid)
             set_target(mrk, seg.target, source, seg.tag_hint)
-    target.set("state", unit_state_12(doc, tu))
-    qualifier = _unit_qualifier(doc, tu)
+    target.set("state", unit_state_12(unit))
+    qualifier = _unit_qualifier(unit)
     if qualifier:
         target.set("state-qualifier", qualifier)
     elif target.get("state-qualifier") in _WEAKEST_FIRST:  # xlsearch's, from an earlier save
@@ -536,11 +539,15 @@ def dump(doc: Any) -> bytes:
     made is written only for units that got a target: the file is otherwise as it was."""
     from lxml import etree
 
+    units: dict[int, list[Any]] = {}  # a 1.2 unit's segments, gathered once (not per write)
+    for seg in doc.segments:
+        if isinstance(seg.ref, tuple):
+            units.setdefault(id(seg.ref[0]), []).append(seg)
     for seg in doc.segments:
         if not seg.changed:
             continue
         if isinstance(seg.ref, tuple):
-            _write12(doc, seg)
+            _write12(doc, seg, units[id(seg.ref[0])])
         else:
             _write20(doc, seg)
         seg.changed = False
