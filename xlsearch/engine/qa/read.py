@@ -97,6 +97,8 @@ def filled_by_xlsearch(entry: Any) -> bool:
 def _read_document(
     p: Path, kind: str, src: str | None, tgt: str | None, fuzzy: bool = False
 ) -> ReadUnits:
+    """``read_units`` of an XLIFF or PO file, unsegmented: one unit per trans-unit or entry
+    (and per further PO plural form); ``fuzzy``: every PO draft, not only xlsearch's."""
     from xlsearch.engine.tm.documents import open_document
 
     doc = open_document(p, src=src, tgt=tgt, fmt=kind, segment="never")
