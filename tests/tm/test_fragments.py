@@ -144,6 +144,53 @@ def test_chinese_and_japanese_targets_are_aligned_by_character() -> None:
     assert fragments.words("Open %s in _Thunar (%d)") == ["open", "in", "thunar"]
 
 
+JA_MEMORY = [
+    ("Image Preview", "画像プレビュー"),
+    ("Preview", "プレビュー"),
+    ("Show Preview", "プレビューを表示"),
+    ("Preview Size", "プレビューのサイズ"),
+    ("Image", "画像"),
+    ("Open Image", "画像を開く"),
+    ("Save Image", "画像を保存"),
+    ("Show Image", "画像を表示"),
+    ("Open Folder", "フォルダーを開く"),
+    ("Open File", "ファイルを開く"),
+    ("File", "ファイル"),
+]
+ZH_MEMORY = [
+    ("Open File", "打开文件"),
+    ("File", "文件"),
+    ("Save File", "保存文件"),
+    ("Open Folder", "打开文件夹"),
+    ("Folder", "文件夹"),
+    ("Delete Folder", "删除文件夹"),
+    ("Save", "保存"),
+    ("Delete File", "删除文件"),
+]
+
+
+def test_a_chinese_or_japanese_fragment_is_never_part_of_a_word() -> None:
+    """Aligned by character, a word's characters went their own ways (``preview → レ``,
+    ``file → 文``): a fragment is whole words of the target."""
+    ja = FragmentIndex.learn(JA_MEMORY, "cooc")
+    got = {(f.source, f.target) for f in ja.find("Print Preview of the Image")}
+    assert got == {("preview", "プレビュー"), ("image", "画像")}
+    assert ("open", "開く") in {(f.source, f.target) for f in ja.find("Open the File")}
+    zh = FragmentIndex.learn(ZH_MEMORY, "cooc")
+    got = {(f.source, f.target) for f in zh.find("Save the Folder")}
+    assert got == {("save", "保存"), ("folder", "文件夹")}
+    assert wordalign.whole_words(list("画像プレビュー"), True) == [0, 0, 1, 1, 1, 1, 1]
+
+
+def test_without_a_segmenter_a_run_of_katakana_stays_one_word(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(wordalign, "_segmenter", lambda ja: None)
+    assert wordalign.segment("画像プレビューを表示", True) == ["画像", "プレビュー", "を", "表示"]
+    ja = FragmentIndex.learn(JA_MEMORY, "cooc")
+    assert ("preview", "プレビュー") in {(f.source, f.target) for f in ja.find("Print Preview")}
+
+
 def test_analysis_reports_fragments_and_never_writes_them(tmp_path: Path, cooc: None) -> None:
     mem = tmp_path / "mem.po"
     mem.write_text(HEAD + "".join(f'msgid "{s}"\nmsgstr "{t}"\n\n' for s, t in MEMORY), "utf-8")

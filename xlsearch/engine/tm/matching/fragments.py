@@ -187,6 +187,10 @@ class FragmentIndex:
         of eflomal's directions together), whose phrase pairs are weighed too."""
         from xlsearch.engine.tm.matching import wordalign as wa
 
+        # the share found is over the targets' characters (CJK) as before; phrase pairs are
+        # made over whole words, so that a fragment never ends inside one (プレビュー, not レビュ)
+        targets = [frozenset(w for t in tw for w in _parts(t)) for _, tw in units]
+        units, links, wider = _whole_words(units, links, wider)
         got: dict[tuple[str, ...], Counter[tuple[str, ...]]] = defaultdict(Counter)
         whole: dict[tuple[str, ...], Counter[tuple[str, ...]]] = defaultdict(Counter)
         surface: dict[tuple[str, ...], Counter[tuple[str, ...]]] = defaultdict(Counter)
@@ -205,9 +209,7 @@ class FragmentIndex:
         keys = {k for k in (*got, *whole) if _fragment_key(k)}
         # the units whose source has each n-gram, with its neighbours there (first sighting)
         occ: dict[tuple[str, ...], dict[int, tuple[str, str]]] = defaultdict(dict)
-        targets: list[frozenset[str]] = []
-        for u, (sw, tw) in enumerate(units):
-            targets.append(frozenset(w for t in tw for w in _parts(t)))
+        for u, (sw, _tw) in enumerate(units):
             for n in range(1, min(MAX_WORDS, len(sw)) + 1):
                 for i in range(len(sw) - n + 1):
                     key = tuple(sw[i : i + n])
@@ -223,7 +225,9 @@ class FragmentIndex:
             if max(count.values()) < MIN_COUNT:
                 continue
             where = occ[key]
-            parts = {t: {w for x in t for w in _parts(x)} for t in chosen}
+            parts = {
+                t: {w for x in t for y in wa.target_tokens(x) for w in _parts(y)} for t in chosen
+            }
             hits = {t: [len(parts[t] & targets[u]) / len(parts[t]) for u in where] for t in chosen}
             options, found = [], []
             for t in chosen:
@@ -272,6 +276,35 @@ class FragmentIndex:
                 out.append(Fragment(" ".join(key), target, i, i + n, opt.count, how))
                 taken[i : i + n] = [True] * n
         return sorted(out, key=lambda f: f.start)
+
+
+def _whole_words(
+    units: Sequence[tuple[list[str], list[str]]],
+    links: Sequence[set[tuple[int, int]]],
+    wider: Sequence[set[tuple[int, int]]] | None,
+) -> tuple[
+    Sequence[tuple[list[str], list[str]]],
+    Sequence[set[tuple[int, int]]],
+    Sequence[set[tuple[int, int]]] | None,
+]:
+    """The units whose targets are Chinese or Japanese characters, and their links, as whole
+    words (``wordalign.whole_words``); other units as they are."""
+    from xlsearch.engine.tm.matching import wordalign as wa
+
+    if not any(wa.cjk("".join(tw)) for _, tw in units):
+        return units, links, wider
+    ja = wa.japanese([tw for _, tw in units])
+    out_u: list[tuple[list[str], list[str]]] = []
+    out_l: list[set[tuple[int, int]]] = []
+    out_w: list[set[tuple[int, int]]] = []
+    for u, (sw, tw) in enumerate(units):
+        groups = wa.whole_words(tw, ja)
+        merged, lk = wa.merge_words(tw, links[u], groups)
+        out_u.append((sw, merged))
+        out_l.append(lk)
+        if wider is not None:
+            out_w.append(wa.merge_words(tw, wider[u], groups)[1])
+    return out_u, out_l, out_w if wider is not None else None
 
 
 def align_units(
@@ -374,7 +407,7 @@ def default_aligner() -> str:
 
 
 _CACHE: dict[tuple[str, str | None, str, str, int, str], FragmentIndex] = {}
-CACHE_VERSION = 6
+CACHE_VERSION = 7
 
 
 def _cache_file(key: tuple[str, str | None, str, str, int, str]) -> Path:

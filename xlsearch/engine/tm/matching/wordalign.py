@@ -9,6 +9,11 @@ Two aligners give word links for each (source words, target words) unit:
   static student), the cosine matrix of a unit's words, and the links where a source word
   and a target word are each other's best match (SimAlign's *ArgMax*).
 
+Chinese and Japanese targets are aligned character by character (no spaces to split on),
+then read as whole words (``whole_words``: Janome for Japanese, jieba for Chinese, each with
+its own dictionary inside the package) before phrase pairs are made, so that a fragment's
+target is never part of a word.
+
 ``phrase_pairs`` extracts the consistent phrase pairs (no link leaves the box) of up to
 ``max_words`` source words, without unaligned target words on their edges.
 """
@@ -18,6 +23,7 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +32,10 @@ Links = set[tuple[int, int]]
 
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_SCRIPT_RUN = re.compile(r"[\u30a0-\u30ff]+|[\u3040-\u309f]+|[^\u3040-\u30ff]+")
+"""Katakana (with the long-vowel mark), hiragana, other: the word edges a Japanese text
+shows without a dictionary."""
 
 
 def cjk(text: str) -> bool:
@@ -64,6 +74,78 @@ def join_target(tokens: Sequence[str]) -> str:
             out += " "
         out += tok
     return out
+
+
+def japanese(targets: Sequence[Sequence[str]]) -> bool:
+    """Whether CJK target tokens are Japanese (kana in a tenth of the CJK units or more)."""
+    han = kana = 0
+    for tokens in targets:
+        if any(_CJK_CHAR.match(t) for t in tokens):
+            han += 1
+            kana += any(_KANA.match(t) for t in tokens)
+    return han > 0 and kana * 10 >= han
+
+
+@cache
+def _segmenter(ja: bool) -> Callable[[str], list[str]] | None:
+    """Janome (Japanese) or jieba (Chinese) where installed: dictionaries in the packages."""
+    try:
+        if ja:
+            from janome.tokenizer import Tokenizer
+
+            tokenizer = Tokenizer(wakati=True)
+            return lambda text: [str(w) for w in tokenizer.tokenize(text)]
+        import logging
+
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)
+        return lambda text: list(jieba.lcut(text))
+    except ImportError:
+        return None
+
+
+def segment(text: str, ja: bool) -> list[str]:
+    """A run of Chinese or Japanese text split into words (without the segmenter: runs of
+    katakana, of hiragana, of anything else)."""
+    seg = _segmenter(ja)
+    pieces = seg(text) if seg is not None else []
+    if "".join(pieces) != text:
+        pieces = _SCRIPT_RUN.findall(text)
+    return pieces
+
+
+def whole_words(tokens: Sequence[str], ja: bool) -> list[int]:
+    """For target tokens (``target_tokens``: a CJK character each), the index of the word
+    each belongs to: consecutive CJK characters the segmenter reads as one word share it."""
+    out: list[int] = []
+    word = k = 0
+    while k < len(tokens):
+        end = k + 1
+        if _CJK_CHAR.match(tokens[k]):
+            while end < len(tokens) and _CJK_CHAR.match(tokens[end]):
+                end += 1
+            for piece in segment("".join(tokens[k:end]), ja):
+                out += [word] * len(piece)
+                word += 1
+        else:
+            out.append(word)
+            word += 1
+        k = end
+    return out
+
+
+def merge_words(
+    tokens: Sequence[str], links: Links, groups: Sequence[int]
+) -> tuple[list[str], Links]:
+    """Character tokens and their links as words (``whole_words``'s groups) and theirs."""
+    merged: list[str] = []
+    for tok, g in zip(tokens, groups, strict=True):
+        if g == len(merged):
+            merged.append(tok)
+        else:
+            merged[g] += tok
+    return merged, {(i, groups[j]) for i, j in links if j < len(groups)}
 
 
 # -- eflomal ------------------------------------------------------------------------------------
@@ -189,8 +271,12 @@ __all__ = [
     "cjk",
     "eflomal_links",
     "grow_diag_final_and",
+    "japanese",
     "join_target",
+    "merge_words",
     "phrase_pairs",
+    "segment",
     "target_tokens",
     "vector_links",
+    "whole_words",
 ]
