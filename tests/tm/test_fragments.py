@@ -262,3 +262,26 @@ def test_markup_tags_are_no_words_of_a_fragment() -> None:
         ("error", "Erreur"),
     }
     assert all("b" not in fragments.words(s) for s, _ in memory)
+
+
+def test_the_first_lookup_says_it_learns_the_memory_s_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seconds of silence on the first lookup of a memory of a few thousand units: one line
+    on stderr says what is learnt, once (a later process reads it from the cache)."""
+    from xlsearch.cli import main
+
+    mem = tmp_path / "mem.po"
+    mem.write_text(HEAD + "".join(f'msgid "{s}"\nmsgstr "{t}"\n\n' for s, t in MEMORY), "utf-8")
+    assert main(["import", str(mem), "-c", "fr-mem", "-q"]) == 0
+    argv = ["lookup", "Failed to open the trash", "--src", "en", "--tgt", "fr", "-c", "fr-mem"]
+    capsys.readouterr()
+    assert main([*argv, "--fuzzy-only"]) == 0
+    got = capsys.readouterr()
+    said = "learning which words your memory translates how (first use of 'fr-mem', once)…"
+    assert f"notice: {said}" in got.err.splitlines()
+    assert said not in got.out
+    assert "trash → corbeille" in got.out
+    fragments._CACHE.clear()  # a new process
+    assert main([*argv, "--fuzzy-only"]) == 0
+    assert "learning" not in capsys.readouterr().err

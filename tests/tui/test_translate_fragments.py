@@ -50,3 +50,53 @@ async def test_fragments_are_listed_and_inserted_at_the_cursor(
         await settle(pilot, 1)
         assert editor.text == "Impossible d’ouvrir Ouvrir un emplacement"
         assert screen.doc.segments[0].target == ""  # nothing written until the translator says
+
+
+async def test_learning_the_memory_s_words_shows_a_status_and_never_blocks(
+    tmp_path: Path, settle, translate: OpenTranslate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first lookup that needs the memory's fragments learns them (seconds on a real
+    memory): the status says so while the screen goes on answering, then it is put back."""
+    import threading
+
+    from textual.widgets import Label
+
+    from xlsearch.engine.store import Store
+    from xlsearch.engine.tm.matching import fragments
+
+    learn = fragments.FragmentIndex.learn.__func__  # type: ignore[attr-defined]
+    release = threading.Event()
+
+    def slow_learn(cls: type, *args: object, **kwargs: object) -> fragments.FragmentIndex:
+        assert release.wait(20), "the test never let the learning finish"
+        return learn(cls, *args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(fragments.FragmentIndex, "learn", classmethod(slow_learn))
+    mem = tmp_path / "mem.po"
+    mem.write_text(HEAD + "".join(f'msgid "{s}"\nmsgstr "{t}"\n\n' for s, t in MEMORY), "utf-8")
+    job = tmp_path / "job.po"
+    job.write_text(HEAD + 'msgid "Failed to open location of the file"\nmsgstr ""\n', "utf-8")
+    with Store() as store:
+        store.import_file(mem, "tm")
+    async with translate() as (pilot, screen):
+        screen.open_document(str(job))
+        status = screen.query_one("#tr-status", Label)
+        for _ in range(200):  # the event loop runs on while the worker learns
+            await pilot.pause(0.05)
+            if "learning which words your memory translates how" in str(status.render()):
+                break
+        else:
+            release.set()
+            raise AssertionError(f"no learning status: {status.render()}")
+        assert "(first use of the memory, once)" in str(status.render())  # all collections
+        editor = screen.query_one("#tr-target", TextArea)
+        editor.focus()
+        await pilot.press("x")  # the screen answers keys meanwhile
+        assert editor.text == "x"
+        release.set()
+        await settle(pilot, 3)
+        assert "learning" not in str(status.render())
+        assert "job.po" in str(status.render())  # the summary is back
+        table = screen.query_one("#tr-matches", DataTable)
+        rows = [str(table.get_row_at(i)[3]) for i in range(table.row_count)]
+        assert "file → fichier" in rows

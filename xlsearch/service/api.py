@@ -421,10 +421,13 @@ class EngineAPI(Protocol):
         *,
         doc_segment: InlineCodes | None = None,
         cancel: CancelToken | None = None,
+        on_progress: ProgressCallback | None = None,
     ) -> LookupMatches:
         """CAT matches (fuzzy %, semantic, diff, target, flags).
         ``doc_segment``: the document's segment being looked up; its inline codes decide
-        100 % or 99 % as in an analysis. ``cancel``: a stale lookup stops early."""
+        100 % or 99 % as in an analysis. ``cancel``: a stale lookup stops early.
+        ``on_progress``: a ``notice`` before seconds of work done once (the memory's
+        fragments learnt on its first use)."""
         ...
 
     def open_document(self, path: str, src: str = "", tgt: str = "") -> TranslationDocument:

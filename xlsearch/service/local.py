@@ -725,7 +725,13 @@ class LocalEngine(JobsMixin):
         from xlsearch.engine.tm.matching.lookup import Lookup
 
         searcher = self._searcher(store, load=semantic, on_progress=on_progress, cancel=cancel)
-        return Lookup(store, collection=collection, semantic=semantic, searcher=searcher)
+        return Lookup(
+            store,
+            collection=collection,
+            semantic=semantic,
+            searcher=searcher,
+            on_progress=on_progress,
+        )
 
     def check_languages(self, collection: str | None = None, **langs: str | None) -> None:
         """A one-line ``ConfigError`` when ``collection`` does not exist or the memory has no

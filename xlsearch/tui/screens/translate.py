@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static, TextArea
 
-from xlsearch.engine.progress import CancelToken
+from xlsearch.engine.progress import CancelToken, ProgressCallback
 from xlsearch.service.qa import CheckReport
 from xlsearch.service.shared import target_languages, write_output
 from xlsearch.service.types import (
@@ -122,6 +122,9 @@ class TranslateScreen(EngineScreen):
         self.analysis: DocumentAnalysis | None = None
         self._inserted: tuple[int, str, MemoryMatch] | None = None
         self._lookup_token = CancelToken()
+        self._noticed: str | None = None
+        """The status before a job said it works a while (a notice): put back at its end."""
+        self._status_text = ""
         self._edits = 0  # changes made to the open document (targets, confirmations, fills)
         self._saved_edits = 0  # how many of them the last finished save wrote
         self._saving_edits = 0  # how many of them the save in progress writes
@@ -260,6 +263,9 @@ class TranslateScreen(EngineScreen):
                 self._show_matches()
                 if getattr(result, "note", ""):
                     self._status(result.note.splitlines()[0])
+                elif self._noticed is not None:  # the notice's work is done
+                    self._status(self._noticed)
+            self._noticed = None
         elif message.job == "analyze":
             self.analysis = message.result
             rows = self.query_one("#tr-segments", DataTable).row_count
@@ -278,7 +284,11 @@ class TranslateScreen(EngineScreen):
 
     def on_job_progress(self, message: JobProgress) -> None:
         p = message.progress
-        if p.total:  # what the wait is for (the memory calibration), where the job says
+        if p.stage == "notice":  # seconds of work once (the memory's fragments learnt)
+            if self._noticed is None:
+                self._noticed = self._status_text
+            self._status(f"{message.job}: {p.message}")
+        elif p.total:  # what the wait is for (the memory calibration), where the job says
             what = f"{p.message} · " if p.stage == "calibrate" and p.message else ""
             self._status(f"{message.job}: {what}{p.done}/{p.total}")
 
@@ -286,6 +296,7 @@ class TranslateScreen(EngineScreen):
         self._status(f"⚠ {message.title}: {message.message.splitlines()[0]}")
 
     def _status(self, text: str) -> None:
+        self._status_text = text
         self.query_one("#tr-status", Label).update(text)
 
     def _summary(self) -> str:
@@ -418,9 +429,16 @@ class TranslateScreen(EngineScreen):
         tgt_lang = self.query_one("#tr-tgt", Input).value.strip() or self.doc.tgt
         collection = self._collection()
 
-        def call(_p: object, cancel: CancelToken) -> tuple[int, LookupMatches]:
+        def call(progress: ProgressCallback, cancel: CancelToken) -> tuple[int, LookupMatches]:
             found = engine.lookup(
-                seg.source, src_lang, tgt_lang, collection, 5, doc_segment=seg, cancel=cancel
+                seg.source,
+                src_lang,
+                tgt_lang,
+                collection,
+                5,
+                doc_segment=seg,
+                cancel=cancel,
+                on_progress=progress,  # the notice before the memory's fragments are learnt
             )
             return index, found
 

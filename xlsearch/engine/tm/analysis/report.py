@@ -48,7 +48,7 @@ def add_fragments(
         return results
     from xlsearch.engine.tm.matching.fragments import index_for
 
-    idx = index_for(lookup.store, lookup.collection, src, tgt)
+    idx = index_for(lookup.store, lookup.collection, src, tgt, lookup.on_progress)
     return [
         replace(r, fragments=idx.find(r.source)) if t else r
         for r, t in zip(results, todo, strict=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.importers.placeholders import PLACEHOLDER
+from xlsearch.engine.progress import Progress, ProgressCallback
 
 MAX_WORDS = 6
 """Longest source n-gram a fragment may be."""
@@ -468,9 +470,21 @@ def _write_cached(path: Path, generation: int, index: FragmentIndex) -> None:
         pass
 
 
-def index_for(store: object, collection: str | None, src: str, tgt: str) -> FragmentIndex:
+LEARNING = "learning which words your memory translates how (first use of {}, once)…"
+"""The notice before an index is learnt (seconds on a memory of a few thousand units)."""
+_LEARNING_LOCK = threading.Lock()
+"""One index learnt at a time: a second lookup of the same memory waits for it, then reads it."""
+
+
+def index_for(
+    store: object,
+    collection: str | None,
+    src: str,
+    tgt: str,
+    on_progress: ProgressCallback | None = None,
+) -> FragmentIndex:
     """The fragment index of a memory, cached per store generation in the process and in
-    the user's cache folder."""
+    the user's cache folder; ``on_progress`` gets a ``notice`` before it is learnt."""
     from xlsearch.engine.lang.tags import primary
 
     generation = int(store.generation())  # type: ignore[attr-defined]
@@ -484,20 +498,28 @@ def index_for(store: object, collection: str | None, src: str, tgt: str) -> Frag
         aligner,
     )
     got = _CACHE.get(key)
-    if got is None:
-        path = _cache_file(key)
-        got = _read_cached(path, generation)
+    if got is not None:
+        return got
+    with _LEARNING_LOCK:
+        got = _CACHE.get(key)  # learnt meanwhile by another lookup
         if got is None:
-            got = FragmentIndex.learn(memory_pairs(store, collection, src, tgt), aligner)
-            _write_cached(path, generation, got)
-        if len(_CACHE) > 8:
-            _CACHE.clear()
-        _CACHE[key] = got
+            path = _cache_file(key)
+            got = _read_cached(path, generation)
+            if got is None:
+                if on_progress is not None:
+                    name = f"'{collection}'" if collection else "the memory"
+                    on_progress(Progress("notice", message=LEARNING.format(name)))
+                got = FragmentIndex.learn(memory_pairs(store, collection, src, tgt), aligner)
+                _write_cached(path, generation, got)
+            if len(_CACHE) > 8:
+                _CACHE.clear()
+            _CACHE[key] = got
     return got
 
 
 __all__ = [
     "ALIGNERS",
+    "LEARNING",
     "Fragment",
     "FragmentIndex",
     "Option",

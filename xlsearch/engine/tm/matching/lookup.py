@@ -160,6 +160,8 @@ class Lookup(Candidates):
 
         self.store = store
         self.collection = collection
+        self.on_progress = on_progress
+        """Gets the notice before the memory's fragment index is learnt (seconds, once)."""
         self.semantic = semantic
         self.weights = weights
         self.depth = depth
@@ -210,7 +212,8 @@ class Lookup(Candidates):
         if tgt and max((m.fuzzy for m in res.matches), default=0) < 75:
             from xlsearch.engine.tm.matching.fragments import index_for
 
-            res.fragments = index_for(self.store, self.collection, src, tgt).find(segment)
+            idx = index_for(self.store, self.collection, src, tgt, self.on_progress)
+            res.fragments = idx.find(segment)
         res.ms = (time.perf_counter() - start) * 1000
         return res
 
