@@ -172,6 +172,8 @@ ZH_MEMORY = [
 def test_a_chinese_or_japanese_fragment_is_never_part_of_a_word() -> None:
     """Aligned by character, a word's characters went their own ways (``preview → レ``,
     ``file → 文``): a fragment is whole words of the target."""
+    pytest.importorskip("janome")  # dependencies: a venv made before them lacks them
+    pytest.importorskip("jieba")
     ja = FragmentIndex.learn(JA_MEMORY, "cooc")
     got = {(f.source, f.target) for f in ja.find("Print Preview of the Image")}
     assert got == {("preview", "プレビュー"), ("image", "画像")}
