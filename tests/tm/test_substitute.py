@@ -124,9 +124,15 @@ def test_a_name_the_job_writes_in_lower_case_is_swapped_for_the_memorys(tmp_path
             ("Run it in a terminal", "Ejecutarlo en una terminal"),
         ],
     )
+    other = _po(tmp_path / "ristretto.po", [("Quit ristretto", "Quitter Ristretto")])
     with Store(tmp_path / "s.db") as store:
         store.import_file(mem, "mem")
+        store.import_file(other, "other")  # another memory's words do not count
         lookup = Lookup(store, None, collection="mem", semantic=False)
         best = lookup.lookup("Display ristretto user manual", src="en", tgt="fr").matches[0]
-    assert best.target == "Mostrar el manual de usuario de ristretto", best
+        assert best.target == "Mostrar el manual de usuario de ristretto", best
+        known = Lookup(store, None, collection=None, semantic=False)  # all memories: known
+        assert known.lookup("Display ristretto user manual", "en", "fr").matches[0].target == (
+            "Mostrar el manual de usuario de Thunar"
+        )
     assert best.fuzzy == SUBSTITUTED and any(f.startswith("substituted:") for f in best.flags)

@@ -248,10 +248,22 @@ class Candidates:
         return {t: df[t] for t in terms if df[t]}
 
     def _unknown_word(self, word: str) -> bool:
-        """Whether no segment of the store holds ``word`` (full-text index, any language):
-        a name the job writes in lower case (``substitute``)."""
+        """Whether no segment of the memory looked up (its collection, any language) holds
+        ``word``: a name the job writes in lower case (``substitute``)."""
         terms = _terms(word)
-        return bool(terms) and not self._doc_freqs(terms)
+        if not terms:
+            return False
+        where, params = self.store._filters(self.collection, None)
+        extra = where.replace(" WHERE ", " AND ", 1)
+        for term in terms:
+            found = self.store.conn.execute(
+                "SELECT 1 FROM segments_fts JOIN segments s ON s.id = segments_fts.rowid "
+                f"WHERE segments_fts MATCH ?{extra} LIMIT 1",
+                ['"' + term.replace('"', '""') + '"', *params],
+            ).fetchone()
+            if found:
+                return False
+        return True
 
     def _postings(self, term: str, cache: _LexicalCache) -> np.ndarray:
         """The segment ids holding ``term`` (a rare one), cached: a document's segments share
