@@ -547,10 +547,67 @@ def _placeholders(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
         if a != b:
             flag("placeholders", "error", _describe(*_multiset_diff(a, b), "placeholder"))
             return
+    if _ICU.search(s):  # ICU MessageFormat: its arguments, not its sub-messages' text
+        a, b = Counter(set(icu_arguments(s))), Counter(set(icu_arguments(t)))
+        if a != b:
+            flag("placeholders", "error", _describe(*_multiset_diff(a, b), "ICU argument"))
+        return
     if "{" in s or "{" in t:
         a, b = Counter(_BRACE_CODE.findall(s)), Counter(_BRACE_CODE.findall(t))
         if a != b:
             flag("placeholders", "error", _describe(*_multiset_diff(a, b), "placeholder"))
+
+
+_ICU = re.compile(
+    r"\{\s*[\w.]+\s*,\s*(?:plural|select|selectordinal|number|date|time|spellout|ordinal"
+    r"|duration)\s*[,}]"
+)
+"""An ICU MessageFormat argument with a type (``{count, plural, …}``, ``{when, date}``)."""
+_ICU_SUBMESSAGES = frozenset({"plural", "select", "selectordinal"})
+_ICU_HEAD = re.compile(r"\s*([\w.]*)\s*(?:,\s*(\w+)\s*)?")
+"""An argument's name and type, after its opening brace."""
+
+
+def icu_arguments(text: str) -> list[str]:
+    """The arguments of an ICU message, as ``{name}`` or ``{name, type}``, those inside the
+    sub-messages of a plural or select included; the sub-messages themselves (``one {#
+    file}``, ``male {He}``) are text to translate, their selectors a language's own."""
+    out: list[str] = []
+
+    def message(i: int) -> int:  # text up to the "}" that closes it (or the end)
+        while i < len(text):
+            ch = text[i]
+            if ch == "'" and i + 1 < len(text) and text[i + 1] in "{}'":
+                end = text.find("'", i + 1)  # a quoted literal: '{' is a brace, not code
+                i = len(text) if end < 0 else end + 1
+            elif ch == "{":
+                i = argument(i + 1)
+            elif ch == "}":
+                return i + 1
+            else:
+                i += 1
+        return i
+
+    def argument(i: int) -> int:
+        m = _ICU_HEAD.match(text, i)
+        assert m is not None  # every part of the pattern is optional
+        name, kind, i = m.group(1), m.group(2), m.end()
+        out.append(f"{{{name}, {kind}}}" if kind else f"{{{name}}}")
+        if kind in _ICU_SUBMESSAGES:  # "offset:1"? then selector {sub-message} pairs
+            while i < len(text) and text[i] != "}":
+                if text[i] == "{":
+                    i = message(i + 1)
+                else:
+                    i += 1
+            return i + 1
+        depth = 1  # a simple argument or a format's style: to its closing brace
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        return i
+
+    message(0)
+    return out
 
 
 def _tags(s: str, t: str, ctx: RuleContext, flag: Emit) -> None:
