@@ -210,7 +210,9 @@ def test_analysis_reports_fragments_and_never_writes_them(tmp_path: Path, cooc: 
         assert rep.segments[0].fragments
         md = rep.to_markdown()
         assert "## Fragments your memory translates" in md
-        assert "open location → Ouvrir un emplacement (×2)" in md  # with "Open _Location…"
+        evidence = "2 of 2 memory units translate it so, one of them this phrase alone"
+        assert f"open location → Ouvrir un emplacement ({evidence})" in md  # and "_Location…"
+        assert "file → fichier (5 of 5 memory units translate it so)" in md
         assert pretranslate(doc, rep) == 0
         out = doc.save(tmp_path / "out.po")
     assert [e.msgstr for e in polib.pofile(str(out))] == [""]
@@ -283,7 +285,8 @@ def test_the_first_lookup_says_it_learns_the_memory_s_words(
     said = "learning which words your memory translates how (first use of 'fr-mem', once)…"
     assert f"notice: {said}" in got.err.splitlines()
     assert said not in got.out
-    assert "trash → corbeille" in got.out
+    # the evidence in the same words as the report and the Translate screen
+    assert "   trash → corbeille  (4 of 4 memory units translate it so" in got.out  # "the trash"
     fragments._CACHE.clear()  # a new process
     assert main([*argv, "--fuzzy-only"]) == 0
     assert "learning" not in capsys.readouterr().err

@@ -30,7 +30,7 @@ def test_the_report_file_lists_every_segment_and_the_terminal_ten() -> None:
     md = rep.to_markdown(examples=None)
     for i in range(14):
         assert f"- **Item {i}…** (99 %): repaired: ellipsis added" in md
-        assert f"- **Other word{i}**: word{i} → parola{i} (×2)" in md
+        assert f"- **Other word{i}**: word{i} → parola{i} (2 memory units translate it so)" in md
         assert f"- **Like {i}** (best fuzzy 0 %)" in md
     assert "more (" not in md
     short = rep.to_markdown()

@@ -43,6 +43,9 @@ async def test_fragments_are_listed_and_inserted_at_the_cursor(
         rows = [str(table.get_row_at(i)[3]) for i in range(table.row_count)]
         assert "open location → Ouvrir un emplacement" in rows
         assert "file → fichier" in rows
+        screen._show_detail(rows.index("file → fichier"))  # the evidence, as lookup says it
+        detail = str(screen.query_one("#tr-detail").render())
+        assert "4 of 4 memory units translate it so · enter or" in detail
         editor = screen.query_one("#tr-target", TextArea)
         editor.text = "Impossible d’ouvrir "
         editor.move_cursor((0, len(editor.text)))

@@ -233,7 +233,7 @@ def _print_result(res: Any, tgt: str) -> None:
     if getattr(res, "fragments", None):
         print("fragments your memory translates (to insert; never written for you):")
         for f in res.fragments:
-            print(f"   {f.source} → {f.target}  (×{f.count}, {f.how})")
+            print(f"   {f.source} → {f.target}  ({f.evidence})")
     if res.cross:
         print("cross-language matches (the memory has the meaning in another language):")
         for m in res.cross:

@@ -247,6 +247,11 @@ class MatchFragment(Protocol):
         """``unit`` (a whole memory unit) or ``aligned`` (a word alignment)."""
         ...
 
+    @property
+    def evidence(self) -> str:
+        """``5 of 6 memory units translate it so``: the same words in every front."""
+        ...
+
 
 class LookupMatches(Protocol):
     """The matches of one segment: same source language, then cross-language."""

@@ -584,12 +584,11 @@ class TranslateScreen(EngineScreen):
         frags = self.fragments()
         if len(matches) <= i < len(matches) + len(frags):
             f = frags[i - len(matches)]
-            how = "a whole unit of your memory" if f.how == "unit" else "aligned in your memory"
             self.query_one("#tr-detail", Static).update(
                 Text.assemble(
                     ("fragment ", "bold"),
                     f"{f.source} → {f.target}",
-                    (f"\n{how}, ×{f.count} · enter or {i + 1} inserts it at the cursor", "dim"),
+                    (f"\n{f.evidence} · enter or {i + 1} inserts it at the cursor", "dim"),
                 )
             )
             return

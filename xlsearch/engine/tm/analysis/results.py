@@ -240,7 +240,7 @@ class Analysis:
                 "",
             ]
             for s in shown(frag):
-                parts = " · ".join(f"{f.source} → {f.target} (×{f.count})" for f in s.fragments)
+                parts = " · ".join(f"{f.source} → {f.target} ({f.evidence})" for f in s.fragments)
                 lines.append(f"- **{s.source}**: {parts}")
             lines += more(frag)
         sem = self.semantic_segments()

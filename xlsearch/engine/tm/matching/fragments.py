@@ -80,6 +80,19 @@ class Fragment:
     """Memory units that translate it so."""
     how: str
     """``unit`` (a whole memory unit) or ``aligned`` (a word alignment)."""
+    seen: int = 0
+    """Memory units whose source has the n-gram (where the segment has it: between the same
+    neighbours, where the memory has enough such units)."""
+    held: int = 0
+    """Of those, the units whose target has the translation (its words' shares summed)."""
+
+    @property
+    def evidence(self) -> str:
+        """What the translator is shown as the fragment's evidence, the same everywhere."""
+        if not self.seen:
+            return f"{self.count} memory units translate it so"
+        alone = ", one of them this phrase alone" if self.how == "unit" else ""
+        return f"{self.held} of {self.seen} memory units translate it so{alone}"
 
 
 def _strip_codes(text: str) -> str:
@@ -143,6 +156,11 @@ class Phrase:
         """The option the memory writes most where the n-gram stands between ``before`` and
         ``after`` (the most specific of these contexts the memory knows, else all its units),
         and the share of its words found there."""
+        opt, share, _ = self.pick(before, after)
+        return opt, share
+
+    def pick(self, before: str, after: str) -> tuple[Option, float, int]:
+        """``choose``, and how many memory units that share is over."""
         seen, found = self.seen, self.found
         for key in (f"<{before}>{after}", f"<{before}", f">{after}"):
             got = self.context.get(key)
@@ -150,7 +168,7 @@ class Phrase:
                 seen, found = got
                 break
         best = max(range(len(self.options)), key=lambda k: (found[k], self.options[k].count))
-        return self.options[best], found[best] / seen
+        return self.options[best], found[best] / seen, seen
 
 
 @dataclass
@@ -270,12 +288,13 @@ class FragmentIndex:
                 if got is None:
                     continue
                 before = sw[i - 1] if i else EDGE[0]
-                opt, share = got.choose(before, sw[i + n] if i + n < len(sw) else EDGE[1])
+                opt, share, seen = got.pick(before, sw[i + n] if i + n < len(sw) else EDGE[1])
                 if opt.count < MIN_COUNT or share < MIN_FOUND:
                     continue
                 how = "unit" if opt.unit else "aligned"
                 target = opt.inner if opt.inner and i > 0 and raw[i][:1].islower() else opt.target
-                out.append(Fragment(" ".join(key), target, i, i + n, opt.count, how))
+                held = round(share * seen)
+                out.append(Fragment(" ".join(key), target, i, i + n, opt.count, how, seen, held))
                 taken[i : i + n] = [True] * n
         return sorted(out, key=lambda f: f.start)
 
