@@ -290,3 +290,18 @@ def test_the_first_lookup_says_it_learns_the_memory_s_words(
     fragments._CACHE.clear()  # a new process
     assert main([*argv, "--fuzzy-only"]) == 0
     assert "learning" not in capsys.readouterr().err
+
+
+def test_a_japanese_particle_alone_is_no_translation() -> None:
+    """``open → を``: the object marker beside the verb was linked with it; a particle alone
+    translates no content word."""
+    units, links = [], []
+    for noun, ja in (("file", "ファイル"), ("folder", "フォルダー"), ("image", "画像")):
+        target = list(ja + "を開く")
+        units.append((["open", noun], target))
+        links.append({(1, k) for k in range(len(ja))} | {(0, len(ja))})  # open → を
+    units.append((["file"], list("ファイル")))
+    links.append({(0, k) for k in range(4)})
+    idx = FragmentIndex.from_links(units, links)
+    got = {(f.source, f.target) for f in idx.find("Open the file")}
+    assert got == {("file", "ファイル")}

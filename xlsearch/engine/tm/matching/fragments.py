@@ -114,6 +114,16 @@ def _parts(token: str) -> list[str]:
     return _PART.findall(token.lower())
 
 
+_KANA_PARTICLE = re.compile(r"[\u3041-\u309f]{1,2}")
+"""A Japanese particle or ending (を, の, には): what a content word's link to it is not."""
+
+
+def _particle(target: tuple[str, ...]) -> bool:
+    """Whether an aligned translation is a Japanese particle alone (``open → を``: the
+    object marker next to the verb, linked with it)."""
+    return len(target) == 1 and bool(_KANA_PARTICLE.fullmatch(target[0]))
+
+
 def _fragment_key(key: tuple[str, ...]) -> bool:
     """Whether an n-gram may be a fragment at all: not only stopwords, none on its edge
     (``to``/``the``/``a``/``an`` first, any last), no bare number, no letter alone."""
@@ -239,10 +249,10 @@ class FragmentIndex:
         phrases: dict[tuple[str, ...], Phrase] = {}
         for key in keys:
             aligned, units_so = got.get(key, Counter()), whole.get(key, Counter())
-            chosen = [t for t, _ in aligned.most_common(CANDIDATES)]
+            chosen = [t for t, _ in aligned.most_common(CANDIDATES) if not _particle(t)]
             chosen += [t for t, _ in units_so.most_common(2) if t not in chosen]
             count = {t: max(aligned[t], units_so[t]) for t in chosen}
-            if max(count.values()) < MIN_COUNT:
+            if not chosen or max(count.values()) < MIN_COUNT:
                 continue
             where = occ[key]
             parts = {
