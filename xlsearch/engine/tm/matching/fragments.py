@@ -438,7 +438,7 @@ def default_aligner() -> str:
 
 
 _CACHE: dict[tuple[str, str | None, str, str, int, str], FragmentIndex] = {}
-CACHE_VERSION = 7
+CACHE_VERSION = 8
 
 
 def _cache_file(key: tuple[str, str | None, str, str, int, str]) -> Path:
