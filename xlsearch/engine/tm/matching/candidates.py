@@ -100,6 +100,11 @@ def _terms(text: str) -> list[str]:
     return list(dict.fromkeys(_fold(k) for k in fz.word_keys(text) if len(k) > 1 or k.isdigit()))
 
 
+def _phrase(term: str) -> str:
+    """``term`` as an FTS5 ``MATCH`` string: one quoted phrase (its quotes doubled)."""
+    return '"' + term.replace('"', '""') + '"'
+
+
 def _term_set(text: str) -> set[str]:
     """A set holding ``_terms(text)`` (and, for ASCII text, its punctuation keys too, which no
     query term can equal): membership tests for ``overlap`` without folding word by word —
@@ -242,7 +247,7 @@ class Candidates:
                 self.store.conn.execute(
                     "SELECT count(*) FROM (SELECT rowid FROM segments_fts "
                     "WHERE segments_fts MATCH ? LIMIT ?)",
-                    ('"' + term.replace('"', '""') + '"', LEXICAL_BUDGET + 1),
+                    (_phrase(term), LEXICAL_BUDGET + 1),
                 ).fetchone()[0]
             )
         return {t: df[t] for t in terms if df[t]}
@@ -259,7 +264,7 @@ class Candidates:
             found = self.store.conn.execute(
                 "SELECT 1 FROM segments_fts JOIN segments s ON s.id = segments_fts.rowid "
                 f"WHERE segments_fts MATCH ?{extra} LIMIT 1",
-                ['"' + term.replace('"', '""') + '"', *params],
+                [_phrase(term), *params],
             ).fetchone()
             if found:
                 return False
@@ -272,7 +277,7 @@ class Candidates:
         if ids is None:
             got = self.store.conn.execute(
                 "SELECT rowid FROM segments_fts WHERE segments_fts MATCH ?",
-                ('"' + term.replace('"', '""') + '"',),
+                (_phrase(term),),
             ).fetchall()
             ids = cache.lists[term] = np.array(got, dtype=np.int64).reshape(-1)
             cache.size += len(ids)
