@@ -14,7 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from xlsearch.engine.models.cards import check_model_folder, weights_stamp
+from xlsearch.engine.models.cards import (
+    BUNDLED_TEACHER,
+    check_model_folder,
+    weights_digest,
+    weights_stamp,
+)
 from xlsearch.engine.progress import CancelToken, Progress, ProgressCallback, no_progress
 from xlsearch.engine.store.core import write_transaction
 
@@ -24,15 +29,32 @@ BATCH = 2048
 
 def model_key(encoder: Any) -> str:
     """``<model id>#<fingerprint>``: the fingerprint hashes the card's ``created`` stamp and
-    the size + mtime of the weight files, so re-trained weights get a new key."""
+    the names, sizes and content hashes of the weight files, so re-trained weights get a new
+    key while a copy of the same model (another folder, a second checkout, a touched file)
+    keeps its key, its cached vectors and its indexes."""
+    return _key(encoder, content=True)
+
+
+def legacy_model_key(encoder: Any) -> str | None:
+    """The key earlier versions gave a model folder (weight files' size + mtime instead of
+    their content), to adopt indexes built under it; None for encoders without a folder."""
+    path = getattr(encoder, "path", None)
+    if path is None or not Path(path).is_dir():
+        return None
+    return _key(encoder, content=False)
+
+
+def _key(encoder: Any, *, content: bool) -> str:
     base = str(getattr(encoder, "id", None) or type(encoder).__name__)
     path = getattr(encoder, "path", None)
     parts: list[str] = [str(getattr(encoder, "dim", ""))]
     check_model_folder(encoder)
     if path is not None and Path(path).is_dir():
+        if content and base != BUNDLED_TEACHER:
+            base = Path(base).name  # the folder's name: not where this copy lies
         card = getattr(encoder, "card", None) or {}
         parts.append(str(card.get("created", "")))
-        parts.extend(weights_stamp(Path(path)))
+        parts.extend(weights_digest(Path(path)) if content else weights_stamp(Path(path)))
     else:
         parts.append(str(getattr(encoder, "fingerprint", "")))
     fp = hashlib.sha1("|".join(parts).encode()).hexdigest()[:12]

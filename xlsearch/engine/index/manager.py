@@ -20,6 +20,7 @@ import numpy as np
 from xlsearch.engine.errors import IndexDamagedError, IndexMismatchError
 from xlsearch.engine.index.cache import (
     iter_vectors,
+    legacy_model_key,
     model_key,
     register_model,
     segment_rows,
@@ -31,6 +32,7 @@ from xlsearch.engine.index.files import (
     keys_of,
     load_current,
     read_sidecar,
+    read_sidecar_quietly,
     save,
     update_sidecar,
 )
@@ -238,6 +240,67 @@ def _record(store: Any, collection: str, key: str, meta: dict, folder: Path) -> 
         )
 
 
+def adopt_legacy_index(
+    store: Any,
+    encoder: Any,
+    collection: str,
+    key: str,
+    on_progress: ProgressCallback | None = None,
+) -> bool:
+    """Take over the index (and cached vectors) this model had under the key earlier
+    versions gave it (weight files' size + mtime), when it has none under ``key`` yet.
+
+    The old folder is renamed to the new key's and its sidecar, the store's ``indexes`` row
+    and the vector cache are moved to ``key``: the same weights are not embedded again.
+    True when an index was adopted.
+    """
+    folder = index_folder(collection, key)
+    if read_sidecar_quietly(folder) is not None:
+        return False
+    old = legacy_model_key(encoder)
+    if old is None or old == key:
+        return False
+    old_folder = index_folder(collection, old)
+    if old_folder == folder or not old_folder.is_dir():
+        return False
+    from xlsearch.engine.index.cache import INDEX_KEPT
+    from xlsearch.engine.store.core import write_transaction
+
+    with folder_lock(old_folder):
+        meta = read_sidecar_quietly(old_folder)
+        if meta is None or meta.get("model_id") != old or meta.get("collection") != collection:
+            return False
+        if folder.is_dir():  # only a lock file left by an earlier try may be there
+            if any(p.name != ".lock" for p in folder.iterdir()):
+                return False
+            (folder / ".lock").unlink(missing_ok=True)
+            folder.rmdir()
+        try:
+            old_folder.rename(folder)
+        except OSError:
+            return False
+    with folder_lock(folder):
+        meta = update_sidecar(folder, meta, model_id=key)
+    register_model(store.db, key, encoder)
+    with write_transaction(store.db.conn, kept=INDEX_KEPT):
+        conn = store.db.conn
+        conn.execute("UPDATE OR IGNORE embeddings SET model_id=? WHERE model_id=?", (key, old))
+        conn.execute("DELETE FROM embeddings WHERE model_id=?", (old,))  # duplicates of moved
+        conn.execute("DELETE FROM indexes WHERE collection=? AND model_id=?", (collection, old))
+    _record(store, collection, key, meta, folder)
+    if on_progress is not None:
+        on_progress(
+            Progress(
+                "notice",
+                0,
+                None,
+                f"kept the index of {collection!r} for model {key.partition('#')[0]}: "
+                "the model is now recognised by its weights' content",
+            )
+        )
+    return True
+
+
 def _load_or_rebuild(
     folder: Path, on_progress: ProgressCallback
 ) -> tuple[VectorIndex, dict, dict] | None:
@@ -278,6 +341,8 @@ def build_index(
     key = model_key(encoder)
     folder = index_folder(collection, key)
     store.require_collection(collection)
+    if not rebuild:
+        adopt_legacy_index(store, encoder, collection, key, on_progress)
     register_model(store.db, key, encoder)
     with folder_lock(folder):
         current = None if rebuild else _load_or_rebuild(folder, on_progress)
@@ -343,6 +408,7 @@ def open_index(
     on_progress = on_progress or no_progress
     key = model_key(encoder)
     folder = index_folder(collection, key)
+    adopt_legacy_index(store, encoder, collection, key, on_progress)
     current = load_current(folder, mmap=mmap)
     if current is None:
         raise IndexMismatchError(
@@ -393,6 +459,7 @@ def index_status(store: Any, encoder: Any, collection: str) -> dict[str, Any]:
     """``{"state": fresh|stale|missing|mismatch, "vectors", "segments", "kind", "folder"}``."""
     key = model_key(encoder)
     folder = index_folder(collection, key)
+    adopt_legacy_index(store, encoder, collection, key)
     n = store.count_segments(collection=collection)
     meta = read_sidecar(folder)
     if meta is None:

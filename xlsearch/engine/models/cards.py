@@ -296,6 +296,65 @@ def weights_stamp(path: Path) -> list[str]:
     return out
 
 
+WEIGHT_HASHES = "weight-hashes.json"
+"""Cache file (in the cache folder) of weight files' content hashes, by path, size and times."""
+
+
+def _file_stat_key(st: os.stat_result) -> list[int]:
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def weights_digest(path: Path) -> list[str]:
+    """``file:size:sha256`` of each weight file under a model folder (empty when it is gone).
+
+    Unlike :func:`weights_stamp` it depends on the files' content only, so a copy, a second
+    checkout or a touched file reads as the same weights. A file's hash is computed once and
+    remembered in the cache folder while its size, mtime and ctime stay the same, so a CLI
+    start reads a small JSON file instead of hashing the weights again.
+    """
+    import hashlib
+
+    files: list[tuple[Path, os.stat_result]] = []
+    try:
+        for f in sorted(path.rglob("*")):
+            if f.suffix in (".safetensors", ".bin", ".pt", ".onnx") and f.is_file():
+                files.append((f, f.stat()))
+    except OSError:  # the folder vanished while we listed it
+        return []
+    if not files:
+        return []
+    cache_file = locations.cache_dir() / WEIGHT_HASHES
+    try:
+        known = json.loads(cache_file.read_text(encoding="utf-8"))
+        if not isinstance(known, dict):
+            known = {}
+    except (OSError, ValueError):
+        known = {}
+    out, changed = [], False
+    for f, st in files:
+        name = str(f.resolve())
+        entry = known.get(name)
+        stamp = _file_stat_key(st)
+        if isinstance(entry, dict) and entry.get("stat") == stamp and entry.get("sha256"):
+            digest = str(entry["sha256"])
+        else:
+            try:
+                with open(f, "rb") as fh:
+                    digest = hashlib.file_digest(fh, "sha256").hexdigest()
+            except OSError:
+                return []
+            known[name] = {"stat": stamp, "sha256": digest}
+            changed = True
+        out.append(f"{f.relative_to(path)}:{st.st_size}:{digest}")
+    if changed:
+        known = {k: v for k, v in known.items() if os.path.exists(k)}  # forget deleted files
+        try:
+            write_json(cache_file, known, indent=None)
+        except OSError:  # a read-only cache folder: hash again next time
+            pass
+    return out
+
+
 def model_folder_state(encoder: Any) -> str:
     """``ok``, ``gone`` (the loaded model's folder was deleted or moved) or ``changed`` (its
     weights were replaced since it was loaded); ``ok`` for encoders without a folder."""
