@@ -283,9 +283,9 @@ async def test_analysis_says_who_may_fill_and_that_a_toy_model_is_a_toy(
 async def test_analysis_splits_paragraph_units_and_the_table_follows(
     tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
 ):
-    """An Okapi XLIFF of paragraph units opens whole (six rows); analysed against a sentence
-    memory its paragraphs are split into sentences: the table shows them and the cursor
-    stays on the unit it was on (its first sentence)."""
+    """An Okapi XLIFF of paragraph units against a sentence memory opens as the analysis
+    segments it: its paragraphs split into sentences (eleven rows, not six), and an
+    analysis keeps those rows and the segment the cursor is on."""
     from xlsearch.engine.index.manager import build_index
     from xlsearch.engine.models.catalog import set_active_model
     from xlsearch.engine.models.encoder import load_encoder
@@ -298,13 +298,14 @@ async def test_analysis_splits_paragraph_units_and_the_table_follows(
         build_index(store, load_encoder(str(tiny_static_model)), "tm")
     async with translate(cat / "units_okapi_paragraphs.xlf", typed=True) as (pilot, screen):
         table = screen.query_one("#tr-segments", DataTable)
-        assert table.row_count == 6
-        screen.goto(2)
+        assert table.row_count == 11
+        keys = [s.key for s in screen.doc.segments]
+        screen.goto(3)
         await settle(pilot, 3)
         await pilot.press("ctrl+r")
         await settle(pilot, 3)
-        assert table.row_count == 11
-        assert screen.doc.segments[screen.current].key == "tu3/xls1"
+        assert table.row_count == 11 and [s.key for s in screen.doc.segments] == keys
+        assert screen.current == 3
         assert {r["band"]: r["segments"] for r in screen.analysis.table()}["100%"] == 6
 
 
@@ -325,3 +326,40 @@ async def test_the_status_line_says_what_a_long_analysis_waits_for(
         await pilot.pause()
         shown = str(screen.query_one("#tr-status", Label).render())
         assert shown == f"analyze: {what} · 25/600"
+
+
+async def test_a_unit_of_two_sentences_opens_as_the_analysis_segments_it(
+    tmp_path: Path, tiny_static_model: Path, translate: OpenTranslate
+):
+    """A unit of two sentences split by an inline code, whose first sentence the memory
+    holds: before any analysis the job opens with it split, the first sentence shows its
+    100 % match (not the whole unit's fuzzy one), and an analysis keeps the same segments."""
+    from helpers.memory import write_tmx, write_xliff
+
+    from xlsearch.engine.index.manager import build_index
+    from xlsearch.engine.models.catalog import set_active_model
+    from xlsearch.engine.models.encoder import load_encoder
+    from xlsearch.engine.store import Store
+
+    set_active_model(str(tiny_static_model))
+    memory = [
+        ("Do not turn off the router during the update.", "Schalten Sie den Router nicht aus."),
+        ("the cat runs", "die katze läuft"),
+    ]
+    with Store() as store:
+        store.import_file(write_tmx(tmp_path / "tm.tmx", memory), "tm")
+        build_index(store, load_encoder(str(tiny_static_model)), "tm")
+    two = 'Do not turn off the router during the update.<x id="1"/>This can take several minutes.'
+    job = write_xliff(tmp_path / "job.xlf", ["the cat runs", two])
+    async with translate(job) as (pilot, screen):
+        table = screen.query_one("#tr-segments", DataTable)
+        sources = [s.source for s in screen.doc.segments]
+        assert table.row_count == 3
+        assert sources[1] == "Do not turn off the router during the update."
+        screen.goto(1)
+        await settle(pilot, 3)
+        assert screen.result is not None and screen.result.matches[0].fuzzy == 100
+        assert screen.result.matches[0].target == "Schalten Sie den Router nicht aus."
+        await pilot.press("ctrl+r")
+        await settle(pilot, 3)
+        assert [s.source for s in screen.doc.segments] == sources and table.row_count == 3

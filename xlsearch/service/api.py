@@ -447,6 +447,18 @@ class EngineAPI(Protocol):
         first, split only where the whole has no good match)."""
         ...
 
+    def segment_document(
+        self,
+        doc: TranslationDocument,
+        collection: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+        segment: str = "auto",
+    ) -> int:
+        """Segment ``doc`` in place as its analysis does (its first stage); how many units
+        were split or paragraphs made whole."""
+        ...
+
     def pretranslate(self, doc: TranslationDocument, analysis: DocumentAnalysis) -> int:
         """Fill ``doc``'s empty targets from ``analysis`` (what may be written); how many."""
         ...

@@ -911,6 +911,27 @@ class LocalEngine(JobsMixin):
                 cancel=cancel,
             )
 
+    def segment_document(
+        self,
+        doc: TranslationDocument,
+        collection: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | None = None,
+        segment: str = "auto",
+    ) -> int:
+        """Segment ``doc`` in place as its analysis does (``analyze``'s first stage, the
+        same memory and ``segment`` mode): the segments a translator walks before an
+        analysis are the ones it reports. Returns the units split plus paragraphs merged."""
+        from xlsearch.engine.tm.analysis.segment import segment_document
+        from xlsearch.engine.tm.matching.lookup import SEMANTIC_THRESHOLD
+
+        with self._store() as store:
+            lk = self._lookup(store, collection, True, on_progress, cancel)
+            done = segment_document(
+                _document(doc), segment, lk, SEMANTIC_THRESHOLD, on_progress, cancel
+            )
+        return done.split + done.merged
+
     def pretranslate(
         self,
         doc: TranslationDocument,

@@ -204,13 +204,21 @@ class TranslateScreen(EngineScreen):
             tgt = "" if tgt == self.doc.tgt else tgt
         engine, collection = self.engine, self._collection()
 
-        def open_job(_p: Any, _c: Any) -> tuple[Any, str | None, str]:
+        def open_job(
+            progress: ProgressCallback, cancel: CancelToken
+        ) -> tuple[Any, str | None, str]:
             doc = engine.open_document(path, src, tgt)
-            return (
-                doc,
-                memory_language_notice(engine, doc, collection),
-                target_example(engine, doc, collection),
-            )
+            notice = memory_language_notice(engine, doc, collection)
+            if notice is None:  # the segments the analysis will report, from the start
+                from xlsearch.engine.errors import CancelledError, XLSearchError
+
+                try:
+                    engine.segment_document(doc, collection, progress, cancel)
+                except CancelledError:
+                    raise
+                except XLSearchError:  # no memory to decide with: the units as the file has
+                    pass  # them (the analysis says why)
+            return doc, notice, target_example(engine, doc, collection)
 
         self._status(f"opening {path}…")
         self.run_job("open", open_job)
@@ -235,6 +243,7 @@ class TranslateScreen(EngineScreen):
             self.query_one("#tr-src", Input).value = self.doc.src
             self.query_one("#tr-tgt", Input).value = self.doc.tgt
             self._fill_segments()
+            self._noticed = None  # a notice of the opening (its segmentation) is over
             self._status(self._summary())
             self.query_one("#tr-segments", DataTable).focus()
             self.goto(0)
