@@ -156,3 +156,20 @@ def test_a_sentence_of_a_related_language_sharing_short_words_with_the_file_is_f
     ]
     flags = language_flags(_units(PORTUGUESE * 16 + bad), "en", "pt_BR")  # 320 targets
     assert [f.source for f in flags] == [bad[0][0]]
+
+
+def test_a_few_kanji_alone_in_a_fresh_japanese_file_are_not_read_as_chinese() -> None:
+    """A freshly pre-translated Japanese catalogue (few targets to learn from): a short
+    all-kanji label is written alike in Japanese and Chinese, so no language warning; a
+    Chinese sentence and a Korean label still are."""
+    japanese = [
+        ("_Open", "開く(_O)"), ("_Save", "保存(_S)"), ("Close the window", "ウィンドウを閉じる"),
+        ("Regular expression", "正規表現(_X)"), ("Settings...", "設定..."),
+        ("Search and replace", "検索と置換"), ("Font", "フォント"),
+    ]  # fmt: skip
+    bad = [
+        ("The file could not be saved", "无法保存该文件，请检查您的磁盘空间"),  # Chinese
+        ("Computer", "컴퓨터"),  # Korean
+    ]
+    flags = language_flags(_units(japanese + bad), "en", "ja")
+    assert {f.source for f in flags} == {s for s, _ in bad}

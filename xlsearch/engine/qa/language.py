@@ -55,6 +55,8 @@ UNSEEN_WORD = 0.5
 """
 UNSEEN_MIN_TARGETS = 300
 """... once the pair has this many translated targets (fewer: most words are new)."""
+SHORT_HAN = 8
+"""Han characters alone up to this many are not told apart as Japanese or Chinese."""
 WIDE_WEIGHT = 0.5
 """The same for a CJK character the file's other targets use."""
 UNSEEN_WIDE = 1.0
@@ -286,6 +288,17 @@ FOREIGN_WIDE = 0.5
 """... the same for a CJK character (a simplified Chinese one in a Japanese file)."""
 
 
+def _japanese_or_chinese(lang: str, counts: Counter[str]) -> bool:
+    """Whether a ``lang`` (``ja``, ``zh``) target of these letter ``counts`` is beyond the
+    identifier: a few Han characters alone are written alike in Japanese and Chinese
+    (``設定``, ``正規表現``), and a Japanese one with kana among them is Japanese."""
+    if lang not in ("ja", "zh") or not counts.keys() <= {"CJK", "HIRAGANA", "KATAKANA"}:
+        return False
+    if lang == "ja" and counts.keys() & {"HIRAGANA", "KATAKANA"}:
+        return True
+    return counts.keys() == {"CJK"} and counts["CJK"] <= SHORT_HAN
+
+
 def _primary(tag: str) -> str:
     return (tag or "").replace("_", "-").split("-")[0].lower()
 
@@ -373,7 +386,7 @@ def language_flags(
             top = _script_name(max(counts, key=lambda k: counts[k]))
             flag(u, f"the target is written in {top} script, not in {tgt}'s")
             continue
-        if len(text.strip()) < LANGID_MIN_CHARS:
+        if len(text.strip()) < LANGID_MIN_CHARS or _japanese_or_chinese(prim, counts):
             continue
         own = ws - _words(_strip(u.source))
         if not own:
