@@ -598,8 +598,12 @@ def test_the_memory_calibration_is_measured_again_for_a_model_rebuilt_in_place(
     first = run()
     assert len(first) == 1 and run() == first  # the same weights: the cached evidence
     weights = next(model.rglob("model.safetensors"))
-    weights.write_bytes(weights.read_bytes())  # rebuilt in place: new file, same folder
+    data = bytearray(weights.read_bytes())
+    weights.write_bytes(data)  # the same weights rewritten, touched: the same key
     stat = weights.stat()
     os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    assert run() == first
+    data[-1] ^= 1  # rebuilt in place: other weights (the last float's lowest bit), same folder
+    weights.write_bytes(bytes(data))
     assert len(run() - first) == 1  # measured again under the new weights' key
     store.close()
