@@ -106,3 +106,23 @@ def test_index_built_under_the_old_mtime_key_is_adopted(tiny_static_model: Path)
         # an update embeds only new texts, under the new key
         add_document(store, "c", "b.txt", random_units(3, seed=5))
         assert build_index(store, enc, "c").stats["added"] == 3 and sum(calls) == 3
+
+
+def test_two_stores_in_one_home_keep_their_own_index(
+    tiny_static_model: Path, tmp_path: Path
+) -> None:
+    """A collection of the same name in another store (a script's, a benchmark's) is indexed
+    beside that store: it never reads or overwrites the home store's index."""
+    enc = load_encoder(tiny_static_model)
+    with Store() as home, Store(tmp_path / "other" / "store.db") as other:
+        add_document(home, "memory", "a.txt", random_units(30, langs=("en", "de")))
+        add_document(other, "memory", "b.txt", random_units(20, seed=9, langs=("en", "fr")))
+        mine = build_index(home, enc, "memory")
+        theirs = build_index(other, enc, "memory")
+        assert mine.folder != theirs.folder
+        assert theirs.folder.parent == tmp_path / "other" / "store.db.indexes"
+        calls = _counting(enc)
+        assert open_index(home, enc, "memory").count == 60
+        assert open_index(other, enc, "memory").count == 40
+        assert index_status(home, enc, "memory")["state"] == "fresh"
+        assert index_status(other, enc, "memory")["state"] == "fresh" and not calls

@@ -534,7 +534,8 @@ class LocalEngine(JobsMixin):
 
         with self._store() as store:
             n = store.delete_collection(name)
-        folders, size = remove_collection_folders(name)
+            where = store.path
+        folders, size = remove_collection_folders(name, where)
         for cache in self._index_cache.values():
             cache.pop(name, None)
         return (

@@ -44,16 +44,31 @@ def _slug(text: str) -> str:
     return clean if clean == text else f"{clean}-{hashlib.sha1(text.encode()).hexdigest()[:6]}"
 
 
-def index_folder(collection: str, key: str) -> Path:
-    """``indexes_dir()/<collection>--<model-slug>`` for a collection and model key."""
+def indexes_root(store_path: Path | None = None) -> Path:
+    """Where a store's index folders live: ``indexes_dir()`` for the home's own store, and
+    ``<store file>.indexes/`` beside any other store, so that two stores with a collection of
+    the same name never share (or overwrite) one index."""
+    if store_path is None:
+        return locations.indexes_dir()
+    own = locations.store_path()
+    if Path(store_path).resolve() == own.resolve():
+        return locations.indexes_dir()
+    root = Path(store_path).with_name(Path(store_path).name + ".indexes")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def index_folder(collection: str, key: str, store_path: Path | None = None) -> Path:
+    """``<indexes root>/<collection>--<model-slug>`` for a collection and model key (the root:
+    ``indexes_root(store_path)``)."""
     model_id, _, fp = key.partition("#")
     base = "bundled-teacher" if model_id == "bundled:teacher" else Path(model_id).name
-    return locations.indexes_dir() / f"{_slug(collection)}--{_slug(base)}-{fp[:8] or 'x'}"
+    return indexes_root(store_path) / f"{_slug(collection)}--{_slug(base)}-{fp[:8] or 'x'}"
 
 
-def collection_folders(collection: str) -> list[Path]:
+def collection_folders(collection: str, store_path: Path | None = None) -> list[Path]:
     """Every index folder of ``collection`` (any model), by name and sidecar."""
-    root = locations.indexes_dir()
+    root = indexes_root(store_path)
     prefix = f"{_slug(collection)}--"
     found = []
     for folder in sorted(root.glob(f"{glob_escape(prefix)}*")) if root.is_dir() else []:
@@ -71,11 +86,11 @@ def collection_folders(collection: str) -> list[Path]:
     return found
 
 
-def remove_collection_folders(collection: str) -> tuple[int, int]:
+def remove_collection_folders(collection: str, store_path: Path | None = None) -> tuple[int, int]:
     """Delete the index folders of ``collection``; returns (folders, bytes) removed."""
     import shutil
 
-    folders = collection_folders(collection)
+    folders = collection_folders(collection, store_path)
     size = sum(f.stat().st_size for d in folders for f in d.rglob("*") if f.is_file())
     for folder in folders:
         shutil.rmtree(folder, ignore_errors=True)

@@ -1,11 +1,11 @@
 """Build, update, open and repair the vector index of one (collection, model).
 
-The folder ``indexes_dir()/<collection>--<model-slug>/`` (see ``files``) holds the FAISS file,
-the ids + text hashes of its vectors and a JSON sidecar (model key, dim, count, kind, params,
-store generation, checksum). Writers hold an exclusive lock; a killed writer leaves the
-previous index intact and the vectors it embedded in the store's cache, so a rerun only
-finishes the work. Opening compares the index with the store: a stale index is repaired or
-refused, never served.
+The folder ``indexes_dir()/<collection>--<model-slug>/`` (for a store other than the home's,
+beside it: ``files.indexes_root``) holds the FAISS file, the ids + text hashes of its
+vectors and a JSON sidecar (model key, dim, count, kind, params, store generation,
+checksum). Writers hold an exclusive lock; a killed writer leaves the previous index intact
+and the vectors it embedded in the store's cache, so a rerun only finishes the work. Opening
+compares the index with the store: a stale index is repaired or refused, never served.
 """
 
 from __future__ import annotations
@@ -64,6 +64,12 @@ class OpenIndex:
     @property
     def count(self) -> int:
         return self.vi.ntotal
+
+
+def _store_path(store: Any) -> Path | None:
+    """The store's file (its indexes live by it unless it is the home's own store)."""
+    path = getattr(store, "path", None)
+    return Path(path) if path is not None else None
 
 
 def _check_model(meta: dict[str, Any], key: str, dim: int, folder: Path) -> None:
@@ -150,7 +156,7 @@ def _update(
         from xlsearch.engine.index.cluster import SHARD, PartsBuild, encode_on_cluster
 
         if not vi.is_trained:  # a new IVF index: built where the data is (see PartsBuild)
-            folder = index_folder(collection, key)
+            folder = index_folder(collection, key, _store_path(store))
             parts = PartsBuild(
                 store, folder, key, vi, rows, collection, address=cluster, shard=shard or SHARD
             )
@@ -254,13 +260,13 @@ def adopt_legacy_index(
     and the vector cache are moved to ``key``: the same weights are not embedded again.
     True when an index was adopted.
     """
-    folder = index_folder(collection, key)
+    folder = index_folder(collection, key, _store_path(store))
     if read_sidecar_quietly(folder) is not None:
         return False
     old = legacy_model_key(encoder)
     if old is None or old == key:
         return False
-    old_folder = index_folder(collection, old)
+    old_folder = index_folder(collection, old, _store_path(store))
     if old_folder == folder or not old_folder.is_dir():
         return False
     from xlsearch.engine.index.cache import INDEX_KEPT
@@ -339,7 +345,7 @@ def build_index(
     """
     on_progress = on_progress or no_progress
     key = model_key(encoder)
-    folder = index_folder(collection, key)
+    folder = index_folder(collection, key, _store_path(store))
     store.require_collection(collection)
     if not rebuild:
         adopt_legacy_index(store, encoder, collection, key, on_progress)
@@ -407,7 +413,7 @@ def open_index(
     """
     on_progress = on_progress or no_progress
     key = model_key(encoder)
-    folder = index_folder(collection, key)
+    folder = index_folder(collection, key, _store_path(store))
     adopt_legacy_index(store, encoder, collection, key, on_progress)
     current = load_current(folder, mmap=mmap)
     if current is None:
@@ -458,7 +464,7 @@ def open_index(
 def index_status(store: Any, encoder: Any, collection: str) -> dict[str, Any]:
     """``{"state": fresh|stale|missing|mismatch, "vectors", "segments", "kind", "folder"}``."""
     key = model_key(encoder)
-    folder = index_folder(collection, key)
+    folder = index_folder(collection, key, _store_path(store))
     adopt_legacy_index(store, encoder, collection, key)
     n = store.count_segments(collection=collection)
     meta = read_sidecar(folder)
