@@ -76,3 +76,11 @@ def test_a_match_that_differs_in_its_one_verb_is_a_suggestion(tmp_path: Path) ->
     assert filled == 2
     report = rep.to_markdown()  # the report lists it for a look
     assert '- **Failed to unmount "%s"** (83 %): suggestion only: another word' in report
+
+
+def test_a_mnemonic_is_no_word_break() -> None:
+    """``Re_name…`` has the word *Rename*: as ``Rename`` it is the same words, not 2 of 3."""
+    assert word_fuzzy("Re_name…", "Rename") == 100
+    assert word_fuzzy("Re_name the file", "Rename the file") == 100
+    assert word_fuzzy("開く(_O)", "開く") == 100
+    assert word_fuzzy("_Rename the file", "_Remove the file") < 75

@@ -172,11 +172,22 @@ def word_fuzzy(new: str, stored: str) -> int:
     """The fuzzy % of the two segments' words and numbers alone (punctuation, tags and
     placeholders aside): the score OmegaT bands and ranks a match by. ``Failed to unmount
     "%s"`` / ``Failed to mount "%s"`` is 66 % (two words of three), where ``fuzzy``,
-    counting the quotes and the placeholder, gives 83 %."""
-    a, b = word_keys(new), word_keys(stored)
+    counting the quotes and the placeholder, gives 83 %. A mnemonic is no word break
+    (``Re_name…`` / ``Rename`` is 100 %)."""
+    a, b = word_keys(_unmarked(new)), word_keys(_unmarked(stored))
     if not a and not b:
         return 100
     return math.floor(100 * Levenshtein.normalized_similarity(a, b) + 1e-9)
+
+
+def _unmarked(text: str) -> str:
+    """``text`` without its one mnemonic (``_``/``&`` before a letter, CJK ``(_X)``)."""
+    from xlsearch.engine.tm.matching.repair import CJK_MNEMONIC, INLINE_MNEMONIC
+
+    s = CJK_MNEMONIC.sub("", text, count=1)
+    if s == text and text.count("_") + text.count("&") == 1:
+        s = INLINE_MNEMONIC.sub("", s, count=1)
+    return s
 
 
 def fuzzy_many(new: str, stored: Sequence[str]) -> list[int]:
