@@ -117,6 +117,8 @@ def test_two_stores_in_one_home_keep_their_own_index(
     with Store() as home, Store(tmp_path / "other" / "store.db") as other:
         add_document(home, "memory", "a.txt", random_units(30, langs=("en", "de")))
         add_document(other, "memory", "b.txt", random_units(20, seed=9, langs=("en", "fr")))
+        assert index_status(other, enc, "memory")["state"] == "missing"
+        assert not (tmp_path / "other" / "store.db.indexes").exists()  # a question writes nothing
         mine = build_index(home, enc, "memory")
         theirs = build_index(other, enc, "memory")
         assert mine.folder != theirs.folder

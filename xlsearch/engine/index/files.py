@@ -53,9 +53,7 @@ def indexes_root(store_path: Path | None = None) -> Path:
     own = locations.store_path()
     if Path(store_path).resolve() == own.resolve():
         return locations.indexes_dir()
-    root = Path(store_path).with_name(Path(store_path).name + ".indexes")
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    return Path(store_path).with_name(Path(store_path).name + ".indexes")  # made on a write
 
 
 def index_folder(collection: str, key: str, store_path: Path | None = None) -> Path:
