@@ -86,3 +86,11 @@ def test_a_fill_keeps_the_line_breaks_its_memory_translation_has(tmp_path: Path)
     assert got["Disabled:\n\t- Ignore file dragging."] == (
         "Désactivé :\n\t- Ignorer le glisser de fichiers."
     )
+
+
+def test_damaged_line_break_records_are_ignored_not_a_crash() -> None:
+    from xlsearch.engine.importers.base import restore_breaks
+
+    assert restore_breaks("a b", {"at": [[0, "\n"]], "gaps": 1}) == "a\nb"
+    for at in ([["x", "\n"]], [[None, "\n"]], [[5, "\n"]], [[0.5, "\n"]], ["0"]):
+        assert restore_breaks("a b", {"at": at, "gaps": 1}) == "a b"

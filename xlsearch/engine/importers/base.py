@@ -185,8 +185,13 @@ def restore_breaks(text: str, breaks: Mapping[str, Any] | None) -> str | None:
         return None
     gaps = [" "] * (len(pieces) - 1)
     for item in breaks["at"]:
-        if isinstance(item, list) and len(item) == 2 and 0 <= int(item[0]) < len(gaps):
-            gaps[int(item[0])] = str(item[1])
+        if (
+            isinstance(item, list)
+            and len(item) == 2
+            and isinstance(item[0], int)
+            and 0 <= item[0] < len(gaps)
+        ):
+            gaps[item[0]] = str(item[1])
     return pieces[0] + "".join(g + p for g, p in zip(gaps, pieces[1:], strict=True))
 
 
