@@ -54,3 +54,18 @@ def test_icu_arguments_are_checked_and_sub_messages_are_text(
     assert not [
         f for f in json.loads(capsys.readouterr().out)["flags"] if f["kind"] == "placeholders"
     ]
+
+
+def test_icu_nested_hundreds_deep_is_checked_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = 1500  # past Python's recursion limit: read without recursion
+    src = "{n, plural, one {" * deep + "x" + "}}" * deep
+    tgt = "{n, plural, one {" * deep + "x {m}" + "}}" * deep
+    po = tmp_path / "deep.de.po"
+    po.write_text(
+        HEAD.replace("{lang}", "de") + f'msgid "{src}"\nmsgstr "{tgt}"\n', encoding="utf-8"
+    )
+    assert main(["check", str(po), "--rules-only", "--json"]) == 1
+    flags = json.loads(capsys.readouterr().out)["flags"]
+    assert [f["explanation"] for f in flags if f["kind"] == "placeholders"] == ["{m} added"]

@@ -571,42 +571,45 @@ _ICU_HEAD = re.compile(r"\s*([\w.]*)\s*(?:,\s*(\w+)\s*)?")
 def icu_arguments(text: str) -> list[str]:
     """The arguments of an ICU message, as ``{name}`` or ``{name, type}``, those inside the
     sub-messages of a plural or select included; the sub-messages themselves (``one {#
-    file}``, ``male {He}``) are text to translate, their selectors a language's own."""
+    file}``, ``male {He}``) are text to translate, their selectors a language's own.
+
+    Read with a stack, not recursion: a string nested hundreds of plurals deep is read
+    like any other."""
     out: list[str] = []
-
-    def message(i: int) -> int:  # text up to the "}" that closes it (or the end)
-        while i < len(text):
-            ch = text[i]
-            if ch == "'" and i + 1 < len(text) and text[i + 1] in "{}'":
-                end = text.find("'", i + 1)  # a quoted literal: '{' is a brace, not code
-                i = len(text) if end < 0 else end + 1
-            elif ch == "{":
-                i = argument(i + 1)
+    # What each open brace holds: "msg" the text of a sub-message, "sub" a plural's or
+    # select's selector {sub-message} pairs; empty: the message itself.
+    open_: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if open_ and open_[-1] == "sub":
+            if ch == "{":
+                open_.append("msg")
             elif ch == "}":
-                return i + 1
-            else:
-                i += 1
-        return i
-
-    def argument(i: int) -> int:
-        m = _ICU_HEAD.match(text, i)
-        assert m is not None  # every part of the pattern is optional
-        name, kind, i = m.group(1), m.group(2), m.end()
-        out.append(f"{{{name}, {kind}}}" if kind else f"{{{name}}}")
-        if kind in _ICU_SUBMESSAGES:  # "offset:1"? then selector {sub-message} pairs
-            while i < len(text) and text[i] != "}":
-                if text[i] == "{":
-                    i = message(i + 1)
-                else:
-                    i += 1
-            return i + 1
-        depth = 1  # a simple argument or a format's style: to its closing brace
-        while i < len(text) and depth:
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
+                open_.pop()
             i += 1
-        return i
-
-    message(0)
+        elif ch == "'" and i + 1 < n and text[i + 1] in "{}'":
+            end = text.find("'", i + 1)  # a quoted literal: '{' is a brace, not code
+            i = n if end < 0 else end + 1
+        elif ch == "}":
+            if not open_:
+                break  # the message's end
+            open_.pop()
+            i += 1
+        elif ch == "{":
+            m = _ICU_HEAD.match(text, i + 1)
+            assert m is not None  # every part of the pattern is optional
+            name, kind, i = m.group(1), m.group(2), m.end()
+            out.append(f"{{{name}, {kind}}}" if kind else f"{{{name}}}")
+            if kind in _ICU_SUBMESSAGES:  # "offset:1"? then selector {sub-message} pairs
+                open_.append("sub")
+                continue
+            depth = 1  # a simple argument or a format's style: to its closing brace
+            while i < n and depth:
+                depth += {"{": 1, "}": -1}.get(text[i], 0)
+                i += 1
+        else:
+            i += 1
     return out
 
 
