@@ -1,6 +1,7 @@
 """The Markdown report a translator asks for (``--report job.md``, the Translate screen's
 ``.analysis.md``) lists every repaired match, fragment and semantic suggestion; the
-report printed on the terminal shows ten of each and says how many more the file holds."""
+report printed on the terminal shows ten of each and says how many more the file holds;
+the JSON report (``--report job.json``) lists every semantic example too."""
 
 from __future__ import annotations
 
@@ -37,3 +38,8 @@ def test_the_report_file_lists_every_segment_and_the_terminal_ten() -> None:
     assert "**Item 9…**" in short and "**Item 10…**" not in short
     assert "**Other word10**" not in short and "**Like 10**" not in short
     assert short.count("- … and 4 more (--report FILE.md lists all)") == 3
+
+
+def test_the_json_report_lists_every_semantic_example() -> None:
+    examples = _analysis(14).to_dict()["semantic_examples"]  # what --report FILE.json writes
+    assert [e["segment"] for e in examples] == [f"Like {i}" for i in range(14)]

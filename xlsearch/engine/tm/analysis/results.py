@@ -113,7 +113,8 @@ class Analysis:
     def semantic_segments(self) -> list[SegmentResult]:
         return [s for s in self.segments if s.in_semantic_band]
 
-    def to_dict(self, examples: int = 10) -> dict[str, Any]:
+    def to_dict(self, examples: int | None = None) -> dict[str, Any]:
+        """The report as JSON-ready data: every semantic example, or the first ``examples``."""
         return {
             "document": self.document,
             "src": self.src,
@@ -137,7 +138,7 @@ class Analysis:
                     "probability": s.fill_probability,
                     "evidence": s.fill_evidence,
                 }
-                for s in self.semantic_segments()[:examples]
+                for s in self.semantic_segments()[slice(examples)]
                 if s.semantic is not None
             ],
             "segments": [
