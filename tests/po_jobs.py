@@ -12,9 +12,12 @@ from xlsearch.engine.tm.documents import open_document
 from xlsearch.engine.tm.matching.lookup import Lookup
 
 
-def pretranslate_po(tmp_path: Path, memory: str, job: str, lang: str) -> tuple[Analysis, int, Path]:
+def pretranslate_po(
+    tmp_path: Path, memory: str, job: str, lang: str, out: str = ""
+) -> tuple[Analysis, int, Path]:
     """Write ``memory`` and ``job`` as ``mem.LANG.po`` and ``job.LANG.po``, import the memory,
-    analyse and pre-translate the job; return the analysis, the fills and the saved file."""
+    analyse and pre-translate the job; return the analysis, the fills and the saved file
+    (``out``, else ``out.LANG.po``: a ``.xlf`` name saves it as XLIFF 2.0)."""
     (tmp_path / f"mem.{lang}.po").write_text(memory, encoding="utf-8")
     (tmp_path / f"job.{lang}.po").write_text(job, encoding="utf-8")
     with Store(tmp_path / "s.db") as store:
@@ -22,5 +25,5 @@ def pretranslate_po(tmp_path: Path, memory: str, job: str, lang: str) -> tuple[A
         doc = open_document(tmp_path / f"job.{lang}.po")
         rep = analyze(doc, Lookup(store, None, collection="mem", semantic=False))
         filled = pretranslate(doc, rep)
-        out = doc.save(tmp_path / f"out.{lang}.po")
-    return rep, filled, out
+        saved = doc.save(tmp_path / (out or f"out.{lang}.po"))
+    return rep, filled, saved

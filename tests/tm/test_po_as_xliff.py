@@ -56,3 +56,31 @@ def test_a_plural_entry_keeps_every_form(tmp_path: Path) -> None:
         "u2": ("%d file", None),
         "u2-1": ("%d files", None),
     }
+
+
+def test_fills_keep_their_line_breaks_in_the_xliff(tmp_path: Path) -> None:
+    """A msgid on two lines gets its fill on two lines, as the PO writer lays it out: where
+    the memory's msgstr had its break, else one sentence a line as the msgid has them (the
+    memory keeps a line break as a space); a real newline inside ``<target>``."""
+    from po_jobs import pretranslate_po
+
+    head = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n'
+    mem = head + (
+        'msgid ""\n"Are you sure that you want to\\n"\n"permanently delete \\"%s\\"?"\n'
+        'msgstr ""\n"Voulez-vous vraiment supprimer\\n"\n"définitivement « %s » ?"\n\n'
+        'msgid ""\n"Your changes were not saved.\\n"\n"Close anyway?"\n'
+        'msgstr "Vos modifications n’ont pas été enregistrées. Fermer quand même ?"\n\n'
+    )
+    job = head + (
+        'msgid ""\n"Are you sure that you want to\\n"\n"permanently delete \\"%s\\"?"\n'
+        'msgstr ""\n\n'
+        'msgid ""\n"Your changes were not saved.\\n"\n"Close anyway?"\nmsgstr ""\n\n'
+    )
+    _, filled, out = pretranslate_po(tmp_path, mem, job, "fr", out="job.fr.xlf")
+    assert filled == 2
+    root = etree.parse(str(out)).getroot()
+    targets = [s.findtext(f"{NS}target") for s in root.iter(f"{NS}segment")]
+    assert targets == [
+        "Voulez-vous vraiment supprimer\ndéfinitivement « %s » ?",
+        "Vos modifications n’ont pas été enregistrées.\nFermer quand même ?",
+    ]

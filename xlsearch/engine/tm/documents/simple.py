@@ -256,6 +256,17 @@ def po_edges(msgid: str, target: str) -> str:
     return ("\n" if msgid.startswith("\n") else "") + core + ("\n" if msgid.endswith("\n") else "")
 
 
+def po_fit(
+    doc: Any, seg: Any, msgid: str, text: str, breaks: Mapping[str, Any] | None = None
+) -> str:
+    """A PO fill ``text`` for ``msgid`` laid out as a catalogue has it: the memory's text
+    gets its line breaks back (``po_layout``, else ``po_lines``), a text the translator
+    edited keeps its own; both get the msgid's edge breaks (``po_edges``)."""
+    if seg.origin != "edited":  # the memory's text: its line breaks were spaces
+        text = po_layout(msgid, text, breaks) or po_lines(msgid, text, doc.src, doc.tgt)
+    return po_edges(msgid, text)
+
+
 def dump_po(doc: Any) -> bytes:
     from xlsearch.engine.tm.documents.confirmation import confirm_po, unconfirm_po
 
@@ -270,19 +281,12 @@ def dump_po(doc: Any) -> bytes:
             _write_split_po(doc, entry, segs)
             continue
 
-        def fit(
-            msgid: str, text: str, breaks: Mapping[str, Any] | None = None, seg: Any = seg
-        ) -> str:
-            if seg.origin != "edited":  # the memory's text: its line breaks were spaces
-                text = po_layout(msgid, text, breaks) or po_lines(msgid, text, doc.src, doc.tgt)
-            return po_edges(msgid, text)
-
         if entry.msgid_plural:
-            entry.msgstr_plural[0] = fit(entry.msgid, seg.target, seg.line_breaks)
+            entry.msgstr_plural[0] = po_fit(doc, seg, entry.msgid, seg.target, seg.line_breaks)
             for k, form in enumerate(seg.plural_targets, 1):
-                entry.msgstr_plural[k] = fit(entry.msgid_plural, form)
+                entry.msgstr_plural[k] = po_fit(doc, seg, entry.msgid_plural, form)
         else:
-            entry.msgstr = fit(entry.msgid, seg.target, seg.line_breaks)
+            entry.msgstr = po_fit(doc, seg, entry.msgid, seg.target, seg.line_breaks)
         if seg.confirmed:
             confirm_po(entry)
             seg.changed = False

@@ -578,7 +578,7 @@ def as_xliff2(doc: Any) -> bytes:
     per further form of a PO plural entry (``u3-1``: ``msgid_plural`` and ``msgstr[1]`` …)."""
     from lxml import etree
 
-    from xlsearch.engine.tm.documents.simple import as_written
+    from xlsearch.engine.tm.documents.simple import as_written, po_fit
 
     root = etree.Element(f"{{{NS20}}}xliff", nsmap={None: NS20, "mtc": NS_MTC})
     root.set("version", "2.0")
@@ -588,11 +588,16 @@ def as_xliff2(doc: Any) -> bytes:
     file = etree.SubElement(root, f"{{{NS20}}}file", id="f1", original=doc.path.name)
     for seg in doc.segments:
         source, target = as_written(doc, seg, keep_links=False)  # Markdown keeps its markup
+        fill = doc.fmt == "po" and seg.changed  # a PO fill: laid out as the PO writer does
+        if fill and target:
+            target = po_fit(doc, seg, source, target, seg.line_breaks)
         _unit20(doc, file, seg, f"u{seg.index + 1}", source, target)
         if seg.plurals and seg.plural_source:
             forms = _plural_targets(seg)
             for k in range(1, seg.plurals):
                 form = forms[k - 1] if k - 1 < len(forms) and seg.target else ""
+                if fill and form:
+                    form = po_fit(doc, seg, seg.plural_source, form)
                 other = replace(seg, source=seg.plural_source, target=form, match_source="")
                 other.key = f"{seg.key} (msgstr[{k}])"
                 _unit20(doc, file, other, f"u{seg.index + 1}-{k}", other.source, form)
