@@ -67,3 +67,16 @@ def test_the_fills_analyze_wrote_are_checked_before_confirmation(
     flags = {(f["msgid"], f["kind"], f["draft"]) for f in got["flags"]}
     assert ("Moving %d files to the folder", "placeholders", True) in flags
     assert ("Remove the 20 oldest files from the trash now", "numbers", True) in flags
+
+
+def test_the_json_output_counts_what_was_not_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job = tmp_path / "job.fr.po"  # one entry without a target, one msgmerge left fuzzy
+    job.write_text(JOB, encoding="utf-8")
+    assert main(["check", str(job), "--rules-only", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["checked"], got["skipped"], got["drafts_skipped"]) == (0, 2, 1)
+    assert main(["check", str(job), "--rules-only", "--fuzzy", "--json"]) == 1
+    got = json.loads(capsys.readouterr().out)
+    assert (got["checked"], got["drafts"], got["skipped"], got["drafts_skipped"]) == (1, 1, 1, 0)

@@ -115,6 +115,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     payload = {
         "checked": report.checked,
         "drafts": report.drafts,
+        "skipped": report.skipped,  # without a target, or a draft another tool left
+        "drafts_skipped": report.drafts_skipped,  # of those, fuzzy entries: --fuzzy checks them
         "flags": [_flag_dict(f) for f in shown],
         "model": report.model or None,
         "calibration": [
