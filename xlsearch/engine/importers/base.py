@@ -141,6 +141,16 @@ class ReadContext:
             return 0
 
 
+OWN_MARK = "xlsearch:"
+"""How xlsearch marks what it wrote for review: a line of a PO entry's translator comment
+(``xlsearch: semantic 92%, needs review``), an XLIFF 2 ``subState`` (``xlsearch:semantic-92``)."""
+
+
+def marked_own(text: str | None) -> bool:
+    """Whether a comment line or a ``subState`` is xlsearch's own mark (``OWN_MARK``)."""
+    return (text or "").startswith(OWN_MARK)
+
+
 _WS = re.compile(r"[^\S\u00a0\u2007\u202f]+")
 """Whitespace that collapses: every kind but the no-break spaces (``«\u00a0%s\u00a0»``,
 ``Nom\u00a0:`` — French typography, kept as the translator wrote it)."""

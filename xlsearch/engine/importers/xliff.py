@@ -7,7 +7,13 @@ import xml.etree.ElementTree as ET
 from collections.abc import Generator, Iterator
 from typing import Any
 
-from xlsearch.engine.importers.base import ReadContext, Record, keep_lang, normalize_lang
+from xlsearch.engine.importers.base import (
+    ReadContext,
+    Record,
+    keep_lang,
+    marked_own,
+    normalize_lang,
+)
 from xlsearch.engine.importers.inline import segment_text_tags, sub_records
 from xlsearch.engine.importers.xmlutil import OVER, child, iter_xml
 
@@ -124,7 +130,7 @@ def _pairs(
             if source is not None and _all_protected(source):
                 continue
             state = seg.get("state")
-            if (seg.get("subState") or "").startswith("xlsearch:"):  # its unconfirmed fill
+            if marked_own(seg.get("subState")):  # its unconfirmed fill
                 state = f"{DRAFT}state={state}, subState={seg.get('subState')}"
             yield (
                 f"segment {seg.get('id') or n}",

@@ -90,8 +90,10 @@ def read_units(
 def filled_by_xlsearch(entry: Any) -> bool:
     """Whether a PO entry's msgstr is a fill xlsearch wrote for review (its translator
     comment starts ``xlsearch:``, as ``analyze --out`` writes it; a confirmation drops it)."""
+    from xlsearch.engine.importers.base import marked_own
+
     comment = getattr(entry, "tcomment", "") or ""
-    return any(line.startswith("xlsearch:") for line in comment.splitlines())
+    return any(marked_own(line) for line in comment.splitlines())
 
 
 def _read_document(

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from xlsearch.engine.importers.base import marked_own
+
 NS_SDL = "http://sdl.com/FileTypes/SdlXliff/1.0"
 NS_MQ = "MQXliff"
 MQ_STATUS = f"{{{NS_MQ}}}status"
@@ -31,7 +33,6 @@ CONFIRMED_SDL = frozenset({"Translated", "ApprovedTranslation", "ApprovedSignOff
 CONFIRMED_MQ = frozenset(
     {"ManuallyConfirmed", "Confirmed", "Proofread", "Reviewer1Confirmed", "Reviewer2Confirmed"}
 )
-XLSEARCH_SUBSTATE = "xlsearch:"
 
 
 def sdl_seg(tu: Any, mid: str | None) -> Any:
@@ -63,7 +64,7 @@ def confirmed_20(segment: Any, target: str) -> bool:
         return False
     if state in CONFIRMED_20:
         return True
-    return state == "translated" and not segment.get("subState", "").startswith(XLSEARCH_SUBSTATE)
+    return state == "translated" and not marked_own(segment.get("subState"))
 
 
 def unit_state_12(segs: Sequence[Any]) -> str:
@@ -98,7 +99,7 @@ def confirm_po(entry: Any) -> None:
     """A confirmed PO entry: no ``fuzzy`` flag, no previous msgid, no xlsearch comment."""
     entry.flags = [f for f in entry.flags if f != "fuzzy"]
     entry.previous_msgid = None
-    lines = [x for x in (entry.tcomment or "").splitlines() if not x.startswith("xlsearch:")]
+    lines = [x for x in (entry.tcomment or "").splitlines() if not marked_own(x)]
     entry.tcomment = "\n".join(lines)
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from xlsearch.engine.importers.base import marked_own
+
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _KEYWORD = re.compile(r"(msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?)\b")
 _CHARSET = re.compile(r"(charset\s*=\s*)([A-Za-z0-9_.:\-]+)")
@@ -63,9 +65,7 @@ def _sections(lines: list[str]) -> tuple[list[str], list[tuple[str, list[str]]],
 def _is_own(line: str) -> bool:
     """A line xlsearch rewrites: flags, previous msgid, its own translator comment."""
     s = line.lstrip()
-    return s.startswith(("#,", "#|")) or (
-        _translator(line) and s[1:].strip().startswith("xlsearch:")
-    )
+    return s.startswith(("#,", "#|")) or (_translator(line) and marked_own(s[1:].strip()))
 
 
 def _translator(line: str) -> bool:
@@ -81,9 +81,7 @@ def _rewrite(original: list[str], entry: Any, wrap: int, newline: str) -> list[s
     comments, parts, blank = _sections(original)
     keep = [line for line in comments if not _is_own(line)]
     own_notes = [  # one line each, never wrapped: a wrapped rest would read as a user's note
-        f"# {line}{newline}"
-        for line in (entry.tcomment or "").splitlines()
-        if line.startswith("xlsearch:")
+        f"# {line}{newline}" for line in (entry.tcomment or "").splitlines() if marked_own(line)
     ]
     flags = [line for line in new_comments if line.lstrip().startswith(("#,", "#|"))]
     at = max((i + 1 for i, line in enumerate(keep) if _translator(line)), default=0)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.importers.base import marked_own
 from xlsearch.engine.importers.limits import check_lines
 
 
@@ -207,7 +208,7 @@ def _write_split_po(doc: Any, entry: Any, segs: list[Any]) -> None:
         note = f"{len(segs)} sentences, each {what[0]}"
     else:
         note = "sentences: " + " · ".join(what)
-    lines = [x for x in (entry.tcomment or "").splitlines() if not x.startswith("xlsearch:")]
+    lines = [x for x in (entry.tcomment or "").splitlines() if not marked_own(x)]
     entry.tcomment = "\n".join([*lines, f"xlsearch: {note}, needs review"])
 
 
@@ -294,7 +295,7 @@ def dump_po(doc: Any) -> bytes:
         unconfirm_po(entry)
         if seg.match_source and seg.match_source.split() != entry.msgid.split():
             entry.previous_msgid = seg.match_source  # (not for a line break the memory lost)
-        lines = [x for x in (entry.tcomment or "").splitlines() if not x.startswith("xlsearch:")]
+        lines = [x for x in (entry.tcomment or "").splitlines() if not marked_own(x)]
         entry.tcomment = "\n".join([*lines, _note(seg)])
         seg.changed = False
     original = getattr(doc.handle, "original_text", None)

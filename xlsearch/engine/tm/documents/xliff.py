@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from xlsearch.engine.errors import DataError
+from xlsearch.engine.importers.base import marked_own
 from xlsearch.engine.importers.xliff import unit_context
 from xlsearch.engine.lang.sentences import gap_after
 from xlsearch.engine.tm.documents.confirmation import (
@@ -498,7 +499,7 @@ def _write20(doc: Any, seg: Any) -> None:
     elem.set("state", "translated")
     label = seg.origin + (f"-{seg.quality:.0f}" if seg.quality is not None else "")
     if seg.confirmed:  # the translator's own: no xlsearch sub-state
-        if elem.get("subState", "").startswith("xlsearch:"):
+        if marked_own(elem.get("subState")):
             del elem.attrib["subState"]
     else:
         elem.set("subState", f"xlsearch:{label}")
