@@ -60,6 +60,7 @@ async def test_learning_the_memory_s_words_shows_a_status_and_never_blocks(
 ) -> None:
     """The first lookup that needs the memory's fragments learns them (seconds on a real
     memory): the status says so while the screen goes on answering, then it is put back."""
+    import asyncio
     import threading
 
     from textual.widgets import Label
@@ -68,9 +69,10 @@ async def test_learning_the_memory_s_words_shows_a_status_and_never_blocks(
     from xlsearch.engine.tm.matching import fragments
 
     learn = fragments.FragmentIndex.learn.__func__  # type: ignore[attr-defined]
-    release = threading.Event()
+    started, release = threading.Event(), threading.Event()
 
     def slow_learn(cls: type, *args: object, **kwargs: object) -> fragments.FragmentIndex:
+        started.set()  # the notice was posted just before: the status is on its way
         assert release.wait(20), "the test never let the learning finish"
         return learn(cls, *args, **kwargs)  # type: ignore[no-any-return]
 
@@ -84,8 +86,11 @@ async def test_learning_the_memory_s_words_shows_a_status_and_never_blocks(
     async with translate() as (pilot, screen):
         screen.open_document(str(job))
         status = screen.query_one("#tr-status", Label)
-        for _ in range(200):  # the event loop runs on while the worker learns
-            await pilot.pause(0.05)
+        # the event loop runs on while this waits (in a thread) for the worker to learn
+        if not await asyncio.to_thread(started.wait, 20):
+            raise AssertionError(f"the lookup never learnt the memory: {status.render()}")
+        for _ in range(50):  # its notice, posted before learning began: a few turns away
+            await pilot.pause()
             if "learning which words your memory translates how" in str(status.render()):
                 break
         else:
