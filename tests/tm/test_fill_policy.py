@@ -177,16 +177,22 @@ def test_a_semantic_match_is_written_only_on_the_evidence_of_the_users_memory(
     # finds its twin's translation, right every time — the evidence that allows a fill
     from itertools import combinations
 
+    from xlsearch.engine.tm.calibration.memory import MIN_EVIDENCE
+
     known = (
         "the a cat dog house tree runs sleeps big small red green hello world good morning "
         "le la chat chien maison arbre court dort grand petit rouge vert bonjour monde"
     ).split()
     units = [("the big dog sleeps", "der große hund schläft")]
     sets: list[tuple[str, ...]] = [("the", "big", "dog", "sleeps")]
+    pairs = -(-MIN_EVIDENCE // 2)  # just enough evidence: a small memory, a quick test
     for c in combinations(known, 4):  # no two share more than two words: none is a fuzzy
-        if len(sets) < 141 and all(len(set(c) & set(s)) <= 2 for s in sets):  # match
+        if all(len(set(c) & set(s)) <= 2 for s in sets):  # match
             sets.append(c)
-    # enough evidence for one kind of match (plain, a 0–49 % fuzzy source): 140 twins
+            if len(sets) > pairs:
+                break
+    # enough evidence for one kind of match (plain, a 0–49 % fuzzy source): MIN_EVIDENCE
+    # twins, each looked up for the other (one pair fewer, and the match is no fill)
     for i, words in enumerate(sets[1:]):
         tgt = f"ziel {chr(97 + i % 26)}{chr(97 + i // 26)}"
         units += [(" ".join(words), tgt), (" ".join(reversed(words)), tgt)]
