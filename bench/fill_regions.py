@@ -96,36 +96,20 @@ def loo_rows(
     store: Any, enc: Any, src: str, tgt: str, n: int, floor: float
 ) -> tuple[list[dict[str, Any]], int]:
     """The memory calibration's evidence, over ``n`` units (0: all), every cosine ≥ floor."""
-    from xlsearch.engine.tm.calibration.memory import _units, same_translation
+    from xlsearch.engine.tm.calibration.memory import (
+        _units,
+        held_out_jobs,
+        held_out_matches,
+        same_translation,
+    )
     from xlsearch.engine.tm.matching.lookup import Lookup
-    from xlsearch.engine.tm.matching.shape import same_shape
 
     lookup = Lookup(store, enc, collection="memory", semantic=True)
     units = _units(lookup, src)
     sample = random.Random(0).sample(units, min(n, len(units))) if n else units
-    rows_by: dict[str, list[dict[str, Any]]] = {}
-    lookup._load_units(rows_by, [tu for tu, _ in sample])
-    jobs = []
-    for tu, text in sample:
-        side = lookup._target(next(r for r in rows_by[tu] if r["text"] == text), rows_by, tgt)[1]
-        if side is not None:
-            jobs.append((tu, " ".join(text.split()), side["text"]))
-    qvecs = lookup.encode([t for _, t, _ in jobs])
-    hits = lookup._semantic_many(qvecs)
+    jobs = held_out_jobs(lookup, sample, tgt)
     out = []
-    for (tu, text, own), qv, h in zip(jobs, qvecs, hits, strict=True):
-        lookup.held_out = tu
-        try:
-            res = lookup._one(text, qv, h, src, tgt, 5, 2, True, 0, False, 1)
-        finally:
-            lookup.held_out = None
-        fuzzy = max((m.fuzzy for m in res.matches), default=0)
-        pool = same_shape([m for m in [*res.matches, *res.cross] if m.semantic], text, src)
-        if not pool or fuzzy >= 75:
-            continue
-        top = max(pool, key=lambda m: m.semantic or 0.0)
-        if (top.semantic or 0.0) < floor or not top.target:
-            continue
+    for text, own, top, fuzzy in held_out_matches(lookup, jobs, src, tgt, floor):
         r = _features(text, top)
         r["best_fz"] = fuzzy
         r["right"] = same_translation(top.target, own)

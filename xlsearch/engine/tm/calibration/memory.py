@@ -38,6 +38,7 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -220,6 +221,60 @@ def _units(lookup: Any, src: str) -> list[tuple[str, str]]:
     ]
 
 
+HeldOut = tuple[str, str, str, frozenset[int]]
+"""A held-out unit: its id, source text, own target and its segments' ids."""
+
+
+def held_out_jobs(lookup: Any, sample: list[tuple[str, str]], tgt: str) -> list[HeldOut]:
+    """The sampled units that have a ``tgt`` side, as ``HeldOut``."""
+    rows: dict[str, list[dict[str, Any]]] = {}
+    lookup._load_units(rows, [tu for tu, _ in sample])
+    jobs = []
+    for tu, text in sample:
+        side = lookup._target(next(r for r in rows[tu] if r["text"] == text), rows, tgt)[1]
+        if side is not None:
+            ids = frozenset(r["id"] for r in rows[tu])
+            jobs.append((tu, " ".join(text.split()), side["text"], ids))
+    return jobs
+
+
+def held_out_matches(
+    lookup: Any,
+    jobs: list[HeldOut],
+    src: str,
+    tgt: str,
+    threshold: float,
+    report: Any = None,
+) -> Iterator[tuple[str, str, Any, int]]:
+    """Each held-out unit looked up against the rest of the memory as the analysis looks up;
+    ``(source text, own target, top semantic match, best fuzzy %)`` for those that land in
+    the semantic band (no fuzzy match ≥ 75 %, a same-shape semantic match ≥ ``threshold``
+    with a target). ``report(n)`` is called every 25 units."""
+    from xlsearch.engine.tm.matching.shape import same_shape
+
+    qvecs = lookup.encode([t for _, t, _, _ in jobs])
+    hits = lookup._semantic_many(qvecs)
+    for n, ((tu, text, own, mine), qv, h) in enumerate(zip(jobs, qvecs, hits, strict=True)):
+        if report is not None and n % 25 == 0:
+            report(n)
+        if max((c for i, c in h if i not in mine), default=0.0) < threshold:
+            continue  # no neighbour in the semantic band: no evidence either way
+        lookup.held_out = tu
+        try:
+            res = lookup._one(text, qv, h, src, tgt, 5, 2, True, 0, False, 1)
+        finally:
+            lookup.held_out = None
+        fuzzy = max((m.fuzzy for m in res.matches), default=0)
+        pool = [m for m in [*res.matches, *res.cross] if m.semantic is not None]
+        pool = same_shape(pool, text, src)
+        if not pool or fuzzy >= 75:
+            continue
+        top = max(pool, key=lambda m: m.semantic or 0.0)
+        if (top.semantic or 0.0) < threshold or not top.target:
+            continue
+        yield text, own, top, fuzzy
+
+
 def calibrate(
     lookup: Any,
     src: str,
@@ -237,7 +292,6 @@ def calibrate(
     from xlsearch.engine.lang.tags import direction, primary
     from xlsearch.engine.progress import Progress
     from xlsearch.engine.runtime.atomic import write_json
-    from xlsearch.engine.tm.matching.shape import same_shape
 
     if not getattr(lookup, "semantic", False) or not tgt:
         return None
@@ -268,13 +322,7 @@ def calibrate(
     except (OSError, ValueError, KeyError, TypeError):
         pass
     sample = random.Random(0).sample(units, min(held_out, len(units)))
-    rows: dict[str, list[dict[str, Any]]] = {}
-    lookup._load_units(rows, [tu for tu, _ in sample])
-    jobs = []
-    for tu, text in sample:
-        side = lookup._target(next(r for r in rows[tu] if r["text"] == text), rows, tgt)[1]
-        if side is not None:
-            jobs.append((tu, " ".join(text.split()), side["text"]))
+    jobs = held_out_jobs(lookup, sample, tgt)
     evidence: list[tuple[str, float, float, bool]] = []
 
     def report(done: int) -> None:
@@ -289,27 +337,7 @@ def calibrate(
     )
     if jobs:
         report(0)
-        qvecs = lookup.encode([t for _, t, _ in jobs])
-        hits = lookup._semantic_many(qvecs)
-        for n, ((tu, text, own), qv, h) in enumerate(zip(jobs, qvecs, hits, strict=True)):
-            if n % 25 == 0:
-                report(n)
-            mine = {r["id"] for r in rows[tu]}
-            if max((c for i, c in h if i not in mine), default=0.0) < threshold:
-                continue  # no neighbour in the semantic band: no evidence either way
-            lookup.held_out = tu
-            try:
-                res = lookup._one(text, qv, h, src, tgt, 5, 2, True, 0, False, 1)
-            finally:
-                lookup.held_out = None
-            fuzzy = max((m.fuzzy for m in res.matches), default=0)
-            pool = [m for m in [*res.matches, *res.cross] if m.semantic is not None]
-            pool = same_shape(pool, text, src)
-            if not pool or fuzzy >= 75:
-                continue
-            top = max(pool, key=lambda m: m.semantic or 0.0)
-            if (top.semantic or 0.0) < threshold or not top.target:
-                continue
+        for text, own, top, _fuzzy in held_out_matches(lookup, jobs, src, tgt, threshold, report):
             cos = round(float(top.semantic or 0.0), 4)
             evidence.append((group(text), cos, top.fuzzy, same_translation(top.target, own)))
         report(len(jobs))
@@ -343,6 +371,8 @@ __all__ = [
     "calibrate",
     "fit_group",
     "group",
+    "held_out_jobs",
+    "held_out_matches",
     "lower_bound",
     "same_translation",
 ]
