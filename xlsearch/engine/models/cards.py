@@ -283,17 +283,24 @@ def unseen_languages(model: str, card: dict[str, Any], langs: list[str | None]) 
     return out
 
 
-def weights_stamp(path: Path) -> list[str]:
-    """``file:size:mtime`` of each weight file under a model folder (empty when it is gone)."""
-    out = []
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".onnx")
+
+
+def _weight_files(path: Path) -> list[tuple[Path, os.stat_result]]:
+    """Each weight file under a model folder with its stat (empty when the folder is gone)."""
     try:
-        for f in sorted(path.rglob("*")):
-            if f.suffix in (".safetensors", ".bin", ".pt", ".onnx") and f.is_file():
-                st = f.stat()
-                out.append(f"{f.relative_to(path)}:{st.st_size}:{st.st_mtime_ns}")
+        return [
+            (f, f.stat())
+            for f in sorted(path.rglob("*"))
+            if f.suffix in WEIGHT_SUFFIXES and f.is_file()
+        ]
     except OSError:  # the folder vanished while we listed it
         return []
-    return out
+
+
+def weights_stamp(path: Path) -> list[str]:
+    """``file:size:mtime`` of each weight file under a model folder (empty when it is gone)."""
+    return [f"{f.relative_to(path)}:{st.st_size}:{st.st_mtime_ns}" for f, st in _weight_files(path)]
 
 
 WEIGHT_HASHES = "weight-hashes.json"
@@ -314,13 +321,7 @@ def weights_digest(path: Path) -> list[str]:
     """
     import hashlib
 
-    files: list[tuple[Path, os.stat_result]] = []
-    try:
-        for f in sorted(path.rglob("*")):
-            if f.suffix in (".safetensors", ".bin", ".pt", ".onnx") and f.is_file():
-                files.append((f, f.stat()))
-    except OSError:  # the folder vanished while we listed it
-        return []
+    files = _weight_files(path)
     if not files:
         return []
     cache_file = locations.cache_dir() / WEIGHT_HASHES
