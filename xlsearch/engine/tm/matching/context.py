@@ -57,9 +57,14 @@ def never_leveraged(source: str) -> bool:
     return bool(_CREDITS.match(source))
 
 
+def _unmarked(text: str) -> str:
+    """``text`` without mnemonic marks (``_`` and ``&``), for counting its words."""
+    return text.replace("_", "").replace("&", "")
+
+
 def is_short(text: str) -> bool:
     """One word of at most ``SHORT_LETTERS`` letters (mnemonic and punctuation aside)."""
-    words = re.findall(r"[^\W\d_]+", text.replace("_", "").replace("&", ""))
+    words = re.findall(r"[^\W\d_]+", _unmarked(text))
     return len(words) <= 1 and sum(len(w) for w in words) <= SHORT_LETTERS
 
 
@@ -138,7 +143,7 @@ def _words(text: str) -> list[str]:
     """The words of ``text`` (mnemonics, placeholders and numbers aside)."""
     from xlsearch.engine.tm.matching.fuzzy import word_keys
 
-    return [w for w in word_keys(text.replace("_", "").replace("&", "")) if not w.isdigit()]
+    return [w for w in word_keys(_unmarked(text)) if not w.isdigit()]
 
 
 def content_words_differ(segment: str, source: str) -> bool:
@@ -159,7 +164,7 @@ def flag_short_fuzzy(m: Any, segment: str) -> bool:
 
     if m.fuzzy >= 100 or m.repairs or suggestion_only(m):
         return False
-    short = len(re.findall(r"[^\W_]+", segment.replace("_", "").replace("&", "")))
+    short = len(re.findall(r"[^\W_]+", _unmarked(segment)))
     if m.fuzzy < SHORT_FUZZY and short <= SHORT_WORDS:
         m.flags.insert(0, f"{SUGGESTION_ONLY} a short string with other words ({m.fuzzy} %)")
         return True
