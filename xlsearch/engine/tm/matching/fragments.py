@@ -30,6 +30,7 @@ from typing import Any
 
 from xlsearch.engine.importers.placeholders import PLACEHOLDER
 from xlsearch.engine.progress import Progress, ProgressCallback
+from xlsearch.engine.tm.matching.fuzzy import TAG_RE as _TAG
 
 MAX_WORDS = 6
 """Longest source n-gram a fragment may be."""
@@ -59,8 +60,6 @@ EDGE_START = frozenset({"to", "the", "a", "an"})
 """Words an n-gram may not start with (``to save the`` is translated by its context)."""
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _PH = re.compile(PLACEHOLDER)
-_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
-"""An inline markup tag (``<b>``, ``<span weight="bold">``), as the fuzzy matcher reads one."""
 _PART = re.compile(r"[^\W_]+")
 EDGE = ("^", "$")
 """The neighbours of an n-gram at the start and at the end of a segment."""

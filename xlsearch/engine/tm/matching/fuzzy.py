@@ -119,7 +119,8 @@ def word_keys(text: str) -> list[str]:
     return [k for k in _keys(text) if k[:1].isalnum()]
 
 
-_TAG_RE = re.compile(_TAG)
+TAG_RE = re.compile(_TAG)
+"""An inline markup tag (``<b>``, ``<span weight="bold">``), as the matcher reads one."""
 
 
 def split_tags(text: str) -> tuple[str, list[list[object]] | None]:
@@ -140,7 +141,7 @@ def split_tags(text: str) -> tuple[str, list[list[object]] | None]:
         kinds.append("close" if tag.startswith("</") else "ph" if tag.endswith("/>") else "open")
         return MARK
 
-    raw = _TAG_RE.sub(mark, text)
+    raw = TAG_RE.sub(mark, text)
     if not kinds:
         return text, None
     plain, offsets, spaced = tag_anchors(normalize(raw))
